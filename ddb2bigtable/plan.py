@@ -1,0 +1,189 @@
+"""The plan: what a stage of Bigtable should look like, with a reason for every number.
+
+Frozen dataclasses only. The planner builds them, the Pulumi components turn them into
+resources, `diff` compares two of them, and `render` prints them; none of those decide
+anything the plan does not already say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class LoadShare:
+    """One table's contribution to a cluster's load, kept so a reviewer can redo the sum."""
+
+    table: str
+    reads_per_second: float
+    reads_per_node: float
+    writes_per_second: float
+    writes_per_node: float
+
+    @property
+    def nodes(self) -> float:
+        """Nodes at 100 % CPU this table needs on the cluster."""
+        return self.reads_per_second / self.reads_per_node + self.writes_per_second / self.writes_per_node
+
+
+@dataclass(frozen=True)
+class AutoscalingPlan:
+    min_nodes: int
+    max_nodes: int
+    cpu_target: int  # percent
+    storage_target_gib: int
+    why: str
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    id: str
+    zone: str
+    gcp_region: str
+    aws_regions: tuple[str, ...]  # DynamoDB replicas whose reads this cluster serves
+    storage_type: str
+    nodes: int  # fixed count, or the expected count inside the autoscaling range
+    autoscaling: AutoscalingPlan | None
+    cpu_target: int
+    load: tuple[LoadShare, ...]
+    storage_gib: float
+    kms_key_name: str | None
+    why: str
+
+
+@dataclass(frozen=True)
+class GcPolicy:
+    """A family's garbage collection; `mode` combines the two limits when both are set."""
+
+    max_age_seconds: int | None
+    max_versions: int | None
+    mode: Literal["union", "intersection"] = "union"
+
+    def describe(self) -> str:
+        parts = []
+        if self.max_age_seconds is not None:
+            parts.append(f"max_age {format_duration(self.max_age_seconds)}")
+        if self.max_versions is not None:
+            parts.append(f"max_versions {self.max_versions}")
+        if not parts:
+            return "keep everything"
+        return f" {self.mode} ".join(parts) if len(parts) == 2 else parts[0]
+
+
+def format_duration(seconds: int) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds % size == 0 and seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+@dataclass(frozen=True)
+class FamilyPlan:
+    name: str
+    gc: GcPolicy
+    why: str
+
+
+@dataclass(frozen=True)
+class BackupPlan:
+    frequency_hours: int
+    retention_days: int
+    why: str
+
+
+@dataclass(frozen=True)
+class MaterializedViewPlan:
+    """A continuous materialized view standing in for a GSI (an asynchronous index)."""
+
+    id: str
+    gsi: str
+    query: str
+    why: str
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    id: str
+    source_table: str
+    source_regions: tuple[str, ...]
+    families: tuple[FamilyPlan, ...]
+    change_stream_retention_hours: int | None
+    backup: BackupPlan | None
+    deletion_protection: bool
+    materialized_views: tuple[MaterializedViewPlan, ...]
+    storage_gib: float
+    why: str
+
+
+@dataclass(frozen=True)
+class AppProfilePlan:
+    id: str
+    routing: Literal["multi", "single"]
+    cluster_ids: tuple[str, ...]  # multi: the clusters it may use (all = any); single: one
+    row_affinity: bool
+    allow_transactional_writes: bool
+    priority: Literal["HIGH", "MEDIUM", "LOW"]
+    why: str
+
+
+@dataclass(frozen=True)
+class CostLine:
+    item: str
+    quantity: float
+    unit: str
+    unit_price: float
+    monthly_usd: float
+    source: str
+    as_of: str
+    estimate: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    bigtable: tuple[CostLine, ...]
+    dynamodb: tuple[CostLine, ...]
+    hours_per_month: int
+
+    @property
+    def bigtable_monthly_usd(self) -> float:
+        return round(sum(line.monthly_usd for line in self.bigtable), 2)
+
+    @property
+    def dynamodb_monthly_usd(self) -> float:
+        return round(sum(line.monthly_usd for line in self.dynamodb), 2)
+
+    @property
+    def estimate(self) -> bool:
+        return any(line.estimate for line in (*self.bigtable, *self.dynamodb))
+
+
+@dataclass(frozen=True)
+class InstancePlan:
+    id: str
+    display_name: str
+    spec_file: str
+    storage_type: str
+    node_scaling_factor: int
+    deletion_protection: bool
+    labels: tuple[tuple[str, str], ...]
+    clusters: tuple[ClusterPlan, ...]
+    tables: tuple[TablePlan, ...]
+    app_profiles: tuple[AppProfilePlan, ...]
+    cost: CostEstimate
+
+
+@dataclass(frozen=True)
+class PlanWarning:
+    code: str  # stable, machine-readable: "hdd-reads", "hot-key", "lsi", ...
+    instance: str
+    table: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class StagePlan:
+    stage: str
+    instances: tuple[InstancePlan, ...]
+    warnings: tuple[PlanWarning, ...]

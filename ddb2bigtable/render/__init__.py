@@ -1,0 +1,1 @@
+"""Plan renderers: JSON (stable, documented in the README), markdown (PRs), terminal."""

@@ -1,0 +1,86 @@
+"""The stable JSON form of a plan (`plan --format json`, version 1; see README).
+
+Written out field by field rather than with `asdict`, so renaming a dataclass field can
+never silently change what pipelines parse.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..plan import (AppProfilePlan, ClusterPlan, CostEstimate, CostLine, FamilyPlan, InstancePlan,
+                    PlanWarning, StagePlan, TablePlan)
+
+FORMAT_VERSION = 1
+
+
+def _cluster(c: ClusterPlan) -> dict[str, Any]:
+    auto = c.autoscaling
+    return {
+        "id": c.id, "zone": c.zone, "region": c.gcp_region, "serves_aws_regions": list(c.aws_regions),
+        "storage_type": c.storage_type, "nodes": c.nodes, "cpu_target": c.cpu_target,
+        "autoscaling": None if auto is None else {
+            "min_nodes": auto.min_nodes, "max_nodes": auto.max_nodes, "cpu_target": auto.cpu_target,
+            "storage_target_gib": auto.storage_target_gib, "why": auto.why},
+        "storage_gib": c.storage_gib, "kms_key_name": c.kms_key_name,
+        "load": [{"table": s.table, "reads_per_second": round(s.reads_per_second, 3),
+                  "reads_per_node": round(s.reads_per_node, 3), "writes_per_second": round(s.writes_per_second, 3),
+                  "writes_per_node": round(s.writes_per_node, 3), "nodes": round(s.nodes, 6)} for s in c.load],
+        "why": c.why,
+    }
+
+
+def _family(f: FamilyPlan) -> dict[str, Any]:
+    return {"name": f.name, "gc": {"max_age_seconds": f.gc.max_age_seconds, "max_versions": f.gc.max_versions,
+                                   "mode": f.gc.mode}, "why": f.why}
+
+
+def _table(t: TablePlan) -> dict[str, Any]:
+    return {
+        "id": t.id, "source_table": t.source_table, "source_regions": list(t.source_regions),
+        "families": [_family(f) for f in t.families],
+        "change_stream_retention_hours": t.change_stream_retention_hours,
+        "backup": None if t.backup is None else {"frequency_hours": t.backup.frequency_hours,
+                                                 "retention_days": t.backup.retention_days, "why": t.backup.why},
+        "deletion_protection": t.deletion_protection,
+        "materialized_views": [{"id": v.id, "gsi": v.gsi, "query": v.query, "why": v.why} for v in t.materialized_views],
+        "storage_gib": t.storage_gib, "why": t.why,
+    }
+
+
+def _profile(p: AppProfilePlan) -> dict[str, Any]:
+    return {"id": p.id, "routing": p.routing, "cluster_ids": list(p.cluster_ids), "row_affinity": p.row_affinity,
+            "allow_transactional_writes": p.allow_transactional_writes, "priority": p.priority, "why": p.why}
+
+
+def _line(line: CostLine) -> dict[str, Any]:
+    return {"item": line.item, "quantity": line.quantity, "unit": line.unit, "unit_price": line.unit_price,
+            "monthly_usd": line.monthly_usd, "source": line.source, "as_of": line.as_of,
+            "estimate": line.estimate, "note": line.note}
+
+
+def _cost(c: CostEstimate) -> dict[str, Any]:
+    return {"currency": "USD", "hours_per_month": c.hours_per_month,
+            "bigtable_monthly_usd": c.bigtable_monthly_usd, "dynamodb_monthly_usd": c.dynamodb_monthly_usd,
+            "estimate": c.estimate, "bigtable": [_line(x) for x in c.bigtable],
+            "dynamodb": [_line(x) for x in c.dynamodb]}
+
+
+def _instance(i: InstancePlan) -> dict[str, Any]:
+    return {
+        "id": i.id, "display_name": i.display_name, "spec": i.spec_file, "storage_type": i.storage_type,
+        "node_scaling_factor": i.node_scaling_factor, "deletion_protection": i.deletion_protection,
+        "labels": dict(i.labels), "clusters": [_cluster(c) for c in i.clusters],
+        "tables": [_table(t) for t in i.tables], "app_profiles": [_profile(p) for p in i.app_profiles],
+        "cost": _cost(i.cost),
+    }
+
+
+def _warning(w: PlanWarning) -> dict[str, Any]:
+    return {"code": w.code, "instance": w.instance, "table": w.table, "message": w.message}
+
+
+def to_json(plan: StagePlan) -> dict[str, Any]:
+    return {"version": FORMAT_VERSION, "stage": plan.stage,
+            "instances": [_instance(i) for i in plan.instances],
+            "warnings": [_warning(w) for w in plan.warnings]}

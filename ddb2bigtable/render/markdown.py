@@ -1,0 +1,35 @@
+"""Markdown for pull-request comments: GitHub-flavoured tables, details folded."""
+
+from __future__ import annotations
+
+from ..plan import StagePlan
+from .sections import Section, instance_sections, stage_totals
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _table(section: Section) -> list[str]:
+    out = ["| " + " | ".join(_cell(h) for h in section.headers) + " |",
+           "|" + "|".join("---" for _ in section.headers) + "|"]
+    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in section.rows]
+    return out
+
+
+def to_markdown(plan: StagePlan) -> str:
+    totals = stage_totals(plan)
+    out = [f"## ddb2bigtable plan: stage `{plan.stage}`", "", *_table(totals), ""]
+    for instance in plan.instances:
+        out += [f"### Instance `{instance.id}` ({instance.spec_file})", ""]
+        for section in instance_sections(instance):
+            if section.title == "Cost lines":
+                out += ["<details><summary>Cost lines</summary>", "", *_table(section), "", "</details>", ""]
+            else:
+                out += [f"**{section.title}**", "", *_table(section), ""]
+    if plan.warnings:
+        out += ["### Warnings", ""]
+        out += [f"- **{w.code}** `{w.instance}`" + (f" / `{w.table}`" if w.table else "") + f": {w.message}"
+                for w in plan.warnings]
+        out.append("")
+    return "\n".join(out)

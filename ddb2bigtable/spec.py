@@ -1,0 +1,241 @@
+"""The spec v1 model: what a team tells us about its DynamoDB tables and their rows.
+
+These dataclasses mirror the normative YAML field names of DESIGN.md one to one, so a
+reader can go from a spec line to the attribute that holds it. They are built only by
+`loader.load_spec`, after the JSON Schema and the cross-checks have passed, so the
+planner can trust every value without re-checking it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+KeyType = Literal["S", "N", "B"]
+Billing = Literal["provisioned", "on_demand"]
+ReadConsistency = Literal["eventual", "strong", "transactional"]
+WriteMode = Literal["standard", "transactional"]
+StreamView = Literal["none", "keys_only", "new_image", "old_image", "new_and_old_images"]
+TableClass = Literal["standard", "standard_infrequent_access"]
+StorageType = Literal["ssd", "hdd"]
+GcMode = Literal["union", "intersection"]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a value sits in its YAML file, for messages a user can jump to."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class KeyAttribute:
+    name: str
+    type: KeyType
+
+
+@dataclass(frozen=True)
+class KeySchema:
+    partition: KeyAttribute
+    sort: KeyAttribute | None = None
+
+
+@dataclass(frozen=True)
+class SourceAutoscaling:
+    """DynamoDB application auto scaling of a provisioned table (units, not ops)."""
+
+    min_reads: int
+    max_reads: int
+    min_writes: int
+    max_writes: int
+    target_utilization: float = 70.0  # percent, as in the AWS console
+
+
+@dataclass(frozen=True)
+class Rate:
+    """On-demand request units per second (RRU/s and WRU/s)."""
+
+    reads_per_second: float
+    writes_per_second: float
+
+
+@dataclass(frozen=True)
+class Replica:
+    """A global-table replica besides the home region.
+
+    `reads` is the replica's own provisioned RCU (or peak RRU/s when on-demand); None
+    means the same as the home region, which is what AWS does by default.
+    """
+
+    region: str
+    reads: int | None = None
+
+
+@dataclass(frozen=True)
+class Ttl:
+    attribute: str
+
+
+@dataclass(frozen=True)
+class PointInTimeRecovery:
+    enabled: bool = False
+    recovery_period_days: int = 35
+
+
+@dataclass(frozen=True)
+class Gsi:
+    name: str
+    key: KeySchema
+    projection: str | tuple[str, ...] = "all"  # "all" | "keys_only" | attribute names
+    reads: int | None = None  # provisioned RCU (on-demand: peak RRU/s); None = 0
+    writes: int | None = None
+
+
+@dataclass(frozen=True)
+class Lsi:
+    name: str
+    sort: KeyAttribute
+    projection: str | tuple[str, ...] = "all"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The DynamoDB table as it runs today."""
+
+    table: str
+    region: str
+    key: KeySchema
+    billing: Billing = "provisioned"
+    reads: int = 0
+    writes: int = 0
+    autoscaling: SourceAutoscaling | None = None
+    peak: Rate | None = None
+    average: Rate | None = None
+    read_consistency: ReadConsistency = "eventual"
+    write_mode: WriteMode = "standard"
+    item_size_kb: float = 1.0
+    storage_gb: float = 0.0
+    item_count: int | None = None
+    replicas: tuple[Replica, ...] = ()
+    ttl: Ttl | None = None
+    stream: StreamView = "none"
+    point_in_time_recovery: PointInTimeRecovery = field(default_factory=PointInTimeRecovery)
+    table_class: TableClass = "standard"
+    deletion_protection: bool = False
+    conditional_writes: bool = False
+    tags: dict[str, str] = field(default_factory=dict)
+    gsis: tuple[Gsi, ...] = ()
+    lsis: tuple[Lsi, ...] = ()
+
+    @property
+    def regions(self) -> tuple[str, ...]:
+        """Home region first, then replicas in spec order."""
+        return (self.region, *(r.region for r in self.replicas))
+
+
+@dataclass(frozen=True)
+class GcRule:
+    """An explicit garbage-collection policy for one column family.
+
+    Either limit may be absent; `mode` says how two limits combine (Bigtable's union
+    deletes a cell when either limit is exceeded, intersection only when both are).
+    """
+
+    max_versions: int | None = None
+    max_age_seconds: int | None = None
+    mode: GcMode = "union"
+
+
+@dataclass(frozen=True)
+class FamilyMapping:
+    name: str
+    gc: GcRule | None = None
+
+
+@dataclass(frozen=True)
+class AttributeMapping:
+    """How one attribute's value is stored (see DESIGN.md "Item mapping").
+
+    `type` is the declared DynamoDB type (`counter` = N stored as big-endian int64);
+    `layout` chooses between the default (JSON for sets, maps and lists) and the opt-in
+    layouts: `family` (members or keys become qualifiers) and `timestamps` (list items as
+    cells at insertion timestamps).
+    """
+
+    name: str
+    type: str | None = None
+    layout: Literal["json", "family", "timestamps"] = "json"
+    family: str | None = None
+
+
+@dataclass(frozen=True)
+class MappingRule:
+    """One row/cell rule, chosen for items whose sort key starts with `sort_key_prefix`
+    (and partition key with `partition_key_prefix`); the first matching rule wins, and a
+    rule with neither prefix matches every item.
+
+    Templates use `{attribute}` placeholders; `value` names an attribute or a template;
+    `timestamp` names an attribute, `write_time` or `ttl`. Inside a rule a key attribute's
+    placeholder holds the key without the rule's prefix (`Payment-0680` -> `0680`): the
+    prefix is constant there, so nothing is lost and a row decodes back to its key. That
+    is what lets the seeds' invoices live in row `0123`, not `Invoice-0123`.
+    """
+
+    sort_key_prefix: str | None
+    row_key: str | None = None
+    family: str | None = None
+    qualifier: str | None = None
+    value: str | None = None
+    timestamp: str | None = None
+    partition_key_prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class Salt:
+    """Optional salting prefix for hot sequential keys (seeds: "keys to avoid")."""
+
+    buckets: int
+
+
+@dataclass(frozen=True)
+class Mapping:
+    delimiter: str = "#"
+    default_family: str = "cf"
+    salt: Salt | None = None
+    families: tuple[FamilyMapping, ...] = ()
+    attributes: tuple[AttributeMapping, ...] = ()
+    rules: tuple[MappingRule, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    id: str
+    source: Source
+    mapping: Mapping = field(default_factory=Mapping)
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    id: str
+    display_name: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    storage: StorageType = "ssd"
+    node_scaling_factor: int = 1
+    kms_keys: dict[str, str] = field(default_factory=dict)  # AWS region -> CMEK key name
+    row_affinity: bool = False  # `serving` keeps a row on one cluster (read-your-writes)
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One spec file: one Bigtable instance and the DynamoDB tables moving into it."""
+
+    path: str
+    instance: InstanceSpec
+    tables: tuple[TableSpec, ...]

@@ -1,0 +1,32 @@
+"""Shared fixtures: throw-away project roots with a stage and specs written as YAML."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_project(tmp: Path, specs: dict[str, str], stage: dict | None = None, stage_name: str = "test") -> Path:
+    """A project root with `specs/<name>.yaml` and `stacks/Pulumi.<stage_name>.yaml`."""
+    (tmp / "specs").mkdir(parents=True, exist_ok=True)
+    (tmp / "stacks").mkdir(exist_ok=True)
+    for name, text in specs.items():
+        (tmp / "specs" / f"{name}.yaml").write_text(textwrap.dedent(text))
+    settings = {"specs": [f"specs/{name}.yaml" for name in specs], "regions": "all", "autoscaling": True,
+                "failover_headroom": True, "max_nodes_per_cluster": 1000, "capacity_scale": 1.0}
+    settings.update(stage or {})
+    config = {"config": {"gcp:project": "test-project", "ddb2bigtable:stage": settings}}
+    (tmp / "stacks" / f"Pulumi.{stage_name}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return tmp
+
+
+@pytest.fixture
+def project(tmp_path: Path):
+    def make(specs: dict[str, str], stage: dict | None = None) -> Path:
+        return write_project(tmp_path, specs, stage)
+    return make
