@@ -52,7 +52,7 @@ def _describe_load(shares: list[LoadShare]) -> str:
         parts.append(f"{s.table} " + " + ".join(terms or ["idle"]))
     if len(busiest) > WHY_TABLES:
         rest = sum(s.nodes for s in busiest[WHY_TABLES:])
-        parts.append(f"+{len(busiest) - WHY_TABLES} more tables {rest:.2f}")
+        parts.append(f"+{len(busiest) - WHY_TABLES} more: {rest:.2f}")
     return "; ".join(parts)
 
 

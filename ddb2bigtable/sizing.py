@@ -67,13 +67,13 @@ def cpu_target(clusters: int, failover_headroom: bool, source_targets: list[floa
     promise the team made its users, so it lowers ours; it never raises it.
     """
     target = float(BASE_CPU_TARGET)
-    why = f"{BASE_CPU_TARGET} % (Google's single-cluster recommendation)"
+    why = "Google's single-cluster recommendation"
     if failover_headroom and clusters >= 2:
         target = BASE_CPU_TARGET * (clusters - 1) / clusters
-        why = f"70 % x ({clusters}-1)/{clusters} = {target:.0f} % so survivors absorb a failed cluster"
+        why = f"70 % x ({clusters}-1)/{clusters} so survivors absorb a failed cluster"
     if source_targets and min(source_targets) < target:
         target = min(source_targets)
-        why += f", lowered to DynamoDB's autoscaling target {target:.0f} %"
+        why += f", lowered to DynamoDB's autoscaling target"
     clamped = min(CPU_TARGET_MAX, max(CPU_TARGET_MIN, target))
     if clamped != target:
         why += f", clamped to {clamped:.0f} % (Bigtable allows {CPU_TARGET_MIN}-{CPU_TARGET_MAX} %)"

@@ -22,7 +22,7 @@ BACKUP_MAX_RETENTION_DAYS = 90  # automated backup retention limit (same page)
 
 
 def view_id(table_id: str, gsi_name: str) -> str:
-    return re.sub(r"[^-_.a-zA-Z0-9]", "_", f"{table_id}-by-{gsi_name}")[:128]
+    return re.sub(r"[^-_.a-zA-Z0-9]", "_", f"{table_id}-{gsi_name}")[:128]
 
 
 def view_query(table: TableSpec, gsi: Gsi) -> str:

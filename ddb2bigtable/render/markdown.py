@@ -14,6 +14,8 @@ def _table(section: Section) -> list[str]:
     out = ["| " + " | ".join(_cell(h) for h in section.headers) + " |",
            "|" + "|".join("---" for _ in section.headers) + "|"]
     out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in section.rows]
+    if section.notes:
+        out += ["", *(f"- {note}" for note in section.notes)]
     return out
 
 

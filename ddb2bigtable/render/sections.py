@@ -1,13 +1,15 @@
-"""A plan as titled tables of text, shared by the markdown and terminal renderers.
+"""A plan as titled tables of text plus notes, shared by the markdown and terminal renderers.
 
 Keeping the choice of columns here means a PR comment and a terminal show the same facts.
+The long "why" texts go into notes under each table, so the tables stay narrow enough for
+an 80-column terminal.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..plan import ClusterPlan, InstancePlan, StagePlan
+from ..plan import ClusterPlan, CostLine, InstancePlan, StagePlan
 
 
 @dataclass(frozen=True)
@@ -15,6 +17,7 @@ class Section:
     title: str
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
 
 
 def money(usd: float) -> str:
@@ -25,35 +28,46 @@ def nodes_text(c: ClusterPlan) -> str:
     if c.autoscaling is None:
         return str(c.nodes)
     a = c.autoscaling
-    return f"{a.min_nodes}-{a.max_nodes} (expected {c.nodes})"
+    return f"{a.min_nodes}-{a.max_nodes} (expect {c.nodes})"
+
+
+def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
+    """Each distinct source once, then each distinct estimate note once."""
+    sources = dict.fromkeys(f"source: {line.source} ({line.as_of})" for line in lines)
+    estimates = dict.fromkeys(f"estimate: {line.note}" for line in lines if line.estimate and line.note)
+    return (*sources, *estimates)
 
 
 def instance_sections(i: InstancePlan) -> list[Section]:
-    clusters = Section("Clusters", ("cluster", "zone", "serves", "storage", "nodes", "CPU target", "why"), tuple(
-        (c.id, c.zone, ", ".join(c.aws_regions), c.storage_type.upper(), nodes_text(c), f"{c.cpu_target} %",
-         c.why + (f" | autoscaling: {c.autoscaling.why}" if c.autoscaling else ""))
-        for c in i.clusters))
-    tables = Section("Tables", ("table", "from", "families (GC)", "change stream", "backups", "protected", "views"), tuple(
+    clusters = Section("Clusters", ("cluster", "zone", "serves", "storage", "nodes", "CPU"), tuple(
+        (c.id, c.zone, ", ".join(c.aws_regions), c.storage_type.upper(), nodes_text(c), f"{c.cpu_target} %")
+        for c in i.clusters), tuple(
+        f"{c.id}: {c.why}" + (f". Autoscaling: {c.autoscaling.why}" if c.autoscaling else "") for c in i.clusters))
+    tables = Section("Tables", ("table", "from", "families (GC)", "stream", "backups", "protected", "views"), tuple(
         (t.id, f"{t.source_table} ({', '.join(t.source_regions)})",
          "; ".join(f"{f.name}: {f.gc.describe()}" for f in t.families),
          f"{t.change_stream_retention_hours} h" if t.change_stream_retention_hours else "-",
          f"daily, {t.backup.retention_days} d" if t.backup else "-",
          "yes" if t.deletion_protection else "no",
          ", ".join(v.id for v in t.materialized_views) or "-")
-        for t in i.tables))
-    profiles = Section("App profiles", ("profile", "routing", "clusters", "priority", "why"), tuple(
+        for t in i.tables), tuple(
+        f"{t.id}: {t.why}" + "".join(f"; {f.name}: {f.why}" for f in t.families)
+        + (f"; {t.backup.why}" if t.backup else "") for t in i.tables))
+    profiles = Section("App profiles", ("profile", "routing", "clusters", "priority"), tuple(
         (p.id, p.routing + (" + row affinity" if p.row_affinity else "")
          + (" + transactional writes" if p.allow_transactional_writes else ""),
-         ", ".join(p.cluster_ids), p.priority, p.why)
-        for p in i.app_profiles))
+         ", ".join(p.cluster_ids), p.priority)
+        for p in i.app_profiles), tuple(f"{p.id}: {p.why}" for p in i.app_profiles))
     cost = i.cost
     flag = " (estimate)" if cost.estimate else ""
     summary = Section("Monthly cost", ("", "Bigtable", "DynamoDB"), (
         ("total" + flag, money(cost.bigtable_monthly_usd), money(cost.dynamodb_monthly_usd)),))
-    lines = Section("Cost lines", ("service", "item", "quantity", "unit price", "monthly", "source"), tuple(
+    every = (*cost.bigtable, *cost.dynamodb)
+    lines = Section("Cost lines", ("service", "item", "quantity", "unit price", "monthly", "est."), tuple(
         (service, line.item, f"{line.quantity:,.2f} {line.unit}", f"${line.unit_price:g}", money(line.monthly_usd),
-         f"{line.source} ({line.as_of})" + (f" — estimate: {line.note}" if line.estimate else ""))
-        for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) for line in group))
+         "yes" if line.estimate else "")
+        for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) for line in group),
+        _cost_notes(every))
     return [clusters, tables, profiles, summary, lines]
 
 
@@ -63,4 +77,8 @@ def stage_totals(plan: StagePlan) -> Section:
     rows.append(("all", str(sum(c.nodes for i in plan.instances for c in i.clusters)),
                  money(sum(i.cost.bigtable_monthly_usd for i in plan.instances)),
                  money(sum(i.cost.dynamodb_monthly_usd for i in plan.instances))))
-    return Section(f"Stage {plan.stage}", ("instance", "nodes", "Bigtable / month", "DynamoDB / month"), tuple(rows))
+    estimate = any(i.cost.estimate for i in plan.instances)
+    notes = ("nodes: expected counts; autoscaled clusters move within their range",) + (
+        ("some prices are estimates from a reference region: see each instance's cost lines",) if estimate else ())
+    return Section(f"Stage {plan.stage}", ("instance", "nodes", "Bigtable / month", "DynamoDB / month"),
+                   tuple(rows), notes)

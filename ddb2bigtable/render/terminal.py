@@ -10,21 +10,23 @@ from ..plan import StagePlan
 from .sections import Section, instance_sections, stage_totals
 
 
-def _table(section: Section) -> Table:
-    table = Table(title=section.title, title_justify="left", show_lines=len(section.headers) > 4)
+def _print(section: Section, console: Console) -> None:
+    table = Table(title=section.title, title_justify="left")
     for header in section.headers:
         table.add_column(header, overflow="fold")
     for row in section.rows:
         table.add_row(*(Text(cell) for cell in row))  # plan text is data, never markup
-    return table
+    console.print(table)
+    for note in section.notes:
+        console.print(Text("  " + note, style="dim"))
 
 
 def print_plan(plan: StagePlan, console: Console) -> None:
-    console.print(_table(stage_totals(plan)))
+    _print(stage_totals(plan), console)
     for instance in plan.instances:
         console.rule(f"[bold]{instance.id}[/] ({instance.spec_file})")
         for section in instance_sections(instance):
-            console.print(_table(section))
+            _print(section, console)
     for w in plan.warnings:
         where = w.instance + (f"/{w.table}" if w.table else "")
         console.print(Text.assemble(("warning ", "yellow"), f"{w.code} {where}: {w.message}"))
