@@ -13,8 +13,10 @@ from .spec import Spec, TableSpec
 
 # Seeds (schema design best practices, "Row keys to avoid"): timestamps or sequential
 # numeric ids at the start of a row key send every write to the same node.
-SEQUENTIAL_NAME = re.compile(r"(time|date|timestamp|ts|created|updated|seq|sequence|counter|increment)(_?at)?$", re.I)
-LOW_CARDINALITY_NAME = re.compile(r"^(status|state|type|kind|category|flag|is_?\w+|enabled|active|gender|country)$", re.I)
+SEQUENTIAL_NAME = re.compile(
+    r"(time|date|timestamp|ts|created|updated|seq|sequence|counter|increment)(_?at)?$", re.I)
+LOW_CARDINALITY_NAME = re.compile(
+    r"^(status|state|type|kind|category|flag|is_?\w+|enabled|active|gender|country)$", re.I)
 
 
 def _hot_keys(table: TableSpec, instance_id: str) -> list[PlanWarning]:

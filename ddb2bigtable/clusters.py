@@ -65,12 +65,12 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
     target, target_why = sizing.cpu_target(n, stage.failover_headroom, source_targets)
     storage_gib = sum(t.source.storage_gb for t in spec.tables)
     floor = sizing.storage_floor(storage_gib, storage_type, factor)
-    storage_target = sizing.NODE_FIGURES[storage_type].storage_target_gib
+    figures = sizing.NODE_FIGURES[storage_type]
     autoscaled = stage.autoscaling and any(capacity.scales(t.source) for t in spec.tables)
     cap = max(factor, stage.max_nodes_per_cluster - stage.max_nodes_per_cluster % factor)
     clusters, warnings = [], []
     for p in placements:
-        def shares(level: Level) -> list[LoadShare]:
+        def shares(level: Level, p: Placement = p) -> list[LoadShare]:
             return [_share(t, p, level, stage, n, storage_type) for t in spec.tables]
 
         def nodes(level: Level) -> int:
@@ -81,7 +81,8 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
         load = _load(sized)
         by_cpu = sizing.nodes_for(load, target, 1, factor)
         why = (f"{_describe_load(sized)} = {load:.2f} nodes of load at {target} % CPU ({target_why}) → {by_cpu}; "
-               f"storage {storage_gib:,.0f} GiB ÷ {storage_target:,} GiB/node → {floor}")
+               f"storage {storage_gib:,.0f} GiB ÷ {figures.storage_target_gib:,} GiB/node target "
+               f"(limit {figures.storage_limit_gib:,}) → {floor}")
         if factor == 2:
             why += "; counts even for 2X node scaling"
         fixed = nodes("sized")
@@ -99,7 +100,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
                 hi, lo = cap, min(lo, cap)
                 auto_why += f"; max capped at {cap} by the stage"
             auto = AutoscalingPlan(min_nodes=lo, max_nodes=hi, cpu_target=target,
-                                   storage_target_gib=storage_target, why=auto_why)
+                                   storage_target_gib=figures.storage_target_gib, why=auto_why)
             fixed = min(hi, max(lo, nodes("expected")))
             why += f"; autoscaling {lo}-{hi}, expected {fixed} at average capacity"
         elif fixed > cap:

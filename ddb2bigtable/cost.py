@@ -83,7 +83,8 @@ def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
             item = "storage_ia_gb_month" if source.table_class == "standard_infrequent_access" else "storage_gb_month"
             lines.append(_line(f"{tag}: storage", source.storage_gb, "GB-month", pricing.dynamodb(region, item)))
             if source.point_in_time_recovery.enabled:
-                lines.append(_line(f"{tag}: PITR", source.storage_gb, "GB-month", pricing.dynamodb(region, "pitr_gb_month")))
+                lines.append(_line(f"{tag}: PITR", source.storage_gb, "GB-month",
+                                   pricing.dynamodb(region, "pitr_gb_month")))
     return lines
 
 

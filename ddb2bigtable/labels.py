@@ -10,8 +10,10 @@ from .ids import MAX_LABELS, sanitize_label_key, sanitize_label_value
 from .plan import PlanWarning
 from .spec import Spec
 
+Labels = tuple[tuple[str, str], ...]
 
-def instance_labels(spec: Spec, stage_name: str, instance_id: str) -> tuple[tuple[tuple[str, str], ...], list[PlanWarning]]:
+
+def instance_labels(spec: Spec, stage_name: str, instance_id: str) -> tuple[Labels, list[PlanWarning]]:
     labels = {"managed-by": "ddb2bigtable", "stage": sanitize_label_value(stage_name)}
     labels.update(spec.instance.labels)
     warnings = []
@@ -19,8 +21,9 @@ def instance_labels(spec: Spec, stage_name: str, instance_id: str) -> tuple[tupl
         for key, value in table.source.tags.items():
             k, v = sanitize_label_key(key), sanitize_label_value(value)
             if k in labels and labels[k] != v:
-                warnings.append(PlanWarning("label-clash", instance_id, table.id,
-                                            f"tag {key}={value} becomes label {k}, already {labels[k]!r}: kept the first"))
+                warnings.append(PlanWarning(
+                    "label-clash", instance_id, table.id,
+                    f"tag {key}={value} becomes label {k}, already {labels[k]!r}: kept the first"))
                 continue
             labels[k] = v
     if len(labels) > MAX_LABELS:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+
 # Google, "Understand performance" / "Performance for typical workloads", 1 KB rows
 # (cloud.google.com/bigtable/docs/performance, read 2026-11-21); storage per node and
 # default autoscaling storage targets from "Autoscaling" and "Storage utilization per
@@ -23,8 +24,10 @@ class NodeFigures:
 
 
 NODE_FIGURES: dict[str, NodeFigures] = {
-    "ssd": NodeFigures(reads_per_second=17_000, writes_per_second=14_000, storage_limit_gib=5_120, storage_target_gib=2_560),
-    "hdd": NodeFigures(reads_per_second=500, writes_per_second=10_000, storage_limit_gib=16_384, storage_target_gib=8_192),
+    "ssd": NodeFigures(reads_per_second=17_000, writes_per_second=14_000,
+                       storage_limit_gib=5_120, storage_target_gib=2_560),
+    "hdd": NodeFigures(reads_per_second=500, writes_per_second=10_000,
+                       storage_limit_gib=16_384, storage_target_gib=8_192),
 }
 FIGURES_SOURCE = "cloud.google.com/bigtable/docs/performance, .../autoscaling (read 2026-11-21)"
 
@@ -73,7 +76,7 @@ def cpu_target(clusters: int, failover_headroom: bool, source_targets: list[floa
         why = f"70 % x ({clusters}-1)/{clusters} so survivors absorb a failed cluster"
     if source_targets and min(source_targets) < target:
         target = min(source_targets)
-        why += f", lowered to DynamoDB's autoscaling target"
+        why += ", lowered to DynamoDB's autoscaling target"
     clamped = min(CPU_TARGET_MAX, max(CPU_TARGET_MIN, target))
     if clamped != target:
         why += f", clamped to {clamped:.0f} % (Bigtable allows {CPU_TARGET_MIN}-{CPU_TARGET_MAX} %)"
@@ -86,7 +89,8 @@ def round_to_factor(nodes: int, scaling_factor: int) -> int:
 
 
 def storage_floor(storage_gib: float, storage_type: str, scaling_factor: int) -> int:
-    return round_to_factor(max(1, math.ceil(storage_gib / NODE_FIGURES[storage_type].storage_target_gib)), scaling_factor)
+    by_storage = math.ceil(storage_gib / NODE_FIGURES[storage_type].storage_target_gib)
+    return round_to_factor(max(1, by_storage), scaling_factor)
 
 
 def nodes_for(load_nodes: float, cpu_target_percent: int, floor: int, scaling_factor: int) -> int:

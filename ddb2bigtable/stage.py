@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .errors import InputError, Problem
-from .loader import Issue, clean, did_you_mean, region_problem, schema_problems
+from .schema_check import Issue, clean, did_you_mean, schema_problems
 from .spec import Location
+from .spec_checks import region_problem
 from .yaml_source import YamlDocument, parse_yaml
 
 STAGE_SCHEMA = "stage-v1.schema.json"

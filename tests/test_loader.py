@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from ddb2bigtable import ids
 from ddb2bigtable.errors import InputError
-from ddb2bigtable.loader import load_spec, load_specs, parse_duration, template_fields
+from ddb2bigtable.loader import load_spec, load_specs
+from ddb2bigtable.mapping_syntax import parse_duration, template_fields
 from ddb2bigtable.spec import GcRule, KeyAttribute, Location, Rate, Replica
 from ddb2bigtable.stage import LoadSettings, load_stage, stage_names
 from ddb2bigtable.yaml_source import parse_yaml

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from datetime import date
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given

@@ -16,8 +16,17 @@ from ddb2bigtable.ids import id_problem
 from ddb2bigtable.planner import plan_stage
 from ddb2bigtable.regions import AWS_REGIONS
 from ddb2bigtable.sizing import NODE_FIGURES
-from ddb2bigtable.spec import (InstanceSpec, KeyAttribute, KeySchema, Rate, Replica, Source, SourceAutoscaling, Spec,
-                               TableSpec)
+from ddb2bigtable.spec import (
+    InstanceSpec,
+    KeyAttribute,
+    KeySchema,
+    Rate,
+    Replica,
+    Source,
+    SourceAutoscaling,
+    Spec,
+    TableSpec,
+)
 from ddb2bigtable.stage import Stage
 
 instance_ids = st.from_regex(r"[a-z][a-z0-9-]{4,20}[a-z0-9]", fullmatch=True)

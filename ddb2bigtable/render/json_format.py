@@ -8,8 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..plan import (AppProfilePlan, ClusterPlan, CostEstimate, CostLine, FamilyPlan, InstancePlan,
-                    PlanWarning, StagePlan, TablePlan)
+from ..plan import (
+    AppProfilePlan,
+    ClusterPlan,
+    CostEstimate,
+    CostLine,
+    FamilyPlan,
+    InstancePlan,
+    PlanWarning,
+    StagePlan,
+    TablePlan,
+)
 
 FORMAT_VERSION = 1
 
@@ -43,7 +52,8 @@ def _table(t: TablePlan) -> dict[str, Any]:
         "backup": None if t.backup is None else {"frequency_hours": t.backup.frequency_hours,
                                                  "retention_days": t.backup.retention_days, "why": t.backup.why},
         "deletion_protection": t.deletion_protection,
-        "materialized_views": [{"id": v.id, "gsi": v.gsi, "query": v.query, "why": v.why} for v in t.materialized_views],
+        "materialized_views": [{"id": v.id, "gsi": v.gsi, "query": v.query, "why": v.why}
+                               for v in t.materialized_views],
         "storage_gib": t.storage_gib, "why": t.why,
     }
 
