@@ -53,7 +53,7 @@ def write_project(root: Path, tables: int) -> None:
     spec = {"version": 1, "instance": {"id": "bench-instance"}, "tables": [table(i) for i in range(tables)]}
     (root / "specs" / "bench.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
     stage = {"config": {"ddb2bigtable:stage": {"specs": ["specs/bench.yaml"], "regions": "all",
-                                               "max_nodes_per_cluster": 10000}}}
+                                               "max_nodes_per_cluster": 1000}}}
     (root / "stacks" / "Pulumi.bench.yaml").write_text(yaml.safe_dump(stage))
 
 
@@ -82,7 +82,7 @@ def main() -> None:
     ratio = per_table[1000] / per_table[10]
     print(f"plan 10 tables:    {best[10] * 1000:8.1f} ms  ({per_table[10] * 1000:.2f} ms/table)")
     print(f"plan 1,000 tables: {best[1000] * 1000:8.1f} ms  ({per_table[1000] * 1000:.2f} ms/table)")
-    print(f"time per table, 1,000 vs 10: {ratio:.2f} (<= 1.0 means at most linear)")
+    print(f"time per table, 1,000 vs 10: {ratio:.2f} (1.0 = linear, above = super-linear)")
 
 
 if __name__ == "__main__":
