@@ -185,5 +185,6 @@ class PlanWarning:
 @dataclass(frozen=True)
 class StagePlan:
     stage: str
+    emulator: bool  # the stage runs on the Bigtable emulator: its cost is what the cloud would charge
     instances: tuple[InstancePlan, ...]
     warnings: tuple[PlanWarning, ...]

@@ -79,6 +79,8 @@ def stage_totals(plan: StagePlan) -> Section:
                  money(sum(i.cost.dynamodb_monthly_usd for i in plan.instances))))
     estimate = any(i.cost.estimate for i in plan.instances)
     notes = ("nodes: expected counts; autoscaled clusters move within their range",) + (
-        ("some prices are estimates from a reference region: see each instance's cost lines",) if estimate else ())
+        ("some prices are estimates from a reference region: see each instance's cost lines",) if estimate else ()) + (
+        ("this stage runs on the Bigtable emulator and costs nothing; the figures are what the same plan "
+         "would cost in the cloud",) if plan.emulator else ())
     return Section(f"Stage {plan.stage}", ("instance", "nodes", "Bigtable / month", "DynamoDB / month"),
                    tuple(rows), notes)
