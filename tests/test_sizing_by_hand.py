@@ -195,3 +195,35 @@ def test_the_cli_prints_the_same_json(project):
     document = json.loads(out.stdout)
     assert document["version"] == 1 and document["stage"] == "test"
     assert document == json.loads(json.dumps(plan_json(root)))
+
+
+def test_the_multi_region_example_in_prod_recomputed_by_hand():
+    """specs/shop-global.yaml on stacks/Pulumi.prod.yaml, the us-west1 cluster (serves us-west-2).
+
+    Only orders is replicated there; the other tables send it their writes (replication).
+    """
+    from .conftest import ROOT
+
+    target = 0.46                                           # 70 % x 2/3, three clusters, rounded down
+    r25, w25 = 17000 / 2.5, 14000 / 2.5                     # orders: 2.5 KB items
+    carts_w = 14000 / 4                                     # carts: 4 KB
+    customers_w = 14000 / 6                                 # customers: 6 KB
+    # (read RCU of the us-west-2 replica + GSIs, write WCU + GSIs) at each level
+    orders = {"sized": (6000 + 1000 + 2500, 4000 + 4000 + 4000),
+              "min": ((6000 + 3500) * 4000 / 12000, (4000 + 8000) * 1500 / 4000),
+              "max": ((6000 + 3500) * 20000 / 12000, (4000 + 8000) * 8000 / 4000)}
+    carts_wru = {"sized": 2500, "min": 800, "max": 2500, "expected": 800}  # on-demand: peak / average
+
+    def load(level: str) -> float:
+        rcu, wcu = orders["sized" if level == "expected" else level]
+        return (rcu * 2 / r25 + wcu / 3 / w25                   # orders: eventual, ceil(2.5) = 3 WCU per write
+                + carts_wru[level] / 4 / carts_w                 # carts: ceil(4) = 4 WRU per write, 3,500/node
+                + (300 + 300) / 6 / customers_w                  # customers + by-email GSI writes, 6 KB
+                + 1500 / 14000)                                  # events writes, 1 KB
+
+    floor = math.ceil((850 + 60 + 120 + 9000) / 2560)           # 10,030 GiB -> 4 nodes
+    west = clusters(to_json(plan_files(ROOT, "prod", ["specs/shop-global.yaml"])))["us-west1"]
+    assert west["cpu_target"] == 46
+    assert west["autoscaling"]["min_nodes"] == max(floor, math.ceil(load("min") / target)) == 4
+    assert west["autoscaling"]["max_nodes"] == math.ceil(load("max") / target) == 14
+    assert west["nodes"] == math.ceil(load("expected") / target) == 9
