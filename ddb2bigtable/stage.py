@@ -4,11 +4,15 @@ A stage says how much of each spec an environment gets (capacity, regions, autos
 protection). It lives in Pulumi's own stack file (`stacks/Pulumi.<stage>.yaml`, key
 `ddb2bigtable:stage`) so `pulumi up --stack prod` and `ddb2bigtable plan --stage prod`
 can never disagree, yet `validate`, `plan` and `diff` stay fast and Pulumi-free.
+
+Ephemeral stages (a stack per pull request) name a `template` stage and override only
+what differs; their instance suffix defaults to `-<stack name>` so two pull requests never
+share an instance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -31,6 +35,7 @@ class LoadSettings:
     runner: Literal["local", "dataflow"] = "local"
     export: str | None = None
     sample: float | None = None
+    service_account: str | None = None  # gets roles/bigtable.user on the instance, nothing more
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class Stage:
     deletion_protection: bool | None = None
     load: LoadSettings | None = None
     emulator: bool = False
+    live_source: bool = False  # `source.live`: compare the live DynamoDB tables with the specs
+    template: str | None = None  # the stage this one was made from (ephemeral stacks)
     location: Location | None = None  # of the ddb2bigtable:stage key, for planner errors
 
     def spec_paths(self, root: Path) -> list[Path]:
@@ -70,6 +77,23 @@ def stage_names(root: Path) -> list[str]:
 
 def load_stage(name: str, root: Path) -> Stage:
     """The stage `name` from `root/stacks/Pulumi.<name>.yaml`; `InputError` with every problem."""
+    return _from_doc(name, _read_stack(name, root), root)
+
+
+def stage_from_config(name: str, root: Path, config: dict[str, Any]) -> Stage:
+    """The stage of a running Pulumi program, from the stack's config as Pulumi hands it over.
+
+    Same checks as `load_stage`. Positions come from the stack file when it holds exactly
+    this config (the usual case); config set some other way is reported at line 1.
+    """
+    path = stack_path(name, root)
+    doc = _read_stack(name, root) if path.is_file() else None
+    if doc is None or doc.value_at(("config",)) != config:
+        doc = YamlDocument(str(path), {"config": config})
+    return _from_doc(name, doc, root)
+
+
+def _read_stack(name: str, root: Path) -> YamlDocument:
     path = stack_path(name, root)
     if not path.is_file():
         known = stage_names(root)
@@ -79,17 +103,31 @@ def load_stage(name: str, root: Path) -> Stage:
     doc, problems = parse_yaml(path)
     if doc is None:
         raise InputError(problems)
-    problems += _config_problems(doc)
+    return doc
+
+
+def _from_doc(name: str, doc: YamlDocument, root: Path) -> Stage:
+    problems = _config_problems(doc)
     if problems:
         raise InputError(problems)
     at = ("config", STAGE_KEY)
-    issues = schema_problems(doc, STAGE_SCHEMA, at)
     data = doc.value_at(at)
+    template = data.get("template")
+    base: Stage | None = None
+    if isinstance(template, str):
+        if template == name:
+            raise InputError([doc.problem((*at, "template"), "a stage cannot be its own template")])
+        base = load_stage(template, root)
+        if base.template:
+            raise InputError([doc.problem((*at, "template"), f"{template!r} is itself made from "
+                                                             f"{base.template!r}; name that stage instead")])
+    issues = [i for i in schema_problems(doc, STAGE_SCHEMA, at)
+              if base is None or "missing key" not in i[1].message]  # a template supplies what is missing
     problems += [p for _, p in issues] + _cross_checks(doc, data, issues, root)
     if problems:
         raise InputError(problems)
     line, column = doc.locate(at, key=True)
-    return _stage(name, doc, data, Location(doc.file, line, column))
+    return _stage(name, doc, data, Location(doc.file, line, column), base)
 
 
 def _config_problems(doc: YamlDocument) -> list[Problem]:
@@ -113,7 +151,7 @@ def _config_problems(doc: YamlDocument) -> list[Problem]:
 def _cross_checks(doc: YamlDocument, data: dict[str, Any], issues: list[Issue], root: Path) -> list[Problem]:
     at = ("config", STAGE_KEY)
     out: list[Problem] = []
-    if clean(issues, (*at, "specs")):
+    if "specs" in data and clean(issues, (*at, "specs")):
         existing = sorted(str(p.relative_to(root)) for p in root.glob("specs/**/*.yaml"))
         for i, spec in enumerate(data["specs"]):
             if not (root / spec).is_file():
@@ -130,14 +168,21 @@ def _cross_checks(doc: YamlDocument, data: dict[str, Any], issues: list[Issue], 
     return out
 
 
-def _stage(name: str, doc: YamlDocument, data: dict[str, Any], location: Location) -> Stage:
-    fields = dict(data)
-    fields["specs"] = tuple(data["specs"])
+def _stage(name: str, doc: YamlDocument, data: dict[str, Any], location: Location, base: Stage | None) -> Stage:
+    fields: dict[str, Any] = dict(data)
+    if "specs" in data:
+        fields["specs"] = tuple(data["specs"])
     if isinstance(data.get("regions"), list):
         fields["regions"] = tuple(data["regions"])
     if "capacity_scale" in data:
         fields["capacity_scale"] = float(data["capacity_scale"])
     if "load" in data:
         fields["load"] = LoadSettings(**data["load"])
-    return Stage(name=name, file=doc.file, gcp_project=doc.value_at(("config", PROJECT_KEY)),
-                 location=location, **fields)
+    if "source" in data:
+        fields["live_source"] = fields.pop("source")["live"]
+    project = doc.value_at(("config", PROJECT_KEY))
+    if base is None:
+        return Stage(name=name, file=doc.file, gcp_project=project, location=location, **fields)
+    fields.setdefault("instance_suffix", f"-{name}")
+    return replace(base, name=name, file=doc.file, gcp_project=project or base.gcp_project,
+                   location=location, **fields)

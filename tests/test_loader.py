@@ -19,7 +19,7 @@ from ddb2bigtable.yaml_source import parse_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
-STAGES = ["dev", "local", "prod", "staging"]
+STAGES = ["dev", "local", "pr", "prod", "staging"]
 
 
 def spec_text(tmp_path: Path, text: str, name: str = "spec.yaml") -> Path:
@@ -198,7 +198,7 @@ def test_unknown_stage_lists_the_existing_ones():
     with pytest.raises(InputError) as error:
         load_stage("prd", ROOT)
     message = str(error.value)
-    assert "no stage 'prd'" in message and "dev, local, prod, staging" in message
+    assert "no stage 'prd'" in message and "dev, local, pr, prod, staging" in message
     assert "did you mean 'prod'?" in message
 
 

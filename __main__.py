@@ -1,0 +1,29 @@
+"""The Pulumi program: stack config -> stage -> plan -> components -> outputs.
+
+Wiring only; every decision is in `ddb2bigtable` (the engine) and every resource in
+`components`. See README "Deploying a stage with Pulumi".
+"""
+
+from pathlib import Path
+
+import pulumi
+
+from components import BigtableInstance, warn_on_source_drift
+from ddb2bigtable.errors import InputError
+from ddb2bigtable.program import plan_for_stack, stack_outputs
+
+config = {"gcp:project": pulumi.Config("gcp").get("project"),
+          "ddb2bigtable:stage": pulumi.Config("ddb2bigtable").get_object("stage")}
+try:
+    stage, specs, plan = plan_for_stack(pulumi.get_stack(), Path(__file__).resolve().parent, config)
+except InputError as error:
+    raise pulumi.RunError(str(error)) from None
+for warning in plan.warnings:
+    pulumi.log.warn(f"{warning.code} {warning.instance}/{warning.table or '-'}: {warning.message}")
+account = stage.load.service_account if stage.load else None
+for instance in plan.instances:
+    BigtableInstance(instance.id, instance, stage.gcp_project, account)
+for key, value in stack_outputs(plan).items():
+    pulumi.export(key, value)
+if stage.live_source:
+    pulumi.export("source_drift", pulumi.Output.all(*[warn_on_source_drift(t) for s in specs for t in s.tables]))
