@@ -257,3 +257,21 @@ def test_any_edit_gives_a_spec_or_located_problems(tmp_path: Path, example: Path
         load_spec(path)
     except InputError as error:
         assert error.problems and all(p.file == str(path) and p.line >= 1 for p in error.problems)
+
+
+def test_a_templated_stage_inherits_and_gets_its_own_suffix(tmp_path):
+    from .conftest import write_project
+
+    root = write_project(tmp_path, {"s": (SPECS / "movies.yaml").read_text()},
+                         stage={"capacity_scale": 0.25, "regions": "home"}, stage_name="pr")
+    stacks = root / "stacks"
+    (stacks / "Pulumi.pr-7.yaml").write_text("config:\n  ddb2bigtable:stage:\n    template: pr\n    autoscaling: false\n")
+    stage = load_stage("pr-7", root)
+    assert (stage.instance_suffix, stage.capacity_scale, stage.regions, stage.autoscaling) == ("-pr-7", 0.25, "home", False)
+    assert stage.specs == ("specs/s.yaml",) and stage.template == "pr" and stage.gcp_project == "test-project"
+    (stacks / "Pulumi.pr-8.yaml").write_text("config:\n  ddb2bigtable:stage:\n    template: pr-7\n")
+    with pytest.raises(InputError, match="is itself made from 'pr'"):
+        load_stage("pr-8", root)
+    (stacks / "Pulumi.pr-9.yaml").write_text("config:\n  ddb2bigtable:stage:\n    template: pr-9\n")
+    with pytest.raises(InputError, match="cannot be its own template"):
+        load_stage("pr-9", root)
