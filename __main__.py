@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pulumi
 
-from components import BigtableInstance, warn_on_source_drift
+from components import BigtableInstance, launch_loads, warn_on_source_drift
 from ddb2bigtable.errors import InputError
+from ddb2bigtable.load_jobs import load_jobs
 from ddb2bigtable.program import plan_for_stack, stack_outputs
 
 config = {"gcp:project": pulumi.Config("gcp").get("project"),
@@ -21,9 +22,11 @@ except InputError as error:
 for warning in plan.warnings:
     pulumi.log.warn(f"{warning.code} {warning.instance}/{warning.table or '-'}: {warning.message}")
 account = stage.load.service_account if stage.load else None
-for instance in plan.instances:
-    BigtableInstance(instance.id, instance, stage.gcp_project, account)
+instances = {i.id: BigtableInstance(i.id, i, stage.gcp_project, account) for i in plan.instances}
 for key, value in stack_outputs(plan).items():
     pulumi.export(key, value)
+jobs = launch_loads(load_jobs(stage, specs, plan), instances)  # post-deploy hook: only on `up`, on change
+if jobs:
+    pulumi.export("load_jobs", jobs)
 if stage.live_source:
     pulumi.export("source_drift", pulumi.Output.all(*[warn_on_source_drift(t) for s in specs for t in s.tables]))

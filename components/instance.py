@@ -68,11 +68,11 @@ class BigtableInstance(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, protect=protect),
         )
         replicated = len(plan.clusters) > 1
-        self.tables = [
-            BigtableTable(f"{plan.id}-{t.id}", t, self.instance, project, replicated,
-                          opts=pulumi.ResourceOptions(parent=self))
+        self.tables = {
+            t.id: BigtableTable(f"{plan.id}-{t.id}", t, self.instance, project, replicated,
+                                opts=pulumi.ResourceOptions(parent=self))
             for t in plan.tables
-        ]
+        }
         cluster_ids = tuple(c.id for c in plan.clusters)
         self.app_profiles = [
             gcp.bigtable.AppProfile(f"{plan.id}-{p.id}", instance=self.instance.name, project=project,

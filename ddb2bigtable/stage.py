@@ -36,6 +36,7 @@ class LoadSettings:
     export: str | None = None
     sample: float | None = None
     service_account: str | None = None  # gets roles/bigtable.user on the instance, nothing more
+    temp_location: str | None = None  # gs:// folder for Dataflow's staging files
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ class Registered:
     parent: str
     protect: bool
     inputs: dict[str, Any]
+    dependencies: list[str]
 
 
 @dataclass
@@ -54,7 +55,10 @@ class _Mocks(pulumi.runtime.Mocks):
         self.run, self.invoke_results = run, invoke_results
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
-        return [f"{args.name}-id", dict(args.inputs)]
+        outputs = dict(args.inputs)
+        if args.typ == "pulumi-python:dynamic:Resource":  # what LoadJobProvider.create would return
+            outputs["job_id"] = f"dataflow-job-{args.name}"
+        return [f"{args.name}-id", outputs]
 
     def call(self, args: pulumi.runtime.MockCallArgs):
         self.run.invokes.append((args.token, dict(args.args)))
@@ -71,7 +75,8 @@ class _Monitor(MockMonitor):
         if request.type != "pulumi:pulumi:Stack":
             self.run.resources.append(Registered(
                 type=request.type, name=request.name, urn=response.urn, parent=request.parent,
-                protect=request.protect, inputs=rpc.deserialize_properties(request.object)))
+                protect=request.protect, inputs=rpc.deserialize_properties(request.object),
+                dependencies=list(request.dependencies)))
         return response
 
 
