@@ -1,0 +1,167 @@
+"""Attribute values <-> cell bytes, decided by the attribute's type (never by the bytes).
+
+| type            | cell value                                                              |
+|-----------------|-------------------------------------------------------------------------|
+| S               | the UTF-8 text                                                          |
+| N               | the decimal text exactly as DynamoDB wrote it (`30`, `0.10`)            |
+| counter         | 8-byte big-endian two's-complement int64 (what Bigtable Increment reads) |
+| B               | the raw bytes                                                           |
+| BOOL            | `\\x01` true, `\\x00` false                                              |
+| NULL            | empty                                                                   |
+| SS / NS / BS    | a JSON array: strings / numbers (exact text) / base64 strings           |
+| M / L           | plain JSON: `{"480": "https://..."}`, numbers as their exact text       |
+| mixed           | typed DynamoDB JSON `{"S": "x"}`, binary as base64: self-describing      |
+
+Plain JSON cannot tell a set from a list or binary from text, so an M or L attribute that
+holds a set or binary anywhere (or a number whose text is not JSON) is typed `mixed` by
+type inference and stored self-describing instead; its decode is still exact.
+
+Opt-in layouts put one value in many cells:
+- `layout: family` for sets: one qualifier per member (UTF-8, the number's text, the raw
+  bytes) with the single byte `\\x00` as value, as the seeds' data-type table says;
+- `layout: family` for maps: one qualifier per key, the value's plain JSON as cell value;
+  an empty map is the single cell qualifier `""`, value empty (a real value is never empty);
+- `layout: timestamps` for lists: one version per element, each the element's plain JSON;
+  an empty list is one version with an empty value.
+"""
+
+from __future__ import annotations
+
+import base64
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+import orjson
+
+from .items import AttributeValue, Item
+from .mutations import CodecError
+from .value_forms import fits_plain, from_plain_json, from_typed_json, load_plain, plain_json, typed_json
+
+MIXED = "mixed"
+COUNTER = "counter"
+TRUE, FALSE, NULL_BYTES = b"\x01", b"\x00", b""
+SET_MEMBER = b"\x00"  # the seeds: "a single 0 byte as the cell value"
+EMPTY_MARKER = b""  # empty map (qualifier "") or empty list (one version)
+INT64 = (-(2**63), 2**63 - 1)
+
+
+# --- one attribute, one cell --------------------------------------------------------------
+
+def _counter(text: str) -> bytes:
+    try:
+        number = Decimal(text)
+    except InvalidOperation as exc:
+        raise CodecError(f"counter value {text!r} is not a number") from exc
+    if not number.is_finite() or number != number.to_integral_value():
+        raise CodecError(f"counter value {text} is not an integer; Bigtable counters are int64")
+    as_int = int(number)
+    if not INT64[0] <= as_int <= INT64[1]:
+        raise CodecError(f"counter value {text} is outside the int64 range Bigtable Increment uses")
+    return as_int.to_bytes(8, "big", signed=True)
+
+
+def encode_value(value: AttributeValue, stored: str) -> bytes:
+    """One attribute value as one cell, in the form its stored type says."""
+    (tag, inner), = value.items()
+    if stored == MIXED:
+        return typed_json(value)
+    if tag != ("N" if stored == COUNTER else stored):
+        raise CodecError(f"the value is {tag}, but the attribute is stored as {stored}")
+    if stored == COUNTER:
+        return _counter(inner)
+    if stored == "S":
+        return inner.encode()
+    if stored == "N":
+        return inner.encode()
+    if stored == "B":
+        return bytes(inner)
+    if stored == "BOOL":
+        return TRUE if inner else FALSE
+    if stored == "NULL":
+        return NULL_BYTES
+    if stored == "SS":
+        return orjson.dumps(inner)
+    if stored == "NS":
+        if not fits_plain(value):
+            raise CodecError("a number in this set cannot be written as plain JSON")
+        return b"[" + b",".join(x.encode() for x in inner) + b"]"
+    if stored == "BS":
+        return orjson.dumps([base64.b64encode(x).decode() for x in inner])
+    return plain_json(value)  # M, L
+
+
+def decode_value(data: bytes, stored: str) -> AttributeValue:
+    """The inverse of `encode_value`."""
+    if stored == MIXED:
+        return from_typed_json(data)
+    if stored == COUNTER:
+        if len(data) != 8:
+            raise CodecError(f"counter cell holds {len(data)} bytes, not an 8-byte int64")
+        return {"N": str(int.from_bytes(data, "big", signed=True))}
+    if stored in ("S", "N"):
+        try:
+            return {stored: data.decode()}
+        except UnicodeDecodeError as exc:
+            raise CodecError(f"{stored} cell is not UTF-8 text") from exc
+    if stored == "B":
+        return {"B": bytes(data)}
+    if stored == "BOOL":
+        if data not in (TRUE, FALSE):
+            raise CodecError(f"BOOL cell holds {data!r}, not \\x01 or \\x00")
+        return {"BOOL": data == TRUE}
+    if stored == "NULL":
+        return {"NULL": True}
+    if stored in ("SS", "NS", "BS"):
+        members = load_plain(data)
+        if not isinstance(members, list):
+            raise CodecError(f"{stored} cell is not a JSON array")
+        if stored == "BS":
+            return {"BS": [base64.b64decode(x, validate=True) for x in members]}
+        return {stored: [str(x) for x in members]}
+    decoded = from_plain_json(data)
+    if next(iter(decoded)) != stored:
+        raise CodecError(f"cell holds JSON of type {next(iter(decoded))}, not {stored}")
+    return decoded
+
+
+# --- layouts ------------------------------------------------------------------------------
+
+def member_qualifier(tag: str, member: Any) -> bytes:
+    """A set member as a qualifier (layout: family)."""
+    return bytes(member) if tag == "BS" else member.encode()
+
+
+def member_from_qualifier(tag: str, qualifier: bytes) -> Any:
+    return bytes(qualifier) if tag == "BS" else qualifier.decode()
+
+
+def element_value(value: AttributeValue) -> bytes:
+    """A map value or list element in its own cell (layout: family / timestamps)."""
+    return plain_json(value)
+
+
+def element_from_value(data: bytes) -> AttributeValue:
+    return from_plain_json(data)
+
+
+# --- comparison ---------------------------------------------------------------------------
+
+def canonical_item(item: Item) -> Item:
+    """The item with set members in byte order: sets are unordered, and a `layout: family`
+    set comes back in qualifier order. Compare items through this."""
+    return {k: _canonical(v) for k, v in item.items()}
+
+
+def _canonical(value: AttributeValue) -> AttributeValue:
+    (tag, inner), = value.items()
+    if tag in ("SS", "NS"):
+        return {tag: sorted(inner, key=lambda x: x.encode())}
+    if tag == "BS":
+        return {tag: sorted(bytes(x) for x in inner)}
+    if tag == "M":
+        return {"M": {k: _canonical(v) for k, v in inner.items()}}
+    if tag == "L":
+        return {"L": [_canonical(v) for v in inner]}
+    if tag == "B":
+        return {"B": bytes(inner)}
+    return value

@@ -1,0 +1,73 @@
+"""What the item codec produces and reads: row mutations and cells, as plain values.
+
+The local writer, the Beam pipeline and `verify` all speak these types, so none of them
+imports the Bigtable client to talk about a row: the writer turns a `RowMutation` into
+the client's mutations, and a read turns the client's cells into `Cell`s for `decode`.
+Timestamps are always explicit microseconds, multiples of 1000 (Bigtable tables keep
+millisecond granularity by default), so a rerun writes the very same versions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class CodecError(Exception):
+    """An item that cannot be written (or a row that cannot be read back), with a reason a
+    user understands: row key over 4 KiB, key attribute missing, counter not an int64, ..."""
+
+
+@dataclass(frozen=True)
+class SetCell:
+    family: str
+    qualifier: bytes
+    value: bytes
+    timestamp_micros: int
+
+
+@dataclass(frozen=True)
+class DeleteRow:
+    """Delete every cell of the row."""
+
+
+@dataclass(frozen=True)
+class DeleteCells:
+    """Delete the versions of one column; with a range, only those in [start, end)."""
+
+    family: str
+    qualifier: bytes
+    start_micros: int | None = None
+    end_micros: int | None = None
+
+
+Mutation = SetCell | DeleteRow | DeleteCells
+
+
+@dataclass(frozen=True)
+class RowMutation:
+    """Mutations of one row, applied in order (deletes come before the sets they clear for)."""
+
+    key: bytes
+    mutations: tuple[Mutation, ...]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell version as a read returns it."""
+
+    family: str
+    qualifier: bytes
+    value: bytes
+    timestamp_micros: int
+
+
+@dataclass(frozen=True)
+class Expired:
+    """The item's TTL has passed: DynamoDB would delete it, so it is not written.
+
+    `delete` is set for an incremental update (`encode(..., replace=True)`): the item's
+    previous version may still be in Bigtable with a later expiry, and must go.
+    """
+
+    expiry_micros: int
+    delete: RowMutation | None = None

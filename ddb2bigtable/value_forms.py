@@ -1,0 +1,189 @@
+"""The two JSON forms of a value, and what a well-formed typed value is.
+
+- *Plain JSON* (`{"480": "https://..."}`): what people read; numbers are written with
+  their exact decimal text (`0.10` stays `0.10`) and read back as that text, strings as
+  strings, BOOL and NULL as `true`/`false`/`null`. It cannot hold sets or binary.
+- *Typed DynamoDB JSON* (`{"M": {"480": {"S": "https://..."}}}`, binary as base64):
+  self-describing, for attributes whose type varies or that hold sets or binary inside.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from typing import Any
+
+import orjson
+
+from .items import ALL_TYPES, AttributeValue
+from .mutations import CodecError
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+
+
+class _Num(str):
+    """A JSON number's exact text, as the plain-JSON reader returns it."""
+
+
+# --- validation ---------------------------------------------------------------------------
+
+def check_value(value: Any, where: str) -> str:
+    """The value's type tag; CodecError if it is not a well-formed typed value."""
+    if not isinstance(value, dict) or len(value) != 1:
+        raise CodecError(f"{where} is not a typed value like {{'S': 'x'}}: {value!r}")
+    (tag, inner), = value.items()
+    ok = {
+        "S": lambda v: isinstance(v, str),
+        "N": lambda v: isinstance(v, str),
+        "B": lambda v: isinstance(v, bytes | bytearray),
+        "BOOL": lambda v: isinstance(v, bool),
+        "NULL": lambda v: v is True,
+        "SS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "NS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "BS": lambda v: isinstance(v, list) and all(isinstance(x, bytes | bytearray) for x in v),
+        "M": lambda v: isinstance(v, dict),
+        "L": lambda v: isinstance(v, list),
+    }.get(tag)
+    if ok is None or not ok(inner):
+        raise CodecError(f"{where} has an invalid {tag if tag in ALL_TYPES else 'type'} value: {value!r}")
+    if tag == "M":
+        for k, v in inner.items():
+            check_value(v, f"{where}.{k}")
+    elif tag == "L":
+        for i, v in enumerate(inner):
+            check_value(v, f"{where}[{i}]")
+    return tag
+
+
+def fits_plain(value: AttributeValue) -> bool:
+    """Whether the plain (untyped) cell form can hold this value exactly."""
+    (tag, inner), = value.items()
+    if tag == "NS":
+        return all(_JSON_NUMBER.fullmatch(x) for x in inner)
+    if tag == "M":
+        return all(_fits_plain_nested(v) for v in inner.values())
+    if tag == "L":
+        return all(_fits_plain_nested(v) for v in inner)
+    return True
+
+
+def _fits_plain_nested(value: AttributeValue) -> bool:
+    (tag, inner), = value.items()
+    if tag in ("S", "BOOL", "NULL"):
+        return True
+    if tag == "N":
+        return bool(_JSON_NUMBER.fullmatch(inner))
+    if tag in ("M", "L"):
+        return fits_plain(value)
+    return False  # B, SS, NS, BS: plain JSON would read them back as text or lists
+
+
+# --- plain JSON (exact number text) -------------------------------------------------------
+
+def plain_json(value: AttributeValue) -> bytes:
+    out = bytearray()
+    _write_plain(value, out)
+    return bytes(out)
+
+
+def _write_plain(value: AttributeValue, out: bytearray) -> None:
+    (tag, inner), = value.items()
+    if tag == "S":
+        out += orjson.dumps(inner)
+    elif tag == "N":
+        if not _JSON_NUMBER.fullmatch(inner):
+            raise CodecError(f"number {inner!r} cannot be written as plain JSON")
+        out += inner.encode()
+    elif tag == "BOOL":
+        out += b"true" if inner else b"false"
+    elif tag == "NULL":
+        out += b"null"
+    elif tag == "M":
+        out += b"{"
+        for i, (k, v) in enumerate(inner.items()):
+            out += b"," if i else b""
+            out += orjson.dumps(k) + b":"
+            _write_plain(v, out)
+        out += b"}"
+    elif tag == "L":
+        out += b"["
+        for i, v in enumerate(inner):
+            out += b"," if i else b""
+            _write_plain(v, out)
+        out += b"]"
+    else:
+        raise CodecError(f"a {tag} value inside a document needs the self-describing (mixed) form")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a DynamoDB number")
+
+
+def load_plain(data: bytes) -> Any:
+    try:
+        return json.loads(data, parse_int=_Num, parse_float=_Num, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise CodecError(f"cell value is not the JSON this mapping writes: {exc}") from exc
+
+
+def _from_plain(obj: Any) -> AttributeValue:
+    if isinstance(obj, _Num):
+        return {"N": str(obj)}
+    if isinstance(obj, str):
+        return {"S": obj}
+    if isinstance(obj, bool):
+        return {"BOOL": obj}
+    if obj is None:
+        return {"NULL": True}
+    if isinstance(obj, dict):
+        return {"M": {k: _from_plain(v) for k, v in obj.items()}}
+    return {"L": [_from_plain(v) for v in obj]}
+
+
+def from_plain_json(data: bytes) -> AttributeValue:
+    return _from_plain(load_plain(data))
+
+
+# --- typed DynamoDB JSON (self-describing) ------------------------------------------------
+
+def _to_typed(value: AttributeValue) -> dict[str, Any]:
+    (tag, inner), = value.items()
+    if tag == "B":
+        return {"B": base64.b64encode(inner).decode()}
+    if tag == "BS":
+        return {"BS": [base64.b64encode(x).decode() for x in inner]}
+    if tag == "M":
+        return {"M": {k: _to_typed(v) for k, v in inner.items()}}
+    if tag == "L":
+        return {"L": [_to_typed(v) for v in inner]}
+    return {tag: inner}
+
+
+def _from_typed(obj: Any) -> AttributeValue:
+    if not isinstance(obj, dict) or len(obj) != 1:
+        raise CodecError(f"not a typed DynamoDB JSON value: {obj!r}")
+    (tag, inner), = obj.items()
+    if tag == "B":
+        return {"B": base64.b64decode(inner, validate=True)}
+    if tag == "BS":
+        return {"BS": [base64.b64decode(x, validate=True) for x in inner]}
+    if tag == "M":
+        return {"M": {k: _from_typed(v) for k, v in inner.items()}}
+    if tag == "L":
+        return {"L": [_from_typed(v) for v in inner]}
+    value = {tag: inner}
+    check_value(value, "typed JSON value")
+    return value
+
+
+def typed_json(value: AttributeValue) -> bytes:
+    return orjson.dumps(_to_typed(value))
+
+
+def from_typed_json(data: bytes) -> AttributeValue:
+    try:
+        obj = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise CodecError(f"cell value is not typed DynamoDB JSON: {exc}") from exc
+    return _from_typed(obj)
