@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The main job of the README: the `local` stage. For now (issue #2) it validates the specs
-# and prints the local stage's plan; the data load on the emulator extends it (issue #4).
+# The main job of the README: the `local` stage on the Bigtable emulator. Validates the
+# specs, prints the plan, then `ddb2bigtable up --stage local` starts the emulator on
+# 127.0.0.1, creates the plan's tables, families and GC rules, loads the shipped DynamoDB
+# exports (exports/<table id>/), verifies every item and prints the report.
+# Extra arguments go to `up` (e.g. --keep-running to use the emulator afterwards).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 uv run --frozen ddb2bigtable validate specs/*.yaml
-exec uv run --frozen ddb2bigtable plan --stage local "$@"
+uv run --frozen ddb2bigtable plan --stage local
+exec uv run --frozen ddb2bigtable up --stage local "$@"

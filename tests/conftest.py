@@ -30,3 +30,25 @@ def project(tmp_path: Path):
     def make(specs: dict[str, str], stage: dict | None = None) -> Path:
         return write_project(tmp_path, specs, stage)
     return make
+
+
+@pytest.fixture(scope="session")
+def bigtable_emulator():
+    """The real Bigtable emulator on 127.0.0.1 and a free port, for the whole test session.
+
+    Fails (never skips) where the emulator is missing, with the install hint: a skipped
+    emulator test would prove nothing.
+    """
+    import os
+
+    from ddb2bigtable import emulator
+
+    running = emulator.start()
+    previous = os.environ.get(emulator.EMULATOR_ENV)
+    os.environ[emulator.EMULATOR_ENV] = running.address
+    yield running
+    running.stop()
+    if previous is None:
+        os.environ.pop(emulator.EMULATOR_ENV, None)
+    else:
+        os.environ[emulator.EMULATOR_ENV] = previous

@@ -1,0 +1,56 @@
+"""Resume state of a load: which data files are finished, and what they counted.
+
+A load is idempotent (same keys, same cell timestamps), so the state only saves time: a
+rerun skips finished files and rewrites the rest. The state is keyed by a fingerprint of
+the export (its manifest) and of the mapping, so a changed export or mapping starts over
+instead of resuming into a different result. Written atomically (write + rename), so a
+kill at any moment leaves the previous state intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class FileCounts:
+    read: int = 0
+    loaded: int = 0
+    expired: int = 0
+    dead_lettered: int = 0
+    deleted: int = 0
+    sampled_out: int = 0
+
+
+@dataclass
+class LoadState:
+    fingerprint: str
+    done: dict[str, FileCounts] = field(default_factory=dict)
+    types: dict[str, str] | None = None
+
+    @classmethod
+    def open(cls, path: Path, fingerprint: str) -> LoadState:
+        if path.is_file():
+            data = json.loads(path.read_text())
+            if data.get("fingerprint") == fingerprint:
+                return cls(fingerprint, {k: FileCounts(**v) for k, v in data["done"].items()}, data.get("types"))
+        return cls(fingerprint)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types,
+                                    "done": {k: asdict(v) for k, v in self.done.items()}}
+        tmp.write_text(json.dumps(document, indent=1, sort_keys=True))
+        os.replace(tmp, path)
+
+
+def fingerprint(*parts: object) -> str:
+    """A stable digest of the export and mapping identity (sorted JSON of the parts)."""
+    text = json.dumps(parts, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

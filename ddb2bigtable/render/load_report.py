@@ -1,0 +1,74 @@
+"""Load and verify reports: JSON (stable, `--format json`) and text for people."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..load import LoadReport
+from ..verify import VerifyReport
+
+
+def load_json(r: LoadReport) -> dict[str, Any]:
+    return {
+        "table": r.table, "instance": r.instance, "export": r.export, "export_type": r.export_type,
+        "output_format": r.output_format, "manifest_items": r.manifest_items,
+        "loaded": r.total("loaded"), "expired": r.total("expired"), "dead_lettered": r.total("dead_lettered"),
+        "deleted": r.total("deleted"), "sampled_out": r.total("sampled_out"), "accounted": r.accounted,
+        "complete": r.complete, "seconds": round(r.seconds, 3), "items_per_second": round(r.items_per_second, 1),
+        "dead_letter_file": r.dead_letter_file, "lossy": r.lossy, "error": r.error,
+        "files": [{"file": f.file, "manifest_items": f.manifest_items, "status": f.status, "error": f.error,
+                   "read": f.counts.read, "loaded": f.counts.loaded, "expired": f.counts.expired,
+                   "dead_lettered": f.counts.dead_lettered, "deleted": f.counts.deleted,
+                   "sampled_out": f.counts.sampled_out} for f in r.files],
+    }
+
+
+def verify_json(r: VerifyReport) -> dict[str, Any]:
+    return {
+        "table": r.table, "export": r.export, "export_type": r.export_type, "manifest_items": r.manifest_items,
+        "sampled": r.sampled, "checked": r.checked, "matched": r.matched, "missing": r.missing,
+        "mismatched": r.mismatched, "expired": r.expired, "dead_lettered": r.dead_lettered,
+        "deleted_absent": r.deleted_absent, "table_items": r.table_items, "accounted": r.accounted,
+        "ok": r.ok, "lossy": r.lossy, "examples": r.examples, "seconds": round(r.seconds, 3),
+    }
+
+
+def print_load(r: LoadReport, console: Console) -> None:
+    verdict = ("[green]complete[/]" if r.complete else "[red]INCOMPLETE[/]")
+    console.print(f"load {r.table} ({r.instance}) from {r.export} [{r.export_type}, {r.output_format}]: {verdict}")
+    table = Table(show_header=True, title_justify="left")
+    for header in ("manifest", "loaded", "expired", "dead-lettered", "deleted", "sampled out", "items/s"):
+        table.add_column(header, justify="right")
+    table.add_row(*(str(x) for x in (r.manifest_items, r.total("loaded"), r.total("expired"),
+                                      r.total("dead_lettered"), r.total("deleted"), r.total("sampled_out"),
+                                      f"{r.items_per_second:,.0f}")))
+    console.print(table)
+    for f in r.files:
+        if f.status != "loaded" or f.error:
+            console.print(Text(f"  {f.file}: {f.status}" + (f" ({f.error})" if f.error else "")))
+    if r.dead_letter_file:
+        console.print(Text(f"  dead letters (file, line, reason): {r.dead_letter_file}"))
+    for sentence in r.lossy:
+        console.print(Text(f"  mapping keeps less than the item: {sentence}", style="yellow"))
+    if r.error:
+        console.print(Text(f"  error: {r.error}", style="red"))
+
+
+def print_verify(r: VerifyReport, console: Console) -> None:
+    verdict = "[green]ok[/]" if r.ok else "[red]FAILED[/]"
+    scope = "a sample of" if r.sampled else "every item of"
+    console.print(f"verify {r.table} against {scope} {r.export}: {verdict}")
+    table = Table()
+    for header in ("checked", "matched", "missing", "different", "expired", "dead-lettered", "in table",
+                   "accounted / manifest"):
+        table.add_column(header, justify="right")
+    accounted = "-" if r.accounted is None else f"{r.accounted} / {r.manifest_items}"
+    table.add_row(*(str(x) for x in (r.checked, r.matched, r.missing, r.mismatched, r.expired, r.dead_lettered,
+                                      "-" if r.table_items is None else r.table_items, accounted)))
+    console.print(table)
+    for example in r.examples:
+        console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
