@@ -27,7 +27,7 @@ from .loader import load_specs
 from .local_stage import DEFAULT_PROJECT, WORK_DIR, up
 from .plan import InstancePlan
 from .planner import plan_stage
-from .render.load_report import load_json, print_load, print_verify, verify_json
+from .render.load_report import load_json, print_load, print_up_summary, print_verify, verify_json
 from .spec import TableSpec
 from .stage import Stage, load_stage
 from .table_admin import ensure_tables
@@ -136,9 +136,7 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) ->
                                "without_export": result.without_export}, indent=2))
         return 0 if result.ok else 1
     console.print(f"emulator {result.emulator}: {len(result.actions)} table-admin changes")
-    for report, verification in zip(result.loads, result.verifies, strict=True):
-        print_load(report, console)
-        print_verify(verification, console)
+    print_up_summary(result.loads, result.verifies, console)
     if result.without_export:
         console.print(f"tables created without data (no export under the stage's load.export): "
                       f"{', '.join(result.without_export)}")

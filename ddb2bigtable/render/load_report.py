@@ -72,3 +72,25 @@ def print_verify(r: VerifyReport, console: Console) -> None:
     console.print(table)
     for example in r.examples:
         console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
+
+
+def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], console: Console) -> None:
+    """One line per table: what the export held, where each item went, whether verify agreed."""
+    table = Table(title="Loaded and verified", title_justify="left")
+    for header in ("table", "export", "items", "loaded", "expired", "dead", "verified", "items/s"):
+        table.add_column(header, justify="left" if header in ("table", "export", "verified") else "right")
+    for r, v in zip(loads, verifies, strict=True):
+        verdict = Text("ok", style="green") if v.ok and r.complete else Text("FAILED", style="red")
+        kind = "incremental" if r.export_type == "INCREMENTAL_EXPORT" else "full"
+        table.add_row(r.table, f"{kind} {'ION' if r.output_format == 'ION' else 'JSON'}",
+                      str(r.manifest_items), str(r.total("loaded")), str(r.total("expired")),
+                      str(r.total("dead_lettered")), verdict, f"{r.items_per_second:,.0f}")
+    console.print(table)
+    for r, v in zip(loads, verifies, strict=True):
+        if not (r.complete and v.ok):
+            print_load(r, console)
+            print_verify(v, console)
+        elif r.dead_letter_file:
+            console.print(Text(f"  {r.table}: dead letters in {r.dead_letter_file}"))
+        for sentence in r.lossy:
+            console.print(Text(f"  {r.table}: the mapping keeps less than the item: {sentence}", style="dim"))
