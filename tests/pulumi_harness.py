@@ -8,6 +8,7 @@ the provider's camelCase names.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import runpy
@@ -97,6 +98,7 @@ def stack_config(stage: str, root: Path = ROOT) -> dict[str, Any]:
 def run_program(stack: str, config: dict[str, Any] | None = None, invoke_results: dict[str, dict] | None = None,
                 program: Path = ROOT / "__main__.py") -> Run:
     run = Run()
+    asyncio.set_event_loop(asyncio.new_event_loop())  # asyncio.run() elsewhere in the session unsets it
     mocks = _Mocks(run, invoke_results or {})
     logger = logging.getLogger(f"pulumi-mocks-{stack}-{id(run)}")
     logger.propagate = False

@@ -177,7 +177,7 @@ def test_every_stage_loads_and_lists_every_example_spec():
 def test_stage_settings():
     local, dev, staging, prod = (load_stage(n, ROOT) for n in ("local", "dev", "staging", "prod"))
     assert local.emulator and local.gcp_project == "local-project" and local.regions == "home"
-    assert local.load == LoadSettings(runner="local", export="exports/movies")
+    assert local.load == LoadSettings(runner="local", export="exports")
     assert (local.instance_suffix, local.capacity_scale, local.autoscaling, local.failover_headroom) == \
         ("-local", 0.01, False, False)
     assert (dev.instance_suffix, dev.capacity_scale, dev.max_nodes_per_cluster, dev.deletion_protection) == \
