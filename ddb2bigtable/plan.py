@@ -113,6 +113,7 @@ class TablePlan:
     deletion_protection: bool
     materialized_views: tuple[MaterializedViewPlan, ...]
     storage_gib: float
+    ttl_attribute: str | None
     why: str
 
 

@@ -72,5 +72,6 @@ def plan_table(table: TableSpec, instance_id: str, deletion_protection: bool | N
     return TablePlan(
         id=table.id, source_table=source.table, source_regions=source.regions, families=tuple(families),
         change_stream_retention_hours=stream_hours, backup=backup, deletion_protection=protected,
-        materialized_views=views, storage_gib=source.storage_gb, why=why,
+        materialized_views=views, storage_gib=source.storage_gb,
+        ttl_attribute=source.ttl.attribute if source.ttl else None, why=why,
     ), warnings

@@ -54,7 +54,7 @@ def _table(t: TablePlan) -> dict[str, Any]:
         "deletion_protection": t.deletion_protection,
         "materialized_views": [{"id": v.id, "gsi": v.gsi, "query": v.query, "why": v.why}
                                for v in t.materialized_views],
-        "storage_gib": t.storage_gib, "why": t.why,
+        "storage_gib": t.storage_gib, "ttl_attribute": t.ttl_attribute, "why": t.why,
     }
 
 
