@@ -7,9 +7,12 @@ Levels:
 - `expected`: what runs most of the time (provisioned units, on-demand average); used
   for the expected node count and the cost.
 
-Replicas with their own `reads` and GSIs follow the table's level in proportion (a replica
-provisioned at half the home RCU stays at half when the home table scales down), which is
-what DynamoDB's per-replica autoscaling does with the same policy on every replica.
+A provisioned replica with its own `reads` runs at those reads, and autoscales within the
+table's own min/max (AWS applies a global table's autoscaling policy to every replica). A
+provisioned GSI keeps its own capacity at every level (the spec gives GSIs no autoscaling).
+On-demand replicas and GSIs give peak rates; at the average level they scale by the
+table's average/peak ratio, a property of the traffic rather than of the table. Each
+level is monotonic in every capacity figure of the spec.
 """
 
 from __future__ import annotations
@@ -48,14 +51,23 @@ def _base(source: Source, level: Level) -> tuple[float, float]:
 
 def units(source: Source, level: Level) -> Units:
     reads, writes = _base(source, level)
-    sized_reads, sized_writes = _base(source, "sized")
-    read_ratio = reads / sized_reads if sized_reads else 1.0
-    write_ratio = writes / sized_writes if sized_writes else 1.0
+    read_ratio = write_ratio = 1.0
+    if source.billing == "on_demand":
+        sized_reads, sized_writes = _base(source, "sized")
+        read_ratio = reads / sized_reads if sized_reads else 1.0
+        write_ratio = writes / sized_writes if sized_writes else 1.0
     gsi_reads = sum(g.reads or 0 for g in source.gsis) * read_ratio
     gsi_writes = sum(g.writes or 0 for g in source.gsis) * write_ratio
     per_region = {source.region: reads + gsi_reads}
     for replica in source.replicas:
-        own = reads if replica.reads is None else replica.reads * read_ratio
+        if replica.reads is None:
+            own = reads
+        elif source.billing == "on_demand":
+            own = replica.reads * read_ratio
+        elif source.autoscaling is not None and level in ("min", "max"):
+            own = reads  # the table's autoscaling bound, shared by every replica
+        else:
+            own = float(replica.reads)
         per_region[replica.region] = own + gsi_reads
     return Units(reads=per_region, writes=writes + gsi_writes)
 

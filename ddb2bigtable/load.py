@@ -192,7 +192,14 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     state_path = options.work_dir / "state.json"
     state = LoadState.open(state_path, export_fingerprint(manifest, table))
     if state.types is None:
-        state.types = infer_types(all_items(manifest), table)
+        try:  # every file's md5 before anything is read from it, then one pass for the types
+            for f in manifest.files:
+                verify_file(manifest, f)
+            state.types = infer_types(all_items(manifest), table)
+        except ExportError as error:
+            report.error = str(error)
+            report.seconds = time.monotonic() - started
+            return report
         state.save(state_path)
     codec = Codec(table, state.types)
     report.lossy = list(codec.lossy)

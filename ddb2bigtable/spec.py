@@ -229,6 +229,7 @@ class InstanceSpec:
     node_scaling_factor: int = 1
     kms_keys: dict[str, str] = field(default_factory=dict)  # AWS region -> CMEK key name
     row_affinity: bool = False  # `serving` keeps a row on one cluster (read-your-writes)
+    zones: dict[str, str] = field(default_factory=dict)  # AWS region -> Bigtable zone, to pin a cluster
     location: Location | None = None
 
 

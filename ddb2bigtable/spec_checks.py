@@ -13,7 +13,7 @@ from typing import Any
 from . import ids
 from .errors import Problem
 from .mapping_syntax import template_fields
-from .regions import AWS_REGIONS
+from .regions import AWS_REGIONS, gcp_for
 from .schema_check import did_you_mean
 from .spec import AttributeMapping, InstanceSpec, KeyAttribute, MappingRule, Source, TableSpec
 from .yaml_source import JsonPath, YamlDocument, format_path
@@ -46,6 +46,15 @@ def check_instance(doc: YamlDocument, instance: InstanceSpec, tables: list[Table
         if not KMS_KEY.match(key):
             out.append(doc.problem(path, f"expected a Cloud KMS key name like projects/P/locations/L/"
                                          f"keyRings/R/cryptoKeys/K, got {key!r}"))
+    for region, zone in instance.zones.items():
+        path = ("instance", "zones", region)
+        if why := region_problem(region):
+            out.append(doc.problem(path, why, key=True))
+            continue
+        zones = gcp_for(region).zones
+        if zone not in zones:
+            out.append(doc.problem(path, f"{zone!r} is not a Bigtable zone of {gcp_for(region).gcp_region} "
+                                         f"(where {region} maps); choose one of {', '.join(zones)}"))
     return out
 
 

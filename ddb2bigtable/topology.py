@@ -51,8 +51,10 @@ def placements(spec: Spec, stage: Stage) -> list[Placement]:
                                   f"{len(by_gcp)} GCP regions ({', '.join(by_gcp)}) need {len(by_gcp)} clusters; "
                                   f"Bigtable allows {MAX_CLUSTERS} per instance: split the tables over two specs "
                                   f"or keep fewer regions in the stage")])
+    pinned = spec.instance.zones
     return [
-        Placement(gcp_region=gcp, zone=gcp_for(aws[0]).zones[0], aws_regions=tuple(aws))
+        Placement(gcp_region=gcp, zone=next((pinned[r] for r in aws if r in pinned), gcp_for(aws[0]).zones[0]),
+                  aws_regions=tuple(aws))
         for gcp, aws in by_gcp.items()
     ]
 

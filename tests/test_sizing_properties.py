@@ -132,3 +132,23 @@ def test_cluster_ids_are_valid_and_unique(spec, stage):
     assert all(id_problem("cluster", i) is None for i in ids), ids
     assert len(set(ids)) == len(ids)
     assert id_problem("instance", instance.id) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(specs(), stages(), st.integers(1, 50_000))
+def test_raising_one_figure_alone_never_lowers_any_count(spec, stage, extra):
+    """Only `reads` of the first table grows (autoscaling bounds untouched): no count drops."""
+    first = spec.tables[0]
+    if first.source.billing == "on_demand":
+        return
+    source = first.source
+    reads = source.reads + extra
+    if source.autoscaling is not None:
+        reads = min(reads, source.autoscaling.max_reads)
+    grown = replace(spec, tables=(replace(first, source=replace(source, reads=reads)), *spec.tables[1:]))
+    for a, b in zip(cluster_counts(plan_stage(stage, [spec])), cluster_counts(plan_stage(stage, [grown])),
+                    strict=True):
+        assert b.nodes >= a.nodes
+        if a.autoscaling and b.autoscaling:
+            assert b.autoscaling.min_nodes >= a.autoscaling.min_nodes
+            assert b.autoscaling.max_nodes >= a.autoscaling.max_nodes
