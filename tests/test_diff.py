@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from markdown_it import MarkdownIt
 
 from ddb2bigtable.planner import plan_files
 
 from .conftest import ROOT
+from .markdown_check import table_row_widths
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "diff-example.md"
 
@@ -160,20 +160,9 @@ def test_the_markdown_renders_without_broken_tables_and_matches_the_snapshot(rep
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert text.startswith("<!-- ddb2bigtable-diff -->")
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
-    starts = [i for i, t in enumerate(tokens) if t.type == "table_open"]
-    assert len(starts) == 3  # overview + one details table per changed stage
-    for start in starts:
-        end = next(i for i in range(start, len(tokens)) if tokens[i].type == "table_close")
-        widths, cells = [], 0
-        for tok in tokens[start:end]:
-            if tok.type == "tr_open":
-                cells = 0
-            elif tok.type in ("th_open", "td_open"):
-                cells += 1
-            elif tok.type == "tr_close":
-                widths.append(cells)
-        assert len(set(widths)) == 1, widths
+    tables = table_row_widths(text)
+    assert len(tables) == 3  # overview + one details table per changed stage
+    assert all(len(set(widths)) == 1 for widths in tables), tables  # no pipe in a why broke a row
     if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(text)
     assert text == SNAPSHOT.read_text()

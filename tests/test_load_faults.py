@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from ddb2bigtable.emulator import EMULATOR_ENV
 from ddb2bigtable.export_writer import write_export
 from ddb2bigtable.load import LoadOptions, run_load
 from ddb2bigtable.loader import load_spec
+from ddb2bigtable.planner import plan_stage
+from ddb2bigtable.stage import load_stage
+from ddb2bigtable.table_admin import ensure_tables
 from ddb2bigtable.verify import run_verify
 from ddb2bigtable.writer import WriteSettings
 
@@ -55,6 +59,14 @@ def rewrite_manifest_md5(export: Path, data_file: Path) -> None:
             entry["md5Checksum"] = md5
         lines.append(json.dumps(entry, separators=(",", ":")))
     manifest.write_text("\n".join(lines) + "\n")
+
+
+def tables_for(spec_file: Path, instance_id: str):
+    """The spec, with its planned tables, families and GC rules created under `instance_id`."""
+    spec = load_spec(spec_file)
+    (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
+    ensure_tables(PROJECT, replace(instance, id=instance_id))
+    return spec
 
 
 def options(instance_id: str, work: Path, **kw) -> LoadOptions:
@@ -177,15 +189,7 @@ def test_ttl_expired_items_are_skipped_and_future_expiry_is_collected_by_gc(bigt
                           export_time=datetime.now(UTC), items_per_file=4)
     spec_file = tmp_path / "sessions.yaml"
     spec_file.write_text(TTL_SPEC)
-    from ddb2bigtable.planner import plan_stage
-    from ddb2bigtable.stage import load_stage
-    from ddb2bigtable.table_admin import ensure_tables
-
-    from .test_load_emulator import _renamed
-
-    spec = load_spec(spec_file)
-    (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
-    ensure_tables(PROJECT, _renamed(instance, "ttl-test"))
+    spec = tables_for(spec_file, "ttl-test")
     report = run_load(spec.tables[0], str(export), options("ttl-test", tmp_path / "work"))
     assert report.complete and report.total("expired") == 3 and report.total("loaded") == 6
     keys = sorted(r.row_key.decode() for r in read_all("ttl-test", "sessions"))
@@ -206,15 +210,7 @@ def test_a_connection_dropped_mid_load_is_retried_and_nothing_is_lost(bigtable_e
     export = big_export(tmp_path, 30_000)
     spec_file = tmp_path / "events.yaml"
     spec_file.write_text(BIG_SPEC.replace("kill-test-instance", "drop-test-instance"))
-    spec = load_spec(spec_file)
-    from ddb2bigtable.planner import plan_stage
-    from ddb2bigtable.stage import load_stage
-    from ddb2bigtable.table_admin import ensure_tables
-
-    from .test_load_emulator import _renamed
-
-    (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
-    ensure_tables(PROJECT, _renamed(instance, "drop-test"))
+    spec = tables_for(spec_file, "drop-test")
     proxy = TcpProxy(bigtable_emulator.host, bigtable_emulator.port)
     direct = os.environ[EMULATOR_ENV]
     os.environ[EMULATOR_ENV] = proxy.address
@@ -245,15 +241,7 @@ def test_a_link_that_stays_down_ends_in_a_clear_error_and_a_rerun_completes(bigt
     export = big_export(tmp_path, 8_000)
     spec_file = tmp_path / "events.yaml"
     spec_file.write_text(BIG_SPEC)
-    spec = load_spec(spec_file)
-    from ddb2bigtable.planner import plan_stage
-    from ddb2bigtable.stage import load_stage
-    from ddb2bigtable.table_admin import ensure_tables
-
-    from .test_load_emulator import _renamed
-
-    (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
-    ensure_tables(PROJECT, _renamed(instance, "down-test"))
+    spec = tables_for(spec_file, "down-test")
     proxy = TcpProxy(bigtable_emulator.host, bigtable_emulator.port)
     proxy.refuse = True
     direct = os.environ[EMULATOR_ENV]

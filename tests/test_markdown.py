@@ -9,27 +9,15 @@ from ddb2bigtable.render.markdown import to_markdown
 from ddb2bigtable.render.sections import instance_sections
 
 from .conftest import ROOT
+from .markdown_check import table_row_widths
 
 
 def test_every_section_renders_as_a_complete_table():
     plan = plan_files(ROOT, "prod")
     text = to_markdown(plan)
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
-    tables = [i for i, t in enumerate(tokens) if t.type == "table_open"]
-    expected_sections = 1 + sum(len(instance_sections(i)) for i in plan.instances)
-    assert len(tables) == expected_sections
-    # every row has as many cells as its header: no pipe in a why broke a row
-    for start in tables:
-        end = next(i for i in range(start, len(tokens)) if tokens[i].type == "table_close")
-        widths, cells = [], 0
-        for tok in tokens[start:end]:
-            if tok.type == "tr_open":
-                cells = 0
-            elif tok.type in ("th_open", "td_open"):
-                cells += 1
-            elif tok.type == "tr_close":
-                widths.append(cells)
-        assert len(set(widths)) == 1, widths
+    tables = table_row_widths(text)
+    assert len(tables) == 1 + sum(len(instance_sections(i)) for i in plan.instances)
+    assert all(len(set(widths)) == 1 for widths in tables), tables  # no pipe in a why broke a row
 
 
 def test_pipes_in_text_are_escaped_not_table_breaks():
