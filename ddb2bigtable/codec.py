@@ -208,6 +208,8 @@ class Codec(RowDecoder):
                                  f"{stored}; infer the types again over this data")
 
     def _plan_for(self, item: Item) -> Plan:
+        if len(self._plans) == 1:  # no rules: the default mapping takes every item
+            return self._plans[0]
         return next(p for p in self._plans if p.index is None or p.matches(item))
 
     def _row_key(self, plan: Plan, item: Item) -> bytes:
@@ -257,8 +259,12 @@ class Codec(RowDecoder):
         template = self._qualifiers[plan.index]
         prefix = self._fields.encode(plan, item, template.fields)
 
-        def qualifier(tail: bytes) -> bytes:
-            return template.render({**prefix, TAIL: tail})
+        if template.fields == (TAIL,) and template.literals == (b"", b""):
+            def qualifier(tail: bytes) -> bytes:  # no rule qualifier: the name or member itself
+                return tail
+        else:
+            def qualifier(tail: bytes) -> bytes:
+                return template.render({**prefix, TAIL: tail})
 
         written = False
         for name, value in item.items():

@@ -28,31 +28,60 @@ class _Num(str):
 
 # --- validation ---------------------------------------------------------------------------
 
+_VALID = {
+    "S": lambda v: isinstance(v, str),
+    "N": lambda v: isinstance(v, str),
+    "B": lambda v: isinstance(v, bytes | bytearray),
+    "BOOL": lambda v: isinstance(v, bool),
+    "NULL": lambda v: v is True,
+    "SS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "NS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "BS": lambda v: isinstance(v, list) and all(isinstance(x, bytes | bytearray) for x in v),
+    "M": lambda v: isinstance(v, dict),
+    "L": lambda v: isinstance(v, list),
+}
+
+
 def check_value(value: Any, where: str) -> str:
     """The value's type tag; CodecError if it is not a well-formed typed value."""
+    tag = _valid_tag(value)
+    if tag is None:  # the slow walk, only to say where and what
+        return _explain(value, where)
+    return tag
+
+
+def _valid_tag(value: Any) -> str | None:
+    """`check_value` on the hot path: the same checks, no path strings built; None if invalid."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return None
+    (tag, inner), = value.items()
+    ok = _VALID.get(tag)
+    if ok is None or not ok(inner):
+        return None
+    if tag == "M":
+        for v in inner.values():
+            if _valid_tag(v) is None:
+                return None
+    elif tag == "L":
+        for v in inner:
+            if _valid_tag(v) is None:
+                return None
+    return tag
+
+
+def _explain(value: Any, where: str) -> str:
     if not isinstance(value, dict) or len(value) != 1:
         raise CodecError(f"{where} is not a typed value like {{'S': 'x'}}: {value!r}")
     (tag, inner), = value.items()
-    ok = {
-        "S": lambda v: isinstance(v, str),
-        "N": lambda v: isinstance(v, str),
-        "B": lambda v: isinstance(v, bytes | bytearray),
-        "BOOL": lambda v: isinstance(v, bool),
-        "NULL": lambda v: v is True,
-        "SS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-        "NS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-        "BS": lambda v: isinstance(v, list) and all(isinstance(x, bytes | bytearray) for x in v),
-        "M": lambda v: isinstance(v, dict),
-        "L": lambda v: isinstance(v, list),
-    }.get(tag)
+    ok = _VALID.get(tag)
     if ok is None or not ok(inner):
         raise CodecError(f"{where} has an invalid {tag if tag in ALL_TYPES else 'type'} value: {value!r}")
     if tag == "M":
         for k, v in inner.items():
-            check_value(v, f"{where}.{k}")
+            _explain(v, f"{where}.{k}")
     elif tag == "L":
         for i, v in enumerate(inner):
-            check_value(v, f"{where}[{i}]")
+            _explain(v, f"{where}[{i}]")
     return tag
 
 

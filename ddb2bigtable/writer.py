@@ -37,11 +37,17 @@ class Source:
 
 class _Entry(mutations.RowMutationEntry):
     def __init__(self, row: RowMutation, source: Source):
-        super().__init__(row.key, [_mutation(m) for m in row.mutations])
+        super().__init__(row.key, [client_mutation(m) for m in row.mutations])
         self.source = source
 
 
-def _mutation(m: SetCell | DeleteRow | DeleteCells) -> mutations.Mutation:
+def row_entry(row: RowMutation, source: Source) -> mutations.RowMutationEntry:
+    """The client's entry for one row, remembering its export line for dead letters."""
+    return _Entry(row, source)
+
+
+def client_mutation(m: SetCell | DeleteRow | DeleteCells) -> mutations.Mutation:
+    """The codec's mutation as the Bigtable client's (shared by this writer and the Beam pipeline)."""
     if isinstance(m, SetCell):
         return mutations.SetCell(m.family, m.qualifier, m.value, m.timestamp_micros)
     if isinstance(m, DeleteRow):
@@ -87,22 +93,27 @@ class Writer:
                         await batcher.append(_Entry(row, source))
                         sent += 1
             except MutationsExceptionGroup as group:
-                transient = []
-                for failure in group.exceptions:
-                    cause = failure.__cause__ or failure
-                    entry = failure.entry
-                    source = getattr(entry, "source", Source("?", 0))
-                    if _permanent(cause):
-                        rejected(source, f"Bigtable rejected the row: {cause}")
-                    else:
-                        transient.append((source, cause))
-                if transient:
-                    source, cause = transient[0]
-                    raise WriteError(
-                        f"{len(transient)} row(s) could not be written to {self.table_id} after retries "
-                        f"(first: {source.file} line {source.line}: {_short(cause)}); nothing is lost: "
-                        f"rerun the load, it resumes with this data file") from None
+                sort_failures(group, self.table_id, rejected)
         return sent
+
+
+def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Callable[[Source, str], None]) -> None:
+    """Sorts a batcher's failures: `rejected(source, reason)` for each permanent one, then
+    WriteError when any failed transiently past the retries (shared with the Beam pipeline)."""
+    transient = []
+    for failure in group.exceptions:
+        cause = failure.__cause__ or failure
+        source = getattr(failure.entry, "source", Source("?", 0))
+        if _permanent(cause):
+            rejected(source, f"Bigtable rejected the row: {cause}")
+        else:
+            transient.append((source, cause))
+    if transient:
+        source, cause = transient[0]
+        raise WriteError(
+            f"{len(transient)} row(s) could not be written to {table_id} after retries "
+            f"(first: {source.file} line {source.line}: {_short(cause)}); nothing is lost: "
+            f"rerun the load, it resumes with this data file") from None
 
 
 def _permanent(error: BaseException) -> bool:

@@ -1,0 +1,299 @@
+"""Load throughput against a fresh Bigtable emulator: the local loader vs the raw write path.
+
+One run, one emulator (started here on 127.0.0.1), two data sets: AWS's Movies export
+(4,609 items) and N generated ~1 KB items (partition S + sort N + a few attributes,
+written as a real DynamoDB export). For each, best of --repeat, the two sides interleaved
+(the order alternates per round) so the shared machine's noise hits both:
+
+- baseline: the same rows, encoded and turned into RowMutationEntries *before* the timer,
+  pushed with the async data client and the same batcher settings as `writer.Writer`
+  (client open, append every entry, flush, close). No reading, parsing or encoding: the
+  cost of the write path itself, with this machine's emulator on the other end.
+- loader: `load.run_load` end to end (manifests, md5 of every file, the type-inference
+  pass, streaming decode + encode + write, report), into a fresh table.
+- Beam: `beam_pipeline.run_beam_load` (DirectRunner) end to end on Movies.
+- memory: peak RSS (VmHWM) of a child process running `run_load` on a smaller and a
+  larger generated export, minus its RSS after imports: flat means streaming.
+
+Every measurement writes into a fresh instance whose tables are deleted afterwards, so the
+emulator (in-memory) does not grow from one round to the next. Run:
+
+    uv run python benchmarks/load_throughput.py [--repeat 3] [--items 100000] [--memory-sizes 20000,100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import itertools
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from google.cloud.bigtable.data import BigtableDataClientAsync, RowMutationEntry  # noqa: E402
+
+from ddb2bigtable import emulator  # noqa: E402
+from ddb2bigtable.codec import Codec, Expired  # noqa: E402
+from ddb2bigtable.export_reader import open_export, read_records  # noqa: E402
+from ddb2bigtable.export_writer import write_export  # noqa: E402
+from ddb2bigtable.load import LoadOptions, run_load  # noqa: E402
+from ddb2bigtable.loader import load_spec  # noqa: E402
+from ddb2bigtable.planner import plan_stage  # noqa: E402
+from ddb2bigtable.stage import load_stage  # noqa: E402
+from ddb2bigtable.table_admin import ensure_tables  # noqa: E402
+from ddb2bigtable.type_inference import infer_types  # noqa: E402
+from ddb2bigtable.writer import WriteSettings, client_mutation  # noqa: E402
+
+warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
+
+PROJECT = "bench-project"
+APP_PROFILE = "migration-load"
+EXPORT_TIME = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+_instances = itertools.count()
+
+GENERATED_SPEC = """\
+version: 1
+instance:
+  id: bench-load
+tables:
+  - id: events
+    source:
+      table: Events
+      region: us-east-1
+      key:
+        partition: {name: user, type: S}
+        sort: {name: seq, type: N}
+      billing: provisioned
+      reads: 100
+      writes: 100
+      item_size_kb: 1
+      storage_gb: 1
+    mapping:
+      attributes:
+        - {name: name, type: S}
+        - {name: score, type: N}
+        - {name: body, type: S}
+"""
+WORDS = ("bigtable dynamodb export item row key family qualifier cell value timestamp batch mutation "
+         "emulator loader stream gzip manifest partition sort attribute region cluster node").split()
+
+
+# --- data sets ---------------------------------------------------------------------------
+
+def generated_items(n: int, seed: int = 7):
+    """~1 KB DynamoDB items (as the export writer takes them): S partition, N sort, 5 attributes."""
+    rng = random.Random(seed)
+    for i in range(n):
+        body = " ".join(rng.choice(WORDS) for _ in range(115))[:860]
+        yield {
+            "user": {"S": f"user-{i % 5000:05d}"},
+            "seq": {"N": str(i)},
+            "name": {"S": f"name {rng.randrange(10**6):06d}"},
+            "score": {"N": f"{rng.randrange(10**6) / 100:.2f}"},
+            "active": {"BOOL": rng.random() < 0.5},
+            "tags": {"SS": sorted({rng.choice(WORDS) for _ in range(3)})},
+            "body": {"S": body},
+        }
+
+
+def generate_export(folder: Path, n: int) -> str:
+    return str(write_export(folder, "arn:aws:dynamodb:us-east-1:123456789012:table/Events", generated_items(n),
+                            export_time=EXPORT_TIME, items_per_file=10_000))
+
+
+class DataSet:
+    def __init__(self, name: str, spec_path: Path, table_id: str, export: str):
+        self.name, self.export = name, export
+        self.spec = load_spec(spec_path)
+        self.table = next(t for t in self.spec.tables if t.id == table_id)
+        (self.instance,) = plan_stage(load_stage("local", ROOT), [self.spec]).instances
+        self.items = open_export(export).item_count
+
+    def fresh_instance(self) -> str:
+        instance_id = f"b{next(_instances)}-{self.instance.id}"[:33]
+        ensure_tables(PROJECT, replace(self.instance, id=instance_id), [self.table.id])
+        return instance_id
+
+    def drop(self, instance_id: str) -> None:
+        from google.cloud.bigtable import Client
+
+        Client(project=PROJECT, admin=True).instance(instance_id).table(self.table.id).delete()
+
+    def entries(self) -> list[RowMutationEntry]:
+        """The loader's very rows, as client entries: built before any timer starts."""
+        manifest = open_export(self.export)
+        records = [r for f in manifest.files for r in read_records(manifest, f)]
+        codec = Codec(self.table, infer_types((r.item for r in records if r.item is not None), self.table))
+        out = []
+        for r in records:
+            row = codec.encode(r.item, write_time_micros=manifest.export_time_micros, now_micros=time.time_ns() // 1000)
+            if not isinstance(row, Expired):
+                out.append(RowMutationEntry(row.key, [client_mutation(m) for m in row.mutations]))
+        return out
+
+
+# --- the measured runs -------------------------------------------------------------------
+
+async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry], s: WriteSettings) -> None:
+    async with BigtableDataClientAsync(project=PROJECT) as client:
+        table = client.get_table(instance_id, table_id, app_profile_id=APP_PROFILE)
+        async with table.mutations_batcher(flush_limit_mutation_count=s.flush_limit_mutation_count,
+                                           flow_control_max_mutation_count=s.flow_control_max_mutation_count,
+                                           batch_operation_timeout=s.operation_timeout_seconds) as batcher:
+            for entry in entries:
+                await batcher.append(entry)
+
+
+def run_baseline(data: DataSet) -> float:
+    entries = data.entries()
+    instance_id = data.fresh_instance()
+    gc.collect()
+    start = time.perf_counter()
+    asyncio.run(_push(instance_id, data.table.id, entries, WriteSettings()))
+    seconds = time.perf_counter() - start
+    rows = len(entries)
+    del entries
+    data.drop(instance_id)
+    gc.collect()
+    return rows / seconds
+
+
+def run_loader(data: DataSet, work: Path) -> float:
+    instance_id = data.fresh_instance()
+    options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
+                          work_dir=work / f"load-{instance_id}")
+    gc.collect()
+    start = time.perf_counter()
+    report = run_load(data.table, data.export, options)
+    seconds = time.perf_counter() - start
+    assert report.complete, report.error
+    data.drop(instance_id)
+    return report.total("loaded") / seconds
+
+
+def run_beam(data: DataSet, work: Path) -> float:
+    from ddb2bigtable.beam_pipeline import run_beam_load
+
+    instance_id = data.fresh_instance()
+    options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
+                          work_dir=work / f"beam-{instance_id}")
+    gc.collect()
+    start = time.perf_counter()
+    report = run_beam_load(data.table, data.export, options)
+    seconds = time.perf_counter() - start
+    assert report.complete, report.error
+    data.drop(instance_id)
+    return report.total("loaded") / seconds
+
+
+def _peak_rss_kib() -> int:
+    """This process's peak RSS. VmHWM, not ru_maxrss: getrusage keeps the parent's peak
+    across fork + exec, so a child would report the benchmark's own peak."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # not Linux: best effort
+
+
+def child_memory(spec: str, table_id: str, export: str, instance_id: str, work: str) -> None:
+    """In a child process: run_load, then print peak RSS after imports and at the end (KiB)."""
+    after_imports = _peak_rss_kib()
+    table = next(t for t in load_spec(spec).tables if t.id == table_id)
+    options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE, work_dir=Path(work))
+    report = run_load(table, export, options)
+    peak = _peak_rss_kib()
+    print(json.dumps({"complete": report.complete, "loaded": report.total("loaded"),
+                      "after_imports_kib": after_imports, "peak_kib": peak}))
+
+
+def measure_memory(data: DataSet, spec_path: Path, work: Path) -> dict:
+    instance_id = data.fresh_instance()
+    out = subprocess.run([sys.executable, __file__, "--child-memory", str(spec_path), data.table.id, data.export,
+                          instance_id, str(work / f"mem-{instance_id}")],
+                         capture_output=True, text=True, env={**os.environ}, check=True)
+    data.drop(instance_id)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert result["complete"], result
+    return result
+
+
+# --- main --------------------------------------------------------------------------------
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--memory-sizes", default="20000,100000")
+    parser.add_argument("--no-beam", action="store_true")
+    parser.add_argument("--child-memory", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_memory:
+        child_memory(*args.child_memory)
+        return
+
+    sizes = [int(s) for s in args.memory_sizes.split(",")]
+    with tempfile.TemporaryDirectory() as tmp, emulator.start() as emu:
+        os.environ[emulator.EMULATOR_ENV] = emu.address
+        work = Path(tmp)
+        spec_path = work / "events.yaml"
+        spec_path.write_text(GENERATED_SPEC)
+        print(f"emulator {emu.address}; generating {args.items:,} items ...", flush=True)
+        generated = DataSet(f"generated {args.items // 1000}k x ~1 KB", spec_path, "events",
+                            generate_export(work / "gen", args.items))
+        movies = DataSet("Movies (4,609)", ROOT / "specs" / "movies.yaml", "movies", str(ROOT / "exports" / "movies"))
+        datasets = [movies, generated]
+
+        best: dict[tuple[str, str], float] = {}
+
+        def keep(name: str, side: str, rate: float) -> None:
+            best[name, side] = max(best.get((name, side), 0.0), rate)
+            print(f"  {name:28} {side:9} {rate:10,.0f} rows/s", flush=True)
+
+        run_loader(movies, work)  # warm-up: imports, channels, the emulator's JIT-free first table
+        for round_no in range(args.repeat):
+            print(f"round {round_no + 1}/{args.repeat}", flush=True)
+            for data in datasets:
+                sides = ["baseline", "loader"] if round_no % 2 == 0 else ["loader", "baseline"]
+                for side in sides:
+                    rate = run_baseline(data) if side == "baseline" else run_loader(data, work)
+                    keep(data.name, side, rate)
+            if not args.no_beam:
+                keep(movies.name, "beam", run_beam(movies, work))
+
+        print("memory (child process per size) ...", flush=True)
+        memory = {}
+        for n in sizes:
+            data = generated if n == args.items else DataSet(
+                f"generated {n}", spec_path, "events", generate_export(work / f"gen-{n}", n))
+            memory[n] = measure_memory(data, spec_path, work)
+
+    print()
+    print(f"{'data set':30} {'baseline rows/s':>16} {'loader rows/s':>14} {'loader/baseline':>16}")
+    for data in datasets:
+        b, lo = best[data.name, "baseline"], best[data.name, "loader"]
+        print(f"{data.name:30} {b:16,.0f} {lo:14,.0f} {lo / b:16.2f}")
+    if not args.no_beam:
+        beam = best[movies.name, "beam"]
+        print(f"{'Beam DirectRunner, Movies':30} {'':16} {beam:14,.0f} "
+              f"{'(' + format(beam / best[movies.name, 'loader'], '.2f') + ' of the loader)':>16}")
+    print()
+    print(f"{'loader peak memory':30} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18}")
+    for n, m in memory.items():
+        print(f"{'':30} {n:10,} {m['peak_kib'] / 1024:14.1f} {(m['peak_kib'] - m['after_imports_kib']) / 1024:18.1f}")
+
+
+if __name__ == "__main__":
+    main()
