@@ -60,6 +60,10 @@ class WriteSettings:
     flush_limit_mutation_count: int = 1000
     flow_control_max_mutation_count: int = 20_000
     operation_timeout_seconds: float = 120.0
+    # The batcher's append does not wait for flow control, so a slow cluster would let
+    # entries pile up; closing the batcher every this many rows waits for them and bounds
+    # memory whatever the export's size.
+    rows_per_batcher: int = 20_000
 
 
 class Writer:
@@ -80,27 +84,35 @@ class Writer:
         """
         s = self.settings
         sent = 0
+        stream = rows.__aiter__()
         async with BigtableDataClientAsync(project=self.project) as client:
             table = client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
-            batcher = table.mutations_batcher(
-                flush_limit_mutation_count=s.flush_limit_mutation_count,
-                flow_control_max_mutation_count=s.flow_control_max_mutation_count,
-                batch_operation_timeout=s.operation_timeout_seconds,
-            )
-            try:
-                async with batcher:
-                    async for row, source in rows:
-                        await batcher.append(_Entry(row, source))
-                        sent += 1
-            except MutationsExceptionGroup as group:
-                sort_failures(group, self.table_id, rejected)
+            more = True
+            while more:
+                batcher = table.mutations_batcher(
+                    flush_limit_mutation_count=s.flush_limit_mutation_count,
+                    flow_control_max_mutation_count=s.flow_control_max_mutation_count,
+                    batch_operation_timeout=s.operation_timeout_seconds,
+                )
+                try:
+                    async with batcher:
+                        for _ in range(s.rows_per_batcher):
+                            try:
+                                row, source = await stream.__anext__()
+                            except StopAsyncIteration:
+                                more = False
+                                break
+                            await batcher.append(_Entry(row, source))
+                            sent += 1
+                except MutationsExceptionGroup as group:
+                    sort_failures(group, self.table_id, rejected)
         return sent
 
 
 def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Callable[[Source, str], None]) -> None:
     """Sorts a batcher's failures: `rejected(source, reason)` for each permanent one, then
     WriteError when any failed transiently past the retries (shared with the Beam pipeline)."""
-    transient = []
+    transient: list[tuple[Source, BaseException]] = []
     for failure in group.exceptions:
         cause = failure.__cause__ or failure
         source = getattr(failure.entry, "source", Source("?", 0))
@@ -108,6 +120,9 @@ def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Calla
             rejected(source, f"Bigtable rejected the row: {cause}")
         else:
             transient.append((source, cause))
+    if "truncated)" in str(group):  # the client kept only some failures: the rest have no row to name
+        raise WriteError(f"{group}: more rows failed than the client reports one by one, so they cannot be "
+                         f"dead-lettered; nothing is lost: rerun the load, it rewrites this data file") from None
     if transient:
         source, cause = transient[0]
         raise WriteError(

@@ -145,3 +145,13 @@ def test_the_seed_designs_load_and_verify(bigtable_emulator, tmp_path, spec_file
     assert report.complete, report
     verified = run_verify(table, export, project=PROJECT, instance_id=instance_id, work_dir=tmp_path)
     assert verified.ok, verified.examples
+
+
+def test_the_writer_closes_its_batcher_every_n_rows_and_loses_nothing(bigtable_emulator, tmp_path):
+    """Memory stays bounded by rows_per_batcher: each close waits for the rows in flight."""
+    from ddb2bigtable.writer import WriteSettings
+
+    spec, instance_id = prepare("movies.yaml")
+    report = run_load(spec.tables[0], str(ROOT / "exports/movies"),
+                      options(instance_id, tmp_path, writer=WriteSettings(rows_per_batcher=300)))
+    assert report.complete and len(read_all(instance_id, "movies")) == 4609
