@@ -216,7 +216,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
         try:
             verify_file(manifest, f)
 
-            def rejected(source: Source, reason: str) -> None:
+            def rejected(source: Source, reason: str, counts: FileCounts = counts, dead: _DeadLetters = dead) -> None:
                 counts.loaded -= 1
                 counts.dead_lettered += 1
                 dead.add(source.file, source.line, reason)
