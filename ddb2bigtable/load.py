@@ -244,16 +244,14 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
 
 @contextmanager
 def fewer_gc_passes() -> Iterator[None]:
-    """A load allocates millions of short-lived dicts; the cyclic GC's default thresholds
-    make it rescan the long-lived ones thousands of times (10-20 % of a Movies load here).
-    Frozen long-lived objects and a larger first threshold; restored afterwards."""
-    thresholds = gc.get_threshold()
+    """A load allocates millions of short-lived dicts, and every full collection would rescan
+    the long-lived objects (modules, the client, the codec) too. Freezing them keeps those
+    passes short. The first threshold stays as it is: raising it made peak memory grow with
+    the export's size (benchmarks/load_throughput.py)."""
     gc.freeze()
-    gc.set_threshold(200_000, thresholds[1], thresholds[2])
     try:
         yield
     finally:
-        gc.set_threshold(*thresholds)
         gc.unfreeze()
 
 
