@@ -89,6 +89,7 @@ class Record:
     write_time_micros: int | None  # incremental: Metadata.WriteTimestampMicros
     error: str | None  # kind == "error": why the line could not be read
     raw: str | None  # kind == "error": the offending line (first 1000 chars)
+    old_item: Item | None = None  # incremental: OldImage, when the export's view has it
 
 
 # --- public API ---------------------------------------------------------------------------
@@ -155,13 +156,13 @@ def read_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
         with fs.open(path, "rb") as stream:
             for line_no, line in enumerate(_gzip_lines(stream), 1):
                 try:
-                    item, keys, write_time = decode(line)
+                    item, keys, write_time, old = decode(line)
                 except _BadLine as bad:
                     text = line.decode("utf-8", "replace").rstrip("\r\n")[:RAW_LIMIT]
                     yield Record(f.key, line_no, "error", None, None, None, str(bad), text)
                 else:
                     kind = "put" if item is not None else "delete"
-                    yield Record(f.key, line_no, kind, item, keys, write_time, None, None)
+                    yield Record(f.key, line_no, kind, item, keys, write_time, None, None, old)
     except FileNotFoundError:
         raise _missing(f, path) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as err:
@@ -191,8 +192,8 @@ def _gzip_lines(stream: Any) -> Iterator[bytes]:
             lines = (tail + out).split(b"\n")
             tail = lines.pop()
             yield from lines
-            if decompressor.eof and decompressor.unused_data:  # the next gzip member
-                data = decompressor.unused_data
+            if decompressor.eof and decompressor.unused_data.lstrip(b"\0"):  # the next member
+                data = decompressor.unused_data.lstrip(b"\0")  # zero padding is allowed, as gzip does
                 decompressor = zlib.decompressobj(zlib.MAX_WBITS | 16)
     if not decompressor.eof:
         raise EOFError("Compressed file ended before the end-of-stream marker was reached")
@@ -326,11 +327,11 @@ class _BadLine(Exception):
     """One line is not an item: becomes an "error" record, never stops the file."""
 
 
-Decoded = tuple[Item | None, Item | None, int | None]  # item, keys, write time
+Decoded = tuple[Item | None, Item | None, int | None, Item | None]  # item, keys, write time, old image
 
 
 def _json_full(line: bytes) -> Decoded:
-    return _json_item(_json_line(line).get("Item"), "Item"), None, None
+    return _json_item(_json_line(line).get("Item"), "Item"), None, None, None
 
 
 def _json_incremental(line: bytes) -> Decoded:
@@ -339,10 +340,12 @@ def _json_incremental(line: bytes) -> Decoded:
     stamp = metadata.get("WriteTimestampMicros") if isinstance(metadata, dict) else None
     write_time = _whole_micros(stamp.get("N") if isinstance(stamp, dict) else None, stamp)
     keys = _json_item(record.get("Keys"), "Keys")
-    if not isinstance(record.get("OldImage", {}), dict):
+    old = record.get("OldImage")
+    if old is not None and not isinstance(old, dict):
         raise _BadLine("OldImage is not an object")
     image = record.get("NewImage")
-    return (None if image is None else _json_item(image, "NewImage")), keys, write_time
+    return ((None if image is None else _json_item(image, "NewImage")), keys, write_time,
+            None if old is None else _json_item(old, "OldImage"))
 
 
 def _whole_micros(text: object, stamp: object) -> int:
@@ -481,7 +484,7 @@ _JSON_TYPES: dict[str, Callable[[object, str], Any]] = {
 # --- ION lines ----------------------------------------------------------------------------
 
 def _ion_full(line: bytes) -> Decoded:
-    return _ion_item(_ion_line(line).get("Item"), "Item"), None, None
+    return _ion_item(_ion_line(line).get("Item"), "Item"), None, None, None
 
 
 def _ion_incremental(line: bytes) -> Decoded:
@@ -501,7 +504,8 @@ def _ion_incremental(line: bytes) -> Decoded:
     if old is not None and not _is_ion(old, IonType.STRUCT):
         raise _BadLine("OldImage is not a struct")
     image = record.get("NewImage")
-    return (None if image is None else _ion_item(image, "NewImage")), keys, write_time
+    return ((None if image is None else _ion_item(image, "NewImage")), keys, write_time,
+            None if old is None else _ion_item(old, "OldImage"))
 
 
 def _ion_line(line: bytes) -> Any:

@@ -177,8 +177,8 @@ async def _rows(manifest: Manifest, f: DataFile, codec: Codec, options: LoadOpti
 def _encode(record: Record, codec: Codec, write_time: int, now: int):
     if record.kind == "error":
         return None
-    if record.kind == "delete":
-        return codec.delete(record.keys or {})
+    if record.kind == "delete":  # the old image tells rule-based designs which cells were the item's
+        return codec.delete(record.old_item or record.keys or {})
     replace = record.keys is not None  # incremental: the item may have had an older version
     return codec.encode(record.item or {}, write_time_micros=record.write_time_micros or write_time,
                         now_micros=now, replace=replace)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,35 @@ def test_the_writer_closes_its_batcher_every_n_rows_and_loses_nothing(bigtable_e
     report = run_load(spec.tables[0], str(ROOT / "exports/movies"),
                       options(instance_id, tmp_path, writer=WriteSettings(rows_per_batcher=300)))
     assert report.complete and len(read_all(instance_id, "movies")) == 4609
+
+
+def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_design(bigtable_emulator, tmp_path):
+    """A comment is one version of UserComments:Content: its old image says which one."""
+    from datetime import datetime
+
+    from ddb2bigtable.export_writer import IncrementalChange, write_export
+
+    spec, instance_id = prepare("video-single-table.yaml")
+    (table,) = spec.tables
+    full = open_export(str(ROOT / "exports/videos"))
+    items = [r.item for f in full.files for r in read_records(full, f)]
+    assert run_load(table, str(ROOT / "exports/videos"), options(instance_id, tmp_path / "full")).complete
+    comments = [i for i in items if i["SK"]["S"].startswith("VideoComment#") and i["VideoId"]["S"] == "0123"]
+    gone, kept = comments[0], comments[1:]
+    assert kept
+
+    def versions() -> list[int]:
+        row = next(r for r in read_all(instance_id, "videos") if r.row_key == b"0123")
+        return sorted(c.timestamp_micros for c in row if c.family == "UserComments")
+
+    before = versions()
+    keys = {k: gone[k] for k in ("VideoId", "SK")}
+    change = IncrementalChange(keys=keys, write_time_micros=1_800_000_000_000_000, old_image=gone)
+    increment = write_export(tmp_path / "inc", "arn:aws:dynamodb:us-east-1:123456789012:table/Videos", [],
+                             export_type="INCREMENTAL_EXPORT", incremental=[change],
+                             export_time=datetime(2027, 1, 15, tzinfo=UTC),
+                             export_from_time=datetime(2027, 1, 14, tzinfo=UTC))
+    report = run_load(table, str(increment), options(instance_id, tmp_path / "inc-work"))
+    assert report.complete and report.total("deleted") == 1
+    after = versions()
+    assert len(after) == len(before) - 1 and len(after) == len(kept)
