@@ -50,17 +50,16 @@ from pathlib import Path
 from typing import Any
 
 from .cell_values import MIXED
-from .codec import Codec, CodecError, Expired
+from .codec import Codec
 from .export_reader import ExportError, Manifest, open_export, read_records, verify_file
 from .load import (
     DEAD_LETTER_DIR,
     FileReport,
     LoadOptions,
     LoadReport,
-    _combine_dead_letters,
-    _encode,
+    combine_dead_letters,
     export_fingerprint,
-    in_sample,
+    route,
 )
 from .load_jobs import LoadJobPlan
 from .load_state import FileCounts, LoadState, fingerprint
@@ -200,33 +199,14 @@ class ReadAndEncode(beam.DoFn):
         counts = FileCounts()
         write_time, now, sample = manifest.export_time_micros, load.now_micros, load.sample
         for record in read_records(manifest, f):
-            counts.read += 1
-            try:
-                row = _encode(record, codec, write_time, now)
-            except CodecError as error:
-                counts.dead_lettered += 1
-                yield TaggedOutput(DEAD, _dead_letter(record.file, record.line, str(error)))
-                continue
-            if row is None:
-                counts.dead_lettered += 1
-                yield TaggedOutput(DEAD, _dead_letter(record.file, record.line, record.error or "unreadable line",
-                                                      record.raw))
-                continue
-            if isinstance(row, Expired):
-                counts.expired += 1
+            routed = route(record, codec, write_time, now, sample, counts)
+            if routed.dead is not None:
+                yield TaggedOutput(DEAD, _dead_letter(record.file, record.line, routed.dead, record.raw))
+            if routed.expired is not None:
                 yield TaggedOutput(EXPIRED, json.dumps({"file": record.file, "line": record.line,
-                                                        "expiry_micros": row.expiry_micros}))
-                if row.delete is not None:  # incremental: an older, still-live version must go
-                    yield row.delete, Source(record.file, record.line)
-                continue
-            if not in_sample(row.key, sample):
-                counts.sampled_out += 1
-                continue
-            if record.kind == "delete":
-                counts.deleted += 1
-            else:
-                counts.loaded += 1
-            yield row, Source(record.file, record.line)
+                                                        "expiry_micros": routed.expired.expiry_micros}))
+            if routed.row is not None:
+                yield routed.row, Source(record.file, record.line)
         for name, counter in self._counters.items():
             counter.inc(getattr(counts, name))
         yield TaggedOutput(COUNTS, (key, asdict(counts)))
@@ -410,7 +390,7 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
         state.done[f.key] = c
     state.save(state_path)
     report.seconds = time.monotonic() - started
-    report.dead_letter_file = str(path) if (path := _combine_dead_letters(work)) else None
+    report.dead_letter_file = str(path) if (path := combine_dead_letters(work)) else None
     return report
 
 

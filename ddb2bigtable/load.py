@@ -22,6 +22,7 @@ from pathlib import Path
 from .codec import Codec, CodecError, Expired
 from .export_reader import DataFile, ExportError, Manifest, Record, open_export, read_records, verify_file
 from .load_state import FileCounts, LoadState, fingerprint
+from .mutations import RowMutation
 from .spec import TableSpec
 from .type_inference import infer_types
 from .writer import Source, WriteError, Writer, WriteSettings
@@ -118,7 +119,7 @@ def dead_letter_records(work_dir: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def _combine_dead_letters(work_dir: Path) -> Path | None:
+def combine_dead_letters(work_dir: Path) -> Path | None:
     parts = sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl"))
     if not parts:
         return None
@@ -141,37 +142,51 @@ def all_items(manifest: Manifest) -> Iterator:
                 yield record.item
 
 
+@dataclass(frozen=True)
+class Routed:
+    """Where one export line goes; `route` has already counted it."""
+
+    row: RowMutation | None = None  # to write: a put, a delete, or an expired item's older version going
+    dead: str | None = None  # the reason, when the line goes to the dead letters
+    expired: Expired | None = None
+
+
+def route(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
+          counts: FileCounts) -> Routed:
+    """Every line into exactly one bucket (the local writer and the Beam pipeline share this)."""
+    counts.read += 1
+    try:
+        row = _encode(record, codec, write_time, now)
+    except CodecError as error:
+        counts.dead_lettered += 1
+        return Routed(dead=str(error))
+    if row is None:
+        counts.dead_lettered += 1
+        return Routed(dead=record.error or "unreadable line")
+    if isinstance(row, Expired):
+        counts.expired += 1
+        return Routed(row=row.delete, expired=row)  # incremental: an older, still-live version must go
+    if not in_sample(row.key, sample):
+        counts.sampled_out += 1
+        return Routed()
+    if record.kind == "delete":
+        counts.deleted += 1
+    else:
+        counts.loaded += 1
+    return Routed(row=row)
+
+
 async def _rows(manifest: Manifest, f: DataFile, codec: Codec, options: LoadOptions, write_time: int,
                 counts: FileCounts, dead: _DeadLetters, progress: Callable[[int], None]
                 ) -> AsyncIterator[tuple]:
     now = options.now_micros or int(time.time() * 1_000_000)
     for record in read_records(manifest, f):
-        counts.read += 1
         progress(1)
-        source = Source(record.file, record.line)
-        try:
-            row = _encode(record, codec, write_time, now)
-        except CodecError as error:
-            counts.dead_lettered += 1
-            dead.add(record.file, record.line, str(error))
-            continue
-        if row is None:
-            counts.dead_lettered += 1
-            dead.add(record.file, record.line, record.error or "unreadable line", record.raw)
-            continue
-        if isinstance(row, Expired):
-            counts.expired += 1
-            if row.delete is not None:  # incremental: an older, still-live version must go
-                yield row.delete, source
-            continue
-        if not in_sample(row.key, options.sample):
-            counts.sampled_out += 1
-            continue
-        if record.kind == "delete":
-            counts.deleted += 1
-        else:
-            counts.loaded += 1
-        yield row, source
+        routed = route(record, codec, write_time, now, options.sample, counts)
+        if routed.dead is not None:
+            dead.add(record.file, record.line, routed.dead, record.raw)
+        elif routed.row is not None:
+            yield routed.row, Source(record.file, record.line)
 
 
 def _encode(record: Record, codec: Codec, write_time: int, now: int):
@@ -238,7 +253,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
         state.done[f.key] = counts
         state.save(state_path)
     report.seconds = time.monotonic() - started
-    report.dead_letter_file = str(path) if (path := _combine_dead_letters(options.work_dir)) else None
+    report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
     return report
 
 
