@@ -61,8 +61,8 @@ from .load import (
     export_fingerprint,
     route,
 )
-from .load_jobs import LoadJobPlan
-from .load_state import FileCounts, LoadState, fingerprint
+from .load_jobs import LoadJobPlan, table_fingerprint
+from .load_state import FileCounts, LoadState
 from .spec import TableSpec
 from .type_inference import AttributeTypes, infer_types
 from .writer import Source, WriteError, WriteSettings, row_entry, sort_failures
@@ -568,27 +568,21 @@ def require_gcp_extra() -> None:
         raise DataflowUnavailable(f"{GCP_EXTRA_HINT} (missing: {error.name or error})") from None
 
 
-def find_table(job: LoadJobPlan, roots: Iterable[Path] | None = None) -> TableSpec:
-    """The spec table a job loads: same table id, and the job's fingerprint recomputed from
-    it (export, key, TTL, mapping, sample) matches, so it is the mapping `pulumi up` planned."""
+def find_table(job: LoadJobPlan) -> TableSpec:
+    """The table a job loads, from the spec file the plan came from; refused when the
+    mapping there changed since the plan (its fingerprint would differ)."""
     from .errors import InputError
     from .loader import load_spec
 
-    package_root = Path(__file__).resolve().parent.parent
-    folders = list(roots) if roots is not None else list(dict.fromkeys([Path.cwd(), package_root]))
-    for folder in folders:
-        for path in sorted((folder / "specs").glob("*.y*ml")):
-            try:
-                spec = load_spec(path)
-            except InputError:
-                continue
-            for table in spec.tables:
-                if table.id == job.table_id and fingerprint(job.export, repr(table.source.key), repr(table.source.ttl),
-                                                            repr(table.mapping), job.sample) == job.fingerprint:
-                    return table
-    raise DataflowUnavailable(f"{job.instance_id}/{job.table_id}: no spec under "
-                              f"{', '.join(str(f / 'specs') for f in folders)} has table {job.table_id!r} with this "
-                              f"job's key, TTL and mapping (fingerprint {job.fingerprint})")
+    try:
+        spec = load_spec(job.spec_file)
+    except InputError as error:
+        raise DataflowUnavailable(f"{job.instance_id}/{job.table_id}: {error}") from None
+    table = next((t for t in spec.tables if t.id == job.table_id), None)
+    if table is None or table_fingerprint(job.export, table, job.sample) != job.fingerprint:
+        raise DataflowUnavailable(f"{job.instance_id}/{job.table_id}: {job.spec_file} no longer has this table "
+                                  f"with the planned key, TTL and mapping; run `pulumi up` again")
+    return table
 
 
 def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:

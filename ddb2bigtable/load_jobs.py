@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .load_state import fingerprint
 from .plan import StagePlan
 from .routing import load_cluster
-from .spec import Spec
+from .spec import Spec, TableSpec
 from .stage import Stage
 
 
@@ -29,7 +29,13 @@ class LoadJobPlan:
     sample: float | None
     temp_location: str | None
     service_account: str | None
+    spec_file: str  # where the table's mapping is: the launcher reads it from there
     fingerprint: str
+
+
+def table_fingerprint(export: str, table: TableSpec, sample: float | None) -> str:
+    """What decides the rows a load writes; a new value means a new load."""
+    return fingerprint(export, repr(table.source.key), repr(table.source.ttl), repr(table.mapping), sample)
 
 
 def load_jobs(stage: Stage, specs: list[Spec], plan: StagePlan) -> list[LoadJobPlan]:
@@ -44,8 +50,7 @@ def load_jobs(stage: Stage, specs: list[Spec], plan: StagePlan) -> list[LoadJobP
             jobs.append(LoadJobPlan(
                 instance_id=instance.id, table_id=table.id, export=export, project=stage.gcp_project,
                 region=cluster.gcp_region, app_profile_id="migration-load", sample=load.sample,
-                temp_location=load.temp_location, service_account=load.service_account,
-                fingerprint=fingerprint(export, repr(table.source.key), repr(table.source.ttl), repr(table.mapping),
-                                        load.sample),
+                temp_location=load.temp_location, service_account=load.service_account, spec_file=spec.path,
+                fingerprint=table_fingerprint(export, table, load.sample),
             ))
     return jobs

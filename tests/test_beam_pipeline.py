@@ -187,7 +187,7 @@ def test_merging_types_marks_disagreements_mixed():
 JOB = LoadJobPlan(instance_id="shop-global-stg", table_id="orders_v2", export="gs://shop-exports/2026-11-20/orders",
                   project="my-project-staging", region="us-east4", app_profile_id="migration-load", sample=None,
                   temp_location="gs://shop-tmp/dataflow/", service_account="loader@my-project.iam.gserviceaccount.com",
-                  fingerprint="0123456789abcdef0123456789abcdef")
+                  spec_file="specs/shop-global.yaml", fingerprint="0123456789abcdef0123456789abcdef")
 
 
 def test_pipeline_options_for_a_dataflow_job(monkeypatch):
@@ -257,6 +257,6 @@ def test_a_job_finds_the_spec_table_its_fingerprint_was_made_from():
     assert jobs
     tables = {t.id: t for s in specs for t in s.tables}
     for job in jobs:
-        assert find_table(job, [ROOT]) == tables[job.table_id]
-    with pytest.raises(DataflowUnavailable, match="fingerprint"):
-        find_table(replace(jobs[0], fingerprint="f" * 32), [ROOT])
+        assert find_table(job) == tables[job.table_id]
+    with pytest.raises(DataflowUnavailable, match="no longer has this table"):
+        find_table(replace(jobs[0], fingerprint="f" * 32))  # the mapping changed since the plan
