@@ -159,6 +159,24 @@ def invoices() -> list[Item]:
     ]
 
 
+CART_EXPIRED = int(datetime(2025, 1, 1, tzinfo=UTC).timestamp())  # long gone: skipped and counted
+CART_LIVE = int(datetime(2099, 1, 1, tzinfo=UTC).timestamp())  # still in the basket
+
+
+def carts() -> list[Item]:
+    """1,000 shopping carts for `specs/shop-global.yaml`'s on-demand `carts` table, a third
+    of them past their TTL, so the local stage shows expired items skipped and counted."""
+    items = []
+    for i in range(1000):
+        lines = [{"sku": f"sku-{(i * 7 + n) % 500:04d}", "qty": Decimal(1 + (i + n) % 3)} for n in range(1 + i % 4)]
+        total = sum(Decimal("9.99") * line["qty"] for line in lines)
+        items.append(item_from_plain({
+            "cartId": f"cart-{i:05d}", "customerId": f"cust-{i % 317:04d}", "lines": lines,
+            "total": total, "expiresAt": Decimal(CART_EXPIRED if i % 3 == 0 else CART_LIVE),
+        }))
+    return items
+
+
 def build_all(exports: Path) -> list[Path]:
     """Write every export below `exports/`, replacing what was there; return their folders."""
     movie_items = movies()
@@ -176,6 +194,8 @@ def build_all(exports: Path) -> list[Path]:
                                             export_time=EXPORT_TIME),
         "invoices": lambda dest: write_export(dest, table_arn("eu-west-1", "Invoices"), invoices(),
                                               export_time=EXPORT_TIME),
+        "carts": lambda dest: write_export(dest, table_arn("us-east-1", "Carts"), carts(), export_time=EXPORT_TIME,
+                                           items_per_file=400),
     }
     folders = []
     for name, build in builds.items():
