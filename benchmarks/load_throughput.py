@@ -36,9 +36,11 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -171,32 +173,28 @@ def run_baseline(data: DataSet) -> float:
     return rows / seconds
 
 
-def run_loader(data: DataSet, work: Path) -> float:
+def _timed_load(data: DataSet, work: Path, label: str, load: Callable[..., Any]) -> float:
+    """Rows/s of one end-to-end load into a fresh instance, dropped afterwards."""
     instance_id = data.fresh_instance()
     options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
-                          work_dir=work / f"load-{instance_id}")
+                          work_dir=work / f"{label}-{instance_id}")
     gc.collect()
     start = time.perf_counter()
-    report = run_load(data.table, data.export, options)
+    report = load(data.table, data.export, options)
     seconds = time.perf_counter() - start
     assert report.complete, report.error
     data.drop(instance_id)
     return report.total("loaded") / seconds
+
+
+def run_loader(data: DataSet, work: Path) -> float:
+    return _timed_load(data, work, "load", run_load)
 
 
 def run_beam(data: DataSet, work: Path) -> float:
     from ddb2bigtable.beam_pipeline import run_beam_load
 
-    instance_id = data.fresh_instance()
-    options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
-                          work_dir=work / f"beam-{instance_id}")
-    gc.collect()
-    start = time.perf_counter()
-    report = run_beam_load(data.table, data.export, options)
-    seconds = time.perf_counter() - start
-    assert report.complete, report.error
-    data.drop(instance_id)
-    return report.total("loaded") / seconds
+    return _timed_load(data, work, "beam", run_beam_load)
 
 
 def _peak_rss_kib() -> int:

@@ -58,11 +58,11 @@ from .load import (
     LoadOptions,
     LoadReport,
     combine_dead_letters,
-    export_fingerprint,
     route,
+    start_load,
 )
 from .load_jobs import LoadJobPlan, table_fingerprint
-from .load_state import FileCounts, LoadState
+from .load_state import FileCounts
 from .spec import TableSpec
 from .type_inference import AttributeTypes, infer_types
 from .writer import Source, WriteError, WriteSettings, row_entry, sort_failures
@@ -337,24 +337,12 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
     """The local loader's `run_load`, on Beam's DirectRunner: same work dir (resume state,
     dead letters), same report. A pipeline failure marks no file done; a rerun reloads them."""
     started = time.monotonic()
-    manifest = open_export(export)
-    report = LoadReport(table=table.id, instance=options.instance_id, export=export,
-                        export_type=manifest.export_type, output_format=manifest.output_format,
-                        manifest_items=manifest.item_count)
+    manifest, report, state = start_load(table, export, options)
+    if state.types is None:
+        report.seconds = time.monotonic() - started
+        return report
     work = options.work_dir
     state_path = work / "state.json"
-    state = LoadState.open(state_path, export_fingerprint(manifest, table))
-    if state.types is None:
-        try:  # as load.py: every file's md5 first, then one pass for the types
-            for f in manifest.files:
-                verify_file(manifest, f)
-            state.types = infer_types((r.item for f in manifest.files for r in read_records(manifest, f)
-                                       if r.item is not None), table)
-        except ExportError as error:
-            report.error = str(error)
-            report.seconds = time.monotonic() - started
-            return report
-        state.save(state_path)
     report.lossy = list(Codec(table, state.types).lossy)
     pending = [f for f in manifest.files if f.key not in state.done]
     _clear_stale_outputs(work, pending, fresh=not state.done)

@@ -199,9 +199,11 @@ def _encode(record: Record, codec: Codec, write_time: int, now: int):
                         now_micros=now, replace=replace)
 
 
-async def load_table(table: TableSpec, export: str, options: LoadOptions,
-                     progress: Callable[[int], None] = lambda n: None) -> LoadReport:
-    started = time.monotonic()
+def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Manifest, LoadReport, LoadState]:
+    """Manifests, an empty report and the resume state with the attribute types (shared by
+    the local writer and the Beam pipeline). A new state checks every file's md5 before
+    anything is read from it, then infers the types in one pass; an unreadable export
+    leaves `report.error` set and `state.types` None."""
     manifest = open_export(export)
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
@@ -209,15 +211,25 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     state_path = options.work_dir / "state.json"
     state = LoadState.open(state_path, export_fingerprint(manifest, table))
     if state.types is None:
-        try:  # every file's md5 before anything is read from it, then one pass for the types
+        try:
             for f in manifest.files:
                 verify_file(manifest, f)
             state.types = infer_types(all_items(manifest), table)
         except ExportError as error:
             report.error = str(error)
-            report.seconds = time.monotonic() - started
-            return report
+            return manifest, report, state
         state.save(state_path)
+    return manifest, report, state
+
+
+async def load_table(table: TableSpec, export: str, options: LoadOptions,
+                     progress: Callable[[int], None] = lambda n: None) -> LoadReport:
+    started = time.monotonic()
+    manifest, report, state = start_load(table, export, options)
+    if state.types is None:
+        report.seconds = time.monotonic() - started
+        return report
+    state_path = options.work_dir / "state.json"
     codec = Codec(table, state.types)
     report.lossy = list(codec.lossy)
     writer = Writer(options.project, options.instance_id, table.id, options.app_profile_id, options.writer)

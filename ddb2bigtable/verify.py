@@ -23,7 +23,7 @@ from .codec import Codec, Expired
 from .export_reader import Manifest, Record, open_export, read_records
 from .gc import TTL_POLICY, plan_families
 from .items import Item
-from .load import dead_letter_records, export_fingerprint
+from .load import all_items, dead_letter_records, export_fingerprint
 from .load_state import LoadState
 from .mutations import Cell
 from .spec import TableSpec
@@ -136,8 +136,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
                           manifest_items=manifest.item_count, sampled=sample is not None)
     state = LoadState.open(work_dir / "state.json", export_fingerprint(manifest, table)) if work_dir else None
-    types = state.types if state and state.types else infer_types(
-        (r.item for f in manifest.files for r in read_records(manifest, f) if r.item is not None), table)
+    types = state.types if state and state.types else infer_types(all_items(manifest), table)
     codec = Codec(table, types)
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
