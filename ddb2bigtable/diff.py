@@ -212,7 +212,8 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
         for iid in sorted(before.keys() & after.keys()):
             changes += _instance(before[iid], after[iid])
         if changes:  # risks and warnings are news only where something changed
-            changes += [r for r in _risks(new) if r not in _risks(old)]
+            old_risks = _risks(old)
+            changes += [r for r in _risks(new) if r not in old_risks]
             known = {(w.code, w.instance, w.table, w.message) for w in old.warnings}
             changes += [Change(w.instance + (f"/table {w.table}" if w.table else ""), f"new warning: {w.code}", "",
                                "", None, w.message)
