@@ -85,7 +85,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
                f"(limit {figures.storage_limit_gib:,}) → {floor}")
         if factor == 2:
             why += "; counts even for 2X node scaling"
-        fixed = nodes("sized")
+        fixed = sizing.nodes_for(load, target, floor, factor)  # the sized shares, already summed
         auto = None
         if autoscaled:
             lo, hi = nodes("min"), nodes("max")
