@@ -2,15 +2,19 @@
 
 One run, one emulator (started here on 127.0.0.1), two data sets: AWS's Movies export
 (4,609 items) and N generated ~1 KB items (partition S + sort N + a few attributes,
-written as a real DynamoDB export). For each, best of --repeat, the two sides interleaved
-(the order alternates per round) so the shared machine's noise hits both:
+written as a real DynamoDB export). For each, best of --repeat, the sides interleaved
+(their order reverses every round) so the shared machine's noise hits both:
 
-- baseline: the same rows, encoded and turned into RowMutationEntries *before* the timer,
-  pushed with the async data client and the same batcher settings as `writer.Writer`
-  (client open, append every entry, flush, close). No reading, parsing or encoding: the
-  cost of the write path itself, with this machine's emulator on the other end.
+- baselines: the same rows, encoded and turned into entries *before* the timer, pushed
+  with the async data client and the same batcher settings as `writer.Writer` (client
+  open, append every entry, flush, close). No reading, parsing or encoding: the cost of
+  the write path itself, with this machine's emulator on the other end. Two forms:
+  "client", the client's own RowMutationEntry of SetCell objects (the issue's raw
+  baseline), and "protobuf", the loader's entries (protobuf messages built once, which
+  spares the client's proto-plus conversions: the faster write path the loader uses).
 - loader: `load.run_load` end to end (manifests, md5 of every file, the type-inference
-  pass, streaming decode + encode + write, report), into a fresh table.
+  pass, the encoder process reading and encoding, the writer sending, report), into a
+  fresh table.
 - Beam: `beam_pipeline.run_beam_load` (DirectRunner) end to end on Movies.
 - memory: peak RSS (VmHWM) of a child process running `run_load` on a smaller and a
   larger generated export, minus its RSS after imports: flat means streaming.
@@ -45,7 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from google.cloud.bigtable.data import BigtableDataClientAsync, RowMutationEntry  # noqa: E402
+from google.cloud.bigtable.data import BigtableDataClientAsync, RowMutationEntry, mutations  # noqa: E402
 
 from ddb2bigtable import emulator  # noqa: E402
 from ddb2bigtable.codec import Codec, Expired  # noqa: E402
@@ -53,11 +57,12 @@ from ddb2bigtable.export_reader import open_export, read_records  # noqa: E402
 from ddb2bigtable.export_writer import write_export  # noqa: E402
 from ddb2bigtable.load import LoadOptions, run_load  # noqa: E402
 from ddb2bigtable.loader import load_spec  # noqa: E402
+from ddb2bigtable.mutations import DeleteRow, SetCell  # noqa: E402
 from ddb2bigtable.planner import plan_stage  # noqa: E402
 from ddb2bigtable.stage import load_stage  # noqa: E402
 from ddb2bigtable.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.type_inference import infer_types  # noqa: E402
-from ddb2bigtable.writer import WriteSettings, client_mutation  # noqa: E402
+from ddb2bigtable.writer import Source, WriteSettings, row_entry  # noqa: E402
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
 
@@ -134,17 +139,29 @@ class DataSet:
 
         Client(project=PROJECT, admin=True).instance(instance_id).table(self.table.id).delete()
 
-    def entries(self) -> list[RowMutationEntry]:
-        """The loader's very rows, as client entries: built before any timer starts."""
+    def entries(self, form: str) -> list[RowMutationEntry]:
+        """The loader's very rows, built before any timer starts: as the client's own
+        `RowMutationEntry` of client mutations (form "client"), or as the loader's entries
+        (form "protobuf": messages built once, see writer.py)."""
         manifest = open_export(self.export)
         records = [r for f in manifest.files for r in read_records(manifest, f)]
         codec = Codec(self.table, infer_types((r.item for r in records if r.item is not None), self.table))
         out = []
         for r in records:
             row = codec.encode(r.item, write_time_micros=manifest.export_time_micros, now_micros=time.time_ns() // 1000)
-            if not isinstance(row, Expired):
-                out.append(RowMutationEntry(row.key, [client_mutation(m) for m in row.mutations]))
+            if isinstance(row, Expired):
+                continue
+            if form == "protobuf":
+                out.append(row_entry(row, Source(r.file, r.line)))
+            else:
+                out.append(RowMutationEntry(row.key, [_client_mutation(m) for m in row.mutations]))
         return out
+
+
+def _client_mutation(m: SetCell | DeleteRow) -> mutations.Mutation:
+    if isinstance(m, SetCell):
+        return mutations.SetCell(m.family, m.qualifier, m.value, m.timestamp_micros)
+    return mutations.DeleteAllFromRow()
 
 
 # --- the measured runs -------------------------------------------------------------------
@@ -159,8 +176,8 @@ async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry]
                 await batcher.append(entry)
 
 
-def run_baseline(data: DataSet) -> float:
-    entries = data.entries()
+def run_baseline(data: DataSet, form: str) -> float:
+    entries = data.entries(form)
     instance_id = data.fresh_instance()
     gc.collect()
     start = time.perf_counter()
@@ -264,9 +281,9 @@ def main() -> None:
         for round_no in range(args.repeat):
             print(f"round {round_no + 1}/{args.repeat}", flush=True)
             for data in datasets:
-                sides = ["baseline", "loader"] if round_no % 2 == 0 else ["loader", "baseline"]
-                for side in sides:
-                    rate = run_baseline(data) if side == "baseline" else run_loader(data, work)
+                sides = ["client", "protobuf", "loader"]
+                for side in sides if round_no % 2 == 0 else reversed(sides):
+                    rate = run_loader(data, work) if side == "loader" else run_baseline(data, side)
                     keep(data.name, side, rate)
             if not args.no_beam:
                 keep(movies.name, "beam", run_beam(movies, work))
@@ -279,14 +296,16 @@ def main() -> None:
             memory[n] = measure_memory(data, spec_path, work)
 
     print()
-    print(f"{'data set':30} {'baseline rows/s':>16} {'loader rows/s':>14} {'loader/baseline':>16}")
+    print("rows/s, best of each; baseline 'client' = the client's RowMutationEntry objects pre-built (the")
+    print("issue's raw baseline), 'protobuf' = the loader's own protobuf entries pre-built (stricter)")
+    print(f"{'data set':26} {'client':>9} {'protobuf':>9} {'loader':>9} {'loader/client':>14} {'loader/protobuf':>16}")
     for data in datasets:
-        b, lo = best[data.name, "baseline"], best[data.name, "loader"]
-        print(f"{data.name:30} {b:16,.0f} {lo:14,.0f} {lo / b:16.2f}")
+        c, pb, lo = (best[data.name, side] for side in ("client", "protobuf", "loader"))
+        print(f"{data.name:26} {c:9,.0f} {pb:9,.0f} {lo:9,.0f} {lo / c:14.2f} {lo / pb:16.2f}")
     if not args.no_beam:
         beam = best[movies.name, "beam"]
-        print(f"{'Beam DirectRunner, Movies':30} {'':16} {beam:14,.0f} "
-              f"{'(' + format(beam / best[movies.name, 'loader'], '.2f') + ' of the loader)':>16}")
+        print(f"{'Beam DirectRunner, Movies':26} {'':9} {'':9} {beam:9,.0f} "
+              f"  ({beam / best[movies.name, 'loader']:.2f} of the loader)")
     print()
     print(f"{'loader peak memory':30} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18}")
     for n, m in memory.items():

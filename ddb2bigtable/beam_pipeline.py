@@ -49,7 +49,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .cell_values import MIXED
+from .buckets import route
 from .codec import Codec
 from .export_reader import ExportError, Manifest, open_export, read_records, verify_file
 from .load import (
@@ -58,13 +58,13 @@ from .load import (
     LoadOptions,
     LoadReport,
     combine_dead_letters,
-    route,
+    file_types,
     start_load,
 )
 from .load_jobs import LoadJobPlan, table_fingerprint
 from .load_state import FileCounts
 from .spec import TableSpec
-from .type_inference import AttributeTypes, infer_types
+from .type_inference import AttributeTypes, merge_types
 from .writer import Source, WriteError, WriteSettings, row_entry, sort_failures
 
 
@@ -132,26 +132,12 @@ def _dead_letter(file: str, line: int, reason: str, raw: str | None = None) -> s
     return json.dumps(record)
 
 
-def merge_types(a: AttributeTypes, b: AttributeTypes) -> AttributeTypes:
-    """Two partial inferences as one: an attribute two parts disagree on is `mixed`.
-
-    `infer_types` per data file, merged with this, gives what it gives over the whole
-    export (a type differs across items, or an M/L/NS is not plain JSON somewhere)."""
-    merged = dict(a)
-    for name, stored in b.items():
-        if merged.setdefault(name, stored) != stored:
-            merged[name] = MIXED
-    return merged
-
-
 class _InferFileTypes(beam.DoFn):
     def __init__(self, table: TableSpec, manifest: Manifest):
         self.table, self.manifest = table, manifest
 
     def process(self, key: str) -> Iterator[AttributeTypes]:
-        f = next(f for f in self.manifest.files if f.key == key)
-        verify_file(self.manifest, f)
-        yield infer_types((r.item for r in read_records(self.manifest, f) if r.item is not None), self.table)
+        yield file_types(self.manifest, next(f for f in self.manifest.files if f.key == key), self.table)
 
 
 class _MergeTypes(beam.CombineFn):

@@ -49,7 +49,7 @@ SUMMARY = "manifest-summary.json"
 AWS_FOLDER = "AWSDynamoDB"
 RAW_LIMIT = 1000
 
-_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
 # DynamoDB numbers have up to 38 significant digits; a wide context never rounds them.
 _WIDE = Context(prec=100, Emax=999_999, Emin=-999_999)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -13,19 +13,25 @@ import asyncio
 import gc
 import hashlib
 import json
+import multiprocessing
+import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 
-from .codec import Codec, CodecError, Expired
-from .export_reader import DataFile, ExportError, Manifest, Record, open_export, read_records, verify_file
+from google.cloud.bigtable.data import RowMutationEntry
+
+from .codec import Codec
+from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .export_reader import DataFile, ExportError, Manifest, open_export, read_records, verify_file
 from .load_state import FileCounts, LoadState, fingerprint
-from .mutations import RowMutation
 from .spec import TableSpec
-from .type_inference import infer_types
-from .writer import Source, WriteError, Writer, WriteSettings
+from .type_inference import AttributeTypes, infer_types, merge_types
+from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 DEAD_LETTER_DIR = "dead-letters"
 
@@ -83,14 +89,6 @@ class LoadOptions:
     writer: WriteSettings = field(default_factory=WriteSettings)
 
 
-def in_sample(row_key: bytes, fraction: float | None) -> bool:
-    """A stable sample: the same rows are in it on every run and machine."""
-    if fraction is None or fraction >= 1:
-        return True
-    digest = hashlib.blake2b(row_key, digest_size=8).digest()
-    return int.from_bytes(digest, "big") / 2**64 < fraction
-
-
 class _DeadLetters:
     """One JSONL file per data file, truncated when that file starts: a rerun never duplicates."""
 
@@ -142,63 +140,6 @@ def all_items(manifest: Manifest) -> Iterator:
                 yield record.item
 
 
-@dataclass(frozen=True)
-class Routed:
-    """Where one export line goes; `route` has already counted it."""
-
-    row: RowMutation | None = None  # to write: a put, a delete, or an expired item's older version going
-    dead: str | None = None  # the reason, when the line goes to the dead letters
-    expired: Expired | None = None
-
-
-def route(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
-          counts: FileCounts) -> Routed:
-    """Every line into exactly one bucket (the local writer and the Beam pipeline share this)."""
-    counts.read += 1
-    try:
-        row = _encode(record, codec, write_time, now)
-    except CodecError as error:
-        counts.dead_lettered += 1
-        return Routed(dead=str(error))
-    if row is None:
-        counts.dead_lettered += 1
-        return Routed(dead=record.error or "unreadable line")
-    if isinstance(row, Expired):
-        counts.expired += 1
-        return Routed(row=row.delete, expired=row)  # incremental: an older, still-live version must go
-    if not in_sample(row.key, sample):
-        counts.sampled_out += 1
-        return Routed()
-    if record.kind == "delete":
-        counts.deleted += 1
-    else:
-        counts.loaded += 1
-    return Routed(row=row)
-
-
-async def _rows(manifest: Manifest, f: DataFile, codec: Codec, options: LoadOptions, write_time: int,
-                counts: FileCounts, dead: _DeadLetters, progress: Callable[[int], None]
-                ) -> AsyncIterator[tuple]:
-    now = options.now_micros or int(time.time() * 1_000_000)
-    for record in read_records(manifest, f):
-        progress(1)
-        routed = route(record, codec, write_time, now, options.sample, counts)
-        if routed.dead is not None:
-            dead.add(record.file, record.line, routed.dead, record.raw)
-        elif routed.row is not None:
-            yield routed.row, Source(record.file, record.line)
-
-
-def _encode(record: Record, codec: Codec, write_time: int, now: int):
-    if record.kind == "error":
-        return None
-    if record.kind == "delete":  # the old image tells rule-based designs which cells were the item's
-        return codec.delete(record.old_item or record.keys or {})
-    replace = record.keys is not None  # incremental: the item may have had an older version
-    return codec.encode(record.item or {}, write_time_micros=record.write_time_micros or write_time,
-                        now_micros=now, replace=replace)
-
-
 def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Manifest, LoadReport, LoadState]:
     """Manifests, an empty report and the resume state with the attribute types (shared by
     the local writer and the Beam pipeline). A new state checks every file's md5 before
@@ -212,14 +153,52 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
     state = LoadState.open(state_path, export_fingerprint(manifest, table))
     if state.types is None:
         try:
-            for f in manifest.files:
-                verify_file(manifest, f)
-            state.types = infer_types(all_items(manifest), table)
+            state.types = export_types(manifest, table)
         except ExportError as error:
             report.error = str(error)
             return manifest, report, state
         state.save(state_path)
     return manifest, report, state
+
+
+def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTypes:
+    """One data file's md5 checked, then its attribute types inferred."""
+    verify_file(manifest, f)
+    return infer_types((r.item for r in read_records(manifest, f) if r.item is not None), table)
+
+
+def export_types(manifest: Manifest, table: TableSpec) -> AttributeTypes:
+    """`file_types` of every data file, merged: what one pass over the export would infer.
+    The files are independent, so they are read in parallel (forked processes, one per
+    core); the first failing file in manifest order raises its ExportError."""
+    types = infer_types((), table)
+    workers = min(os.cpu_count() or 1, len(manifest.files))
+    if workers <= 1:
+        parts = [file_types(manifest, f, table) for f in manifest.files]
+    else:
+        context = multiprocessing.get_context("fork")  # see encoder.py: no re-import, no gRPC in the child
+        with ProcessPoolExecutor(workers, mp_context=context) as pool:
+            parts = list(pool.map(file_types, repeat(manifest), manifest.files, repeat(table)))
+    for part in parts:
+        types = merge_types(types, part)
+    return types
+
+
+async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _DeadLetters,
+                   progress: Callable[[int], None]) -> AsyncIterator[list[RowMutationEntry]]:
+    """One data file's rows from the encoder process, as batcher entries; its dead letters
+    written and its counts added on the way."""
+    async for message in chunks_of(encoder, f.key):
+        if isinstance(message, FileEnd):
+            counts.add(message.counts)
+            if message.error is not None:
+                raise ExportError(message.error)
+            return
+        for line, reason, raw in message.dead:
+            dead.add(f.key, line, reason, raw)
+        progress(message.read)
+        if message.lines:
+            yield unpack(message.packed, f.key, message.lines)
 
 
 async def load_table(table: TableSpec, export: str, options: LoadOptions,
@@ -233,37 +212,44 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     codec = Codec(table, state.types)
     report.lossy = list(codec.lossy)
     writer = Writer(options.project, options.instance_id, table.id, options.app_profile_id, options.writer)
-    for f in manifest.files:
-        if f.key in state.done:
-            report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
-            progress(f.item_count)
-            continue
-        counts = FileCounts()
-        file_report = FileReport(f.key, f.item_count, counts, "failed")
-        report.files.append(file_report)
-        dead = _DeadLetters(options.work_dir / DEAD_LETTER_DIR, f.key)
-        try:
-            verify_file(manifest, f)
+    pending = tuple(f for f in manifest.files if f.key not in state.done)
+    now = options.now_micros or int(time.time() * 1_000_000)
+    encoder = Encoder(EncodeJob(manifest, pending, manifest.export_time_micros, now, options.sample), codec) \
+        if pending else None
+    try:
+        for f in manifest.files:
+            if f.key in state.done:
+                report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
+                progress(f.item_count)
+                continue
+            assert encoder is not None
+            counts = FileCounts()
+            file_report = FileReport(f.key, f.item_count, counts, "failed")
+            report.files.append(file_report)
+            dead = _DeadLetters(options.work_dir / DEAD_LETTER_DIR, f.key)
+            try:
+                def rejected(source: Source, reason: str, counts: FileCounts = counts,
+                             dead: _DeadLetters = dead) -> None:
+                    counts.loaded -= 1
+                    counts.dead_lettered += 1
+                    dead.add(source.file, source.line, reason)
 
-            def rejected(source: Source, reason: str, counts: FileCounts = counts, dead: _DeadLetters = dead) -> None:
-                counts.loaded -= 1
-                counts.dead_lettered += 1
-                dead.add(source.file, source.line, reason)
-
-            await writer.write(_rows(manifest, f, codec, options, manifest.export_time_micros, counts, dead,
-                                     progress), rejected)
-        except (ExportError, WriteError) as error:
-            file_report.error = str(error)
-            report.error = str(error)
-            break
-        finally:
-            dead.close()
-        if counts.read != f.item_count:
-            file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
-                                 f"{counts.read} lines")
-        file_report.status = "loaded"
-        state.done[f.key] = counts
-        state.save(state_path)
+                await writer.write(_entries(encoder, f, counts, dead, progress), rejected)
+            except (ExportError, WriteError, EncoderDied) as error:
+                file_report.error = str(error)
+                report.error = str(error)
+                break
+            finally:
+                dead.close()
+            if counts.read != f.item_count:
+                file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
+                                     f"{counts.read} lines")
+            file_report.status = "loaded"
+            state.done[f.key] = counts
+            state.save(state_path)
+    finally:
+        if encoder is not None:
+            await encoder.close()
     report.seconds = time.monotonic() - started
     report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
     return report

@@ -26,6 +26,10 @@ class FileCounts:
     deleted: int = 0
     sampled_out: int = 0
 
+    def add(self, other: FileCounts) -> None:
+        for name, value in asdict(other).items():
+            setattr(self, name, getattr(self, name) + value)
+
 
 @dataclass
 class LoadState:

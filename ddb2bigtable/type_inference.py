@@ -66,3 +66,15 @@ def infer_types(items: Iterable[Item], table: TableSpec) -> AttributeTypes:
         else:
             types[name] = MIXED if name in not_plain else seen[name]
     return types
+
+
+def merge_types(a: AttributeTypes, b: AttributeTypes) -> AttributeTypes:
+    """Two partial inferences as one: an attribute two parts disagree on is `mixed`.
+
+    `infer_types` per data file, merged with this, gives what it gives over the whole
+    export (a type differs across items, or an M/L/NS is not plain JSON somewhere)."""
+    merged = dict(a)
+    for name, stored in b.items():
+        if merged.setdefault(name, stored) != stored:
+            merged[name] = MIXED
+    return merged

@@ -19,7 +19,7 @@ import orjson
 from .items import ALL_TYPES, AttributeValue
 from .mutations import CodecError
 
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII)
 
 
 class _Num(str):
@@ -111,38 +111,29 @@ def _fits_plain_nested(value: AttributeValue) -> bool:
 # --- plain JSON (exact number text) -------------------------------------------------------
 
 def plain_json(value: AttributeValue) -> bytes:
-    out = bytearray()
-    _write_plain(value, out)
-    return bytes(out)
+    return orjson.dumps(_plain(value))
 
 
-def _write_plain(value: AttributeValue, out: bytearray) -> None:
+def _plain(value: AttributeValue) -> Any:
+    """The value as plain Python for orjson; a number as a Fragment, so its exact text is
+    written unquoted (one walk in Python, the writing in orjson)."""
     (tag, inner), = value.items()
     if tag == "S":
-        out += orjson.dumps(inner)
-    elif tag == "N":
-        if not _JSON_NUMBER.fullmatch(inner):
+        return inner
+    if tag == "N":
+        whole = inner.isascii() and inner.isdigit() and (inner[0] != "0" or len(inner) == 1)  # the common case
+        if not (whole or _JSON_NUMBER.fullmatch(inner)):
             raise CodecError(f"number {inner!r} cannot be written as plain JSON")
-        out += inner.encode()
-    elif tag == "BOOL":
-        out += b"true" if inner else b"false"
-    elif tag == "NULL":
-        out += b"null"
-    elif tag == "M":
-        out += b"{"
-        for i, (k, v) in enumerate(inner.items()):
-            out += b"," if i else b""
-            out += orjson.dumps(k) + b":"
-            _write_plain(v, out)
-        out += b"}"
-    elif tag == "L":
-        out += b"["
-        for i, v in enumerate(inner):
-            out += b"," if i else b""
-            _write_plain(v, out)
-        out += b"]"
-    else:
-        raise CodecError(f"a {tag} value inside a document needs the self-describing (mixed) form")
+        return orjson.Fragment(inner)
+    if tag == "M":
+        return {k: _plain(v) for k, v in inner.items()}
+    if tag == "L":
+        return [_plain(v) for v in inner]
+    if tag == "BOOL":
+        return inner
+    if tag == "NULL":
+        return None
+    raise CodecError(f"a {tag} value inside a document needs the self-describing (mixed) form")
 
 
 def _reject_constant(name: str) -> Any:

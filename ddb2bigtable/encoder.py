@@ -1,0 +1,169 @@
+"""Reading and encoding in a second process, beside the writer.
+
+Reading an export line and encoding it costs about as much CPU as the Bigtable client
+spends sending the row (benchmarks/load_throughput.py); in one Python process the two add
+up. So one forked process reads the data files in order, routes every line
+(`buckets.route`: counts, dead letters) and ships the rows as packed protobuf chunks over
+a pipe; the writer's process only unpacks and sends. Memory stays bounded: the encoder
+blocks on the pipe when the writer is behind, and the writer prefetches at most
+`PREFETCH` chunks.
+
+Fork, not spawn: the child gets the codec and the imported modules as they are (spawning
+would import the Bigtable client again, about a second, longer than a small load) and
+never touches gRPC. If the child dies, the writer says so and the data file is not
+marked done: a rerun resumes with it, as after any failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import traceback
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from .buckets import route
+from .codec import Codec
+from .export_reader import DataFile, ExportError, Manifest, read_records, verify_file
+from .load_state import FileCounts
+from .writer import Packer
+
+CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling, small enough to start fast
+PREFETCH = 4  # chunks the writer holds ahead of the batcher
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Consecutive lines of one data file: rows to write (packed) and lines dead-lettered."""
+
+    file: str
+    packed: bytes
+    lines: list[int]
+    dead: list[tuple[int, str, str | None]]  # (line, reason, raw text)
+    read: int  # export lines this chunk covers, for the progress bar
+
+
+@dataclass(frozen=True)
+class FileEnd:
+    """A data file is read to its end (error None) or stopped by an ExportError."""
+
+    file: str
+    counts: FileCounts
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Crash:
+    traceback: str
+
+
+@dataclass(frozen=True)
+class EncodeJob:
+    """What the encoder needs besides the codec: the files and the routing inputs."""
+
+    manifest: Manifest
+    files: tuple[DataFile, ...]
+    write_time: int
+    now: int
+    sample: float | None
+
+
+def _encode_files(conn: Connection, job: EncodeJob, codec: Codec) -> None:
+    """The child's whole life: every file in order, then the pipe closes."""
+    try:
+        for f in job.files:
+            counts = FileCounts()
+            try:
+                _encode_file(conn, job, codec, f, counts)
+            except ExportError as error:
+                conn.send(FileEnd(f.key, counts, str(error)))
+                return
+            conn.send(FileEnd(f.key, counts))
+    except (BrokenPipeError, ConnectionResetError):  # the writer is gone (killed or stopped): so are we
+        return
+    except BaseException:  # a bug, not bad data: hand the writer the traceback to show
+        conn.send(_Crash(traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts) -> None:
+    """One data file as chunks; what was read before an ExportError is shipped first."""
+    packer = Packer()
+    dead: list[tuple[int, str, str | None]] = []
+    read = 0
+    try:
+        verify_file(job.manifest, f)
+        for record in read_records(job.manifest, f):
+            read += 1
+            routed = route(record, codec, job.write_time, job.now, job.sample, counts)
+            if routed.dead is not None:
+                dead.append((record.line, routed.dead, record.raw))
+            elif routed.row is not None:
+                packer.add(routed.row, record.line)
+            if read == CHUNK_ROWS:
+                packed, lines = packer.take()
+                conn.send(Chunk(f.key, packed, lines, dead, read))
+                dead, read = [], 0
+    finally:
+        packed, lines = packer.take()
+        conn.send(Chunk(f.key, packed, lines, dead, read))
+
+
+class EncoderDied(RuntimeError):
+    """The encoder process stopped without finishing (killed, out of memory, or a bug)."""
+
+
+class Encoder:
+    """The encoder process of one load, and the writer's end of its pipe."""
+
+    def __init__(self, job: EncodeJob, codec: Codec):
+        context = multiprocessing.get_context("fork")
+        self._conn, child_end = context.Pipe(duplex=False)
+        self._process = context.Process(target=_encode_files, args=(child_end, job, codec),
+                                        name="ddb2bigtable-encoder", daemon=True)
+        self._process.start()
+        child_end.close()
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(PREFETCH)
+        self._pump = asyncio.get_running_loop().create_task(self._receive())
+
+    async def _receive(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                message = await loop.run_in_executor(None, self._conn.recv)
+            except (EOFError, OSError):
+                await self._queue.put(None)
+                return
+            await self._queue.put(message)
+
+    async def next(self) -> Chunk | FileEnd:
+        message = await self._queue.get()
+        if isinstance(message, _Crash):
+            raise EncoderDied(f"the encoder process failed:\n{message.traceback}")
+        if message is None:
+            self._process.join(5)
+            raise EncoderDied(f"the encoder process stopped (exit code {self._process.exitcode}) before the "
+                              f"end of the export; nothing is lost: rerun the load, it resumes with this data file")
+        return message
+
+    async def close(self) -> None:
+        if self._process.is_alive():
+            self._process.terminate()
+        self._conn.close()  # the pump's recv fails and it ends
+        self._pump.cancel()
+        await asyncio.gather(self._pump, return_exceptions=True)
+        self._process.join()
+
+
+async def chunks_of(encoder: Encoder, file: str) -> AsyncIterator[Chunk | FileEnd]:
+    """The encoder's messages for one data file, ending with its FileEnd."""
+    while True:
+        message = await encoder.next()
+        if message.file != file:
+            raise EncoderDied(f"the encoder sent {message.file} while {file} was expected")
+        yield message
+        if isinstance(message, FileEnd):
+            return
