@@ -49,9 +49,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from google.cloud.bigtable.data import BigtableDataClientAsync, RowMutationEntry, mutations  # noqa: E402
-
-from ddb2bigtable import emulator  # noqa: E402
+from ddb2bigtable import emulator  # noqa: E402  (first: the package configures gRPC before it loads)
 from ddb2bigtable.codec import Codec, Expired  # noqa: E402
 from ddb2bigtable.export_reader import open_export, read_records  # noqa: E402
 from ddb2bigtable.export_writer import write_export  # noqa: E402
@@ -62,7 +60,9 @@ from ddb2bigtable.planner import plan_stage  # noqa: E402
 from ddb2bigtable.stage import load_stage  # noqa: E402
 from ddb2bigtable.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.type_inference import infer_types  # noqa: E402
-from ddb2bigtable.writer import Source, WriteSettings, row_entry  # noqa: E402
+from ddb2bigtable.writer import BigtableDataClientAsync, Source, WriteSettings, mutations, row_entry  # noqa: E402
+
+RowMutationEntry = mutations.RowMutationEntry
 
 warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
 

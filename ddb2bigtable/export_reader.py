@@ -379,7 +379,9 @@ class _Invalid(Exception):
 
 
 def _fast_value(value: Any) -> AttributeValue:
-    """`_json_value` without building a path per value: same checks, same result."""
+    """`_json_value` without building a path per value: same checks, same result. The
+    parsed JSON is already the item's form except for binary (base64 text to bytes), so a
+    value is returned as it is unless something inside it had to be converted."""
     if type(value) is not dict or len(value) != 1:
         raise _Invalid
     ((tag, inner),) = value.items()
@@ -394,11 +396,17 @@ def _fast_value(value: Any) -> AttributeValue:
     if tag == "M":
         if type(inner) is not dict:
             raise _Invalid
-        return {"M": {k: _fast_value(v) for k, v in inner.items()}}
+        for v in inner.values():
+            if _fast_value(v) is not v:  # binary inside: convert the map (rare)
+                return {"M": {k: _fast_value(v) for k, v in inner.items()}}
+        return value
     if tag == "L":
         if type(inner) is not list:
             raise _Invalid
-        return {"L": [_fast_value(v) for v in inner]}
+        for v in inner:
+            if _fast_value(v) is not v:
+                return {"L": [_fast_value(v) for v in inner]}
+        return value
     if tag == "BOOL":
         if type(inner) is not bool:
             raise _Invalid
@@ -408,7 +416,10 @@ def _fast_value(value: Any) -> AttributeValue:
             raise _Invalid
         return value
     try:
-        return {tag: _JSON_TYPES[tag](inner, tag)}  # B, SS, NS, BS: rarer, converted or checked in full
+        if tag in ("SS", "NS"):
+            _JSON_TYPES[tag](inner, tag)  # checks every member, converts nothing
+            return value
+        return {tag: _JSON_TYPES[tag](inner, tag)}  # B, BS: base64 to bytes
     except (KeyError, _BadLine):
         raise _Invalid from None
 

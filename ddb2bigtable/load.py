@@ -41,7 +41,7 @@ class FileReport:
     file: str
     manifest_items: int
     counts: FileCounts
-    status: str  # "loaded" | "resumed: already loaded" | "failed"
+    status: str  # "loaded" | "resumed: already loaded" | "failed" ("pending" while the load runs)
     error: str | None = None
 
 
@@ -201,6 +201,62 @@ async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _Dea
             yield unpack(message.packed, f.key, message.lines)
 
 
+@dataclass
+class _Run:
+    """What the file tasks of one load share."""
+
+    options: LoadOptions
+    report: LoadReport
+    state: LoadState
+    encoder: Encoder
+    writer: Writer
+    progress: Callable[[int], None]
+    failed: bool = False
+
+
+async def _load_file(run: _Run, f: DataFile, file_report: FileReport, turn: asyncio.Event,
+                     next_turn: asyncio.Event) -> None:
+    """One data file. The encoder sends files in manifest order, so a file reads only in
+    its turn, and hands the turn on as soon as its last row is with the batcher: the next
+    file's rows flow while this file's last batches are still in flight. The file is done
+    (resume state) only when every one of its rows is acknowledged."""
+    try:
+        await turn.wait()
+        if run.failed:  # an earlier file failed: stop here, as a rerun resumes from the state
+            return
+        file_report.status = "failed"
+        counts = file_report.counts
+        dead = _DeadLetters(run.options.work_dir / DEAD_LETTER_DIR, f.key)
+
+        def rejected(source: Source, reason: str) -> None:
+            counts.loaded -= 1
+            counts.dead_lettered += 1
+            dead.add(source.file, source.line, reason)
+
+        async def entries() -> AsyncIterator[list[RowMutationEntry]]:
+            async for chunk in _entries(run.encoder, f, counts, dead, run.progress):
+                yield chunk
+            next_turn.set()  # read to its end without error: the next file may read (on failure: below)
+
+        try:
+            await run.writer.write(entries(), rejected)
+        except (ExportError, WriteError, EncoderDied) as error:
+            file_report.error = str(error)
+            run.report.error = run.report.error or str(error)
+            run.failed = True
+            return
+        finally:
+            dead.close()
+        if counts.read != f.item_count:
+            file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
+                                 f"{counts.read} lines")
+        file_report.status = "loaded"
+        run.state.done[f.key] = counts
+        run.state.save(run.options.work_dir / "state.json")
+    finally:
+        next_turn.set()
+
+
 async def load_table(table: TableSpec, export: str, options: LoadOptions,
                      progress: Callable[[int], None] = lambda n: None) -> LoadReport:
     started = time.monotonic()
@@ -208,48 +264,32 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     if state.types is None:
         report.seconds = time.monotonic() - started
         return report
-    state_path = options.work_dir / "state.json"
     codec = Codec(table, state.types)
     report.lossy = list(codec.lossy)
-    writer = Writer(options.project, options.instance_id, table.id, options.app_profile_id, options.writer)
-    pending = tuple(f for f in manifest.files if f.key not in state.done)
-    now = options.now_micros or int(time.time() * 1_000_000)
-    encoder = Encoder(EncodeJob(manifest, pending, manifest.export_time_micros, now, options.sample), codec) \
-        if pending else None
-    try:
-        for f in manifest.files:
-            if f.key in state.done:
-                report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
-                progress(f.item_count)
-                continue
-            assert encoder is not None
-            counts = FileCounts()
-            file_report = FileReport(f.key, f.item_count, counts, "failed")
-            report.files.append(file_report)
-            dead = _DeadLetters(options.work_dir / DEAD_LETTER_DIR, f.key)
-            try:
-                def rejected(source: Source, reason: str, counts: FileCounts = counts,
-                             dead: _DeadLetters = dead) -> None:
-                    counts.loaded -= 1
-                    counts.dead_lettered += 1
-                    dead.add(source.file, source.line, reason)
-
-                await writer.write(_entries(encoder, f, counts, dead, progress), rejected)
-            except (ExportError, WriteError, EncoderDied) as error:
-                file_report.error = str(error)
-                report.error = str(error)
-                break
-            finally:
-                dead.close()
-            if counts.read != f.item_count:
-                file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
-                                     f"{counts.read} lines")
-            file_report.status = "loaded"
-            state.done[f.key] = counts
-            state.save(state_path)
-    finally:
-        if encoder is not None:
+    for f in manifest.files:
+        if f.key in state.done:
+            report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
+            progress(f.item_count)
+        else:
+            report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
+    pending = [r for r in report.files if r.status == "pending"]
+    if pending:
+        files = {f.key: f for f in manifest.files}
+        now = options.now_micros or int(time.time() * 1_000_000)
+        job = EncodeJob(manifest, tuple(files[r.file] for r in pending), manifest.export_time_micros, now,
+                        options.sample)
+        encoder = Encoder(job, codec)
+        try:
+            async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
+                              options.writer) as writer:
+                run = _Run(options, report, state, encoder, writer, progress)
+                turns = [asyncio.Event() for _ in range(len(pending) + 1)]
+                turns[0].set()
+                await asyncio.gather(*(_load_file(run, files[r.file], r, turns[i], turns[i + 1])
+                                       for i, r in enumerate(pending)))
+        finally:
             await encoder.close()
+        report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
     report.seconds = time.monotonic() - started
     report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
     return report

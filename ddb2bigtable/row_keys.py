@@ -108,6 +108,8 @@ _COMPLEMENT = str.maketrans("0123456789", "9876543210")
 
 def number_key(text: str) -> str:
     """The ordered decimal form of a number (see the module docstring)."""
+    if text.isascii() and text.isdigit() and text[0] != "0" and len(text) <= 25:  # a whole number: most keys
+        return _exponent_code(len(text) - 1) + text
     negative, digits, e = parse_number(text)
     if not digits:
         return "0"

@@ -137,13 +137,22 @@ class WriteSettings:
 
 
 class Writer:
-    """One table's writer; `write` streams (row, source) pairs and reports rejected rows."""
+    """One table's writer, one client for the whole load (`async with`); `write` sends one
+    data file's entries through a batcher of its own, so its failures stay its own."""
 
     def __init__(self, project: str, instance_id: str, table_id: str, app_profile_id: str | None,
                  settings: WriteSettings | None = None):
         self.project, self.instance_id, self.table_id = project, instance_id, table_id
         self.app_profile_id = app_profile_id
         self.settings = settings or WriteSettings()
+
+    async def __aenter__(self) -> Writer:
+        self._client = BigtableDataClientAsync(project=self.project)
+        self._table = self._client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._client.close()
 
     async def write(self, chunks: AsyncIterator[list[mutations.RowMutationEntry]],
                     rejected: Callable[[Source, str], None]) -> int:
@@ -155,30 +164,28 @@ class Writer:
         s = self.settings
         sent = 0
         stream = chunks.__aiter__()
-        async with BigtableDataClientAsync(project=self.project) as client:
-            table = client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
-            more = True
-            while more:
-                batcher = table.mutations_batcher(
-                    flush_limit_mutation_count=s.flush_limit_mutation_count,
-                    flow_control_max_mutation_count=s.flow_control_max_mutation_count,
-                    batch_operation_timeout=s.operation_timeout_seconds,
-                )
-                try:
-                    async with batcher:
-                        in_batcher = 0
-                        while in_batcher < s.rows_per_batcher:
-                            try:
-                                chunk = await stream.__anext__()
-                            except StopAsyncIteration:
-                                more = False
-                                break
-                            for entry in chunk:
-                                await batcher.append(entry)
-                            in_batcher += len(chunk)
-                            sent += len(chunk)
-                except MutationsExceptionGroup as group:
-                    sort_failures(group, self.table_id, rejected)
+        more = True
+        while more:
+            batcher = self._table.mutations_batcher(
+                flush_limit_mutation_count=s.flush_limit_mutation_count,
+                flow_control_max_mutation_count=s.flow_control_max_mutation_count,
+                batch_operation_timeout=s.operation_timeout_seconds,
+            )
+            try:
+                async with batcher:
+                    in_batcher = 0
+                    while in_batcher < s.rows_per_batcher:
+                        try:
+                            chunk = await stream.__anext__()
+                        except StopAsyncIteration:
+                            more = False
+                            break
+                        for entry in chunk:
+                            await batcher.append(entry)
+                        in_batcher += len(chunk)
+                        sent += len(chunk)
+            except MutationsExceptionGroup as group:
+                sort_failures(group, self.table_id, rejected)
         return sent
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+import ddb2bigtable  # noqa: F401  (first: it configures gRPC before anything imports it)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -1,7 +1,8 @@
 """Faults during a load: each ends with every item accounted for, or with a clear error.
 
 Never a silent loss: corrupt lines, a truncated gzip file, an md5 mismatch, a loader
-killed half-way and rerun, TTL expiry, and a connection dropped mid-load (a TCP proxy).
+killed half-way and rerun, TTL expiry, a connection dropped mid-load (a TCP proxy), a
+file that breaks mid-load, and the encoder process dying.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ddb2bigtable.emulator import EMULATOR_ENV
+from ddb2bigtable.export_reader import open_export
 from ddb2bigtable.export_writer import write_export
-from ddb2bigtable.load import LoadOptions, run_load
+from ddb2bigtable.load import LoadOptions, export_fingerprint, export_types, run_load
+from ddb2bigtable.load_state import LoadState
 from ddb2bigtable.loader import load_spec
 from ddb2bigtable.planner import plan_stage
 from ddb2bigtable.stage import load_stage
@@ -256,3 +259,51 @@ def test_a_link_that_stays_down_ends_in_a_clear_error_and_a_rerun_completes(bigt
     rerun = run_load(spec.tables[0], str(export), options("down-test", tmp_path / "work"))
     assert rerun.complete and rerun.total("loaded") == 8_000
     assert len(read_all("down-test", "events")) == 8_000
+
+
+def test_a_file_that_breaks_mid_load_stops_with_its_own_error_and_later_files_wait(bigtable_emulator, tmp_path):
+    """The files are read by the encoder process while earlier files' rows are still in
+    flight; a file damaged after the types were inferred (a rerun with saved types) must
+    still stop the load with that file's error, and the files after it must not start."""
+    export = copy_export(tmp_path)
+    spec, instance_id = prepare("movies.yaml")
+    work = tmp_path / "work"
+    manifest = open_export(str(export))
+    types = export_types(manifest, spec.tables[0])
+    order = [f.key for f in manifest.files]
+    target = next(p for p in data_files(export) if p.name in order[2])
+    target.write_bytes(target.read_bytes()[: target.stat().st_size * 2 // 3])
+    rewrite_manifest_md5(export, target)
+    state = LoadState(export_fingerprint(open_export(str(export)), spec.tables[0]), types=types)
+    state.save(work / "state.json")  # as a first run that inferred the types left it
+
+    report = run_load(spec.tables[0], str(export), options(instance_id, work))
+
+    assert not report.complete and "truncated" in report.error and target.name in report.error
+    assert [f.status for f in report.files] == ["loaded", "loaded", "failed"]
+    loaded = report.total("loaded")
+    assert 2_000 < loaded < 3_000  # the two files before it, and the broken file's lines up to the cut
+    assert len(read_all(instance_id, "movies")) == loaded  # what is counted is what is there
+
+
+def test_an_encoder_process_that_dies_is_a_clear_error_and_a_rerun_completes(bigtable_emulator, tmp_path,
+                                                                             monkeypatch):
+    from ddb2bigtable import encoder
+
+    spec, instance_id = prepare("movies.yaml")
+    real = encoder._encode_file
+
+    def dies_in_the_second_file(conn, job, codec, f, counts):
+        if f.key == job.files[1].key:
+            os._exit(9)  # as the OOM killer would
+        real(conn, job, codec, f, counts)
+
+    monkeypatch.setattr(encoder, "_encode_file", dies_in_the_second_file)
+    report = run_load(spec.tables[0], str(MOVIES), options(instance_id, tmp_path / "work"))
+    assert not report.complete and "encoder process stopped" in report.error and "rerun the load" in report.error
+    assert [f.status for f in report.files] == ["loaded", "failed"]
+    monkeypatch.setattr(encoder, "_encode_file", real)
+    rerun = run_load(spec.tables[0], str(MOVIES), options(instance_id, tmp_path / "work"))
+    assert rerun.complete and rerun.total("loaded") == 4_609
+    assert [f.status for f in rerun.files][:2] == ["resumed: already loaded", "loaded"]
+    assert len(read_all(instance_id, "movies")) == 4_609
