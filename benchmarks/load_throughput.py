@@ -17,7 +17,8 @@ written as a real DynamoDB export). For each, best of --repeat, the sides interl
   fresh table.
 - Beam: `beam_pipeline.run_beam_load` (DirectRunner) end to end on Movies.
 - memory: peak RSS (VmHWM) of a child process running `run_load` on a smaller and a
-  larger generated export, minus its RSS after imports: flat means streaming.
+  larger generated export, minus its RSS after imports, and the largest peak of its
+  helper processes (type inference, encoders): flat means streaming.
 
 Every measurement writes into a fresh instance whose tables are deleted afterwards, so the
 emulator (in-memory) does not grow from one round to the next. Run:
@@ -224,14 +225,16 @@ def _peak_rss_kib() -> int:
 
 
 def child_memory(spec: str, table_id: str, export: str, instance_id: str, work: str) -> None:
-    """In a child process: run_load, then print peak RSS after imports and at the end (KiB)."""
+    """In a child process: run_load, then print peak RSS after imports and at the end (KiB),
+    and the largest peak RSS of the load's own helper processes (the encoders)."""
     after_imports = _peak_rss_kib()
     table = next(t for t in load_spec(spec).tables if t.id == table_id)
     options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE, work_dir=Path(work))
     report = run_load(table, export, options)
     peak = _peak_rss_kib()
+    helpers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB on Linux; fork, so no parent's peak
     print(json.dumps({"complete": report.complete, "loaded": report.total("loaded"),
-                      "after_imports_kib": after_imports, "peak_kib": peak}))
+                      "after_imports_kib": after_imports, "peak_kib": peak, "helpers_peak_kib": helpers}))
 
 
 def measure_memory(data: DataSet, spec_path: Path, work: Path) -> dict:
@@ -307,9 +310,11 @@ def main() -> None:
         print(f"{'Beam DirectRunner, Movies':26} {'':9} {'':9} {beam:9,.0f} "
               f"  ({beam / best[movies.name, 'loader']:.2f} of the loader)")
     print()
-    print(f"{'loader peak memory':30} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18}")
+    print(f"{'loader peak memory':26} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18} "
+          f"{'largest helper MiB':>19}")
     for n, m in memory.items():
-        print(f"{'':30} {n:10,} {m['peak_kib'] / 1024:14.1f} {(m['peak_kib'] - m['after_imports_kib']) / 1024:18.1f}")
+        print(f"{'':26} {n:10,} {m['peak_kib'] / 1024:14.1f} {(m['peak_kib'] - m['after_imports_kib']) / 1024:18.1f} "
+              f"{m['helpers_peak_kib'] / 1024:19.1f}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import asyncio
 import multiprocessing
 import traceback
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -116,8 +116,8 @@ class EncoderDied(RuntimeError):
     """The encoder process stopped without finishing (killed, out of memory, or a bug)."""
 
 
-class Encoder:
-    """The encoder process of one load, and the writer's end of its pipe."""
+class _Process:
+    """One encoder process and the writer's end of its pipe, pumped into a bounded queue."""
 
     def __init__(self, job: EncodeJob, codec: Codec):
         context = multiprocessing.get_context("fork")
@@ -158,10 +158,28 @@ class Encoder:
         self._process.join()
 
 
+class Encoder:
+    """The encoder processes of one load: file i goes to process i mod n, so while the
+    writer sends one file, the next one is being encoded in another process (each runs
+    at most PREFETCH chunks ahead)."""
+
+    def __init__(self, job: EncodeJob, codec: Codec, processes: int):
+        n = max(1, min(processes, len(job.files)))
+        self._owner = {f.key: i % n for i, f in enumerate(job.files)}
+        self._processes = [_Process(replace(job, files=job.files[i::n]), codec) for i in range(n)]
+
+    async def next(self, file: str) -> Chunk | FileEnd:
+        return await self._processes[self._owner[file]].next()
+
+    async def close(self) -> None:
+        for process in self._processes:
+            await process.close()
+
+
 async def chunks_of(encoder: Encoder, file: str) -> AsyncIterator[Chunk | FileEnd]:
     """The encoder's messages for one data file, ending with its FileEnd."""
     while True:
-        message = await encoder.next()
+        message = await encoder.next(file)
         if message.file != file:
             raise EncoderDied(f"the encoder sent {message.file} while {file} was expected")
         yield message

@@ -17,10 +17,9 @@ import multiprocessing
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import repeat
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 from google.cloud.bigtable.data import RowMutationEntry
@@ -169,19 +168,58 @@ def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTy
 
 def export_types(manifest: Manifest, table: TableSpec) -> AttributeTypes:
     """`file_types` of every data file, merged: what one pass over the export would infer.
-    The files are independent, so they are read in parallel (forked processes, one per
-    core); the first failing file in manifest order raises its ExportError."""
-    types = infer_types((), table)
+    The files are independent, so they are read in parallel: this process takes every
+    n-th file and a forked child per other core the rest (see encoder.py for why fork).
+    The first failing file in manifest order raises its ExportError."""
     workers = min(os.cpu_count() or 1, len(manifest.files))
-    if workers <= 1:
-        parts = [file_types(manifest, f, table) for f in manifest.files]
-    else:
-        context = multiprocessing.get_context("fork")  # see encoder.py: no re-import, no gRPC in the child
-        with ProcessPoolExecutor(workers, mp_context=context) as pool:
-            parts = list(pool.map(file_types, repeat(manifest), manifest.files, repeat(table)))
-    for part in parts:
+    numbered = list(enumerate(manifest.files))
+    context = multiprocessing.get_context("fork")
+    children = []
+    for share in range(1, workers):
+        parent_end, child_end = context.Pipe(duplex=False)
+        child = context.Process(target=_send_share_types, args=(child_end, manifest, numbered[share::workers], table),
+                                daemon=True)
+        child.start()
+        child_end.close()
+        children.append((child, parent_end))
+    results = _share_types(manifest, numbered[::workers], table)
+    for child, conn in children:
+        try:
+            results += conn.recv()
+        except EOFError:
+            child.join()
+            raise ExportError(f"a process reading the export stopped (exit code {child.exitcode}); nothing was "
+                              f"written: rerun the load") from None
+        finally:
+            conn.close()
+        child.join()
+    types = infer_types((), table)
+    for _, part in sorted(results, key=lambda result: result[0]):
+        if isinstance(part, str):
+            raise ExportError(part)
         types = merge_types(types, part)
     return types
+
+
+def _share_types(manifest: Manifest, share: list[tuple[int, DataFile]], table: TableSpec
+                 ) -> list[tuple[int, AttributeTypes | str]]:
+    """(index, types) per file of one share, up to its first failing file: (index, error)."""
+    results: list[tuple[int, AttributeTypes | str]] = []
+    for index, f in share:
+        try:
+            results.append((index, file_types(manifest, f, table)))
+        except ExportError as error:
+            results.append((index, str(error)))
+            break
+    return results
+
+
+def _send_share_types(conn: Connection, manifest: Manifest, share: list[tuple[int, DataFile]],
+                      table: TableSpec) -> None:
+    try:
+        conn.send(_share_types(manifest, share, table))
+    finally:
+        conn.close()
 
 
 async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _DeadLetters,
@@ -212,49 +250,59 @@ class _Run:
     writer: Writer
     progress: Callable[[int], None]
     failed: bool = False
+    open_files: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
 
 
 async def _load_file(run: _Run, f: DataFile, file_report: FileReport, turn: asyncio.Event,
                      next_turn: asyncio.Event) -> None:
-    """One data file. The encoder sends files in manifest order, so a file reads only in
-    its turn, and hands the turn on as soon as its last row is with the batcher: the next
-    file's rows flow while this file's last batches are still in flight. The file is done
-    (resume state) only when every one of its rows is acknowledged."""
+    """One data file. Files are read in manifest order: a file reads only in its turn, and
+    hands the turn on as soon as its last row is with the batcher, so the next file's rows
+    flow while this file's last batches are still in flight. At most two files are open
+    at once (`run.open_files`): a third waits for the first to finish, or staged rows
+    would pile up when Bigtable is slower than the reading. The file is done (resume
+    state) only when every one of its rows is acknowledged."""
     try:
         await turn.wait()
         if run.failed:  # an earlier file failed: stop here, as a rerun resumes from the state
             return
-        file_report.status = "failed"
-        counts = file_report.counts
-        dead = _DeadLetters(run.options.work_dir / DEAD_LETTER_DIR, f.key)
-
-        def rejected(source: Source, reason: str) -> None:
-            counts.loaded -= 1
-            counts.dead_lettered += 1
-            dead.add(source.file, source.line, reason)
-
-        async def entries() -> AsyncIterator[list[RowMutationEntry]]:
-            async for chunk in _entries(run.encoder, f, counts, dead, run.progress):
-                yield chunk
-            next_turn.set()  # read to its end without error: the next file may read (on failure: below)
-
-        try:
-            await run.writer.write(entries(), rejected)
-        except (ExportError, WriteError, EncoderDied) as error:
-            file_report.error = str(error)
-            run.report.error = run.report.error or str(error)
-            run.failed = True
-            return
-        finally:
-            dead.close()
-        if counts.read != f.item_count:
-            file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
-                                 f"{counts.read} lines")
-        file_report.status = "loaded"
-        run.state.done[f.key] = counts
-        run.state.save(run.options.work_dir / "state.json")
+        async with run.open_files:
+            await _write_file(run, f, file_report, next_turn)
     finally:
         next_turn.set()
+
+
+async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn: asyncio.Event) -> None:
+    """The data file through its own batcher; the turn passes when its last row is handed over
+    (the next file may read while these rows land; on failure, `_load_file` passes it)."""
+    file_report.status = "failed"
+    counts = file_report.counts
+    dead = _DeadLetters(run.options.work_dir / DEAD_LETTER_DIR, f.key)
+
+    def rejected(source: Source, reason: str) -> None:
+        counts.loaded -= 1
+        counts.dead_lettered += 1
+        dead.add(source.file, source.line, reason)
+
+    async def entries() -> AsyncIterator[list[RowMutationEntry]]:
+        async for chunk in _entries(run.encoder, f, counts, dead, run.progress):
+            yield chunk
+        next_turn.set()  # read to its end without error: the next file may read (on failure: below)
+
+    try:
+        await run.writer.write(entries(), rejected)
+    except (ExportError, WriteError, EncoderDied) as error:
+        file_report.error = str(error)
+        run.report.error = run.report.error or str(error)
+        run.failed = True
+        return
+    finally:
+        dead.close()
+    if counts.read != f.item_count:
+        file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
+                             f"{counts.read} lines")
+    file_report.status = "loaded"
+    run.state.done[f.key] = counts
+    run.state.save(run.options.work_dir / "state.json")
 
 
 async def load_table(table: TableSpec, export: str, options: LoadOptions,
@@ -278,7 +326,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
         now = options.now_micros or int(time.time() * 1_000_000)
         job = EncodeJob(manifest, tuple(files[r.file] for r in pending), manifest.export_time_micros, now,
                         options.sample)
-        encoder = Encoder(job, codec)
+        encoder = Encoder(job, codec, os.cpu_count() or 1)
         try:
             async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
                               options.writer) as writer:

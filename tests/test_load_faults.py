@@ -292,9 +292,10 @@ def test_an_encoder_process_that_dies_is_a_clear_error_and_a_rerun_completes(big
 
     spec, instance_id = prepare("movies.yaml")
     real = encoder._encode_file
+    second = open_export(str(MOVIES)).files[1].key
 
     def dies_in_the_second_file(conn, job, codec, f, counts):
-        if f.key == job.files[1].key:
+        if f.key == second:
             os._exit(9)  # as the OOM killer would
         real(conn, job, codec, f, counts)
 
