@@ -19,9 +19,10 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any
 
 from .buckets import route
@@ -112,6 +113,17 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
         conn.send(Chunk(f.key, packed, lines, dead, read))
 
 
+def forked_child(target: Callable[..., None], *args: Any, name: str) -> tuple[BaseProcess, Connection]:
+    """A forked child running `target(conn, *args)`, and this process's end of the one-way
+    pipe it writes to (why fork: the module docstring). Shared with `load.export_types`."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=target, args=(sender, *args), name=name, daemon=True)
+    process.start()
+    sender.close()
+    return process, receiver
+
+
 class EncoderDied(RuntimeError):
     """The encoder process stopped without finishing (killed, out of memory, or a bug)."""
 
@@ -120,12 +132,7 @@ class _Process:
     """One encoder process and the writer's end of its pipe, pumped into a bounded queue."""
 
     def __init__(self, job: EncodeJob, codec: Codec):
-        context = multiprocessing.get_context("fork")
-        self._conn, child_end = context.Pipe(duplex=False)
-        self._process = context.Process(target=_encode_files, args=(child_end, job, codec),
-                                        name="ddb2bigtable-encoder", daemon=True)
-        self._process.start()
-        child_end.close()
+        self._process, self._conn = forked_child(_encode_files, job, codec, name="ddb2bigtable-encoder")
         self._queue: asyncio.Queue[Any] = asyncio.Queue(PREFETCH)
         self._pump = asyncio.get_running_loop().create_task(self._receive())
 

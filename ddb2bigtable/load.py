@@ -13,7 +13,6 @@ import asyncio
 import gc
 import hashlib
 import json
-import multiprocessing
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -25,7 +24,7 @@ from pathlib import Path
 from google.cloud.bigtable.data import RowMutationEntry
 
 from .codec import Codec
-from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of, forked_child
 from .export_reader import DataFile, ExportError, Manifest, open_export, read_records, verify_file
 from .load_state import FileCounts, LoadState, fingerprint
 from .spec import TableSpec
@@ -173,15 +172,8 @@ def export_types(manifest: Manifest, table: TableSpec) -> AttributeTypes:
     The first failing file in manifest order raises its ExportError."""
     workers = min(os.cpu_count() or 1, len(manifest.files))
     numbered = list(enumerate(manifest.files))
-    context = multiprocessing.get_context("fork")
-    children = []
-    for share in range(1, workers):
-        parent_end, child_end = context.Pipe(duplex=False)
-        child = context.Process(target=_send_share_types, args=(child_end, manifest, numbered[share::workers], table),
-                                daemon=True)
-        child.start()
-        child_end.close()
-        children.append((child, parent_end))
+    children = [forked_child(_send_share_types, manifest, numbered[share::workers], table, name="ddb2bigtable-types")
+                for share in range(1, workers)]
     results = _share_types(manifest, numbered[::workers], table)
     for child, conn in children:
         try:
@@ -223,14 +215,17 @@ def _send_share_types(conn: Connection, manifest: Manifest, share: list[tuple[in
 
 
 async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _DeadLetters,
-                   progress: Callable[[int], None]) -> AsyncIterator[list[RowMutationEntry]]:
+                   progress: Callable[[int], None], read_to_end: asyncio.Event
+                   ) -> AsyncIterator[list[RowMutationEntry]]:
     """One data file's rows from the encoder process, as batcher entries; its dead letters
-    written and its counts added on the way."""
+    written and its counts added on the way. `read_to_end` is set once the file's last row
+    is handed over without error."""
     async for message in chunks_of(encoder, f.key):
         if isinstance(message, FileEnd):
             counts.add(message.counts)
             if message.error is not None:
                 raise ExportError(message.error)
+            read_to_end.set()
             return
         for line, reason, raw in message.dead:
             dead.add(f.key, line, reason, raw)
@@ -283,13 +278,8 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
         counts.dead_lettered += 1
         dead.add(source.file, source.line, reason)
 
-    async def entries() -> AsyncIterator[list[RowMutationEntry]]:
-        async for chunk in _entries(run.encoder, f, counts, dead, run.progress):
-            yield chunk
-        next_turn.set()  # read to its end without error: the next file may read (on failure: below)
-
     try:
-        await run.writer.write(entries(), rejected)
+        await run.writer.write(_entries(run.encoder, f, counts, dead, run.progress, next_turn), rejected)
     except (ExportError, WriteError, EncoderDied) as error:
         file_report.error = str(error)
         run.report.error = run.report.error or str(error)
