@@ -52,13 +52,14 @@ from typing import Any
 from .buckets import route
 from .codec import Codec
 from .export_reader import ExportError, Manifest, open_export, read_records, verify_file
+from .export_types import export_types, file_types
 from .load import (
     DEAD_LETTER_DIR,
     FileReport,
     LoadOptions,
     LoadReport,
     combine_dead_letters,
-    file_types,
+    save_types,
     start_load,
 )
 from .load_jobs import LoadJobPlan, table_fingerprint
@@ -325,8 +326,12 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
     if state.types is None:
-        report.seconds = time.monotonic() - started
-        return report
+        try:
+            save_types(state, export_types(manifest, table), options)
+        except ExportError as error:  # nothing was written
+            report.error = str(error)
+            report.seconds = time.monotonic() - started
+            return report
     work = options.work_dir
     state_path = work / "state.json"
     report.lossy = list(Codec(table, state.types).lossy)

@@ -1,12 +1,15 @@
-"""Reading and encoding in a second process, beside the writer.
+"""Reading and encoding in other processes, beside the writer.
 
 Reading an export line and encoding it costs about as much CPU as the Bigtable client
 spends sending the row (benchmarks/load_throughput.py); in one Python process the two add
-up. So one forked process reads the data files in order, routes every line
-(`buckets.route`: counts, dead letters) and ships the rows as packed protobuf chunks over
-a pipe; the writer's process only unpacks and sends. Memory stays bounded: the encoder
-blocks on the pipe when the writer is behind, and the writer prefetches at most
-`PREFETCH` chunks.
+up. So forked encoder processes (one per core, data files round-robin) read, route every
+line (`buckets.route`: counts, dead letters) and ship the rows as packed protobuf chunks
+over a pipe; the writer's process only unpacks and sends. On a fresh load each encoder
+first infers the types of its own files and sends them; the writer merges them
+(`Encoder.types`, meanwhile it has opened its client) and sends the export's types back,
+and only then does any encoder encode, so every row is encoded with the same types.
+Memory stays bounded: an encoder blocks on the pipe when the writer is behind, and the
+writer prefetches at most `PREFETCH` chunks from each.
 
 Fork, not spawn: the child gets the codec and the imported modules as they are (spawning
 would import the Bigtable client again, about a second, longer than a small load) and
@@ -28,10 +31,14 @@ from typing import Any
 from .buckets import route
 from .codec import Codec
 from .export_reader import DataFile, ExportError, Manifest, read_records, verify_file
+from .export_types import FileTypes, merged_types, share_types
 from .load_state import FileCounts
+from .spec import TableSpec
+from .type_inference import AttributeTypes
 from .writer import Packer
 
-CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling, small enough to start fast
+CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling
+FIRST_CHUNK_ROWS = 100  # a file's first message: the writer starts sending sooner
 PREFETCH = 4  # chunks the writer holds ahead of the batcher
 
 
@@ -56,24 +63,42 @@ class FileEnd:
 
 
 @dataclass(frozen=True)
+class _ShareTypes:
+    """An encoder's inference over its own files, the first message of a fresh load."""
+
+    results: list[FileTypes]
+
+
+@dataclass(frozen=True)
 class _Crash:
     traceback: str
 
 
 @dataclass(frozen=True)
 class EncodeJob:
-    """What the encoder needs besides the codec: the files and the routing inputs."""
+    """What the encoders need: the table, its types (None: infer them first, a fresh load
+    of every data file), the files to encode and the routing inputs."""
 
     manifest: Manifest
+    table: TableSpec
+    types: AttributeTypes | None
     files: tuple[DataFile, ...]
     write_time: int
     now: int
     sample: float | None
 
 
-def _encode_files(conn: Connection, job: EncodeJob, codec: Codec) -> None:
-    """The child's whole life: every file in order, then the pipe closes."""
+def _encode_files(conn: Connection, job: EncodeJob) -> None:
+    """The child's whole life: types (inferred and sent, then the export's received, or
+    the job's), every file in order, then the pipe closes."""
     try:
+        types = job.types
+        if types is None:
+            conn.send(_ShareTypes(share_types(job.manifest, job.files, job.table)))
+            types = conn.recv()
+            if types is None:  # the export cannot be loaded: nothing to encode
+                return
+        codec = Codec(job.table, types)
         for f in job.files:
             counts = FileCounts()
             try:
@@ -82,7 +107,7 @@ def _encode_files(conn: Connection, job: EncodeJob, codec: Codec) -> None:
                 conn.send(FileEnd(f.key, counts, str(error)))
                 return
             conn.send(FileEnd(f.key, counts))
-    except (BrokenPipeError, ConnectionResetError):  # the writer is gone (killed or stopped): so are we
+    except (BrokenPipeError, ConnectionResetError, EOFError):  # the writer is gone (killed or stopped)
         return
     except BaseException:  # a bug, not bad data: hand the writer the traceback to show
         conn.send(_Crash(traceback.format_exc()))
@@ -94,7 +119,7 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
     """One data file as chunks; what was read before an ExportError is shipped first."""
     packer = Packer()
     dead: list[tuple[int, str, str | None]] = []
-    read = 0
+    read, limit = 0, FIRST_CHUNK_ROWS
     try:
         verify_file(job.manifest, f)
         for record in read_records(job.manifest, f):
@@ -104,24 +129,24 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
                 dead.append((record.line, routed.dead, record.raw))
             elif routed.row is not None:
                 packer.add(routed.row, record.line)
-            if read == CHUNK_ROWS:
+            if read == limit:
                 packed, lines = packer.take()
                 conn.send(Chunk(f.key, packed, lines, dead, read))
-                dead, read = [], 0
+                dead, read, limit = [], 0, CHUNK_ROWS
     finally:
         packed, lines = packer.take()
         conn.send(Chunk(f.key, packed, lines, dead, read))
 
 
 def forked_child(target: Callable[..., None], *args: Any, name: str) -> tuple[BaseProcess, Connection]:
-    """A forked child running `target(conn, *args)`, and this process's end of the one-way
-    pipe it writes to (why fork: the module docstring). Shared with `load.export_types`."""
+    """A forked child running `target(conn, *args)`, and this process's end of the pipe
+    between them (why fork: the module docstring)."""
     context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=target, args=(sender, *args), name=name, daemon=True)
+    ours, theirs = context.Pipe(duplex=True)
+    process = context.Process(target=target, args=(theirs, *args), name=name, daemon=True)
     process.start()
-    sender.close()
-    return process, receiver
+    theirs.close()
+    return process, ours
 
 
 class EncoderDied(RuntimeError):
@@ -131,8 +156,8 @@ class EncoderDied(RuntimeError):
 class _Process:
     """One encoder process and the writer's end of its pipe, pumped into a bounded queue."""
 
-    def __init__(self, job: EncodeJob, codec: Codec):
-        self._process, self._conn = forked_child(_encode_files, job, codec, name="ddb2bigtable-encoder")
+    def __init__(self, job: EncodeJob):
+        self._process, self._conn = forked_child(_encode_files, job, name="ddb2bigtable-encoder")
         self._queue: asyncio.Queue[Any] = asyncio.Queue(PREFETCH)
         self._pump = asyncio.get_running_loop().create_task(self._receive())
 
@@ -146,7 +171,13 @@ class _Process:
                 return
             await self._queue.put(message)
 
-    async def next(self) -> Chunk | FileEnd:
+    def send(self, message: Any) -> None:
+        try:
+            self._conn.send(message)
+        except OSError:  # it died: `next` says so
+            pass
+
+    async def next(self) -> Any:
         message = await self._queue.get()
         if isinstance(message, _Crash):
             raise EncoderDied(f"the encoder process failed:\n{message.traceback}")
@@ -170,10 +201,42 @@ class Encoder:
     writer sends one file, the next one is being encoded in another process (each runs
     at most PREFETCH chunks ahead)."""
 
-    def __init__(self, job: EncodeJob, codec: Codec, processes: int):
+    def __init__(self, job: EncodeJob, processes: int):
         n = max(1, min(processes, len(job.files)))
+        self._job = job
         self._owner = {f.key: i % n for i, f in enumerate(job.files)}
-        self._processes = [_Process(replace(job, files=job.files[i::n]), codec) for i in range(n)]
+        self._processes = [_Process(replace(job, files=job.files[i::n])) for i in range(n)]
+
+    async def types(self) -> AttributeTypes:
+        """A fresh load's types: every encoder's share merged, then sent back to them all so
+        they start encoding. ExportError (the first unreadable file in manifest order) or
+        EncoderDied when the export cannot be loaded; the encoders then stop."""
+        shares: list[FileTypes] = []
+        for process in self._processes:
+            message = await process.next()
+            if not isinstance(message, _ShareTypes):
+                raise EncoderDied(f"the encoder process sent {type(message).__name__} before the types")
+            shares += message.results
+        try:
+            types = merged_types(self._job.manifest, shares, self._job.table)
+        except ExportError:
+            self._send_all(None)
+            raise
+        self._send_all(types)
+        return types
+
+    def _send_all(self, types: AttributeTypes | None) -> None:
+        for process in self._processes:
+            process.send(types)
+
+    @property
+    def lanes(self) -> int:
+        """How many files are encoded side by side (one per process)."""
+        return len(self._processes)
+
+    def lane(self, file: str) -> int:
+        """The process that encodes this file, after the earlier files of its lane."""
+        return self._owner[file]
 
     async def next(self, file: str) -> Chunk | FileEnd:
         return await self._processes[self._owner[file]].next()

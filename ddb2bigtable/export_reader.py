@@ -149,20 +149,53 @@ def read_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
     A line that is not valid JSON/ION or not an item becomes an "error" record; a gzip
     stream that is cut short or corrupt raises `ExportError` after the last good line.
     """
-    fs, path = _data_path(manifest, f)
     decode = _LINE_DECODERS[manifest.output_format, manifest.export_type == INCREMENTAL_EXPORT]
+    for line_no, line in _file_lines(manifest, f):
+        try:
+            item, keys, write_time, old = decode(line)
+        except _BadLine as bad:
+            text = line.decode("utf-8", "replace").rstrip("\r\n")[:RAW_LIMIT]
+            yield Record(f.key, line_no, "error", None, None, None, str(bad), text)
+        else:
+            kind = "put" if item is not None else "delete"
+            yield Record(f.key, line_no, kind, item, keys, write_time, None, None, old)
+
+
+def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool]) -> Iterator[Item]:
+    """The valid items of one data file that `wanted` asks for, for a pass that needs only
+    a few of them (type inference: an item whose attributes all have types already seen
+    changes nothing). `wanted` sees each item as parsed, before the validation that costs
+    most of reading; what it turns down is neither validated nor returned, and what it
+    asks for is returned only if valid (bad lines are the load's to dead-letter). Only
+    full DynamoDB JSON exports skip the validation; ION and incremental exports are read
+    as `read_records` reads them."""
+    if manifest.output_format != "DYNAMODB_JSON" or manifest.export_type == INCREMENTAL_EXPORT:
+        for record in read_records(manifest, f):
+            if record.item is not None and wanted(record.item):
+                yield record.item
+        return
+    for _, line in _file_lines(manifest, f):
+        try:
+            parsed = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        raw = parsed.get("Item") if type(parsed) is dict else None
+        if wanted(raw):
+            try:
+                yield _json_item(raw, "Item")
+            except _BadLine:
+                continue
+
+
+def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of one data file; ExportError when it is missing, unreadable,
+    or its gzip stream is cut short or corrupt (after the last good line)."""
+    fs, path = _data_path(manifest, f)
     line_no = 0
     try:
         with fs.open(path, "rb") as stream:
             for line_no, line in enumerate(_gzip_lines(stream), 1):
-                try:
-                    item, keys, write_time, old = decode(line)
-                except _BadLine as bad:
-                    text = line.decode("utf-8", "replace").rstrip("\r\n")[:RAW_LIMIT]
-                    yield Record(f.key, line_no, "error", None, None, None, str(bad), text)
-                else:
-                    kind = "put" if item is not None else "delete"
-                    yield Record(f.key, line_no, kind, item, keys, write_time, None, None, old)
+                yield line_no, line
     except FileNotFoundError:
         raise _missing(f, path) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as err:

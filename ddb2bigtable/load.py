@@ -18,17 +18,16 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 from google.cloud.bigtable.data import RowMutationEntry
 
 from .codec import Codec
-from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of, forked_child
-from .export_reader import DataFile, ExportError, Manifest, open_export, read_records, verify_file
+from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .export_reader import DataFile, ExportError, Manifest, open_export, read_records
 from .load_state import FileCounts, LoadState, fingerprint
 from .spec import TableSpec
-from .type_inference import AttributeTypes, infer_types, merge_types
+from .type_inference import AttributeTypes, infer_types
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 DEAD_LETTER_DIR = "dead-letters"
@@ -139,79 +138,22 @@ def all_items(manifest: Manifest) -> Iterator:
 
 
 def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Manifest, LoadReport, LoadState]:
-    """Manifests, an empty report and the resume state with the attribute types (shared by
-    the local writer and the Beam pipeline). A new state checks every file's md5 before
-    anything is read from it, then infers the types in one pass; an unreadable export
-    leaves `report.error` set and `state.types` None."""
+    """Manifests, an empty report and the resume state (shared by the local writer and the
+    Beam pipeline). A new state has no attribute types yet: each writer infers them
+    before anything is written and keeps them with `save_types`."""
     manifest = open_export(export)
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
-    state_path = options.work_dir / "state.json"
-    state = LoadState.open(state_path, export_fingerprint(manifest, table))
-    if state.types is None:
-        try:
-            state.types = export_types(manifest, table)
-        except ExportError as error:
-            report.error = str(error)
-            return manifest, report, state
-        state.save(state_path)
+    state = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table))
     return manifest, report, state
 
 
-def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTypes:
-    """One data file's md5 checked, then its attribute types inferred."""
-    verify_file(manifest, f)
-    return infer_types((r.item for r in read_records(manifest, f) if r.item is not None), table)
-
-
-def export_types(manifest: Manifest, table: TableSpec) -> AttributeTypes:
-    """`file_types` of every data file, merged: what one pass over the export would infer.
-    The files are independent, so they are read in parallel: this process takes every
-    n-th file and a forked child per other core the rest (see encoder.py for why fork).
-    The first failing file in manifest order raises its ExportError."""
-    workers = min(os.cpu_count() or 1, len(manifest.files))
-    numbered = list(enumerate(manifest.files))
-    children = [forked_child(_send_share_types, manifest, numbered[share::workers], table, name="ddb2bigtable-types")
-                for share in range(1, workers)]
-    results = _share_types(manifest, numbered[::workers], table)
-    for child, conn in children:
-        try:
-            results += conn.recv()
-        except EOFError:
-            child.join()
-            raise ExportError(f"a process reading the export stopped (exit code {child.exitcode}); nothing was "
-                              f"written: rerun the load") from None
-        finally:
-            conn.close()
-        child.join()
-    types = infer_types((), table)
-    for _, part in sorted(results, key=lambda result: result[0]):
-        if isinstance(part, str):
-            raise ExportError(part)
-        types = merge_types(types, part)
-    return types
-
-
-def _share_types(manifest: Manifest, share: list[tuple[int, DataFile]], table: TableSpec
-                 ) -> list[tuple[int, AttributeTypes | str]]:
-    """(index, types) per file of one share, up to its first failing file: (index, error)."""
-    results: list[tuple[int, AttributeTypes | str]] = []
-    for index, f in share:
-        try:
-            results.append((index, file_types(manifest, f, table)))
-        except ExportError as error:
-            results.append((index, str(error)))
-            break
-    return results
-
-
-def _send_share_types(conn: Connection, manifest: Manifest, share: list[tuple[int, DataFile]],
-                      table: TableSpec) -> None:
-    try:
-        conn.send(_share_types(manifest, share, table))
-    finally:
-        conn.close()
+def save_types(state: LoadState, types: AttributeTypes, options: LoadOptions) -> None:
+    """The types in the resume state, before the first row is written: a rerun encodes
+    with the very types the first run did, even if it reads only the files left."""
+    state.types = types
+    state.save(options.work_dir / "state.json")
 
 
 async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _DeadLetters,
@@ -244,21 +186,23 @@ class _Run:
     encoder: Encoder
     writer: Writer
     progress: Callable[[int], None]
+    open_files: asyncio.Semaphore
     failed: bool = False
-    open_files: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(2))
 
 
 async def _load_file(run: _Run, f: DataFile, file_report: FileReport, turn: asyncio.Event,
                      next_turn: asyncio.Event) -> None:
-    """One data file. Files are read in manifest order: a file reads only in its turn, and
-    hands the turn on as soon as its last row is with the batcher, so the next file's rows
-    flow while this file's last batches are still in flight. At most two files are open
-    at once (`run.open_files`): a third waits for the first to finish, or staged rows
-    would pile up when Bigtable is slower than the reading. The file is done (resume
-    state) only when every one of its rows is acknowledged."""
+    """One data file. Each encoder process (a lane) delivers its files in manifest order,
+    and the lanes are written side by side, so the writer always has rows from one of
+    them while the other encodes. In a lane, a file reads only in its turn and hands the
+    turn on as soon as its last row is with the batcher, so the lane's next file flows
+    while this one's last batches are in flight. At most one file per lane plus one are
+    open at once (`run.open_files`), or staged rows would pile up when Bigtable is slower
+    than the reading. The file is done (resume state) only when every one of its rows is
+    acknowledged. After a failure no file starts; files already started finish."""
     try:
         await turn.wait()
-        if run.failed:  # an earlier file failed: stop here, as a rerun resumes from the state
+        if run.failed:  # a file failed: stop here, as a rerun resumes from the state
             return
         async with run.open_files:
             await _write_file(run, f, file_report, next_turn)
@@ -299,11 +243,6 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
                      progress: Callable[[int], None] = lambda n: None) -> LoadReport:
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
-    if state.types is None:
-        report.seconds = time.monotonic() - started
-        return report
-    codec = Codec(table, state.types)
-    report.lossy = list(codec.lossy)
     for f in manifest.files:
         if f.key in state.done:
             report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
@@ -311,26 +250,50 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
         else:
             report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
     pending = [r for r in report.files if r.status == "pending"]
+    if not pending and state.types is None:  # an export without data files
+        save_types(state, infer_types((), table), options)
     if pending:
-        files = {f.key: f for f in manifest.files}
-        now = options.now_micros or int(time.time() * 1_000_000)
-        job = EncodeJob(manifest, tuple(files[r.file] for r in pending), manifest.export_time_micros, now,
-                        options.sample)
-        encoder = Encoder(job, codec, os.cpu_count() or 1)
-        try:
-            async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
-                              options.writer) as writer:
-                run = _Run(options, report, state, encoder, writer, progress)
-                turns = [asyncio.Event() for _ in range(len(pending) + 1)]
-                turns[0].set()
-                await asyncio.gather(*(_load_file(run, files[r.file], r, turns[i], turns[i + 1])
-                                       for i, r in enumerate(pending)))
-        finally:
-            await encoder.close()
-        report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
+        await _load_pending(table, manifest, report, state, pending, options, progress)
+    if state.types is not None:
+        report.lossy = list(Codec(table, state.types).lossy)
+    report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
     report.seconds = time.monotonic() - started
     report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
     return report
+
+
+async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
+                        pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None]) -> None:
+    """The files not done yet, through the encoder processes (which first infer the types
+    of a fresh load, while the writer opens its client) and one writer."""
+    files = {f.key: f for f in manifest.files}
+    now = options.now_micros or int(time.time() * 1_000_000)
+    job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
+                    manifest.export_time_micros, now, options.sample)
+    encoder = Encoder(job, os.cpu_count() or 1)
+    try:
+        async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
+                          options.writer) as writer:
+            if state.types is None:
+                try:
+                    save_types(state, await encoder.types(), options)
+                except (ExportError, EncoderDied) as error:  # nothing was written
+                    report.error = str(error)
+                    return
+            run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1))
+            turns: dict[int, asyncio.Event] = {}  # per lane: the event the lane's next file waits for
+            tasks = []
+            for r in pending:
+                lane = encoder.lane(r.file)
+                turn = turns.get(lane)
+                if turn is None:
+                    turn = asyncio.Event()
+                    turn.set()
+                turns[lane] = asyncio.Event()
+                tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
+            await asyncio.gather(*tasks)
+    finally:
+        await encoder.close()
 
 
 @contextmanager

@@ -18,12 +18,16 @@ from the export like the Spanner migration tool does, never from tags inside val
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from typing import Any
+
+import orjson
 
 from .cell_values import MIXED
 from .items import Item, value_type
 from .spec import TableSpec
-from .value_forms import fits_plain
+from .value_forms import fits_plain, plain_number
 
 AttributeTypes = dict[str, str]  # attribute -> "S", "N", ..., "counter", or "mixed"
 
@@ -47,10 +51,30 @@ def declared_types(table: TableSpec) -> AttributeTypes:
 
 def infer_types(items: Iterable[Item], table: TableSpec) -> AttributeTypes:
     """Every attribute's stored type (see the module docstring)."""
-    declared = declared_types(table)
-    seen: AttributeTypes = {}
-    not_plain: set[str] = set()
+    scan = TypeScan()
     for item in items:
+        scan.add(item)
+    return scan.types(table)
+
+
+# Inside an M or L written by orjson (no spaces; every quote inside a string escaped), what
+# plain JSON cannot hold: a set or binary tag, or a number whose text is not a JSON number
+# (the lookahead is value_forms' plain-number rule, then the closing quote).
+_NOT_PLAIN_INSIDE = re.compile(
+    rb'"(?:SS|NS|BS|B)":|"N":"(?!-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")')
+
+
+class TypeScan:
+    """`infer_types` one item at a time, plus `news`: whether an item not yet validated
+    could change the result. Most items of an export repeat the types already seen, so
+    the inference pass validates only the few that do not (export_reader.scan_items)."""
+
+    def __init__(self) -> None:
+        self.seen: AttributeTypes = {}
+        self.not_plain: set[str] = set()
+
+    def add(self, item: Item) -> None:
+        seen, not_plain = self.seen, self.not_plain
         for name, value in item.items():
             tag = value_type(value)
             previous = seen.setdefault(name, tag)
@@ -58,14 +82,45 @@ def infer_types(items: Iterable[Item], table: TableSpec) -> AttributeTypes:
                 seen[name] = MIXED
             if tag in ("M", "L", "NS") and name not in not_plain and not fits_plain(value):
                 not_plain.add(name)
-    types: AttributeTypes = {}
-    for name in [*declared, *(n for n in seen if n not in declared)]:
-        stated = declared.get(name)
-        if stated is not None:
-            types[name] = MIXED if stated in ("M", "L", "NS") and name in not_plain else stated
-        else:
-            types[name] = MIXED if name in not_plain else seen[name]
-    return types
+
+    def news(self, raw: Any) -> bool:
+        """False only when `add(raw)` would change nothing, were raw valid: every attribute
+        has a one-tag value with the tag seen before (or the attribute is already mixed),
+        and each M, L or NS not yet known to need the typed form is plain. An invalid
+        item it turns down is one the load dead-letters: it must not count either. Errs
+        towards True (then the item is validated and added as usual)."""
+        if type(raw) is not dict:
+            return True
+        seen, not_plain = self.seen, self.not_plain
+        for name, value in raw.items():
+            if type(value) is not dict or len(value) != 1:
+                return True
+            tag = next(iter(value))
+            known = seen.get(name)
+            if known != tag and known != MIXED:
+                return True
+            if name in not_plain:
+                continue
+            if tag in ("M", "L"):
+                if _NOT_PLAIN_INSIDE.search(orjson.dumps(value)):
+                    return True
+            elif tag == "NS":
+                inner = value[tag]
+                if type(inner) is not list or not all(type(x) is str and plain_number(x) for x in inner):
+                    return True
+        return False
+
+    def types(self, table: TableSpec) -> AttributeTypes:
+        declared = declared_types(table)
+        seen, not_plain = self.seen, self.not_plain
+        types: AttributeTypes = {}
+        for name in [*declared, *(n for n in seen if n not in declared)]:
+            stated = declared.get(name)
+            if stated is not None:
+                types[name] = MIXED if stated in ("M", "L", "NS") and name in not_plain else stated
+            else:
+                types[name] = MIXED if name in not_plain else seen[name]
+        return types
 
 
 def merge_types(a: AttributeTypes, b: AttributeTypes) -> AttributeTypes:

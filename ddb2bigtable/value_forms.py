@@ -89,7 +89,7 @@ def fits_plain(value: AttributeValue) -> bool:
     """Whether the plain (untyped) cell form can hold this value exactly."""
     (tag, inner), = value.items()
     if tag == "NS":
-        return all(_plain_number(x) for x in inner)
+        return all(plain_number(x) for x in inner)
     if tag == "M":
         return all(_fits_plain_nested(v) for v in inner.values())
     if tag == "L":
@@ -102,13 +102,13 @@ def _fits_plain_nested(value: AttributeValue) -> bool:
     if tag in ("S", "BOOL", "NULL"):
         return True
     if tag == "N":
-        return _plain_number(inner)
+        return plain_number(inner)
     if tag in ("M", "L"):
         return fits_plain(value)
     return False  # B, SS, NS, BS: plain JSON would read them back as text or lists
 
 
-def _plain_number(text: str) -> bool:
+def plain_number(text: str) -> bool:
     """Whether a DynamoDB number's text is also a JSON number (`.5`, `1.` and `007` are not)."""
     if text.isascii() and text.isdigit():  # the common case, without the regex
         return text[0] != "0" or len(text) == 1
@@ -128,7 +128,7 @@ def _plain(value: AttributeValue) -> Any:
     if tag == "S":
         return inner
     if tag == "N":
-        if not _plain_number(inner):
+        if not plain_number(inner):
             raise CodecError(f"number {inner!r} cannot be written as plain JSON")
         return orjson.Fragment(inner)
     if tag == "M":

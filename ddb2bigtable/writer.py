@@ -58,6 +58,7 @@ class _Entry(mutations.RowMutationEntry):
         self.row_key = message.row_key
         self.mutations = message.mutations
         self.message, self.file, self.line = message, file, line
+        self._size = message.ByteSize()  # asked for twice per row (append, flow control)
 
     @property
     def source(self) -> Source:
@@ -67,7 +68,7 @@ class _Entry(mutations.RowMutationEntry):
         return self.message
 
     def size(self) -> int:
-        return self.message.ByteSize()
+        return self._size
 
     def is_idempotent(self) -> bool:
         return True
@@ -132,8 +133,11 @@ class WriteSettings:
     operation_timeout_seconds: float = 120.0
     # The batcher's append does not wait for flow control, so a slow cluster would let
     # entries pile up; closing the batcher every this many rows waits for them and bounds
-    # memory whatever the export's size.
-    rows_per_batcher: int = 20_000
+    # memory whatever the export's size. While one lane's batcher drains, the writer sends
+    # the other lane's rows (load.py), so a small bound costs no throughput; at 20,000 the
+    # peak grew from 154 to 176 MiB between 50,000 and 100,000 items, at 5,000 it stayed
+    # at 167-173 MiB up to 200,000 (benchmarks/load_throughput.py, 2026-11-21).
+    rows_per_batcher: int = 5_000
 
 
 class Writer:
