@@ -239,7 +239,7 @@ class Encoder:
         return self._owner[file]
 
     async def next(self, file: str) -> Chunk | FileEnd:
-        return await self._processes[self._owner[file]].next()
+        return await self._processes[self.lane(file)].next()
 
     async def close(self) -> None:
         for process in self._processes:

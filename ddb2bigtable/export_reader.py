@@ -176,15 +176,11 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool]) -
         return
     for _, line in _file_lines(manifest, f):
         try:
-            parsed = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            continue
-        raw = parsed.get("Item") if type(parsed) is dict else None
-        if wanted(raw):
-            try:
+            raw = _json_line(line).get("Item")
+            if wanted(raw):
                 yield _json_item(raw, "Item")
-            except _BadLine:
-                continue
+        except _BadLine:
+            continue
 
 
 def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes]]:

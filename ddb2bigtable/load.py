@@ -25,9 +25,10 @@ from google.cloud.bigtable.data import RowMutationEntry
 from .codec import Codec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .export_reader import DataFile, ExportError, Manifest, open_export, read_records
+from .export_types import export_types
 from .load_state import FileCounts, LoadState, fingerprint
 from .spec import TableSpec
-from .type_inference import AttributeTypes, infer_types
+from .type_inference import AttributeTypes
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 DEAD_LETTER_DIR = "dead-letters"
@@ -251,7 +252,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
             report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
     pending = [r for r in report.files if r.status == "pending"]
     if not pending and state.types is None:  # an export without data files
-        save_types(state, infer_types((), table), options)
+        save_types(state, export_types(manifest, table), options)
     if pending:
         await _load_pending(table, manifest, report, state, pending, options, progress)
     if state.types is not None:
@@ -281,15 +282,13 @@ async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport
                     report.error = str(error)
                     return
             run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1))
-            turns: dict[int, asyncio.Event] = {}  # per lane: the event the lane's next file waits for
+            turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
+            for turn in turns:
+                turn.set()
             tasks = []
             for r in pending:
                 lane = encoder.lane(r.file)
-                turn = turns.get(lane)
-                if turn is None:
-                    turn = asyncio.Event()
-                    turn.set()
-                turns[lane] = asyncio.Event()
+                turn, turns[lane] = turns[lane], asyncio.Event()
                 tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
             await asyncio.gather(*tasks)
     finally:
