@@ -23,6 +23,7 @@ import asyncio
 import multiprocessing
 import traceback
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -159,13 +160,17 @@ class _Process:
     def __init__(self, job: EncodeJob):
         self._process, self._conn = forked_child(_encode_files, job, name="ddb2bigtable-encoder")
         self._queue: asyncio.Queue[Any] = asyncio.Queue(PREFETCH)
+        # One thread of its own reads the pipe: with the event loop's shared pool, every
+        # pool thread's malloc arena held some chunks' worth of freed memory, and the
+        # writer's peak crept up with the export's length (benchmarks/README.md).
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="ddb2bigtable-pipe")
         self._pump = asyncio.get_running_loop().create_task(self._receive())
 
     async def _receive(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             try:
-                message = await loop.run_in_executor(None, self._conn.recv)
+                message = await loop.run_in_executor(self._reader, self._conn.recv)
             except (EOFError, OSError):
                 await self._queue.put(None)
                 return
@@ -193,6 +198,7 @@ class _Process:
         self._conn.close()  # the pump's recv fails and it ends
         self._pump.cancel()
         await asyncio.gather(self._pump, return_exceptions=True)
+        self._reader.shutdown(wait=False)
         self._process.join()
 
 

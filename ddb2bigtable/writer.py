@@ -10,6 +10,7 @@ not marked done, and a rerun writes it again (same keys, same timestamps: idempo
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -134,10 +135,17 @@ class WriteSettings:
     # The batcher's append does not wait for flow control, so a slow cluster would let
     # entries pile up; closing the batcher every this many rows waits for them and bounds
     # memory whatever the export's size. While one lane's batcher drains, the writer sends
-    # the other lane's rows (load.py), so a small bound costs no throughput; at 20,000 the
-    # peak grew from 154 to 176 MiB between 50,000 and 100,000 items, at 5,000 it stayed
-    # at 167-173 MiB up to 200,000 (benchmarks/load_throughput.py, 2026-11-21).
-    rows_per_batcher: int = 5_000
+    # the other lane's rows (load.py), so a small bound costs no throughput (1,000 vs
+    # 5,000: same rows/s within noise, peak 33-37 vs 42-56 MiB above imports,
+    # benchmarks/load_throughput.py and its README, 2026-11-21).
+    rows_per_batcher: int = 1_000
+    # The client's MutateRows operation is a reference cycle (its retry lambda holds the
+    # operation), so every row it sent (entry, protobuf message, and the 500-row chunk
+    # the message was parsed from) stays in memory until a full garbage collection, which
+    # Python runs every 20,000-30,000 rows at this pace: that backlog was the part of the
+    # peak that grew with the export. A collection after every this many rows bounds it
+    # and costs 4-10 ms (under 2 % of a load's time).
+    rows_per_collection: int = 5_000
 
 
 class Writer:
@@ -149,6 +157,7 @@ class Writer:
         self.project, self.instance_id, self.table_id = project, instance_id, table_id
         self.app_profile_id = app_profile_id
         self.settings = settings or WriteSettings()
+        self._uncollected = 0  # rows acknowledged since the last full collection
 
     async def __aenter__(self) -> Writer:
         self._client = BigtableDataClientAsync(project=self.project)
@@ -190,7 +199,15 @@ class Writer:
                         sent += len(chunk)
             except MutationsExceptionGroup as group:
                 sort_failures(group, self.table_id, rejected)
+            self._collect_after(in_batcher)
         return sent
+
+    def _collect_after(self, rows: int) -> None:
+        """A full collection once `rows_per_collection` rows are acknowledged (WriteSettings says why)."""
+        self._uncollected += rows
+        if self._uncollected >= self.settings.rows_per_collection:
+            self._uncollected = 0
+            gc.collect()
 
 
 def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Callable[[Source, str], None]) -> None:

@@ -149,12 +149,13 @@ def test_the_seed_designs_load_and_verify(bigtable_emulator, tmp_path, spec_file
 
 
 def test_the_writer_closes_its_batcher_every_n_rows_and_loses_nothing(bigtable_emulator, tmp_path):
-    """Memory stays bounded by rows_per_batcher: each close waits for the rows in flight."""
+    """Memory stays bounded by rows_per_batcher (each close waits for the rows in flight)
+    and rows_per_collection (the client's finished operations are freed)."""
     from ddb2bigtable.writer import WriteSettings
 
     spec, instance_id = prepare("movies.yaml")
     report = run_load(spec.tables[0], str(ROOT / "exports/movies"),
-                      options(instance_id, tmp_path, writer=WriteSettings(rows_per_batcher=300)))
+                      options(instance_id, tmp_path, writer=WriteSettings(rows_per_batcher=300, rows_per_collection=1000)))
     assert report.complete and len(read_all(instance_id, "movies")) == 4609
 
 
