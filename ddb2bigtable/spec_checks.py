@@ -262,6 +262,7 @@ def _check_mapping(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Pro
         seen.setdefault(attr.name, j)
         out += family_problem(attr.family, (*ap, "family"))
         out += _attribute_layout_problems(doc, ap, attr)
+    out += _shared_member_family_problems(doc, mp, table)
     if table.source.ttl and (ttl := next((a for a in m.attributes if a.name == table.source.ttl.attribute), None)):
         if ttl.type not in (None, "N"):
             out.append(doc.problem((*mp, "attributes", m.attributes.index(ttl), "type"),
@@ -284,6 +285,33 @@ def _attribute_layout_problems(doc: YamlDocument, ap: JsonPath, attr: AttributeM
     if attr.layout == "timestamps" and attr.type not in (None, "L"):
         return [doc.problem((*ap, "layout"), f"layout: timestamps is for lists (L), not {attr.type}")]
     return []
+
+
+def _shared_member_family_problems(doc: YamlDocument, mp: JsonPath, table: TableSpec) -> list[Problem]:
+    """A `layout: family` family holds one attribute's members or keys as its qualifiers, so
+    the decoder reads every cell in it as one of them: another attribute's column there (or
+    any attribute without `family:`, when it is the default family) would come back as a
+    member, bent. One such family per attribute, and nothing else in it."""
+    m = table.mapping
+    out: list[Problem] = []
+    for j, attr in enumerate(m.attributes):
+        family = attr.family
+        if attr.layout != "family" or family is None:
+            continue
+        fix = f"give {attr.name!r} a family of its own (declare one in mapping.families)"
+        if family == m.default_family:
+            out.append(doc.problem((*mp, "attributes", j, "family"),
+                                   f"{attr.name!r} (layout: family) would keep its members in the default family "
+                                   f"{family!r}, beside every other attribute's column; {fix}"))
+            continue
+        others = [a.name for a in m.attributes if a is not attr and a.family == family]
+        others += [f"rules[{i}]" for i, r in enumerate(m.rules) if r.family == family]
+        if others:
+            out.append(doc.problem((*mp, "attributes", j, "family"),
+                                   f"family {family!r} keeps the members of {attr.name!r} (layout: family), so it "
+                                   f"cannot also hold {', '.join(others)}: they would be read back as members; "
+                                   f"{fix}"))
+    return out
 
 
 def _rule_problems(doc: YamlDocument, rp: JsonPath, rule: MappingRule, source: Source) -> list[Problem]:
