@@ -2,8 +2,10 @@
 
 One run, one emulator (started here on 127.0.0.1), two data sets: AWS's Movies export
 (4,609 items) and N generated ~1 KB items (partition S + sort N + a few attributes,
-written as a real DynamoDB export). For each, best of --repeat, the sides interleaved
-(their order reverses every round) so the shared machine's noise hits both:
+written as a real DynamoDB export). For each, best of --repeat rounds (Movies: of
+--movies-repeat, since a quarter-second run is hit whole by any burst of the shared
+machine's noise, where a 100,000-item run averages over it), the sides interleaved
+(their order reverses every round) so the noise hits both; the median is printed too:
 
 - baselines: the same rows, encoded and turned into entries *before* the timer, pushed
   with the async data client and the same batcher settings as `writer.Writer` (client
@@ -17,13 +19,14 @@ written as a real DynamoDB export). For each, best of --repeat, the sides interl
   fresh table.
 - Beam: `beam_pipeline.run_beam_load` (DirectRunner) end to end on Movies.
 - memory: peak RSS (VmHWM) of a child process running `run_load` on a smaller and a
-  larger generated export, minus its RSS after imports, and the largest peak of its
-  helper processes (type inference, encoders): flat means streaming.
+  larger generated export (8 times as many items), minus its RSS after imports, and the
+  largest peak of its helper processes (the encoders): flat means streaming.
 
 Every measurement writes into a fresh instance whose tables are deleted afterwards, so the
 emulator (in-memory) does not grow from one round to the next. Run:
 
-    uv run python benchmarks/load_throughput.py [--repeat 3] [--items 100000] [--memory-sizes 20000,100000]
+    uv run python benchmarks/load_throughput.py [--repeat 3] [--movies-repeat 9] [--items 100000] \
+        [--memory-sizes 100000,800000]
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -237,14 +241,36 @@ def child_memory(spec: str, table_id: str, export: str, instance_id: str, work: 
                       "after_imports_kib": after_imports, "peak_kib": peak, "helpers_peak_kib": helpers}))
 
 
+def _rss_mib(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) // 1024
+    except FileNotFoundError:
+        pass
+    return None
+
+
 def measure_memory(data: DataSet, spec_path: Path, work: Path) -> dict:
+    """The child's peaks, and its RSS sampled every 0.25 s: the highest sample in the first
+    and in the second half of the load. A loader that kept something per item would be
+    higher in the second half; a streaming one stays in the same band."""
     instance_id = data.fresh_instance()
-    out = subprocess.run([sys.executable, __file__, "--child-memory", str(spec_path), data.table.id, data.export,
-                          instance_id, str(work / f"mem-{instance_id}")],
-                         capture_output=True, text=True, env={**os.environ}, check=True)
+    child = subprocess.Popen([sys.executable, __file__, "--child-memory", str(spec_path), data.table.id,
+                              data.export, instance_id, str(work / f"mem-{instance_id}")],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    samples = []
+    while child.poll() is None:
+        if (rss := _rss_mib(child.pid)) is not None:
+            samples.append(rss)
+        time.sleep(0.25)
+    out = child.stdout.read() if child.stdout else ""
     data.drop(instance_id)
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    assert result["complete"], result
+    result = json.loads(out.strip().splitlines()[-1])
+    assert child.returncode == 0 and result["complete"], result
+    loading = samples[len(samples) // 4:]  # after the imports and the start of the load
+    half = len(loading) // 2
+    result["band"] = (max(loading[:half], default=0), max(loading[half:], default=0))
     return result
 
 
@@ -253,8 +279,9 @@ def measure_memory(data: DataSet, spec_path: Path, work: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--movies-repeat", type=int, default=9)
     parser.add_argument("--items", type=int, default=100_000)
-    parser.add_argument("--memory-sizes", default="20000,100000")
+    parser.add_argument("--memory-sizes", default="100000,800000")
     parser.add_argument("--no-beam", action="store_true")
     parser.add_argument("--child-memory", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -274,21 +301,23 @@ def main() -> None:
         movies = DataSet("Movies (4,609)", ROOT / "specs" / "movies.yaml", "movies", str(ROOT / "exports" / "movies"))
         datasets = [movies, generated]
 
-        best: dict[tuple[str, str], float] = {}
+        rates: dict[tuple[str, str], list[float]] = {}
 
         def keep(name: str, side: str, rate: float) -> None:
-            best[name, side] = max(best.get((name, side), 0.0), rate)
+            rates.setdefault((name, side), []).append(rate)
             print(f"  {name:28} {side:9} {rate:10,.0f} rows/s", flush=True)
 
         run_loader(movies, work)  # warm-up: imports, channels, the emulator's JIT-free first table
-        for round_no in range(args.repeat):
-            print(f"round {round_no + 1}/{args.repeat}", flush=True)
+        for round_no in range(max(args.repeat, args.movies_repeat)):
+            print(f"round {round_no + 1}", flush=True)
             for data in datasets:
+                if round_no >= (args.movies_repeat if data is movies else args.repeat):
+                    continue
                 sides = ["client", "protobuf", "loader"]
                 for side in sides if round_no % 2 == 0 else reversed(sides):
                     rate = run_loader(data, work) if side == "loader" else run_baseline(data, side)
                     keep(data.name, side, rate)
-            if not args.no_beam:
+            if not args.no_beam and round_no < args.repeat:
                 keep(movies.name, "beam", run_beam(movies, work))
 
         print("memory (child process per size) ...", flush=True)
@@ -298,23 +327,30 @@ def main() -> None:
                 f"generated {n}", spec_path, "events", generate_export(work / f"gen-{n}", n))
             memory[n] = measure_memory(data, spec_path, work)
 
+    best = {key: max(values) for key, values in rates.items()}
+    median = {key: statistics.median(values) for key, values in rates.items()}
     print()
-    print("rows/s, best of each; baseline 'client' = the client's RowMutationEntry objects pre-built (the")
-    print("issue's raw baseline), 'protobuf' = the loader's own protobuf entries pre-built (stricter)")
-    print(f"{'data set':26} {'client':>9} {'protobuf':>9} {'loader':>9} {'loader/client':>14} {'loader/protobuf':>16}")
+    print("rows/s, best of each (median in brackets); baseline 'client' = the client's RowMutationEntry objects")
+    print("pre-built (the issue's raw baseline), 'protobuf' = the loader's own protobuf entries pre-built (stricter)")
+    print(f"{'data set':26} {'client':>17} {'protobuf':>17} {'loader':>17} {'loader/client':>14} "
+          f"{'loader/protobuf':>16}")
     for data in datasets:
-        c, pb, lo = (best[data.name, side] for side in ("client", "protobuf", "loader"))
-        print(f"{data.name:26} {c:9,.0f} {pb:9,.0f} {lo:9,.0f} {lo / c:14.2f} {lo / pb:16.2f}")
+        sides = ("client", "protobuf", "loader")
+        cells = " ".join(f"{best[data.name, side]:7,.0f} ({median[data.name, side]:6,.0f})" for side in sides)
+        c, pb, lo = (best[data.name, side] for side in sides)
+        mc, mpb, mlo = (median[data.name, side] for side in sides)
+        print(f"{data.name:26} {cells} {lo / c:6.2f} ({mlo / mc:4.2f}) {lo / pb:8.2f} ({mlo / mpb:4.2f})")
     if not args.no_beam:
         beam = best[movies.name, "beam"]
-        print(f"{'Beam DirectRunner, Movies':26} {'':9} {'':9} {beam:9,.0f} "
+        print(f"{'Beam DirectRunner, Movies':26} {'':17} {'':17} {beam:7,.0f} {'':8} "
               f"  ({beam / best[movies.name, 'loader']:.2f} of the loader)")
     print()
     print(f"{'loader peak memory':26} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18} "
-          f"{'largest helper MiB':>19}")
+          f"{'largest helper MiB':>19} {'RSS band, 1st / 2nd half':>25}")
     for n, m in memory.items():
+        first, second = m["band"]
         print(f"{'':26} {n:10,} {m['peak_kib'] / 1024:14.1f} {(m['peak_kib'] - m['after_imports_kib']) / 1024:18.1f} "
-              f"{m['helpers_peak_kib'] / 1024:19.1f}")
+              f"{m['helpers_peak_kib'] / 1024:19.1f} {first:>14} / {second:<8}")
 
 
 if __name__ == "__main__":
