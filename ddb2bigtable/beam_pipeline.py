@@ -66,7 +66,7 @@ from .load_jobs import LoadJobPlan, table_fingerprint
 from .load_state import FileCounts
 from .spec import TableSpec
 from .type_inference import AttributeTypes, merge_types
-from .writer import Source, WriteError, WriteSettings, row_entry, sort_failures
+from .writer import Collections, Source, WriteError, WriteSettings, row_entry, sort_failures
 
 
 def _import_beam():
@@ -214,6 +214,7 @@ class WriteRows(beam.DoFn):
         self.app_profile_id, self.settings = load.app_profile_id, load.writer
         self.drain_every = 5 * load.writer.flow_control_max_mutation_count
         self._batcher = None
+        self._collections = Collections(load.writer.rows_per_collection)
 
     def setup(self) -> None:
         import warnings
@@ -228,7 +229,7 @@ class WriteRows(beam.DoFn):
 
     def _open(self) -> None:
         s = self.settings
-        self._pending = 0
+        self._pending = self._rows = 0
         self._batcher = self._table.mutations_batcher(
             flush_limit_mutation_count=s.flush_limit_mutation_count,
             flow_control_max_mutation_count=s.flow_control_max_mutation_count,
@@ -247,6 +248,7 @@ class WriteRows(beam.DoFn):
             batcher.close()
         except MutationsExceptionGroup as group:
             sort_failures(group, self.table_id, lambda source, reason: rejected.append((source, reason)))
+        self._collections.acknowledged(self._rows)
         return rejected
 
     def _rejected(self, rejected: list[tuple[Source, str]], wrap) -> Iterator[Any]:
@@ -263,6 +265,7 @@ class WriteRows(beam.DoFn):
         row, source = element
         entry = row_entry(row, source)
         self._batcher.append(entry)
+        self._rows += 1
         self._pending += len(entry.mutations)
         if self._pending >= self.drain_every:
             rejected = self._close()

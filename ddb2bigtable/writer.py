@@ -139,13 +139,31 @@ class WriteSettings:
     # 5,000: same rows/s within noise, peak 33-37 vs 42-56 MiB above imports,
     # benchmarks/load_throughput.py and its README, 2026-11-21).
     rows_per_batcher: int = 1_000
-    # The client's MutateRows operation is a reference cycle (its retry lambda holds the
-    # operation), so every row it sent (entry, protobuf message, and the 500-row chunk
-    # the message was parsed from) stays in memory until a full garbage collection, which
-    # Python runs every 20,000-30,000 rows at this pace: that backlog was the part of the
-    # peak that grew with the export. A collection after every this many rows bounds it
-    # and costs 4-10 ms (under 2 % of a load's time).
+    # Rows acknowledged between two full garbage collections (`Collections` says why).
     rows_per_collection: int = 5_000
+
+
+class Collections:
+    """Full garbage collections on a row count, for both writers (local and Beam).
+
+    The client's MutateRows operation (async and sync alike) is a reference cycle: its
+    retry lambda holds the operation. So every row it sent (entry, protobuf message, and
+    the 500-row chunk the message was parsed from) stays in memory until a full
+    collection, which Python ran every 20,000-30,000 rows of a local load: that backlog
+    was the part of the peak that grew with the export. A collection after every
+    `rows_per_collection` acknowledged rows bounds it and costs 4-10 ms (under 2 % of a
+    load's time; benchmarks/README.md)."""
+
+    def __init__(self, every: int):
+        self.every = every
+        self._uncollected = 0
+
+    def acknowledged(self, rows: int) -> None:
+        """Call when a batcher has closed: its rows are acknowledged (or sorted as failures)."""
+        self._uncollected += rows
+        if self._uncollected >= self.every:
+            self._uncollected = 0
+            gc.collect()
 
 
 class Writer:
@@ -157,7 +175,7 @@ class Writer:
         self.project, self.instance_id, self.table_id = project, instance_id, table_id
         self.app_profile_id = app_profile_id
         self.settings = settings or WriteSettings()
-        self._uncollected = 0  # rows acknowledged since the last full collection
+        self._collections = Collections(self.settings.rows_per_collection)
 
     async def __aenter__(self) -> Writer:
         self._client = BigtableDataClientAsync(project=self.project)
@@ -199,15 +217,8 @@ class Writer:
                         sent += len(chunk)
             except MutationsExceptionGroup as group:
                 sort_failures(group, self.table_id, rejected)
-            self._collect_after(in_batcher)
+            self._collections.acknowledged(in_batcher)
         return sent
-
-    def _collect_after(self, rows: int) -> None:
-        """A full collection once `rows_per_collection` rows are acknowledged (WriteSettings says why)."""
-        self._uncollected += rows
-        if self._uncollected >= self.settings.rows_per_collection:
-            self._uncollected = 0
-            gc.collect()
 
 
 def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Callable[[Source, str], None]) -> None:

@@ -135,11 +135,13 @@ def test_the_local_writer_and_beam_write_identical_cells(bigtable_emulator, tmp_
         assert report.complete and report.total("loaded") == local.total("loaded")
     else:  # as on Dataflow: the job infers the types itself (per file, merged, a side input);
         # tiny batcher limits: the writer drains its batcher (close, reopen) every 10 mutations
+        # and runs a full collection every 20 rows
         manifest = open_export(export)
         load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in manifest.files), project=PROJECT,
                         instance_id=beam_id, app_profile_id="migration-load", work_dir=str(tmp_path / "beam"),
                         run_id="t", now_micros=0, types=None,
-                        writer=WriteSettings(flush_limit_mutation_count=1, flow_control_max_mutation_count=2))
+                        writer=WriteSettings(flush_limit_mutation_count=1, flow_control_max_mutation_count=2,
+                                             rows_per_collection=20))
         assert beam_pipeline.WriteRows(load).drain_every == 10
         import apache_beam as beam
 
