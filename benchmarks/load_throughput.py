@@ -219,13 +219,22 @@ def run_beam(data: DataSet, work: Path) -> float:
     return _timed_load(data, work, "beam", run_beam_load)
 
 
+def _status_kib(field: str, pid: int | str = "self") -> int | None:
+    """A memory figure from /proc/PID/status (KiB); None when the process is gone or not Linux."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    except FileNotFoundError:
+        pass
+    return None
+
+
 def _peak_rss_kib() -> int:
     """This process's peak RSS. VmHWM, not ru_maxrss: getrusage keeps the parent's peak
     across fork + exec, so a child would report the benchmark's own peak."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # not Linux: best effort
+    peak = _status_kib("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # not Linux
 
 
 def child_memory(spec: str, table_id: str, export: str, instance_id: str, work: str) -> None:
@@ -241,16 +250,6 @@ def child_memory(spec: str, table_id: str, export: str, instance_id: str, work: 
                       "after_imports_kib": after_imports, "peak_kib": peak, "helpers_peak_kib": helpers}))
 
 
-def _rss_mib(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) // 1024
-    except FileNotFoundError:
-        pass
-    return None
-
-
 def measure_memory(data: DataSet, spec_path: Path, work: Path) -> dict:
     """The child's peaks, and its RSS sampled every 0.25 s: the highest sample in the first
     and in the second half of the load. A loader that kept something per item would be
@@ -261,8 +260,8 @@ def measure_memory(data: DataSet, spec_path: Path, work: Path) -> dict:
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     samples = []
     while child.poll() is None:
-        if (rss := _rss_mib(child.pid)) is not None:
-            samples.append(rss)
+        if (rss := _status_kib("VmRSS", child.pid)) is not None:
+            samples.append(rss // 1024)
         time.sleep(0.25)
     out = child.stdout.read() if child.stdout else ""
     data.drop(instance_id)
