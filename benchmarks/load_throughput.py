@@ -10,10 +10,13 @@ machine's noise, where a 100,000-item run averages over it), the sides interleav
 - baselines: the same rows, encoded and turned into entries *before* the timer, pushed
   with the async data client and the same batcher settings as `writer.Writer` (client
   open, append every entry, flush, close). No reading, parsing or encoding: the cost of
-  the write path itself, with this machine's emulator on the other end. Two forms:
-  "client", the client's own RowMutationEntry of SetCell objects (the issue's raw
-  baseline), and "protobuf", the loader's entries (protobuf messages built once, which
-  spares the client's proto-plus conversions: the faster write path the loader uses).
+  the write path itself, with this machine's emulator on the other end. Three forms:
+  "client", the client's own RowMutationEntry of SetCell objects, as the client ships
+  (the issue's raw baseline); "protobuf", the loader's entries (protobuf messages built
+  once, which spares the client's proto-plus conversions of every mutation); and "write
+  path", those entries with the answers read as raw protobuf too
+  (`writer.read_responses_raw`): exactly what the loader's writer does, so loader /
+  write path is the cost of reading and encoding alone.
 - loader: `load.run_load` end to end (manifests, md5 of every file, the type-inference
   pass, the encoder process reading and encoding, the writer sending, report), into a
   fresh table.
@@ -65,7 +68,14 @@ from ddb2bigtable.planner import plan_stage  # noqa: E402
 from ddb2bigtable.stage import load_stage  # noqa: E402
 from ddb2bigtable.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.type_inference import infer_types  # noqa: E402
-from ddb2bigtable.writer import BigtableDataClientAsync, Source, WriteSettings, mutations, row_entry  # noqa: E402
+from ddb2bigtable.writer import (  # noqa: E402
+    BigtableDataClientAsync,
+    Source,
+    WriteSettings,
+    mutations,
+    read_responses_raw,
+    row_entry,
+)
 
 RowMutationEntry = mutations.RowMutationEntry
 
@@ -171,8 +181,11 @@ def _client_mutation(m: SetCell | DeleteRow) -> mutations.Mutation:
 
 # --- the measured runs -------------------------------------------------------------------
 
-async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry], s: WriteSettings) -> None:
+async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry], s: WriteSettings,
+                raw_responses: bool) -> None:
     async with BigtableDataClientAsync(project=PROJECT) as client:
+        if raw_responses:
+            read_responses_raw(client)
         table = client.get_table(instance_id, table_id, app_profile_id=APP_PROFILE)
         async with table.mutations_batcher(flush_limit_mutation_count=s.flush_limit_mutation_count,
                                            flow_control_max_mutation_count=s.flow_control_max_mutation_count,
@@ -181,12 +194,15 @@ async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry]
                 await batcher.append(entry)
 
 
-def run_baseline(data: DataSet, form: str) -> float:
-    entries = data.entries(form)
+BASELINES = ("client", "protobuf", "write path")
+
+
+def run_baseline(data: DataSet, side: str) -> float:
+    entries = data.entries("client" if side == "client" else "protobuf")
     instance_id = data.fresh_instance()
     gc.collect()
     start = time.perf_counter()
-    asyncio.run(_push(instance_id, data.table.id, entries, WriteSettings()))
+    asyncio.run(_push(instance_id, data.table.id, entries, WriteSettings(), side == "write path"))
     seconds = time.perf_counter() - start
     rows = len(entries)
     del entries
@@ -312,7 +328,7 @@ def main() -> None:
             for data in datasets:
                 if round_no >= (args.movies_repeat if data is movies else args.repeat):
                     continue
-                sides = ["client", "protobuf", "loader"]
+                sides = [*BASELINES, "loader"]
                 for side in sides if round_no % 2 == 0 else reversed(sides):
                     rate = run_loader(data, work) if side == "loader" else run_baseline(data, side)
                     keep(data.name, side, rate)
@@ -329,19 +345,20 @@ def main() -> None:
     best = {key: max(values) for key, values in rates.items()}
     median = {key: statistics.median(values) for key, values in rates.items()}
     print()
-    print("rows/s, best of each (median in brackets); baseline 'client' = the client's RowMutationEntry objects")
-    print("pre-built (the issue's raw baseline), 'protobuf' = the loader's own protobuf entries pre-built (stricter)")
-    print(f"{'data set':26} {'client':>17} {'protobuf':>17} {'loader':>17} {'loader/client':>14} "
-          f"{'loader/protobuf':>16}")
+    print("rows/s, best of each (median in brackets). Baselines, pre-built: 'client' = the client's own")
+    print("RowMutationEntry objects, as it ships (the issue's raw baseline); 'protobuf' = the loader's entries;")
+    print("'write path' = the loader's entries and raw-protobuf answers (the loader's writer without reading)")
+    sides = (*BASELINES, "loader")
+    print(f"{'data set':26} " + " ".join(f"{side:>17}" for side in sides)
+          + f" {'loader/client':>14} {'loader/write path':>18}")
     for data in datasets:
-        sides = ("client", "protobuf", "loader")
         cells = " ".join(f"{best[data.name, side]:7,.0f} ({median[data.name, side]:6,.0f})" for side in sides)
-        c, pb, lo = (best[data.name, side] for side in sides)
-        mc, mpb, mlo = (median[data.name, side] for side in sides)
-        print(f"{data.name:26} {cells} {lo / c:6.2f} ({mlo / mc:4.2f}) {lo / pb:8.2f} ({mlo / mpb:4.2f})")
+        c, _, wp, lo = (best[data.name, side] for side in sides)
+        mc, _, mwp, mlo = (median[data.name, side] for side in sides)
+        print(f"{data.name:26} {cells} {lo / c:6.2f} ({mlo / mc:4.2f}) {lo / wp:10.2f} ({mlo / mwp:4.2f})")
     if not args.no_beam:
         beam = best[movies.name, "beam"]
-        print(f"{'Beam DirectRunner, Movies':26} {'':17} {'':17} {beam:7,.0f} {'':8} "
+        print(f"{'Beam DirectRunner, Movies':26} {'':53} {beam:7,.0f} {'':8} "
               f"  ({beam / best[movies.name, 'loader']:.2f} of the loader)")
     print()
     print(f"{'loader peak memory':26} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18} "

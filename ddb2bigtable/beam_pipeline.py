@@ -66,7 +66,7 @@ from .load_jobs import LoadJobPlan, table_fingerprint
 from .load_state import FileCounts
 from .spec import TableSpec
 from .type_inference import AttributeTypes, merge_types
-from .writer import Collections, Source, WriteError, WriteSettings, row_entry, sort_failures
+from .writer import Collections, Source, WriteError, WriteSettings, read_responses_raw, row_entry, sort_failures
 
 
 def _import_beam():
@@ -223,6 +223,7 @@ class WriteRows(beam.DoFn):
 
         warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
         self._client = BigtableDataClient(project=self.project)
+        read_responses_raw(self._client)
         self._table = self._client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
         self._loaded = Metrics.counter(NAMESPACE, "loaded")
         self._dead = Metrics.counter(NAMESPACE, "dead_lettered")

@@ -39,7 +39,7 @@ from .type_inference import AttributeTypes
 from .writer import Packer
 
 CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling
-FIRST_CHUNK_ROWS = 100  # a file's first message: the writer starts sending sooner
+FIRST_CHUNK_ROWS = 50  # a file's first message; each next one twice as large, up to CHUNK_ROWS
 PREFETCH = 4  # chunks the writer holds ahead of the batcher
 
 
@@ -133,7 +133,7 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
             if read == limit:
                 packed, lines = packer.take()
                 conn.send(Chunk(f.key, packed, lines, dead, read))
-                dead, read, limit = [], 0, CHUNK_ROWS
+                dead, read, limit = [], 0, min(2 * limit, CHUNK_ROWS)
     finally:
         packed, lines = packer.take()
         conn.send(Chunk(f.key, packed, lines, dead, read))

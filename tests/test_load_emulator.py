@@ -189,3 +189,32 @@ def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_des
     assert report.complete and report.total("deleted") == 1
     after = versions()
     assert len(after) == len(before) - 1 and len(after) == len(kept)
+
+
+def test_a_row_bigtable_refuses_is_named_by_its_export_line_and_the_others_land(bigtable_emulator, monkeypatch):
+    """The writer reads MutateRows answers as raw protobuf (writer.read_responses_raw): each
+    row's result must still reach the row it belongs to, with the server's reason."""
+    from ddb2bigtable import writer
+    from ddb2bigtable.mutations import RowMutation, SetCell
+
+    spec, instance_id = prepare("movies.yaml")
+    raw_reads = []
+    read_raw = writer._RESPONSE_PB
+    monkeypatch.setattr(writer, "_RESPONSE_PB", lambda response: raw_reads.append(1) or read_raw(response))
+    rows = [writer.row_entry(RowMutation(f"ok{i}".encode(), (SetCell("cf", b"q", b"v", 1000),)),
+                             writer.Source("data/a.json.gz", i)) for i in (1, 2, 4)]
+    rows.insert(2, writer.row_entry(RowMutation(b"bad", (SetCell("no_such_family", b"q", b"v", 1000),)),
+                                    writer.Source("data/a.json.gz", 3)))
+
+    async def chunks():
+        yield rows
+
+    async def go():
+        async with writer.Writer(PROJECT, instance_id, "movies", None,
+                                 writer.WriteSettings(operation_timeout_seconds=1)) as w:
+            await w.write(chunks(), lambda source, reason: None)
+
+    with pytest.raises(writer.WriteError, match=r"1 row\(s\).*data/a.json.gz line 3: .*no_such_family"):
+        asyncio.run(go())
+    assert raw_reads, "the client read its answers through proto-plus again"
+    assert [r.row_key for r in read_all(instance_id, "movies")] == [b"ok1", b"ok2", b"ok4"]
