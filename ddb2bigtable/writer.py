@@ -49,8 +49,8 @@ def read_responses_raw(client: BigtableDataClient | BigtableDataClientAsync) -> 
 
     For every row sent, the client reads the row's result (`index`, `status.code` twice,
     `status.message`, `status.details`) through proto-plus wrappers: six wrapped lookups
-    per row, more CPU than everything else the write path does (Movies pushed from
-    pre-built entries: 38,000 rows/s as the client ships, 105,000 with raw responses;
+    per row, more CPU than everything else the write path does (the loader's pre-built
+    Movies entries: 36,000 rows/s with the client's reading, 90,000 raw;
     benchmarks/load_throughput.py, 2026-11-21). The raw message has the same field names,
     so the client's own per-row error handling and retries run unchanged on it; only this
     client's gRPC call is wrapped (its `_gapic_client.mutate_rows`, which the MutateRows
