@@ -9,9 +9,9 @@ from pathlib import Path
 import pulumi
 
 from components import BigtableInstance, launch_loads, warn_on_source_drift
-from ddb2bigtable.errors import InputError
-from ddb2bigtable.load_jobs import load_jobs
+from ddb2bigtable.load.jobs import load_jobs
 from ddb2bigtable.program import plan_for_stack, stack_outputs
+from ddb2bigtable.spec.errors import InputError
 
 config = {"gcp:project": pulumi.Config("gcp").get("project"),
           "ddb2bigtable:stage": pulumi.Config("ddb2bigtable").get_object("stage")}

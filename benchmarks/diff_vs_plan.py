@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from ddb2bigtable.diff_run import run_diff
-from ddb2bigtable.planner import plan_files
-from ddb2bigtable.stage import stage_names
+from ddb2bigtable.plan.planner import plan_files
+from ddb2bigtable.review.diff_run import run_diff
+from ddb2bigtable.spec.stage import stage_names
 
 ROOT = Path(__file__).resolve().parent.parent
 

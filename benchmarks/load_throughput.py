@@ -55,20 +55,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # any ddb2bigtable import runs its __init__ first, which configures gRPC
 
-from ddb2bigtable import emulator  # noqa: E402  (first: the package configures gRPC before it loads)
-from ddb2bigtable.codec import Codec, Expired  # noqa: E402
-from ddb2bigtable.export_reader import open_export, read_records  # noqa: E402
-from ddb2bigtable.export_writer import write_export  # noqa: E402
-from ddb2bigtable.load import LoadOptions, run_load  # noqa: E402
-from ddb2bigtable.loader import load_spec  # noqa: E402
-from ddb2bigtable.mutations import DeleteRow, SetCell  # noqa: E402
-from ddb2bigtable.planner import plan_stage  # noqa: E402
-from ddb2bigtable.stage import load_stage  # noqa: E402
-from ddb2bigtable.table_admin import ensure_tables  # noqa: E402
-from ddb2bigtable.type_inference import infer_types  # noqa: E402
-from ddb2bigtable.writer import (  # noqa: E402
+from ddb2bigtable.codec.codec import Codec, Expired  # noqa: E402
+from ddb2bigtable.codec.mutations import DeleteRow, SetCell  # noqa: E402
+from ddb2bigtable.codec.type_inference import infer_types  # noqa: E402
+from ddb2bigtable.exports.reader import open_export, read_records  # noqa: E402
+from ddb2bigtable.exports.writer import write_export  # noqa: E402
+from ddb2bigtable.load import emulator  # noqa: E402
+from ddb2bigtable.load.run import LoadOptions, run_load  # noqa: E402
+from ddb2bigtable.load.table_admin import ensure_tables  # noqa: E402
+from ddb2bigtable.load.writer import (  # noqa: E402
     BigtableDataClientAsync,
     Source,
     WriteSettings,
@@ -76,6 +73,9 @@ from ddb2bigtable.writer import (  # noqa: E402
     read_responses_raw,
     row_entry,
 )
+from ddb2bigtable.plan.planner import plan_stage  # noqa: E402
+from ddb2bigtable.spec.loader import load_spec  # noqa: E402
+from ddb2bigtable.spec.stage import load_stage  # noqa: E402
 
 RowMutationEntry = mutations.RowMutationEntry
 
@@ -230,7 +230,7 @@ def run_loader(data: DataSet, work: Path) -> float:
 
 
 def run_beam(data: DataSet, work: Path) -> float:
-    from ddb2bigtable.beam_pipeline import run_beam_load
+    from ddb2bigtable.load.beam_pipeline import run_beam_load
 
     return _timed_load(data, work, "beam", run_beam_load)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from ddb2bigtable.planner import plan_files
+from ddb2bigtable.plan.planner import plan_files
 from ddb2bigtable.render.json_format import to_json
 
 REGIONS = ["us-east-1", "us-west-2", "eu-west-1"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_gcp as gcp
 
-from ddb2bigtable.plan import AppProfilePlan, ClusterPlan, InstancePlan
+from ddb2bigtable.plan.model import AppProfilePlan, ClusterPlan, InstancePlan
 
 from .table import BigtableTable
 

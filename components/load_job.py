@@ -14,12 +14,12 @@ from typing import Any
 import pulumi
 import pulumi.dynamic as dynamic
 
-from ddb2bigtable.load_jobs import LoadJobPlan
+from ddb2bigtable.load.jobs import LoadJobPlan
 
 
 def launch(props: dict[str, Any]) -> str:
     """Starts the Beam pipeline on Dataflow and returns its job id (imports Beam lazily)."""
-    from ddb2bigtable.beam_pipeline import launch_dataflow
+    from ddb2bigtable.load.beam_pipeline import launch_dataflow
 
     return launch_dataflow(LoadJobPlan(**{k: props[k] for k in LoadJobPlan.__dataclass_fields__}))
 

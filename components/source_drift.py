@@ -7,8 +7,8 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 
-from ddb2bigtable.drift import LiveTable, drift
-from ddb2bigtable.spec import TableSpec
+from ddb2bigtable.review.drift import LiveTable, drift
+from ddb2bigtable.spec.model import TableSpec
 
 
 def live_table(result: Any) -> LiveTable:

@@ -7,7 +7,7 @@ import json
 import pulumi
 import pulumi_gcp as gcp
 
-from ddb2bigtable.plan import GcPolicy, TablePlan
+from ddb2bigtable.plan.model import GcPolicy, TablePlan
 
 
 def _duration(seconds: int) -> str:

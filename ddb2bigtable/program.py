@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError, Problem
-from .loader import load_specs
-from .plan import StagePlan
-from .planner import plan_stage
-from .spec import Spec
-from .stage import Stage, stage_from_config
+from .plan.model import StagePlan
+from .plan.planner import plan_stage
+from .spec.errors import InputError, Problem
+from .spec.loader import load_specs
+from .spec.model import Spec
+from .spec.stage import Stage, stage_from_config
 
 
 def plan_for_stack(stack: str, root: Path, config: dict[str, Any]) -> tuple[Stage, list[Spec], StagePlan]:

@@ -25,8 +25,8 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-from ddb2bigtable.export_writer import IncrementalChange, item_from_plain, write_export
-from ddb2bigtable.items import Item
+from ddb2bigtable.codec.items import Item
+from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, write_export
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = ROOT / "exports"

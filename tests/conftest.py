@@ -43,7 +43,7 @@ def bigtable_emulator():
     """
     import os
 
-    from ddb2bigtable import emulator
+    from ddb2bigtable.load import emulator
 
     running = emulator.start()
     previous = os.environ.get(emulator.EMULATOR_ENV)

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..diff import StageDiff, summary
+from ..review.diff import StageDiff, summary
 
 MARKER = "<!-- ddb2bigtable-diff -->"  # a CI job finds and updates its own comment by this
 FORMAT_VERSION = 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..plan import (
+from ..plan.model import (
     AppProfilePlan,
     ClusterPlan,
     CostEstimate,

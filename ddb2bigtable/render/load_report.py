@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..load import LoadReport
-from ..verify import VerifyReport
+from ..load.run import LoadReport
+from ..load.verify import VerifyReport
 
 
 def load_json(r: LoadReport) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..plan import StagePlan
+from ..plan.model import StagePlan
 from .sections import Section, instance_sections, stage_totals
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..plan import ClusterPlan, CostLine, InstancePlan, StagePlan
+from ..plan.model import ClusterPlan, CostLine, InstancePlan, StagePlan
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..plan import StagePlan
+from ..plan.model import StagePlan
 from .sections import Section, instance_sections, stage_totals
 
 

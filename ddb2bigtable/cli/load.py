@@ -1,0 +1,146 @@
+"""The data commands behind `load`, `verify` and `up`: resolve spec, stage and target, run, print.
+
+Kept out of `cli.py` so `validate`, `plan` and `diff` never import the Bigtable client.
+With BIGTABLE_EMULATOR_HOST set, the client talks to that emulator; the project and the
+instance come from the stage's plan either way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+from ..exports.reader import ExportError
+from ..load.emulator import EMULATOR_ENV, EmulatorError
+from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
+from ..load.run import LoadOptions, run_load
+from ..load.table_admin import ensure_tables
+from ..load.verify import run_verify
+from ..plan.model import InstancePlan
+from ..plan.planner import plan_stage
+from ..render.load_report import load_json, print_load, print_up_summary, print_verify, verify_json
+from ..spec.errors import InputError, Problem
+from ..spec.loader import load_specs
+from ..spec.model import TableSpec
+from ..spec.stage import Stage, load_stage
+
+# The client warns on every connection to the emulator; BIGTABLE_EMULATOR_HOST already says so.
+warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
+
+
+@dataclass(frozen=True)
+class Target:
+    stage: Stage
+    table: TableSpec
+    instance: InstancePlan
+    project: str
+
+
+def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Target:
+    stage = load_stage(stage_name, root)
+    (spec,) = load_specs([spec_path])
+    table = next((t for t in spec.tables if t.id == table_id), None)
+    if table is None:
+        ids = ", ".join(t.id for t in spec.tables)
+        raise InputError([Problem(spec_path, 1, 1, "tables", f"no table {table_id!r} in this spec; its tables: {ids}")])
+    (instance,) = plan_stage(stage, [spec]).instances
+    if stage.emulator and not os.environ.get(EMULATOR_ENV):
+        raise InputError([Problem(stage.file, 1, 1, "emulator", f"stage {stage.name!r} targets the emulator: set "
+                                  f"{EMULATOR_ENV}=127.0.0.1:<port> (or run `ddb2bigtable up --stage {stage.name}`)")])
+    return Target(stage, table, instance, stage.gcp_project or DEFAULT_PROJECT)
+
+
+def _export_problem(export: str, error: Exception) -> InputError:
+    return InputError([Problem(export, 1, 1, "export", str(error))])
+
+
+@contextmanager
+def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], None]]]:
+    """`name -> advance(n)`: one bar per table with items/s; nothing when not on a terminal."""
+    bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+                    TextColumn("{task.speed} items/s"), TimeElapsedColumn(), console=console,
+                    disable=not console.is_terminal)
+
+    def factory(name: str) -> Callable[[int], None]:
+        task = bars.add_task(name, total=None)
+        return lambda n: bars.advance(task, n)
+
+    with bars:
+        yield factory
+
+
+def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
+                     runner: str, work_dir: Path | None, fmt: str) -> int:
+    target = resolve(root, spec, table_id, stage_name)
+    work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
+    if create_tables:
+        ensure_tables(target.project, target.instance, [table_id])
+    profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
+    options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
+                          work_dir=work, sample=target.stage.load.sample if target.stage.load else None)
+    console = Console(stderr=fmt == "json")
+    try:
+        if runner == "beam":
+            from ..load.beam_pipeline import run_beam_load
+
+            report = run_beam_load(target.table, export, options)
+        else:
+            with progress_bars(console) as bars:
+                report = run_load(target.table, export, options, bars(f"{target.instance.id}/{table_id}"))
+    except (ExportError, EmulatorError) as error:
+        raise _export_problem(export, error) from None
+    if fmt == "json":
+        click.echo(json.dumps(load_json(report), indent=2))
+    else:
+        print_load(report, console)
+    return 0 if report.complete else 1
+
+
+def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, sample: int | None,
+                       work_dir: Path | None, fmt: str) -> int:
+    target = resolve(root, spec, table_id, stage_name)
+    work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
+    try:
+        report = run_verify(target.table, export, project=target.project, instance_id=target.instance.id,
+                            work_dir=work if work.is_dir() else None, sample=sample)
+    except ExportError as error:
+        raise _export_problem(export, error) from None
+    if fmt == "json":
+        click.echo(json.dumps(verify_json(report), indent=2))
+    else:
+        print_verify(report, Console())
+    return 0 if report.ok else 1
+
+
+def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) -> int:
+    console = Console(stderr=fmt == "json")
+    try:
+        with progress_bars(console) as bars:
+            result = up(root, stage_name, keep_running=keep_running, progress=bars)
+    except (ExportError, EmulatorError) as error:
+        raise InputError([Problem(stage_name, 1, 1, "", str(error))]) from None
+    if fmt == "json":
+        click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok,
+                               "tables_created": [f"{a.table}: {a.what}" for a in result.actions],
+                               "loads": [load_json(r) for r in result.loads],
+                               "verifies": [verify_json(v) for v in result.verifies],
+                               "without_export": result.without_export}, indent=2))
+        return 0 if result.ok else 1
+    console.print(f"emulator {result.emulator}: {len(result.actions)} table-admin changes")
+    print_up_summary(result.loads, result.verifies, console)
+    if result.without_export:
+        console.print(f"tables created without data (no export under the stage's load.export): "
+                      f"{', '.join(result.without_export)}")
+    if keep_running:
+        console.print(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}")
+    console.print("[green]local stage ready[/]" if result.ok else "[red]local stage FAILED[/]")
+    return 0 if result.ok else 1

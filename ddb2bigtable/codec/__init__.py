@@ -1,0 +1,7 @@
+"""One DynamoDB item <-> the cells of one Bigtable row, and back.
+
+- `codec.Codec`: encode an item to a `mutations.RowMutation`, decode a row back to items.
+- `type_inference.infer_types` / `declared_types`: the attribute types the codec encodes by.
+- `row_keys`, `cell_values`, `timestamps`: row keys, cell bytes and cell times, each on its own.
+- `items.Item`: the typed item form the export reader, the codec and verify share.
+"""

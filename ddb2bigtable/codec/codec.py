@@ -1,0 +1,307 @@
+"""The item codec: one DynamoDB item <-> the cells of one Bigtable row, and back.
+
+The local writer, the Beam pipeline and `verify` share this one transform: pure functions
+and frozen values, no I/O, no Bigtable client. Its parts, each in its own module:
+
+- `row_keys`: row keys (escaping, ordered numbers, salt) and `{attribute}` templates;
+- `cell_values`: one value <-> cell bytes, by type (`value_forms`: plain and typed JSON);
+  `type_inference`: those types;
+- `timestamps`: write time, attribute times, TTL expiry, the far-future timestamp;
+- `codec_plans`: mapping rules made executable (which row, family, qualifier, time);
+- `codec_decode`: a row's cells back into items; `codec_lossy`: what cannot come back.
+
+TTL: an item whose TTL attribute (N, epoch seconds) is at or before `now` is `Expired` and
+not written. Otherwise the cells of the families `gc.plan_families` gives the TTL policy
+(max_age 1s) carry its expiry as timestamp, or the far future without a valid TTL; every
+other cell carries the write time (the export time: reruns write the same versions) or the
+time a rule names. The TTL attribute itself is stored like any attribute, so it decodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..plan.gc import TTL_POLICY, plan_families
+from ..spec.model import TableSpec
+from .cell_values import COUNTER, EMPTY_MARKER, MIXED, SET_MEMBER, element_value, encode_value, member_qualifier
+from .decode import RowDecoder
+from .items import Item
+from .lossy import layout_notes, lossy_sentences
+from .mutations import Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
+from .row_keys import KeyTemplate, key_part, salt_prefix
+from .rules import TAIL, Fields, Plan, default_plan, rule_plan
+from .timestamps import FAR_FUTURE_MICROS, attribute_micros, millis, ttl_timestamp
+from .type_inference import AttributeTypes, declared_types
+from .value_forms import check_value
+
+__all__ = ["Codec", "CodecError", "Expired", "FAR_FUTURE_MICROS"]
+
+# Bigtable limits: Google Cloud, "Quotas and limits" (cloud.google.com/bigtable/quotas,
+# "Limits on data size within tables", read 2025): row key 4 KiB, column qualifier 16 KiB,
+# cell value 100 MiB. The Bigtable v2 API's Row.key says "non-empty byte string up to
+# 4KiB" (reference page updated 2025-08-12); the seeds give the same three figures.
+ROW_KEY_MAX = 4 * 1024
+QUALIFIER_MAX = 16 * 1024
+CELL_VALUE_MAX = 100 * 1024 * 1024
+FAMILY_LAYOUT_TYPES = ("SS", "NS", "BS", "M")
+EXISTS_MARKER = b""  # the cell of an item that has only its key attributes
+_Times = tuple[int, int]  # (write time, expiry or far future), whole milliseconds
+
+
+class Codec(RowDecoder):
+    def __init__(self, table: TableSpec, types: AttributeTypes):
+        m = table.mapping
+        self.table = table
+        key = table.source.key
+        self._pk = key.partition
+        self._keys = {k.name: k for k in (key.partition, key.sort) if k is not None}
+        self._declared = declared_types(table)
+        self._types = {**self._declared, **types}
+        self._default_family = m.default_family
+        self._delimiter = m.delimiter
+        self._salt = m.salt.buckets if m.salt else None
+        self._ttl = table.source.ttl.attribute if table.source.ttl else None
+        families, _ = plan_families(table, table.id)
+        policies = {f.name: f.gc for f in families}
+        self._ttl_families = frozenset(name for name, gc in policies.items() if gc == TTL_POLICY)
+        self._attribute_family = {a.name: a.family for a in m.attributes if a.family}
+        self._layout: dict[str, tuple[str, str]] = {}
+        for a in m.attributes:
+            stored = self.stored(a.name)
+            if (a.layout == "family" and stored in FAMILY_LAYOUT_TYPES) or (a.layout == "timestamps" and stored == "L"):
+                self._layout[a.name] = (a.layout, a.family or m.default_family)
+        self._member_family = {fam: name for name, (how, fam) in self._layout.items() if how == "family"}
+        self._list_column = {(fam, name.encode()): name for name, (how, fam) in self._layout.items()
+                             if how == "timestamps"}
+        self._fields = Fields(self._keys, self._types)
+        rules = [rule_plan(table, i, r, policies[r.family or m.default_family].max_versions != 1)
+                 for i, r in enumerate(m.rules)]
+        self._plans: list[Plan] = [*rules, default_plan(table)]
+        self._qualifiers: dict[int | None, KeyTemplate] = {
+            p.index: p.attribute_qualifier(self._delimiter) for p in self._plans if not p.is_value}
+        self.lossy: tuple[str, ...] = tuple(lossy_sentences(self))
+        self.notes: tuple[str, ...] = tuple(layout_notes(self))
+
+    # --- what the other modules ask -------------------------------------------------------
+
+    @property
+    def plans(self) -> list[Plan]:
+        return self._plans
+
+    @property
+    def ttl_families(self) -> frozenset[str]:
+        return self._ttl_families
+
+    def stored(self, name: str) -> str:
+        """How an attribute's values are stored: its declared/inferred type, else `mixed`."""
+        return self._types.get(name, MIXED)
+
+    def value_family(self, plan: Plan) -> str:
+        return plan.family or self._default_family
+
+    def value_qualifier_text(self, plan: Plan) -> str:
+        return self.table.mapping.rules[plan.index].qualifier or plan.value_attr or "value"
+
+    def marker_family(self, plan: Plan) -> str:
+        """Where a keys-only item's marker cell goes (qualifier = empty attribute name)."""
+        return plan.family if plan.index is not None and plan.family else self._default_family
+
+    def json_family(self, plan: Plan, name: str) -> str:
+        if plan.index is not None and plan.family:
+            return plan.family
+        return self._attribute_family.get(name, self._default_family)
+
+    # --- encode ---------------------------------------------------------------------------
+
+    def encode(self, item: Item, *, write_time_micros: int, now_micros: int,
+               replace: bool = False, checked: bool = False) -> RowMutation | Expired:
+        """The item's row mutation, or `Expired` when its TTL has passed. `replace` (incremental
+        updates) first deletes what the previous version may have written: the whole row for
+        the default mapping, the item's columns for rules; an expired replacement carries that
+        delete in `Expired.delete`. `checked` says every value is already known to be a
+        well-formed typed value (export_reader checks each one as it reads the line), so
+        only its type is compared with the mapping's: walking the value again was a third
+        of the encoding time."""
+        self._check(item, checked)
+        expiry = FAR_FUTURE_MICROS
+        if self._ttl:
+            found = ttl_timestamp(item, self._ttl, now_micros)
+            if isinstance(found, Expired):
+                return Expired(found.expiry_micros, self.delete(item)) if replace else found
+            expiry = found
+        plan = self._plan_for(item)
+        key = self._row_key(plan, item)
+        times = (millis(write_time_micros), expiry)
+        sets = self._value_cells(plan, item, times) if plan.is_value else self._attribute_cells(plan, item, times)
+        for cell in sets:
+            _check_cell(cell)
+        deletes: list[Mutation] = []
+        if replace:
+            if plan.index is None:
+                deletes.append(DeleteRow())
+            elif not (plan.is_value and plan.versions_are_items):
+                deletes += [DeleteCells(f, q) for f, q in dict.fromkeys((c.family, c.qualifier) for c in sets)]
+        return RowMutation(key, (*deletes, *sets))
+
+    def delete(self, keys: Item) -> RowMutation:
+        """Incremental delete. `keys` may also be the item's old image, which a rule that keeps
+        several items in one column or row needs to find its cells."""
+        self._check(keys)
+        plan = self._plan_for(keys)
+        key = self._row_key(plan, keys)
+        if plan.index is None:
+            return RowMutation(key, (DeleteRow(),))
+        if plan.is_value:
+            family, qualifier = self.value_family(plan), self._value_qualifier(plan, keys)
+            if not plan.versions_are_items:
+                return RowMutation(key, (DeleteCells(family, qualifier),))
+            at = plan.time_attribute
+            if at not in keys:
+                raise CodecError(f"{plan.describe()} keeps several items as versions of {family}:"
+                                 f"{qualifier.decode(errors='replace')}; deleting one needs its {at} "
+                                 f"(pass the item's old image)")
+            ts = attribute_micros(keys[at], at)
+            return RowMutation(key, (DeleteCells(family, qualifier, ts, ts + 1000),))
+        if any(name not in self._keys for name in keys):
+            columns = dict.fromkeys((f, q) for f, q, _, _ in self._attribute_parts(plan, keys))
+            return RowMutation(key, tuple(DeleteCells(f, q) for f, q in columns))
+        if plan.qualifier is None and all(k in plan.row.fields for k in self._keys):
+            return RowMutation(key, (DeleteRow(),))
+        raise CodecError(f"{plan.describe()} keeps several items in one row; deleting one needs its "
+                         f"old image (its attributes)")
+
+    def row_key(self, item_or_keys: Item) -> bytes:
+        for name in self._keys:
+            if name not in item_or_keys:
+                raise CodecError(f"key attribute {name!r} is missing")
+        return self._row_key(self._plan_for(item_or_keys), item_or_keys)
+
+    def expected(self, item: Item, *, now_micros: int) -> Item | None:
+        """What `decode` gives back for this item (None when expired): the item itself,
+        except what `lossy` names. `verify` compares rows with this."""
+        written = self.encode(item, write_time_micros=now_micros, now_micros=now_micros)
+        if isinstance(written, Expired):
+            return None
+        cells = [Cell(m.family, m.qualifier, m.value, m.timestamp_micros)
+                 for m in written.mutations if isinstance(m, SetCell)]
+        (back,) = self.decode(written.key, cells)
+        return back
+
+    def _check(self, item: Item, checked: bool = False) -> None:
+        if not isinstance(item, dict):
+            raise CodecError(f"an item is a dict of typed values, not {type(item).__name__}")
+        for name in self._keys:
+            if name not in item:
+                raise CodecError(f"key attribute {name!r} is missing")
+        for name, value in item.items():
+            tag = next(iter(value)) if checked else check_value(value, name)
+            declared, stored = self._declared.get(name), self.stored(name)
+            if declared not in (None, MIXED) and tag != ("N" if declared == COUNTER else declared):
+                raise CodecError(f"{name} is {tag} in this item, but the spec declares it {declared}")
+            if stored != MIXED and tag != ("N" if stored == COUNTER else stored):
+                raise CodecError(f"{name} is {tag} in this item, but type inference over the export found "
+                                 f"{stored}; infer the types again over this data")
+
+    def _plan_for(self, item: Item) -> Plan:
+        if len(self._plans) == 1:  # no rules: the default mapping takes every item
+            return self._plans[0]
+        return next(p for p in self._plans if p.index is None or p.matches(item))
+
+    def _row_key(self, plan: Plan, item: Item) -> bytes:
+        key = plan.row.render(self._fields.encode(plan, item, plan.row.fields, strip=plan.strips))
+        if self._salt:
+            part = key_part(item[self._pk.name], self._pk.type, self._pk.name)
+            key = salt_prefix(part, self._salt, self._delimiter) + key
+        if not key:
+            raise CodecError(f"{plan.describe()} gives this item an empty row key")
+        if len(key) > ROW_KEY_MAX:
+            raise CodecError(f"row key is {len(key):,} bytes; Bigtable allows at most {ROW_KEY_MAX:,} (4 KiB)")
+        return key
+
+    def _time(self, plan: Plan, family: str, item: Item, times: _Times) -> int:
+        write, expiry = times
+        if plan.timestamp == "write_time":
+            return write
+        if plan.timestamp == "ttl":
+            return expiry
+        if plan.timestamp is None:
+            return expiry if family in self._ttl_families else write
+        value = item.get(plan.timestamp)
+        if value is None:
+            raise CodecError(f"{plan.describe()} takes its cell time from {plan.timestamp}, "
+                             f"which this item does not have")
+        return attribute_micros(value, plan.timestamp)
+
+    def _value_qualifier(self, plan: Plan, item: Item) -> bytes:
+        if plan.qualifier is None:
+            return (plan.value_attr or "value").encode()
+        return plan.qualifier.render(self._fields.encode(plan, item, plan.qualifier.fields))
+
+    def _value_cells(self, plan: Plan, item: Item, times: _Times) -> list[SetCell]:
+        family = self.value_family(plan)
+        if plan.value_attr is not None:
+            value = item.get(plan.value_attr)
+            if value is None:
+                raise CodecError(f"{plan.describe()} stores {plan.value_attr}, which this item does not have")
+            data = encode_value(value, self.stored(plan.value_attr))
+        else:
+            template = plan.value_template
+            data = template.render(self._fields.encode(plan, item, template.fields, for_value=True))
+        return [SetCell(family, self._value_qualifier(plan, item), data, self._time(plan, family, item, times))]
+
+    def _attribute_parts(self, plan: Plan, item: Item) -> Iterator[tuple[str, bytes, bytes, int]]:
+        """(family, qualifier, value, milliseconds before the family's time) per cell."""
+        template = self._qualifiers[plan.index]
+        prefix = self._fields.encode(plan, item, template.fields)
+
+        if template.fields == (TAIL,) and template.literals == (b"", b""):
+            def qualifier(tail: bytes) -> bytes:  # no rule qualifier: the name or member itself
+                return tail
+        else:
+            def qualifier(tail: bytes) -> bytes:
+                return template.render({**prefix, TAIL: tail})
+
+        written = False
+        for name, value in item.items():
+            if name in self._keys:
+                continue
+            written = True
+            how, family = self._layout.get(name, ("json", ""))
+            (tag, inner), = value.items()
+            if how == "json":
+                yield self.json_family(plan, name), qualifier(name.encode()), encode_value(value, self.stored(name)), 0
+            elif how == "timestamps":
+                if not inner:
+                    yield family, qualifier(name.encode()), EMPTY_MARKER, 0
+                for i, element in enumerate(inner):
+                    yield family, qualifier(name.encode()), element_value(element), len(inner) - 1 - i
+            elif tag == "M":
+                if not inner:
+                    yield family, qualifier(b""), EMPTY_MARKER, 0
+                for k, v in inner.items():
+                    yield family, qualifier(k.encode()), element_value(v), 0
+            else:
+                for member in inner:
+                    yield family, qualifier(member_qualifier(tag, member)), SET_MEMBER, 0
+        if not written:  # a row exists only through its cells: keep a keys-only item visible
+            yield self.marker_family(plan), qualifier(b""), EXISTS_MARKER, 0
+
+    def _attribute_cells(self, plan: Plan, item: Item, times: _Times) -> list[SetCell]:
+        cells, base = [], {}
+        for family, qualifier, data, before in self._attribute_parts(plan, item):
+            if family not in base:
+                base[family] = self._time(plan, family, item, times)
+            ts = base[family] - before * 1000
+            if ts < 0:
+                raise CodecError("a list's elements would get timestamps before 1970")
+            cells.append(SetCell(family, qualifier, data, ts))
+        return cells
+
+
+def _check_cell(cell: SetCell) -> None:
+    if len(cell.qualifier) > QUALIFIER_MAX:
+        raise CodecError(f"column qualifier {cell.qualifier[:40]!r}... is {len(cell.qualifier):,} bytes; "
+                         f"Bigtable allows at most {QUALIFIER_MAX:,} (16 KiB)")
+    if len(cell.value) > CELL_VALUE_MAX:
+        raise CodecError(f"cell {cell.family}:{cell.qualifier[:40].decode(errors='replace')} holds "
+                         f"{len(cell.value):,} bytes; Bigtable allows at most {CELL_VALUE_MAX:,} (100 MiB)")

@@ -1,0 +1,57 @@
+"""The attribute types of an export, inferred one data file at a time.
+
+Inference is one pass over the export before anything is written (type_inference.py says
+why and how). The files are independent, so the pass can be shared out: each process
+infers its share of the files (`share_types`) and `merged_types` combines the shares as
+one pass over the whole export would have. The local loader's encoder processes do this
+before they encode (encoder.py); the Beam pipeline has its own DoFn on `file_types`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..codec.type_inference import AttributeTypes, TypeScan, merge_types
+from ..spec.model import TableSpec
+from .reader import DataFile, ExportError, Manifest, scan_items, verify_file
+
+FileTypes = tuple[str, AttributeTypes | str]  # (data file key, its types or why it cannot be read)
+
+
+def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTypes:
+    """One data file's md5 checked, then its attribute types inferred (validating only the
+    items that could change them: export_reader.scan_items)."""
+    verify_file(manifest, f)
+    scan = TypeScan()
+    for item in scan_items(manifest, f, scan.news):
+        scan.add(item)
+    return scan.types(table)
+
+
+def share_types(manifest: Manifest, files: Iterable[DataFile], table: TableSpec) -> list[FileTypes]:
+    """`file_types` of each file in turn, up to the first that cannot be read (its error)."""
+    results: list[FileTypes] = []
+    for f in files:
+        try:
+            results.append((f.key, file_types(manifest, f, table)))
+        except ExportError as error:
+            results.append((f.key, str(error)))
+            break
+    return results
+
+
+def merged_types(manifest: Manifest, shares: Iterable[FileTypes], table: TableSpec) -> AttributeTypes:
+    """The shares as one pass over the export: an attribute two files disagree on is
+    `mixed`. Raises the ExportError of the first failing file in manifest order."""
+    order = {f.key: i for i, f in enumerate(manifest.files)}
+    types = TypeScan().types(table)  # the declared types, for an export with no items
+    for _, part in sorted(shares, key=lambda share: order[share[0]]):
+        if isinstance(part, str):
+            raise ExportError(part)
+        types = merge_types(types, part)
+    return types
+
+
+def export_types(manifest: Manifest, table: TableSpec) -> AttributeTypes:
+    """Every data file's types, merged, in this process (the Beam pipeline's local run)."""
+    return merged_types(manifest, share_types(manifest, manifest.files, table), table)

@@ -1,0 +1,304 @@
+"""Writes DynamoDB exports to S3 as AWS lays them out, so the repo and the tests load real
+exports without an AWS account.
+
+What is copied from AWS, and where it was seen (AWS's "DynamoDB table export output format"
+page and a real export published as test data):
+
+- `AWSDynamoDB/<exportId>/` with `manifest-summary.json` (one compact JSON object, no final
+  newline, fields in AWS's order), `manifest-files.json` (one compact JSON line per data
+  file: itemCount, md5Checksum, etag, dataFileS3Key), their `.md5` files (24-character
+  base64 MD5, no newline) and an empty `_started`.
+- `<exportId>` is the start time in epoch milliseconds (14 digits) and 8 hex digits; data
+  files are named by 26 lowercase base32 characters (16 random bytes).
+- Full exports keep data in `AWSDynamoDB/<exportId>/data/`; incremental exports in the
+  shared `AWSDynamoDB/data/`. Keys in the manifests are bucket keys (`<s3Prefix>/AWSDynamoDB/...`).
+- md5Checksum is the base64 MD5 of the stored `.gz` bytes; etag is the S3 ETag of a
+  one-part multipart upload: hex MD5 of that MD5, then `-1`.
+- gzip: no file name, mtime 0, OS byte 255, level 6; an empty data file is byte-for-byte
+  the one AWS writes for an empty partition.
+- Lines: DynamoDB JSON `{"Item":{...}}`; incremental `{"Metadata":{...},"Keys":{...},
+  "OldImage":{...},"NewImage":{...}}` (a delete has no NewImage); attributes and map keys
+  sorted, as AWS's samples show. ION: `$ion_1_0 {Item:{...}}` text, decimals written the
+  way AWS's sample writes them (`103.`, `6d2`, `6.2`), sets as annotated lists.
+
+Output is deterministic: ids and names come from a generator seeded by the table, type,
+format and time, so rebuilding gives identical files.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import itertools
+import json
+import random
+import re
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Context, Decimal
+from pathlib import Path
+
+import orjson
+
+from ..codec.items import AttributeValue, Item
+from .reader import AWS_FOLDER, FULL_EXPORT, INCREMENTAL_EXPORT, OUTPUT_FORMATS, dynamodb_number_text
+
+_GZIP_LEVEL = 6  # zlib's default; levels 1 and 9 would change the header's XFL byte
+_EXPORT_DURATION = timedelta(minutes=5)
+_INCREMENTAL_MIN_BILL = 10_000_000  # AWS bills an incremental export at least 10 MB
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ION_KEYWORDS = frozenset({"null", "true", "false", "nan"})
+_DECIMALS = Context(prec=100, Emax=999_999, Emin=-999_999)  # never rounds DynamoDB's 38 digits
+
+
+@dataclass(frozen=True)
+class IncrementalChange:
+    """One line of an incremental export: the item's state after a write in the window."""
+
+    keys: Item
+    write_time_micros: int
+    new_image: Item | None = None  # None: the item was deleted
+    old_image: Item | None = None  # the item before the change (NEW_AND_OLD_IMAGES view)
+
+
+def write_export(
+    dest: Path,
+    table_arn: str,
+    items: Iterable[Item],
+    *,
+    output_format: str = "DYNAMODB_JSON",
+    export_type: str = FULL_EXPORT,
+    export_time: datetime,
+    items_per_file: int = 1000,
+    incremental: list[IncrementalChange] | None = None,
+    export_from_time: datetime | None = None,
+    s3_bucket: str = "ddb2bigtable-exports",
+    s3_prefix: str | None = None,
+) -> Path:
+    """Write one export below `dest` (which plays the S3 prefix) and return its folder.
+
+    `items` are written for a full export, `incremental` for an incremental one, whose
+    window runs from `export_from_time` (default: one hour earlier) to `export_time`.
+    Numbers should be DynamoDB's own text (`dynamodb_number_text`), as a table holds them.
+    Items are streamed: any number fits in memory.
+    """
+    if output_format not in OUTPUT_FORMATS:
+        raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, not {output_format!r}")
+    if export_time.tzinfo is None or (export_from_time and export_from_time.tzinfo is None):
+        raise ValueError("export times must be timezone-aware")
+    if items_per_file < 1:
+        raise ValueError("items_per_file must be at least 1")
+    if export_type == INCREMENTAL_EXPORT:
+        if incremental is None or any(True for _ in items):
+            raise ValueError("an incremental export takes `incremental` changes and no items")
+        lines = (_change_line(c, output_format) for c in incremental)
+    elif export_type == FULL_EXPORT:
+        if incremental is not None:
+            raise ValueError("`incremental` changes need export_type='INCREMENTAL_EXPORT'")
+        lines = (_item_line(item, output_format) for item in items)
+    else:
+        raise ValueError(f"export_type must be {FULL_EXPORT} or {INCREMENTAL_EXPORT}, not {export_type!r}")
+
+    rng = random.Random(hashlib.sha256(
+        f"{table_arn}|{export_type}|{output_format}|{export_time.isoformat()}".encode()).digest())
+    start = export_time.astimezone(UTC)
+    export_id = f"{_millis(start):014d}-{rng.getrandbits(32):08x}"
+    # Full exports keep their data in their own folder, incremental ones in a shared one.
+    data_folder = f"{AWS_FOLDER}/{export_id}/data" if export_type == FULL_EXPORT else f"{AWS_FOLDER}/data"
+    key_prefix = f"{s3_prefix.strip('/')}/" if s3_prefix else ""
+    extension = ".json.gz" if output_format == "DYNAMODB_JSON" else ".ion.gz"
+    export_dir = dest / AWS_FOLDER / export_id
+    export_dir.mkdir(parents=True, exist_ok=True)
+    (export_dir / "_started").write_bytes(b"")
+
+    entries: list[bytes] = []
+    item_count = size = 0
+    for chunk in _chunks(lines, items_per_file):
+        name = base64.b32encode(rng.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=").lower()
+        path = dest / data_folder / f"{name}{extension}"
+        count, raw_size, digest = _write_gzip(path, chunk)
+        item_count += count
+        size += raw_size
+        entries.append(_compact({
+            "itemCount": count,
+            "md5Checksum": base64.b64encode(digest).decode(),
+            "etag": hashlib.md5(digest, usedforsecurity=False).hexdigest() + "-1",
+            "dataFileS3Key": f"{key_prefix}{data_folder}/{name}{extension}",
+        }) + b"\n")
+    _write_with_md5(export_dir / "manifest-files.json", b"".join(entries))
+
+    summary = {
+        "version": "2020-06-30" if export_type == FULL_EXPORT else "2023-08-01",
+        "exportArn": f"{table_arn}/export/{export_id}",
+        "startTime": _iso(start),
+        "endTime": _iso(start + _EXPORT_DURATION),
+        "tableArn": table_arn,
+        "tableId": str(uuid.UUID(bytes=hashlib.sha256(table_arn.encode()).digest()[:16], version=4)),
+    }
+    if export_type == FULL_EXPORT:
+        summary["exportTime"] = _iso(start)
+    else:
+        summary["exportFromTime"] = _iso(export_from_time or start - timedelta(hours=1))
+        summary["exportToTime"] = _iso(start)
+    summary |= {
+        "s3Bucket": s3_bucket,
+        "s3Prefix": s3_prefix,
+        "s3SseAlgorithm": "AES256",
+        "s3SseKmsKeyId": None,
+        "manifestFilesS3Key": f"{key_prefix}{AWS_FOLDER}/{export_id}/manifest-files.json",
+        "billedSizeBytes": size if export_type == FULL_EXPORT else max(size, _INCREMENTAL_MIN_BILL),
+        "itemCount": item_count,
+        "outputFormat": output_format,
+    }
+    if export_type == INCREMENTAL_EXPORT:
+        with_old = any(c.old_image is not None for c in incremental or ())
+        summary["outputView"] = "NEW_AND_OLD_IMAGES" if with_old else "NEW_IMAGE"
+        summary["exportType"] = INCREMENTAL_EXPORT
+    _write_with_md5(export_dir / "manifest-summary.json", _compact(summary))
+    return export_dir
+
+
+def item_from_plain(value: dict[str, object]) -> Item:
+    """A plain JSON document (numbers parsed as `Decimal`) as a typed item, the way the
+    DynamoDB document SDKs store it: dict -> M, list -> L, str -> S, Decimal -> N, bool ->
+    BOOL, None -> NULL."""
+    return {name: _typed(v) for name, v in value.items()}
+
+
+def _typed(value: object) -> AttributeValue:
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, Decimal | int):
+        return {"N": dynamodb_number_text(value)}
+    if isinstance(value, str):
+        return {"S": value}
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, dict):
+        return {"M": item_from_plain(value)}
+    if isinstance(value, list):
+        return {"L": [_typed(v) for v in value]}
+    raise TypeError(f"{type(value).__name__} has no DynamoDB type (parse floats as Decimal)")
+
+
+# --- files --------------------------------------------------------------------------------
+
+def _chunks(lines: Iterator[bytes], size: int) -> Iterator[Iterator[bytes]]:
+    """Groups of `size` lines, lazily; at least one (maybe empty) group, as AWS writes at
+    least one file per partition even when it is empty."""
+    first = next(lines, None)
+    yield iter(()) if first is None else itertools.chain([first], itertools.islice(lines, size - 1))
+    while (first := next(lines, None)) is not None:
+        yield itertools.chain([first], itertools.islice(lines, size - 1))
+
+
+def _write_gzip(path: Path, lines: Iterable[bytes]) -> tuple[int, int, bytes]:
+    """Write `lines` gzip'd; return the line count, uncompressed size and MD5 of the file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = size = 0
+    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
+                                               compresslevel=_GZIP_LEVEL, mtime=0) as gz:
+        for line in lines:
+            gz.write(line)
+            count += 1
+            size += len(line)
+    digest = hashlib.md5(usedforsecurity=False)
+    with path.open("rb") as stored:
+        while block := stored.read(1 << 20):
+            digest.update(block)
+    return count, size, digest.digest()
+
+
+def _write_with_md5(path: Path, content: bytes) -> None:
+    path.write_bytes(content)
+    path.with_suffix(".md5").write_bytes(base64.b64encode(hashlib.md5(content, usedforsecurity=False).digest()))
+
+
+def _compact(value: object) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _millis(moment: datetime) -> int:
+    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+# --- lines --------------------------------------------------------------------------------
+
+def _item_line(item: Item, output_format: str) -> bytes:
+    if output_format == "DYNAMODB_JSON":
+        return b'{"Item":' + _json(item) + b"}\n"
+    return f"$ion_1_0 {{Item:{_ion_struct(item)}}}\n".encode()
+
+
+def _change_line(change: IncrementalChange, output_format: str) -> bytes:
+    images = [("OldImage", change.old_image), ("NewImage", change.new_image)]
+    if output_format == "DYNAMODB_JSON":
+        parts = [b'{"Metadata":{"WriteTimestampMicros":{"N":"%d"}},"Keys":' % change.write_time_micros,
+                 _json(change.keys)]
+        parts += [b',"%s":%s' % (name.encode(), _json(image)) for name, image in images if image is not None]
+        return b"".join(parts) + b"}\n"
+    text = f"$ion_1_0 {{Metadata:{{WriteTimestampMicros:{change.write_time_micros}.}},Keys:{_ion_struct(change.keys)}"
+    text += "".join(f",{name}:{_ion_struct(image)}" for name, image in images if image is not None)
+    return (text + "}\n").encode()
+
+
+def _json(item: Item) -> bytes:
+    return orjson.dumps(item, default=_base64, option=orjson.OPT_SORT_KEYS)
+
+
+def _base64(value: object) -> str:
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    raise TypeError(f"{type(value).__name__} is not part of the typed item form")
+
+
+def _ion_struct(item: Item) -> str:
+    return "{" + ",".join(f"{_ion_symbol(name)}:{_ion(item[name])}" for name in sorted(item)) + "}"
+
+
+def _ion(value: AttributeValue) -> str:
+    ((tag, inner),) = value.items()
+    if tag == "S":
+        return _ion_string(inner)
+    if tag == "N":
+        return _ion_decimal(inner)
+    if tag == "B":
+        return _ion_blob(inner)
+    if tag == "BOOL":
+        return "true" if inner else "false"
+    if tag == "NULL":
+        return "null"
+    if tag == "M":
+        return _ion_struct(inner)
+    if tag == "L":
+        return "[" + ",".join(_ion(v) for v in inner) + "]"
+    member = {"SS": _ion_string, "NS": _ion_decimal, "BS": _ion_blob}[tag]
+    return f"$dynamodb_{tag}::[" + ",".join(member(v) for v in inner) + "]"
+
+
+def _ion_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # JSON's escapes are all valid ION escapes
+
+
+def _ion_symbol(name: str) -> str:
+    if _SYMBOL.fullmatch(name) and name not in _ION_KEYWORDS:
+        return name
+    return "'" + json.dumps(name, ensure_ascii=False)[1:-1].replace("'", "\\'") + "'"
+
+
+def _ion_decimal(number: str) -> str:
+    """`103.`, `6d2`, `6.2`, `1.5d-130`: AWS's sample writes normalized decimals this way."""
+    canonical = Decimal(dynamodb_number_text(Decimal(number))).normalize(_DECIMALS)
+    text = str(canonical).replace("E+", "d").replace("E", "d")
+    return text if ("." in text or "d" in text) else text + "."
+
+
+def _ion_blob(data: bytes) -> str:
+    return "{{" + base64.b64encode(data).decode() + "}}"

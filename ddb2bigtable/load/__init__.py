@@ -1,0 +1,9 @@
+"""Bulk load of an export into Bigtable, its resume state, verify, and the local stage.
+
+- `run.run_load`: the fast local loader (encoder processes beside the async writer).
+- `beam_pipeline.run_beam_load` / `launch_dataflow`: the same transform on Apache Beam.
+- `verify.verify_table`: every export item read back, decoded and compared.
+- `local_stage.up`: the `local` stage on the emulator (tables, load, verify).
+- `jobs.load_jobs`: which loads a cloud stage launches after `pulumi up`.
+- `table_admin`, `emulator`, `state`: table creation, the emulator process, resume state.
+"""

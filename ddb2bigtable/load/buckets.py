@@ -1,0 +1,66 @@
+"""Where every export line goes: loaded (or deleted), skipped as expired, sampled out, or
+dead-lettered with its reason. `route` decides and counts in one step, so the local
+writer's encoder process and the Beam pipeline cannot count differently.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from ..codec.codec import Codec, CodecError, Expired
+from ..codec.mutations import RowMutation
+from ..exports.reader import Record
+from .state import FileCounts
+
+
+def in_sample(row_key: bytes, fraction: float | None) -> bool:
+    """A stable sample: the same rows are in it on every run and machine."""
+    if fraction is None or fraction >= 1:
+        return True
+    digest = hashlib.blake2b(row_key, digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64 < fraction
+
+
+@dataclass(frozen=True)
+class Routed:
+    """Where one export line goes; `route` has already counted it."""
+
+    row: RowMutation | None = None  # to write: a put, a delete, or an expired item's older version going
+    dead: str | None = None  # the reason, when the line goes to the dead letters
+    expired: Expired | None = None
+
+
+def route(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
+          counts: FileCounts) -> Routed:
+    """Every line into exactly one bucket."""
+    counts.read += 1
+    try:
+        row = _encode(record, codec, write_time, now)
+    except CodecError as error:
+        counts.dead_lettered += 1
+        return Routed(dead=str(error))
+    if row is None:
+        counts.dead_lettered += 1
+        return Routed(dead=record.error or "unreadable line")
+    if isinstance(row, Expired):
+        counts.expired += 1
+        return Routed(row=row.delete, expired=row)  # incremental: an older, still-live version must go
+    if not in_sample(row.key, sample):
+        counts.sampled_out += 1
+        return Routed()
+    if record.kind == "delete":
+        counts.deleted += 1
+    else:
+        counts.loaded += 1
+    return Routed(row=row)
+
+
+def _encode(record: Record, codec: Codec, write_time: int, now: int):
+    if record.kind == "error":
+        return None
+    if record.kind == "delete":  # the old image tells rule-based designs which cells were the item's
+        return codec.delete(record.old_item or record.keys or {})
+    replace = record.keys is not None  # incremental: the item may have had an older version
+    return codec.encode(record.item or {}, write_time_micros=record.write_time_micros or write_time,
+                        now_micros=now, replace=replace, checked=record.item is not None)

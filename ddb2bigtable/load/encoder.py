@@ -1,0 +1,263 @@
+"""Reading and encoding in other processes, beside the writer.
+
+Reading an export line and encoding it costs about as much CPU as the Bigtable client
+spends sending the row (benchmarks/load_throughput.py); in one Python process the two add
+up. So forked encoder processes (one per core, data files round-robin) read, route every
+line (`buckets.route`: counts, dead letters) and ship the rows as packed protobuf chunks
+over a pipe; the writer's process only unpacks and sends. On a fresh load each encoder
+first infers the types of its own files and sends them; the writer merges them
+(`Encoder.types`, meanwhile it has opened its client) and sends the export's types back,
+and only then does any encoder encode, so every row is encoded with the same types.
+Memory stays bounded: an encoder blocks on the pipe when the writer is behind, and the
+writer prefetches at most `PREFETCH` chunks from each.
+
+Fork, not spawn: the child gets the codec and the imported modules as they are (spawning
+would import the Bigtable client again, about a second, longer than a small load) and
+never touches gRPC. If the child dies, the writer says so and the data file is not
+marked done: a rerun resumes with it, as after any failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import traceback
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+from ..codec.codec import Codec
+from ..codec.type_inference import AttributeTypes
+from ..exports.reader import DataFile, ExportError, Manifest, read_records, verify_file
+from ..exports.types import FileTypes, merged_types, share_types
+from ..spec.model import TableSpec
+from .buckets import route
+from .state import FileCounts
+from .writer import Packer
+
+CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling
+FIRST_CHUNK_ROWS = 50  # a file's first message; each next one twice as large, up to CHUNK_ROWS
+PREFETCH = 4  # chunks the writer holds ahead of the batcher
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Consecutive lines of one data file: rows to write (packed) and lines dead-lettered."""
+
+    file: str
+    packed: bytes
+    lines: list[int]
+    dead: list[tuple[int, str, str | None]]  # (line, reason, raw text)
+    read: int  # export lines this chunk covers, for the progress bar
+
+
+@dataclass(frozen=True)
+class FileEnd:
+    """A data file is read to its end (error None) or stopped by an ExportError."""
+
+    file: str
+    counts: FileCounts
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class _ShareTypes:
+    """An encoder's inference over its own files, the first message of a fresh load."""
+
+    results: list[FileTypes]
+
+
+@dataclass(frozen=True)
+class _Crash:
+    traceback: str
+
+
+@dataclass(frozen=True)
+class EncodeJob:
+    """What the encoders need: the table, its types (None: infer them first, a fresh load
+    of every data file), the files to encode and the routing inputs."""
+
+    manifest: Manifest
+    table: TableSpec
+    types: AttributeTypes | None
+    files: tuple[DataFile, ...]
+    write_time: int
+    now: int
+    sample: float | None
+
+
+def _encode_files(conn: Connection, job: EncodeJob) -> None:
+    """The child's whole life: types (inferred and sent, then the export's received, or
+    the job's), every file in order, then the pipe closes."""
+    try:
+        types = job.types
+        if types is None:
+            conn.send(_ShareTypes(share_types(job.manifest, job.files, job.table)))
+            types = conn.recv()
+            if types is None:  # the export cannot be loaded: nothing to encode
+                return
+        codec = Codec(job.table, types)
+        for f in job.files:
+            counts = FileCounts()
+            try:
+                _encode_file(conn, job, codec, f, counts)
+            except ExportError as error:
+                conn.send(FileEnd(f.key, counts, str(error)))
+                return
+            conn.send(FileEnd(f.key, counts))
+    except (BrokenPipeError, ConnectionResetError, EOFError):  # the writer is gone (killed or stopped)
+        return
+    except BaseException:  # a bug, not bad data: hand the writer the traceback to show
+        conn.send(_Crash(traceback.format_exc()))
+    finally:
+        conn.close()
+
+
+def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts) -> None:
+    """One data file as chunks; what was read before an ExportError is shipped first."""
+    packer = Packer()
+    dead: list[tuple[int, str, str | None]] = []
+    read, limit = 0, FIRST_CHUNK_ROWS
+    try:
+        verify_file(job.manifest, f)
+        for record in read_records(job.manifest, f):
+            read += 1
+            routed = route(record, codec, job.write_time, job.now, job.sample, counts)
+            if routed.dead is not None:
+                dead.append((record.line, routed.dead, record.raw))
+            elif routed.row is not None:
+                packer.add(routed.row, record.line)
+            if read == limit:
+                packed, lines = packer.take()
+                conn.send(Chunk(f.key, packed, lines, dead, read))
+                dead, read, limit = [], 0, min(2 * limit, CHUNK_ROWS)
+    finally:
+        packed, lines = packer.take()
+        conn.send(Chunk(f.key, packed, lines, dead, read))
+
+
+def forked_child(target: Callable[..., None], *args: Any, name: str) -> tuple[BaseProcess, Connection]:
+    """A forked child running `target(conn, *args)`, and this process's end of the pipe
+    between them (why fork: the module docstring)."""
+    context = multiprocessing.get_context("fork")
+    ours, theirs = context.Pipe(duplex=True)
+    process = context.Process(target=target, args=(theirs, *args), name=name, daemon=True)
+    process.start()
+    theirs.close()
+    return process, ours
+
+
+class EncoderDied(RuntimeError):
+    """The encoder process stopped without finishing (killed, out of memory, or a bug)."""
+
+
+class _Process:
+    """One encoder process and the writer's end of its pipe, pumped into a bounded queue."""
+
+    def __init__(self, job: EncodeJob):
+        self._process, self._conn = forked_child(_encode_files, job, name="ddb2bigtable-encoder")
+        self._queue: asyncio.Queue[Any] = asyncio.Queue(PREFETCH)
+        # One thread of its own reads the pipe: with the event loop's shared pool, every
+        # pool thread's malloc arena held some chunks' worth of freed memory, and the
+        # writer's peak crept up with the export's length (benchmarks/README.md).
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="ddb2bigtable-pipe")
+        self._pump = asyncio.get_running_loop().create_task(self._receive())
+
+    async def _receive(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                message = await loop.run_in_executor(self._reader, self._conn.recv)
+            except (EOFError, OSError):
+                await self._queue.put(None)
+                return
+            await self._queue.put(message)
+
+    def send(self, message: Any) -> None:
+        try:
+            self._conn.send(message)
+        except OSError:  # it died: `next` says so
+            pass
+
+    async def next(self) -> Any:
+        message = await self._queue.get()
+        if isinstance(message, _Crash):
+            raise EncoderDied(f"the encoder process failed:\n{message.traceback}")
+        if message is None:
+            self._process.join(5)
+            raise EncoderDied(f"the encoder process stopped (exit code {self._process.exitcode}) before the "
+                              f"end of the export; nothing is lost: rerun the load, it resumes with this data file")
+        return message
+
+    async def close(self) -> None:
+        if self._process.is_alive():
+            self._process.terminate()
+        self._conn.close()  # the pump's recv fails and it ends
+        self._pump.cancel()
+        await asyncio.gather(self._pump, return_exceptions=True)
+        self._reader.shutdown(wait=False)
+        self._process.join()
+
+
+class Encoder:
+    """The encoder processes of one load: file i goes to process i mod n, so while the
+    writer sends one file, the next one is being encoded in another process (each runs
+    at most PREFETCH chunks ahead)."""
+
+    def __init__(self, job: EncodeJob, processes: int):
+        n = max(1, min(processes, len(job.files)))
+        self._job = job
+        self._owner = {f.key: i % n for i, f in enumerate(job.files)}
+        self._processes = [_Process(replace(job, files=job.files[i::n])) for i in range(n)]
+
+    async def types(self) -> AttributeTypes:
+        """A fresh load's types: every encoder's share merged, then sent back to them all so
+        they start encoding. ExportError (the first unreadable file in manifest order) or
+        EncoderDied when the export cannot be loaded; the encoders then stop."""
+        shares: list[FileTypes] = []
+        for process in self._processes:
+            message = await process.next()
+            if not isinstance(message, _ShareTypes):
+                raise EncoderDied(f"the encoder process sent {type(message).__name__} before the types")
+            shares += message.results
+        try:
+            types = merged_types(self._job.manifest, shares, self._job.table)
+        except ExportError:
+            self._send_all(None)
+            raise
+        self._send_all(types)
+        return types
+
+    def _send_all(self, types: AttributeTypes | None) -> None:
+        for process in self._processes:
+            process.send(types)
+
+    @property
+    def lanes(self) -> int:
+        """How many files are encoded side by side (one per process)."""
+        return len(self._processes)
+
+    def lane(self, file: str) -> int:
+        """The process that encodes this file, after the earlier files of its lane."""
+        return self._owner[file]
+
+    async def next(self, file: str) -> Chunk | FileEnd:
+        return await self._processes[self.lane(file)].next()
+
+    async def close(self) -> None:
+        for process in self._processes:
+            await process.close()
+
+
+async def chunks_of(encoder: Encoder, file: str) -> AsyncIterator[Chunk | FileEnd]:
+    """The encoder's messages for one data file, ending with its FileEnd."""
+    while True:
+        message = await encoder.next(file)
+        if message.file != file:
+            raise EncoderDied(f"the encoder sent {message.file} while {file} was expected")
+        yield message
+        if isinstance(message, FileEnd):
+            return

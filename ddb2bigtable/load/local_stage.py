@@ -1,0 +1,78 @@
+"""`ddb2bigtable up --stage local`: the stage's tables, GC rules and data in the emulator.
+
+The emulator has no instance admin, so the plan's instances exist only as names; tables,
+families and GC rules are created through the table-admin API, then each table whose
+export is under the stage's `load.export` folder (`<export>/<table id>/`) is loaded and
+verified. A fresh emulator starts empty, so its resume state starts empty too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..plan.planner import plan_stage
+from ..spec.errors import InputError, Problem
+from ..spec.loader import load_specs
+from ..spec.stage import load_stage
+from . import emulator
+from .run import LoadOptions, LoadReport, run_load
+from .table_admin import AdminAction, ensure_tables
+from .verify import VerifyReport, run_verify
+
+DEFAULT_PROJECT = "local-project"
+WORK_DIR = ".ddb2bigtable"
+
+
+@dataclass
+class UpResult:
+    emulator: str
+    actions: list[AdminAction] = field(default_factory=list)
+    loads: list[LoadReport] = field(default_factory=list)
+    verifies: list[VerifyReport] = field(default_factory=list)
+    without_export: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(r.complete for r in self.loads) and all(v.ok for v in self.verifies)
+
+
+def up(root: Path, stage_name: str, *, keep_running: bool = False,
+       progress: Callable[[str], Callable[[int], None]] = lambda table: (lambda n: None)) -> UpResult:
+    stage = load_stage(stage_name, root)
+    if not stage.emulator:
+        where = stage.location
+        raise InputError([Problem(stage.file, where.line if where else 1, where.column if where else 1, "emulator",
+                                  f"`up` runs emulator stages; {stage_name!r} is a cloud stage: deploy it with "
+                                  f"`pulumi up --stack {stage_name}`")])
+    specs = load_specs([str(p) for p in stage.spec_paths(root)])
+    plan = plan_stage(stage, specs)
+    project = stage.gcp_project or DEFAULT_PROJECT
+    export_root = root / stage.load.export if stage.load and stage.load.export else None
+    running = emulator.running_or_start()
+    os.environ[emulator.EMULATOR_ENV] = running.address
+    result = UpResult(emulator=running.address)
+    try:
+        for spec, instance in zip(specs, plan.instances, strict=True):
+            result.actions += ensure_tables(project, instance)
+            for table in spec.tables:
+                export = export_root / table.id if export_root else None
+                if export is None or not export.is_dir():
+                    result.without_export.append(f"{instance.id}/{table.id}")
+                    continue
+                work_dir = root / WORK_DIR / stage_name / instance.id / table.id
+                if running.process is not None:  # our own fresh emulator: nothing to resume into
+                    shutil.rmtree(work_dir, ignore_errors=True)
+                profile = next((p.id for p in instance.app_profiles if p.id == "migration-load"), None)
+                options = LoadOptions(project=project, instance_id=instance.id, app_profile_id=profile,
+                                      work_dir=work_dir, sample=stage.load.sample if stage.load else None)
+                result.loads.append(run_load(table, str(export), options, progress(f"{instance.id}/{table.id}")))
+                result.verifies.append(run_verify(table, str(export), project=project, instance_id=instance.id,
+                                                  work_dir=work_dir))
+    finally:
+        if not keep_running:
+            running.stop()
+    return result

@@ -1,0 +1,314 @@
+"""The data load: a DynamoDB export into one Bigtable table, with nothing lost silently.
+
+Manifest first (counts, md5 of every data file), then each data file streamed line by
+line through the codec into the writer. Every item ends in exactly one bucket: loaded,
+skipped as expired (TTL in the past), sampled out (a stage's `load.sample`), or
+dead-lettered with its file, line and reason. The report adds them up against the
+manifest's item count; `complete` is false when they do not match.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import hashlib
+import json
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from google.cloud.bigtable.data import RowMutationEntry
+
+from ..codec.codec import Codec
+from ..codec.type_inference import AttributeTypes
+from ..exports.reader import DataFile, ExportError, Manifest, open_export, read_records
+from ..exports.types import export_types
+from ..spec.model import TableSpec
+from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .state import FileCounts, LoadState, fingerprint
+from .writer import Source, WriteError, Writer, WriteSettings, unpack
+
+DEAD_LETTER_DIR = "dead-letters"
+
+
+@dataclass
+class FileReport:
+    file: str
+    manifest_items: int
+    counts: FileCounts
+    status: str  # "loaded" | "resumed: already loaded" | "failed" ("pending" while the load runs)
+    error: str | None = None
+
+
+@dataclass
+class LoadReport:
+    table: str
+    instance: str
+    export: str
+    export_type: str
+    output_format: str
+    manifest_items: int
+    files: list[FileReport] = field(default_factory=list)
+    lossy: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    dead_letter_file: str | None = None
+    error: str | None = None
+
+    def total(self, name: str) -> int:
+        return sum(getattr(f.counts, name) for f in self.files)
+
+    @property
+    def accounted(self) -> int:
+        names = ("loaded", "expired", "dead_lettered", "sampled_out", "deleted")
+        return sum(self.total(n) for n in names)
+
+    @property
+    def complete(self) -> bool:
+        return self.error is None and all(f.status != "failed" for f in self.files) \
+            and self.accounted == self.manifest_items
+
+    @property
+    def items_per_second(self) -> float:
+        written = sum(f.counts.read for f in self.files if f.status == "loaded")
+        return written / self.seconds if self.seconds else 0.0
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    project: str
+    instance_id: str
+    app_profile_id: str | None
+    work_dir: Path
+    sample: float | None = None
+    now_micros: int | None = None  # for tests: "now" when judging TTL expiry
+    writer: WriteSettings = field(default_factory=WriteSettings)
+
+
+class _DeadLetters:
+    """One JSONL file per data file, truncated when that file starts: a rerun never duplicates."""
+
+    def __init__(self, directory: Path, data_file: str):
+        directory.mkdir(parents=True, exist_ok=True)
+        name = hashlib.sha256(data_file.encode()).hexdigest()[:16] + ".jsonl"
+        self.path = directory / name
+        self.handle = self.path.open("w", encoding="utf-8")
+
+    def add(self, file: str, line: int, reason: str, raw: str | None = None) -> None:
+        record = {"file": file, "line": line, "reason": reason}
+        if raw is not None:
+            record["raw"] = raw
+        self.handle.write(json.dumps(record) + "\n")
+
+    def close(self) -> None:
+        self.handle.close()
+        if self.path.stat().st_size == 0:
+            self.path.unlink()
+
+
+def dead_letter_records(work_dir: Path) -> Iterator[dict]:
+    for part in sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl")):
+        with part.open(encoding="utf-8") as handle:
+            for line in handle:
+                yield json.loads(line)
+
+
+def combine_dead_letters(work_dir: Path) -> Path | None:
+    parts = sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl"))
+    if not parts:
+        return None
+    combined = work_dir / "dead-letters.jsonl"
+    with combined.open("w", encoding="utf-8") as out:
+        for part in parts:
+            out.write(part.read_text(encoding="utf-8"))
+    return combined
+
+
+def export_fingerprint(manifest: Manifest, table: TableSpec) -> str:
+    return fingerprint(manifest.export_arn, manifest.export_type, [(f.key, f.md5) for f in manifest.files],
+                       repr(table.source.key), repr(table.source.ttl), repr(table.mapping))
+
+
+def all_items(manifest: Manifest) -> Iterator:
+    for f in manifest.files:
+        for record in read_records(manifest, f):
+            if record.item is not None:
+                yield record.item
+
+
+def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Manifest, LoadReport, LoadState]:
+    """Manifests, an empty report and the resume state (shared by the local writer and the
+    Beam pipeline). A new state has no attribute types yet: each writer infers them
+    before anything is written and keeps them with `save_types`."""
+    manifest = open_export(export)
+    report = LoadReport(table=table.id, instance=options.instance_id, export=export,
+                        export_type=manifest.export_type, output_format=manifest.output_format,
+                        manifest_items=manifest.item_count)
+    state = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table))
+    return manifest, report, state
+
+
+def save_types(state: LoadState, types: AttributeTypes, options: LoadOptions) -> None:
+    """The types in the resume state, before the first row is written: a rerun encodes
+    with the very types the first run did, even if it reads only the files left."""
+    state.types = types
+    state.save(options.work_dir / "state.json")
+
+
+async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _DeadLetters,
+                   progress: Callable[[int], None], read_to_end: asyncio.Event
+                   ) -> AsyncIterator[list[RowMutationEntry]]:
+    """One data file's rows from the encoder process, as batcher entries; its dead letters
+    written and its counts added on the way. `read_to_end` is set once the file's last row
+    is handed over without error."""
+    async for message in chunks_of(encoder, f.key):
+        if isinstance(message, FileEnd):
+            counts.add(message.counts)
+            if message.error is not None:
+                raise ExportError(message.error)
+            read_to_end.set()
+            return
+        for line, reason, raw in message.dead:
+            dead.add(f.key, line, reason, raw)
+        progress(message.read)
+        if message.lines:
+            yield unpack(message.packed, f.key, message.lines)
+
+
+@dataclass
+class _Run:
+    """What the file tasks of one load share."""
+
+    options: LoadOptions
+    report: LoadReport
+    state: LoadState
+    encoder: Encoder
+    writer: Writer
+    progress: Callable[[int], None]
+    open_files: asyncio.Semaphore
+    failed: bool = False
+
+
+async def _load_file(run: _Run, f: DataFile, file_report: FileReport, turn: asyncio.Event,
+                     next_turn: asyncio.Event) -> None:
+    """One data file. Each encoder process (a lane) delivers its files in manifest order,
+    and the lanes are written side by side, so the writer always has rows from one of
+    them while the other encodes. In a lane, a file reads only in its turn and hands the
+    turn on as soon as its last row is with the batcher, so the lane's next file flows
+    while this one's last batches are in flight. At most one file per lane plus one are
+    open at once (`run.open_files`), or staged rows would pile up when Bigtable is slower
+    than the reading. The file is done (resume state) only when every one of its rows is
+    acknowledged. After a failure no file starts; files already started finish."""
+    try:
+        await turn.wait()
+        if run.failed:  # a file failed: stop here, as a rerun resumes from the state
+            return
+        async with run.open_files:
+            await _write_file(run, f, file_report, next_turn)
+    finally:
+        next_turn.set()
+
+
+async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn: asyncio.Event) -> None:
+    """The data file through its own batcher; the turn passes when its last row is handed over
+    (the next file may read while these rows land; on failure, `_load_file` passes it)."""
+    file_report.status = "failed"
+    counts = file_report.counts
+    dead = _DeadLetters(run.options.work_dir / DEAD_LETTER_DIR, f.key)
+
+    def rejected(source: Source, reason: str) -> None:
+        counts.loaded -= 1
+        counts.dead_lettered += 1
+        dead.add(source.file, source.line, reason)
+
+    try:
+        await run.writer.write(_entries(run.encoder, f, counts, dead, run.progress, next_turn), rejected)
+    except (ExportError, WriteError, EncoderDied) as error:
+        file_report.error = str(error)
+        run.report.error = run.report.error or str(error)
+        run.failed = True
+        return
+    finally:
+        dead.close()
+    if counts.read != f.item_count:
+        file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
+                             f"{counts.read} lines")
+    file_report.status = "loaded"
+    run.state.done[f.key] = counts
+    run.state.save(run.options.work_dir / "state.json")
+
+
+async def load_table(table: TableSpec, export: str, options: LoadOptions,
+                     progress: Callable[[int], None] = lambda n: None) -> LoadReport:
+    started = time.monotonic()
+    manifest, report, state = start_load(table, export, options)
+    for f in manifest.files:
+        if f.key in state.done:
+            report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
+            progress(f.item_count)
+        else:
+            report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
+    pending = [r for r in report.files if r.status == "pending"]
+    if not pending and state.types is None:  # an export without data files
+        save_types(state, export_types(manifest, table), options)
+    if pending:
+        await _load_pending(table, manifest, report, state, pending, options, progress)
+    if state.types is not None:
+        report.lossy = list(Codec(table, state.types).lossy)
+    report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
+    report.seconds = time.monotonic() - started
+    report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
+    return report
+
+
+async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
+                        pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None]) -> None:
+    """The files not done yet, through the encoder processes (which first infer the types
+    of a fresh load, while the writer opens its client) and one writer."""
+    files = {f.key: f for f in manifest.files}
+    now = options.now_micros or int(time.time() * 1_000_000)
+    job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
+                    manifest.export_time_micros, now, options.sample)
+    encoder = Encoder(job, os.cpu_count() or 1)
+    try:
+        async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
+                          options.writer) as writer:
+            if state.types is None:
+                try:
+                    save_types(state, await encoder.types(), options)
+                except (ExportError, EncoderDied) as error:  # nothing was written
+                    report.error = str(error)
+                    return
+            run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1))
+            turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
+            for turn in turns:
+                turn.set()
+            tasks = []
+            for r in pending:
+                lane = encoder.lane(r.file)
+                turn, turns[lane] = turns[lane], asyncio.Event()
+                tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
+            await asyncio.gather(*tasks)
+    finally:
+        await encoder.close()
+
+
+@contextmanager
+def fewer_gc_passes() -> Iterator[None]:
+    """A load allocates millions of short-lived dicts, and every full collection would rescan
+    the long-lived objects (modules, the client, the codec) too. Freezing them keeps those
+    passes short. The first threshold stays as it is: raising it made peak memory grow with
+    the export's size (benchmarks/load_throughput.py)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def run_load(table: TableSpec, export: str, options: LoadOptions,
+             progress: Callable[[int], None] = lambda n: None) -> LoadReport:
+    with fewer_gc_passes():
+        return asyncio.run(load_table(table, export, options, progress))

@@ -1,0 +1,284 @@
+"""The fast local writer: google-cloud-bigtable's async data client and mutation batcher.
+
+The batcher sends MutateRows in the background, applies flow control (so memory stays
+bounded whatever the export's size) and retries transient errors with exponential
+backoff. What it cannot write comes back here: a permanent per-row error (the row is
+rejected) goes to the dead-letter file with its export line; anything else (the cluster
+unreachable past the retry deadline) stops the data file with a clear error, the file is
+not marked done, and a rerun writes it again (same keys, same timestamps: idempotent).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from google.api_core import exceptions as api_exceptions
+from google.cloud.bigtable.data import BigtableDataClient, BigtableDataClientAsync, mutations
+from google.cloud.bigtable.data.exceptions import MutationsExceptionGroup
+from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+
+from ..codec.mutations import DeleteRow, RowMutation, SetCell
+
+# Errors that say "this row will never be accepted", as opposed to "try again later".
+PERMANENT = (api_exceptions.InvalidArgument, api_exceptions.FailedPrecondition, api_exceptions.OutOfRange)
+
+
+class WriteError(Exception):
+    """Writes failed for a reason retries did not fix; the message says what and where."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a mutation came from, so a rejected row can be dead-lettered with its line."""
+
+    file: str
+    line: int
+
+
+# The protobuf messages the client sends (raw upb classes, not the proto-plus wrappers).
+_ENTRY = bigtable_types.MutateRowsRequest.Entry.pb()
+_REQUEST = bigtable_types.MutateRowsRequest.pb()
+_RESPONSE_PB = bigtable_types.MutateRowsResponse.pb  # a response's raw message, not copied
+
+
+def read_responses_raw(client: BigtableDataClient | BigtableDataClientAsync) -> None:
+    """Makes the client's MutateRows operations read Bigtable's answers as raw protobuf.
+
+    For every row sent, the client reads the row's result (`index`, `status.code` twice,
+    `status.message`, `status.details`) through proto-plus wrappers: six wrapped lookups
+    per row, more CPU than everything else the write path does (the loader's pre-built
+    Movies entries: 36,000 rows/s with the client's reading, 90,000 raw;
+    benchmarks/load_throughput.py, 2026-11-21). The raw message has the same field names,
+    so the client's own per-row error handling and retries run unchanged on it; only this
+    client's gRPC call is wrapped (its `_gapic_client.mutate_rows`, which the MutateRows
+    operation of the locked client, async and sync, calls for every attempt)."""
+    gapic = client._gapic_client
+    call = gapic.mutate_rows
+    if isinstance(client, BigtableDataClientAsync):
+        async def mutate_rows(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+            return _raw_stream(await call(*args, **kwargs))
+    else:
+        def mutate_rows(*args: Any, **kwargs: Any) -> Any:
+            return map(_RESPONSE_PB, call(*args, **kwargs))
+    gapic.mutate_rows = mutate_rows
+
+
+async def _raw_stream(responses: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for response in responses:
+        yield _RESPONSE_PB(response)
+
+
+class _Entry(mutations.RowMutationEntry):
+    """A row for the batcher, already in the form the client sends.
+
+    The client's own `RowMutationEntry` turns every mutation into proto-plus objects
+    twice per flush (`size()` and `_to_pb()`): that was half of the write path's CPU
+    (benchmarks/load_throughput.py). This entry holds the protobuf message built once,
+    possibly in the encoder process. Every mutation the codec writes carries an explicit
+    timestamp (or is a delete), so every entry is idempotent: retries are safe. The
+    batcher's use of `mutations`, `size`, `_to_pb` and `is_idempotent` is what the
+    emulator tests of the load exercise with the locked client version.
+    """
+
+    def __init__(self, message: Any, file: str, line: int):  # no super().__init__: nothing to convert
+        self.row_key = message.row_key
+        self.mutations = message.mutations
+        self.message, self.file, self.line = message, file, line
+        self._size = message.ByteSize()  # asked for twice per row (append, flow control)
+
+    @property
+    def source(self) -> Source:
+        return Source(self.file, self.line)
+
+    def _to_pb(self) -> Any:
+        return self.message
+
+    def size(self) -> int:
+        return self._size
+
+    def is_idempotent(self) -> bool:
+        return True
+
+
+def fill_entry(message: Any, row: RowMutation) -> None:
+    """Writes the codec's row into an empty MutateRowsRequest.Entry protobuf message."""
+    message.row_key = row.key
+    add = message.mutations.add
+    for m in row.mutations:
+        if isinstance(m, SetCell):
+            cell = add().set_cell
+            cell.family_name, cell.column_qualifier = m.family, m.qualifier
+            cell.value, cell.timestamp_micros = m.value, m.timestamp_micros
+        elif isinstance(m, DeleteRow):
+            add().delete_from_row.SetInParent()
+        else:
+            column = add().delete_from_column
+            column.family_name, column.column_qualifier = m.family, m.qualifier
+            if m.start_micros is not None or m.end_micros is not None:
+                column.time_range.SetInParent()
+            if m.start_micros is not None:
+                column.time_range.start_timestamp_micros = m.start_micros
+            if m.end_micros is not None:
+                column.time_range.end_timestamp_micros = m.end_micros
+
+
+def row_entry(row: RowMutation, source: Source) -> mutations.RowMutationEntry:
+    """The client's entry for one row, remembering its export line for dead letters."""
+    message = _ENTRY()
+    fill_entry(message, row)
+    return _Entry(message, source.file, source.line)
+
+
+class Packer:
+    """Rows of one data file packed as one serialized MutateRowsRequest: how the encoder
+    process ships them to the writer (one C-level parse per chunk on the other side)."""
+
+    def __init__(self) -> None:
+        self._request = _REQUEST()
+        self.lines: list[int] = []
+
+    def add(self, row: RowMutation, line: int) -> None:
+        fill_entry(self._request.entries.add(), row)
+        self.lines.append(line)
+
+    def take(self) -> tuple[bytes, list[int]]:
+        packed, lines = self._request.SerializeToString(), self.lines
+        self._request, self.lines = _REQUEST(), []
+        return packed, lines
+
+
+def unpack(packed: bytes, file: str, lines: list[int]) -> list[mutations.RowMutationEntry]:
+    """`Packer.take`'s chunk as batcher entries."""
+    return [_Entry(m, file, line) for m, line in zip(_REQUEST.FromString(packed).entries, lines, strict=True)]
+
+
+@dataclass
+class WriteSettings:
+    flush_limit_mutation_count: int = 1000
+    flow_control_max_mutation_count: int = 20_000
+    operation_timeout_seconds: float = 120.0
+    # The batcher's append does not wait for flow control, so a slow cluster would let
+    # entries pile up; closing the batcher every this many rows waits for them and bounds
+    # memory whatever the export's size. While one lane's batcher drains, the writer sends
+    # the other lane's rows (load.py), so a small bound costs no throughput (1,000 vs
+    # 5,000: same rows/s within noise, peak 33-37 vs 42-56 MiB above imports,
+    # benchmarks/load_throughput.py and its README, 2026-11-21).
+    rows_per_batcher: int = 1_000
+    # Rows acknowledged between two full garbage collections (`Collections` says why).
+    rows_per_collection: int = 5_000
+
+
+class Collections:
+    """Full garbage collections on a row count, for both writers (local and Beam).
+
+    The client's MutateRows operation (async and sync alike) is a reference cycle: its
+    retry lambda holds the operation. So every row it sent (entry, protobuf message, and
+    the 500-row chunk the message was parsed from) stays in memory until a full
+    collection, which Python ran every 20,000-30,000 rows of a local load: that backlog
+    was the part of the peak that grew with the export. A collection after every
+    `rows_per_collection` acknowledged rows bounds it and costs 4-10 ms (under 2 % of a
+    load's time; benchmarks/README.md)."""
+
+    def __init__(self, every: int):
+        self.every = every
+        self._uncollected = 0
+
+    def acknowledged(self, rows: int) -> None:
+        """Call when a batcher has closed: its rows are acknowledged (or sorted as failures)."""
+        self._uncollected += rows
+        if self._uncollected >= self.every:
+            self._uncollected = 0
+            gc.collect()
+
+
+class Writer:
+    """One table's writer, one client for the whole load (`async with`); `write` sends one
+    data file's entries through a batcher of its own, so its failures stay its own."""
+
+    def __init__(self, project: str, instance_id: str, table_id: str, app_profile_id: str | None,
+                 settings: WriteSettings | None = None):
+        self.project, self.instance_id, self.table_id = project, instance_id, table_id
+        self.app_profile_id = app_profile_id
+        self.settings = settings or WriteSettings()
+        self._collections = Collections(self.settings.rows_per_collection)
+
+    async def __aenter__(self) -> Writer:
+        self._client = BigtableDataClientAsync(project=self.project)
+        read_responses_raw(self._client)
+        self._table = self._client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._client.close()
+
+    async def write(self, chunks: AsyncIterator[list[mutations.RowMutationEntry]],
+                    rejected: Callable[[Source, str], None]) -> int:
+        """Writes every entry; calls `rejected(source, reason)` for rows Bigtable refuses.
+
+        Returns the number of rows sent. Raises WriteError when rows failed transiently
+        past the retry deadline.
+        """
+        s = self.settings
+        sent = 0
+        stream = chunks.__aiter__()
+        more = True
+        while more:
+            batcher = self._table.mutations_batcher(
+                flush_limit_mutation_count=s.flush_limit_mutation_count,
+                flow_control_max_mutation_count=s.flow_control_max_mutation_count,
+                batch_operation_timeout=s.operation_timeout_seconds,
+            )
+            try:
+                async with batcher:
+                    in_batcher = 0
+                    while in_batcher < s.rows_per_batcher:
+                        try:
+                            chunk = await stream.__anext__()
+                        except StopAsyncIteration:
+                            more = False
+                            break
+                        for entry in chunk:
+                            await batcher.append(entry)
+                        in_batcher += len(chunk)
+                        sent += len(chunk)
+            except MutationsExceptionGroup as group:
+                sort_failures(group, self.table_id, rejected)
+            self._collections.acknowledged(in_batcher)
+        return sent
+
+
+def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Callable[[Source, str], None]) -> None:
+    """Sorts a batcher's failures: `rejected(source, reason)` for each permanent one, then
+    WriteError when any failed transiently past the retries (shared with the Beam pipeline)."""
+    transient: list[tuple[Source, BaseException]] = []
+    for failure in group.exceptions:
+        cause = failure.__cause__ or failure
+        source = getattr(failure.entry, "source", Source("?", 0))
+        if _permanent(cause):
+            rejected(source, f"Bigtable rejected the row: {cause}")
+        else:
+            transient.append((source, cause))
+    if "truncated)" in str(group):  # the client kept only some failures: the rest have no row to name
+        raise WriteError(f"{group}: more rows failed than the client reports one by one, so they cannot be "
+                         f"dead-lettered; nothing is lost: rerun the load, it rewrites this data file") from None
+    if transient:
+        source, cause = transient[0]
+        raise WriteError(
+            f"{len(transient)} row(s) could not be written to {table_id} after retries "
+            f"(first: {source.file} line {source.line}: {_short(cause)}); nothing is lost: "
+            f"rerun the load, it resumes with this data file") from None
+
+
+def _permanent(error: BaseException) -> bool:
+    inner = getattr(error, "exceptions", None)  # RetryExceptionGroup: judge by its last attempt
+    if inner:
+        return _permanent(inner[-1])
+    return isinstance(error, PERMANENT)
+
+
+def _short(error: BaseException) -> str:
+    inner = getattr(error, "exceptions", None)
+    return _short(inner[-1]) if inner else f"{type(error).__name__}: {error}"[:300]

@@ -1,0 +1,127 @@
+"""Cluster sizing: the load each cluster carries, its CPU target, nodes or autoscaling.
+
+Every cluster applies every write (replication), and serves the reads of the DynamoDB
+replicas whose AWS region maps to its GCP region. The numbers in `why` are the ones used,
+rounded for reading; `ClusterPlan.load` keeps them unrounded.
+"""
+
+from __future__ import annotations
+
+from ..spec.ids import cluster_id
+from ..spec.model import Spec, TableSpec
+from ..spec.stage import Stage
+from . import capacity, sizing
+from .capacity import Level
+from .model import AutoscalingPlan, ClusterPlan, LoadShare, PlanWarning
+from .topology import Placement, kept_regions
+
+WHY_TABLES = 3  # tables named in a cluster's why; the rest are summed as "+N more"
+
+
+def _share(table: TableSpec, placement: Placement, level: Level, stage: Stage,
+           n_clusters: int, storage_type: str) -> LoadShare:
+    source = table.source
+    units = capacity.units(source, level)
+    kept = kept_regions(source, stage)
+    if kept:
+        read_units = sum(units.reads[r] for r in placement.aws_regions if r in kept)
+    else:  # no replica kept in this stage: its home reads spread over every cluster
+        read_units = units.reads[source.region] / n_clusters
+    return LoadShare(
+        table=table.id,
+        reads_per_second=capacity.read_ops(source, read_units, stage.capacity_scale),
+        reads_per_node=sizing.reads_per_node(storage_type, source.item_size_kb),
+        writes_per_second=capacity.write_ops(source, units.writes, stage.capacity_scale),
+        writes_per_node=sizing.writes_per_node(storage_type, source.item_size_kb),
+    )
+
+
+def _load(shares: list[LoadShare]) -> float:
+    return sum(s.nodes for s in shares)
+
+
+def _describe_load(shares: list[LoadShare]) -> str:
+    busiest = sorted(shares, key=lambda s: s.nodes, reverse=True)
+    parts = []
+    for s in busiest[:WHY_TABLES]:
+        terms = []
+        if s.reads_per_second:
+            terms.append(f"{s.reads_per_second:,.0f} reads/s ÷ {s.reads_per_node:,.0f}")
+        if s.writes_per_second:
+            terms.append(f"{s.writes_per_second:,.0f} writes/s ÷ {s.writes_per_node:,.0f}")
+        parts.append(f"{s.table} " + " + ".join(terms or ["idle"]))
+    if len(busiest) > WHY_TABLES:
+        rest = sum(s.nodes for s in busiest[WHY_TABLES:])
+        parts.append(f"+{len(busiest) - WHY_TABLES} more: {rest:.2f}")
+    return "; ".join(parts)
+
+
+def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage_type: str,
+                  kms_keys: dict[str, str]) -> tuple[list[ClusterPlan], list[PlanWarning]]:
+    instance_id = spec.instance.id + stage.instance_suffix
+    factor = spec.instance.node_scaling_factor
+    n = len(placements)
+    source_targets = [t.source.autoscaling.target_utilization for t in spec.tables if t.source.autoscaling]
+    target, target_why = sizing.cpu_target(n, stage.failover_headroom, source_targets)
+    storage_gib = sum(t.source.storage_gb for t in spec.tables)
+    floor = sizing.storage_floor(storage_gib, storage_type, factor)
+    figures = sizing.NODE_FIGURES[storage_type]
+    autoscaled = stage.autoscaling and any(capacity.scales(t.source) for t in spec.tables)
+    cap = max(factor, stage.max_nodes_per_cluster - stage.max_nodes_per_cluster % factor)
+    clusters, warnings = [], []
+    for p in placements:
+        def shares(level: Level, p: Placement = p) -> list[LoadShare]:
+            return [_share(t, p, level, stage, n, storage_type) for t in spec.tables]
+
+        def nodes(level: Level) -> int:
+            return sizing.nodes_for(_load(shares(level)), target, floor, factor)
+
+        cid = cluster_id(instance_id, p.zone)
+        sized = shares("sized")
+        load = _load(sized)
+        by_cpu = sizing.nodes_for(load, target, 1, factor)
+        why = (f"{_describe_load(sized)} = {load:.2f} nodes of load at {target} % CPU ({target_why}) → {by_cpu}; "
+               f"storage {storage_gib:,.0f} GiB ÷ {figures.storage_target_gib:,} GiB/node target "
+               f"(limit {figures.storage_limit_gib:,}) → {floor}")
+        if factor == 2:
+            why += "; counts even for 2X node scaling"
+        fixed = sizing.nodes_for(load, target, floor, factor)  # the sized shares, already summed
+        auto = None
+        if autoscaled:
+            lo, hi = nodes("min"), nodes("max")
+            lo, hi, raised = sizing.autoscaling_range(lo, hi, factor)
+            auto_why = f"min {lo} at min capacity (on-demand: average), max {hi} at max capacity (on-demand: peak)"
+            if raised:
+                auto_why += f"; min raised so max ≤ {sizing.AUTOSCALING_MAX_RATIO} x min"
+            if hi > cap:
+                warnings.append(PlanWarning("node-cap", instance_id, None,
+                                            f"cluster {cid} may need {hi} nodes at max capacity; the stage caps it at "
+                                            f"{cap} (max_nodes_per_cluster): raise the cap or the node quota"))
+                hi, lo = cap, min(lo, cap)
+                auto_why += f"; max capped at {cap} by the stage"
+            auto = AutoscalingPlan(min_nodes=lo, max_nodes=hi, cpu_target=target,
+                                   storage_target_gib=figures.storage_target_gib, why=auto_why)
+            fixed = min(hi, max(lo, nodes("expected")))
+            why += f"; autoscaling {lo}-{hi}, expected {fixed} at average capacity"
+        elif fixed > cap:
+            warnings.append(PlanWarning("node-cap", instance_id, None,
+                                        f"cluster {cid} needs {fixed} nodes; the stage caps it at {cap} "
+                                        f"(max_nodes_per_cluster): it will be under-provisioned"))
+            why += f"; needs {fixed}, capped at {cap} by the stage"
+            fixed = cap
+        else:
+            why += f" = {fixed} nodes"
+        if storage_type == "hdd":
+            reads_share = sum(s.reads_per_second / s.reads_per_node for s in sized)
+            if reads_share > 0.1 * fixed:
+                warnings.append(PlanWarning("hdd-reads", instance_id, None,
+                                            f"cluster {cid} on HDD serves {reads_share:.2f} nodes' worth of reads "
+                                            f"(> 10 % of its {fixed} nodes); HDD nodes read 500 rows/s against SSD's "
+                                            f"17,000: expect high latency, or use SSD"))
+        kms = next((kms_keys[r] for r in p.aws_regions if r in kms_keys), None)
+        clusters.append(ClusterPlan(
+            id=cid, zone=p.zone, gcp_region=p.gcp_region, aws_regions=p.aws_regions,
+            storage_type=storage_type, nodes=fixed, autoscaling=auto, cpu_target=target,
+            load=tuple(sized), storage_gib=storage_gib, kms_key_name=kms, why=why,
+        ))
+    return clusters, warnings

@@ -1,0 +1,94 @@
+"""Monthly cost of a stage's instance on Bigtable, next to the same workload on DynamoDB.
+
+Both sides price the same thing: the stage's kept regions, its capacity scale, the
+expected capacity (provisioned units, on-demand average), and every table's full storage.
+Prices come from `pricing` with their source and date; a region without a figure of its
+own is priced from a reference region and the line says so (`estimate`).
+"""
+
+from __future__ import annotations
+
+from ..spec.model import Spec, TableSpec
+from ..spec.stage import Stage
+from . import capacity, pricing
+from .model import ClusterPlan, CostEstimate, CostLine
+from .topology import kept_regions
+
+HOURS_PER_MONTH = 730  # the month both clouds' price pages use
+SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
+KIB_PER_GIB = 1024 * 1024
+
+
+def _line(item: str, quantity: float, unit: str, price: pricing.Price, months_factor: float = 1.0) -> CostLine:
+    monthly = quantity * price.value * months_factor
+    return CostLine(item=item, quantity=round(quantity, 4), unit=unit, unit_price=price.value,
+                    monthly_usd=round(monthly, 2), source=price.source, as_of=price.as_of,
+                    estimate=price.estimate, note=price.note)
+
+
+def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> list[CostLine]:
+    lines = []
+    for c in clusters:
+        lines.append(_line(f"{c.id}: {c.nodes} nodes x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
+                           "node-hour", pricing.bigtable_node_hour(c.gcp_region)))
+        lines.append(_line(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
+                           pricing.bigtable_storage(c.gcp_region, c.storage_type)))
+    home = clusters[0].gcp_region
+    for t in spec.tables:
+        pitr = t.source.point_in_time_recovery
+        if pitr.enabled and t.source.storage_gb:
+            price = pricing.bigtable_backup_storage(home)
+            lines.append(_line(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month", price))
+    if len(clusters) > 1:
+        write_gib = sum(
+            capacity.write_ops(t.source, capacity.units(t.source, "expected").writes, stage.capacity_scale)
+            * t.source.item_size_kb / KIB_PER_GIB * SECONDS_PER_MONTH
+            for t in spec.tables
+        )
+        # Each write reaches one cluster and is copied to every other; origins are taken
+        # as evenly spread over the clusters.
+        for src in clusters:
+            for dst in clusters:
+                if src is not dst and src.gcp_region != dst.gcp_region:
+                    price = pricing.bigtable_replication_egress(src.gcp_region, dst.gcp_region)
+                    lines.append(_line(f"replication {src.gcp_region} → {dst.gcp_region}",
+                                       write_gib / len(clusters), "GiB", price))
+    return lines
+
+
+def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
+    source = table.source
+    units = capacity.units(source, "expected")
+    scale = stage.capacity_scale
+    lines = []
+    for region in kept_regions(source, stage):
+        reads = units.reads[region] * scale
+        writes = units.writes * scale
+        replica = region != source.region
+        tag = f"{table.id} {region}"
+        if source.billing == "on_demand":
+            per_month = SECONDS_PER_MONTH / 1e6
+            lines.append(_line(f"{tag}: {reads:,.0f} RRU/s average", reads * per_month, "million RRU",
+                               pricing.dynamodb(region, "rru_million")))
+            item = "replicated_wru_million" if replica else "wru_million"
+            lines.append(_line(f"{tag}: {writes:,.0f} WRU/s average", writes * per_month,
+                               "million rWRU" if replica else "million WRU", pricing.dynamodb(region, item)))
+        else:
+            lines.append(_line(f"{tag}: {reads:,.0f} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
+                               pricing.dynamodb(region, "rcu_hour")))
+            item = "replicated_wcu_hour" if replica else "wcu_hour"
+            lines.append(_line(f"{tag}: {writes:,.0f} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
+                               "rWCU-hour" if replica else "WCU-hour", pricing.dynamodb(region, item)))
+        if source.storage_gb:
+            item = "storage_ia_gb_month" if source.table_class == "standard_infrequent_access" else "storage_gb_month"
+            lines.append(_line(f"{tag}: storage", source.storage_gb, "GB-month", pricing.dynamodb(region, item)))
+            if source.point_in_time_recovery.enabled:
+                lines.append(_line(f"{tag}: PITR", source.storage_gb, "GB-month",
+                                   pricing.dynamodb(region, "pitr_gb_month")))
+    return lines
+
+
+def estimate(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> CostEstimate:
+    dynamo = [line for t in spec.tables for line in _table_lines(t, stage)]
+    return CostEstimate(bigtable=tuple(bigtable_lines(spec, stage, clusters)), dynamodb=tuple(dynamo),
+                        hours_per_month=HOURS_PER_MONTH)

@@ -1,0 +1,86 @@
+"""Spec + stage -> plan. The one place that calls every rule module in order.
+
+Each decision lives in the module named for it (topology, clusters, gc, tables, routing,
+labels, advice, cost); this module only wires them and checks what only the combination
+of spec and stage can break (an id made too long by the stage's suffix, CMEK on some
+clusters but not all).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..spec.errors import InputError, Problem
+from ..spec.ids import id_problem
+from ..spec.loader import load_specs
+from ..spec.model import Spec
+from ..spec.stage import Stage, load_stage
+from .advice import advise
+from .clusters import plan_clusters
+from .cost import estimate
+from .labels import instance_labels
+from .model import InstancePlan, PlanWarning, StagePlan
+from .routing import plan_app_profiles
+from .tables import plan_table
+from .topology import placements
+
+
+def _problem_at_instance(spec: Spec, message: str) -> Problem:
+    where = spec.instance.location
+    return Problem(where.file if where else spec.path, where.line if where else 1,
+                   where.column if where else 1, "instance.id", message)
+
+
+def plan_instance(spec: Spec, stage: Stage) -> tuple[InstancePlan, list[PlanWarning]]:
+    instance_id = spec.instance.id + stage.instance_suffix
+    problem = id_problem("instance", instance_id)
+    if problem:
+        raise InputError([_problem_at_instance(
+            spec, f"with the {stage.name} stage's suffix {stage.instance_suffix!r}: {problem}; shorten the id")])
+    storage = stage.storage or spec.instance.storage
+    places = placements(spec, stage)
+    kms_keys = spec.instance.kms_keys
+    if kms_keys:
+        missing = [p.gcp_region for p in places if not any(r in kms_keys for r in p.aws_regions)]
+        if missing:
+            raise InputError([_problem_at_instance(
+                spec, f"CMEK must cover every cluster or none; no kms_keys entry for the cluster in "
+                      f"{', '.join(missing)}: add a key for that region's AWS counterpart")])
+    clusters, warnings = plan_clusters(spec, stage, places, storage, kms_keys)
+    tables = []
+    for t in spec.tables:
+        table, table_warnings = plan_table(t, instance_id, stage.deletion_protection)
+        tables.append(table)
+        warnings += table_warnings
+    labels, label_warnings = instance_labels(spec, stage.name, instance_id)
+    warnings += label_warnings + advise(spec, instance_id, len(clusters))
+    protected = (stage.deletion_protection if stage.deletion_protection is not None
+                 else any(t.source.deletion_protection for t in spec.tables))
+    return InstancePlan(
+        id=instance_id, display_name=spec.instance.display_name or instance_id, spec_file=spec.path,
+        storage_type=storage, node_scaling_factor=spec.instance.node_scaling_factor,
+        deletion_protection=protected, labels=labels, clusters=tuple(clusters), tables=tuple(tables),
+        app_profiles=tuple(plan_app_profiles(spec, clusters)), cost=estimate(spec, stage, clusters),
+    ), warnings
+
+
+def plan_stage(stage: Stage, specs: list[Spec]) -> StagePlan:
+    instances, warnings, problems = [], [], []
+    for spec in specs:
+        try:
+            instance, instance_warnings = plan_instance(spec, stage)
+        except InputError as error:
+            problems += error.problems
+            continue
+        instances.append(instance)
+        warnings += instance_warnings
+    if problems:
+        raise InputError(problems)
+    return StagePlan(stage=stage.name, emulator=stage.emulator, instances=tuple(instances), warnings=tuple(warnings))
+
+
+def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None) -> StagePlan:
+    """The plan of `stage_name`, for the given specs or, by default, the stage's own list."""
+    stage = load_stage(stage_name, root)
+    paths = spec_paths if spec_paths else [str(p) for p in stage.spec_paths(root)]
+    return plan_stage(stage, load_specs(paths))

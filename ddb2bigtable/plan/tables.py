@@ -1,0 +1,77 @@
+"""Table-level features: change streams, backups, deletion protection, GSIs as views.
+
+DynamoDB Streams keep 24 hours of changes, so the change stream keeps the same. PITR
+restores to any second of the last 1-35 days; Bigtable's automated backup policy takes a
+daily backup, which is the nearest thing, and the plan says it is not per-second. A GSI
+becomes a continuous materialized view, Bigtable's asynchronous secondary index:
+eventually consistent like a GSI, keyed by the GSI key then the source row key (which
+Bigtable requires in the view's key, so the view is one-to-one with the table).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..spec.model import Gsi, TableSpec
+from . import gc
+from .model import BackupPlan, MaterializedViewPlan, PlanWarning, TablePlan
+
+STREAM_RETENTION_HOURS = 24  # DynamoDB Streams keep records for 24 hours (AWS Developer Guide, read 2026-11-21)
+BACKUP_FREQUENCY_HOURS = 24  # Bigtable automated backups: daily (cloud.google.com/bigtable/docs/backups, 2026-11-21)
+BACKUP_MAX_RETENTION_DAYS = 90  # automated backup retention limit (same page)
+
+
+def view_id(table_id: str, gsi_name: str) -> str:
+    return re.sub(r"[^-_.a-zA-Z0-9]", "_", f"{table_id}-{gsi_name}")[:128]
+
+
+def view_query(table: TableSpec, gsi: Gsi) -> str:
+    """The view's SQL: GSI key columns, then the source key, then the projection."""
+    family = table.mapping.default_family
+    keys = [gsi.key.partition.name] + ([gsi.key.sort.name] if gsi.key.sort else [])
+    columns = [f"{family}['{k}'] AS {k}" for k in keys] + ["_key AS source_key"]
+    if gsi.projection == "all":
+        columns.append(family)
+    elif gsi.projection != "keys_only":
+        columns += [f"{family}['{a}'] AS {a}" for a in gsi.projection if a not in keys]
+    order = ", ".join([*keys, "source_key"])
+    return f"SELECT {', '.join(columns)} FROM `{table.id}` ORDER BY {order}"
+
+
+def plan_table(table: TableSpec, instance_id: str, deletion_protection: bool | None
+               ) -> tuple[TablePlan, list[PlanWarning]]:
+    source = table.source
+    families, warnings = gc.plan_families(table, instance_id)
+    stream_hours = STREAM_RETENTION_HOURS if source.stream != "none" else None
+    backup = None
+    pitr = source.point_in_time_recovery
+    if pitr.enabled:
+        days = min(pitr.recovery_period_days, BACKUP_MAX_RETENTION_DAYS)
+        backup = BackupPlan(
+            frequency_hours=BACKUP_FREQUENCY_HOURS, retention_days=days,
+            why=(f"PITR with {pitr.recovery_period_days} days: daily automated backups kept {days} days; "
+                 f"restores go to the last daily backup, not to any second"),
+        )
+    views = tuple(
+        MaterializedViewPlan(
+            id=view_id(table.id, g.name), gsi=g.name, query=view_query(table, g),
+            why=f"GSI {g.name} as an asynchronous secondary index (eventually consistent, like the GSI)",
+        )
+        for g in source.gsis
+    )
+    for lsi in source.lsis:
+        warnings.append(PlanWarning(
+            "lsi", instance_id, table.id,
+            f"LSI {lsi.name} (sort by {lsi.sort.name}) has no Bigtable equivalent: rows of one partition share a "
+            f"row-key prefix, so scan the prefix and filter or sort by {lsi.sort.name} in the application, or "
+            f"write index rows `<partition>#{lsi.sort.name}#<value>` next to the items"))
+    protected = source.deletion_protection if deletion_protection is None else deletion_protection
+    why = f"from DynamoDB {source.table} ({', '.join(source.regions)})"
+    if stream_hours:
+        why += f"; stream {source.stream} → change stream kept {stream_hours} h"
+    return TablePlan(
+        id=table.id, source_table=source.table, source_regions=source.regions, families=tuple(families),
+        change_stream_retention_hours=stream_hours, backup=backup, deletion_protection=protected,
+        materialized_views=views, storage_gib=source.storage_gb,
+        ttl_attribute=source.ttl.attribute if source.ttl else None, why=why,
+    ), warnings

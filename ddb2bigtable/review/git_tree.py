@@ -1,0 +1,52 @@
+"""Spec and stack files as they are at a git ref, read from git objects (no checkout).
+
+`diff` plans both sides of a pull request. The base side is rebuilt in a temporary folder
+from `git archive` of the YAML files only (specs anywhere, stacks/), so no working tree is
+touched, no credentials are needed, and a ref is never "checked out" under the user.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+
+from ..spec.errors import InputError, Problem
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def _git(repo: Path, *args: str) -> bytes:
+    try:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
+    except FileNotFoundError:
+        raise InputError([Problem(str(repo), 1, 1, "", "git is not installed; diff reads specs from git")]) from None
+    except subprocess.CalledProcessError as error:
+        message = error.stderr.decode(errors="replace").strip().splitlines()
+        raise InputError([Problem(str(repo), 1, 1, "", f"git {' '.join(args[:2])} failed: "
+                                  f"{message[-1] if message else error}")]) from None
+
+
+def resolve(repo: Path, ref: str) -> str:
+    """The commit a ref names; a clear error for a ref that does not exist."""
+    try:
+        return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
+    except InputError:
+        raise InputError([Problem(str(repo), 1, 1, "", f"unknown git ref {ref!r}: give a branch, tag or commit "
+                                  f"(e.g. origin/main, HEAD~1)")]) from None
+
+
+def materialize(repo: Path, ref: str, dest: Path) -> Path:
+    """Writes the YAML files of `ref` under `dest` and returns it (a project root for `plan`)."""
+    commit = resolve(repo, ref)
+    prefix = _git(repo, "rev-parse", "--show-prefix").decode().strip()  # the project may be a subfolder
+    tree = f"{commit}:{prefix}" if prefix else commit
+    names = [n for n in _git(repo, "ls-tree", "-r", "-z", "--name-only", tree).decode().split("\0")
+             if n.endswith(YAML_SUFFIXES)]
+    dest.mkdir(parents=True, exist_ok=True)
+    if names:
+        archive = _git(repo, "archive", "--format=tar", tree, "--", *names)
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(dest, filter="data")
+    return dest

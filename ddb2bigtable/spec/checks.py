@@ -1,0 +1,351 @@
+"""Spec cross-checks: what a JSON Schema cannot express.
+
+Regions, Bigtable id rules, key attribute types, TTL on keys, index names, billing
+consistency and mapping references. Each check gets a part of the document the schema
+found sound and returns located problems; none raises.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import ids
+from .errors import Problem
+from .mapping_syntax import template_fields
+from .model import AttributeMapping, InstanceSpec, KeyAttribute, MappingRule, Source, TableSpec
+from .regions import AWS_REGIONS, gcp_for
+from .schema_check import did_you_mean
+from .yaml_source import JsonPath, YamlDocument, format_path
+
+KMS_KEY = re.compile(r"^projects/[^/]+/locations/[^/]+/keyRings/[^/]+/cryptoKeys/[^/]+$")
+
+
+def region_problem(region: str) -> str | None:
+    """Why `region` is not an AWS region DynamoDB runs in, or None."""
+    if region in AWS_REGIONS:
+        return None
+    hint = did_you_mean(region, AWS_REGIONS) or f"; expected one of {', '.join(AWS_REGIONS)}"
+    return f"unknown AWS region {region!r}{hint}"
+
+
+
+def check_instance(doc: YamlDocument, instance: InstanceSpec, tables: list[TableSpec | None]) -> list[Problem]:
+    out: list[Problem] = []
+    if why := ids.id_problem("instance", instance.id):
+        out.append(doc.problem(("instance", "id"), why))
+    out += _check_labels(doc, ("instance", "labels"), instance.labels)
+    used = {r for t in tables if t is not None for r in t.source.regions}
+    for region, key in instance.kms_keys.items():
+        path = ("instance", "kms_keys", region)
+        if why := region_problem(region):
+            out.append(doc.problem(path, why, key=True))
+        elif None not in tables and region not in used:
+            out.append(doc.problem(path, f"no table of this instance runs in {region}; remove this key "
+                                         f"or fix the region", key=True))
+        if not KMS_KEY.match(key):
+            out.append(doc.problem(path, f"expected a Cloud KMS key name like projects/P/locations/L/"
+                                         f"keyRings/R/cryptoKeys/K, got {key!r}"))
+    for region, zone in instance.zones.items():
+        path = ("instance", "zones", region)
+        if why := region_problem(region):
+            out.append(doc.problem(path, why, key=True))
+            continue
+        zones = gcp_for(region).zones
+        if zone not in zones:
+            out.append(doc.problem(path, f"{zone!r} is not a Bigtable zone of {gcp_for(region).gcp_region} "
+                                         f"(where {region} maps); choose one of {', '.join(zones)}"))
+    return out
+
+
+def _check_labels(doc: YamlDocument, path: JsonPath, labels: dict[str, str]) -> list[Problem]:
+    out: list[Problem] = []
+    if len(labels) > ids.MAX_LABELS:
+        out.append(doc.problem(path, f"{len(labels)} labels; GCP allows at most {ids.MAX_LABELS}"))
+    for key, value in labels.items():
+        if not ids.LABEL_KEY.match(key):
+            out.append(doc.problem((*path, key), f"label key {key!r} is not a GCP label key: a lowercase letter, "
+                                                 f"then up to 62 of a-z, 0-9, '_' or '-'", key=True))
+        if not ids.LABEL_VALUE.match(value):
+            out.append(doc.problem((*path, key), f"label value {value!r} is not a GCP label value: "
+                                                 f"up to 63 of a-z, 0-9, '_' or '-'"))
+    return out
+
+
+def check_table_ids(doc: YamlDocument, raw_tables: list[Any]) -> list[Problem]:
+    out: list[Problem] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(raw_tables):
+        table_id = raw.get("id") if isinstance(raw, dict) else None
+        if not isinstance(table_id, str):
+            continue
+        if table_id in seen:
+            out.append(doc.problem(("tables", i, "id"), f"table id {table_id!r} is already used by "
+                                                        f"tables[{seen[table_id]}]; table ids are unique "
+                                                        f"in an instance"))
+        seen.setdefault(table_id, i)
+    return out
+
+
+def check_table(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Problem]:
+    out: list[Problem] = []
+    if why := ids.id_problem("table", table.id):
+        out.append(doc.problem((*p, "id"), why))
+    source = table.source
+    sp = (*p, "source")
+    out += _check_regions(doc, sp, source)
+    out += _check_key_types(doc, p, table)
+    out += _check_ttl(doc, sp, source)
+    out += _check_indexes(doc, sp, source)
+    out += _check_billing(doc, sp, source)
+    out += _check_mapping(doc, p, table)
+    return out
+
+
+def _check_regions(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    out: list[Problem] = []
+    if why := region_problem(source.region):
+        out.append(doc.problem((*sp, "region"), why))
+    seen: dict[str, int] = {}
+    for j, replica in enumerate(source.replicas):
+        path = (*sp, "replicas", j, "region")
+        if why := region_problem(replica.region):
+            out.append(doc.problem(path, why))
+        elif replica.region == source.region:
+            out.append(doc.problem(path, f"replica region {replica.region} is the table's home region "
+                                         f"(source.region); list only the other regions"))
+        elif replica.region in seen:
+            out.append(doc.problem(path, f"replica region {replica.region} is already listed at "
+                                         f"replicas[{seen[replica.region]}]; keep one of them"))
+        seen.setdefault(replica.region, j)
+    return out
+
+
+def _key_usages(sp: JsonPath, source: Source) -> list[tuple[KeyAttribute, JsonPath, str]]:
+    """Every key attribute of the table and its indexes: (attribute, path, what it keys)."""
+    uses = [(source.key.partition, (*sp, "key", "partition"), "the table's partition key")]
+    if source.key.sort:
+        uses.append((source.key.sort, (*sp, "key", "sort"), "the table's sort key"))
+    for j, gsi in enumerate(source.gsis):
+        uses.append((gsi.key.partition, (*sp, "gsis", j, "key", "partition"), f"the partition key of GSI {gsi.name}"))
+        if gsi.key.sort:
+            uses.append((gsi.key.sort, (*sp, "gsis", j, "key", "sort"), f"the sort key of GSI {gsi.name}"))
+    for j, lsi in enumerate(source.lsis):
+        uses.append((lsi.sort, (*sp, "lsis", j, "sort"), f"the sort key of LSI {lsi.name}"))
+    return uses
+
+
+def _check_key_types(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Problem]:
+    """An attribute has one type, whether it keys the table, an index, or is mapped."""
+    out: list[Problem] = []
+    first: dict[str, tuple[str, JsonPath]] = {}
+    for attr, path, _ in _key_usages((*p, "source"), table.source):
+        known = first.setdefault(attr.name, (attr.type, path))
+        if known[0] != attr.type:
+            out.append(doc.problem((*path, "type"), f"attribute {attr.name!r} is {attr.type} here but "
+                                                    f"{known[0]} at {format_path(known[1])}; "
+                                                    f"an attribute has one type"))
+    for j, mapped in enumerate(table.mapping.attributes):
+        if mapped.name in first and mapped.type is not None and mapped.type != first[mapped.name][0]:
+            key_type, path = first[mapped.name]
+            out.append(doc.problem((*p, "mapping", "attributes", j, "type"),
+                                   f"{mapped.name!r} is a key attribute of type {key_type} "
+                                   f"({format_path(path)}); declare it as {key_type} or leave the type out"))
+    return out
+
+
+def _check_ttl(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    if source.ttl is None:
+        return []
+    for attr, _, role in _key_usages(sp, source):
+        if attr.name == source.ttl.attribute:
+            return [doc.problem((*sp, "ttl", "attribute"),
+                                f"TTL attribute {attr.name!r} is {role}; the TTL must be a Number "
+                                f"attribute (epoch seconds) that no key uses, such as expiresAt")]
+    return []
+
+
+def _check_indexes(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    out: list[Problem] = []
+    names: dict[str, str] = {}
+    for kind, indexes in (("gsis", source.gsis), ("lsis", source.lsis)):
+        for j, index in enumerate(indexes):
+            where = f"{kind}[{j}]"
+            if index.name in names:
+                out.append(doc.problem((*sp, kind, j, "name"), f"index name {index.name!r} is already used by "
+                                                               f"{names[index.name]}; index names are unique "
+                                                               f"across GSIs and LSIs"))
+            names.setdefault(index.name, where)
+    if source.lsis and source.key.sort is None:
+        out.append(doc.problem((*sp, "lsis"), "local secondary indexes need a table with a sort key "
+                                              "(source.key.sort); make this index a GSI instead", key=True))
+    return out
+
+
+def _check_billing(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    out: list[Problem] = []
+    present = doc.value_at(sp)
+    if source.billing == "provisioned":
+        for field in ("reads", "writes"):
+            if getattr(source, field) <= 0:
+                unit = "RCU" if field == "reads" else "WCU"
+                out.append(doc.problem((*sp, field), f"a provisioned table needs {field} > 0 (its {unit}); "
+                                                     f"for an on-demand table write billing: on_demand and a peak",
+                                       key=field not in present))
+        for field in ("peak", "average"):
+            if field in present:
+                out.append(doc.problem((*sp, field), f"{field} is for on_demand tables; a provisioned table is "
+                                                     f"sized from reads, writes and autoscaling", key=True))
+        for j, gsi in enumerate(source.gsis):
+            if not gsi.reads or not gsi.writes:
+                out.append(doc.problem((*sp, "gsis", j), f"GSI {gsi.name} of a provisioned table needs its own "
+                                                         f"reads and writes (RCU and WCU) > 0"))
+    else:
+        if source.peak is None:
+            out.append(doc.problem((*sp, "peak"), "an on_demand table needs peak: {reads_per_second: ..., "
+                                                  "writes_per_second: ...}, its peak RRU/WRU per second",
+                                   key=True))
+        for field in ("reads", "writes"):
+            if field in present:
+                out.append(doc.problem((*sp, field), f"an on_demand table has no provisioned {field}; put the "
+                                                     f"rate in peak.{field}_per_second", key=True))
+        if source.autoscaling is not None:
+            out.append(doc.problem((*sp, "autoscaling"), "autoscaling is for provisioned tables; on_demand "
+                                                         "tables scale by themselves", key=True))
+    if source.autoscaling is not None:
+        a = source.autoscaling
+        for unit, low, high in (("reads", a.min_reads, a.max_reads), ("writes", a.min_writes, a.max_writes)):
+            if low > high:
+                out.append(doc.problem((*sp, "autoscaling", f"min_{unit}"),
+                                       f"min_{unit} {low} is above max_{unit} {high}; swap them"))
+    if source.peak is not None and source.average is not None:
+        for unit in ("reads_per_second", "writes_per_second"):
+            if getattr(source.average, unit) > getattr(source.peak, unit):
+                out.append(doc.problem((*sp, "average", unit),
+                                       f"average {unit} {getattr(source.average, unit):g} is above the peak "
+                                       f"{getattr(source.peak, unit):g}; the peak is the highest rate"))
+    return out
+
+
+_FAMILY_LAYOUT_TYPES = ("SS", "NS", "BS", "M")
+
+
+def _check_mapping(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Problem]:
+    m, mp = table.mapping, (*p, "mapping")
+    out: list[Problem] = []
+    if why := ids.id_problem("family", m.default_family):
+        out.append(doc.problem((*mp, "default_family"), why))
+    declared: dict[str, int] = {}
+    for j, family in enumerate(m.families):
+        path = (*mp, "families", j, "name")
+        if why := ids.id_problem("family", family.name):
+            out.append(doc.problem(path, why))
+        if family.name in declared:
+            out.append(doc.problem(path, f"family {family.name!r} is already declared at "
+                                         f"families[{declared[family.name]}]; merge the two"))
+        declared.setdefault(family.name, j)
+    known = [m.default_family, *declared]
+
+    def family_problem(name: str | None, path: JsonPath) -> list[Problem]:
+        if name is None or name in known:
+            return []
+        hint = did_you_mean(name, known) or f"; declared: {', '.join(known)}"
+        return [doc.problem(path, f"family {name!r} is not declared; add it to mapping.families "
+                                  f"or use the default family {m.default_family!r}{hint}")]
+
+    seen: dict[str, int] = {}
+    for j, attr in enumerate(m.attributes):
+        ap = (*mp, "attributes", j)
+        if attr.name in seen:
+            out.append(doc.problem((*ap, "name"), f"attribute {attr.name!r} is already mapped at "
+                                                  f"attributes[{seen[attr.name]}]; merge the two"))
+        seen.setdefault(attr.name, j)
+        out += family_problem(attr.family, (*ap, "family"))
+        out += _attribute_layout_problems(doc, ap, attr)
+    out += _shared_member_family_problems(doc, mp, table)
+    if table.source.ttl and (ttl := next((a for a in m.attributes if a.name == table.source.ttl.attribute), None)):
+        if ttl.type not in (None, "N"):
+            out.append(doc.problem((*mp, "attributes", m.attributes.index(ttl), "type"),
+                                   f"{ttl.name!r} is the TTL attribute, a Number of epoch seconds; declare it N"))
+    for j, rule in enumerate(m.rules):
+        out += family_problem(rule.family, (*mp, "rules", j, "family"))
+        out += _rule_problems(doc, (*mp, "rules", j), rule, table.source)
+        out += _shadow_problems(doc, (*mp, "rules", j), j, m.rules)
+    return out
+
+
+def _attribute_layout_problems(doc: YamlDocument, ap: JsonPath, attr: AttributeMapping) -> list[Problem]:
+    if attr.layout == "family":
+        if attr.family is None:
+            return [doc.problem(ap, "layout: family stores members or keys as qualifiers of their own "
+                                    "family; name it with `family:`")]
+        if attr.type not in (None, *_FAMILY_LAYOUT_TYPES):
+            return [doc.problem((*ap, "layout"), f"layout: family is for sets and maps "
+                                                 f"({', '.join(_FAMILY_LAYOUT_TYPES)}), not {attr.type}")]
+    if attr.layout == "timestamps" and attr.type not in (None, "L"):
+        return [doc.problem((*ap, "layout"), f"layout: timestamps is for lists (L), not {attr.type}")]
+    return []
+
+
+def _shared_member_family_problems(doc: YamlDocument, mp: JsonPath, table: TableSpec) -> list[Problem]:
+    """A `layout: family` family holds one attribute's members or keys as its qualifiers, so
+    the decoder reads every cell in it as one of them: another attribute's column there (or
+    any attribute without `family:`, when it is the default family) would come back as a
+    member, bent. One such family per attribute, and nothing else in it."""
+    m = table.mapping
+    out: list[Problem] = []
+    for j, attr in enumerate(m.attributes):
+        family = attr.family
+        if attr.layout != "family" or family is None:
+            continue
+        fix = f"give {attr.name!r} a family of its own (declare one in mapping.families)"
+        if family == m.default_family:
+            out.append(doc.problem((*mp, "attributes", j, "family"),
+                                   f"{attr.name!r} (layout: family) would keep its members in the default family "
+                                   f"{family!r}, beside every other attribute's column; {fix}"))
+            continue
+        others = [a.name for a in m.attributes if a is not attr and a.family == family]
+        others += [f"rules[{i}]" for i, r in enumerate(m.rules) if r.family == family]
+        if others:
+            out.append(doc.problem((*mp, "attributes", j, "family"),
+                                   f"family {family!r} keeps the members of {attr.name!r} (layout: family), so it "
+                                   f"cannot also hold {', '.join(others)}: they would be read back as members; "
+                                   f"{fix}"))
+    return out
+
+
+def _rule_problems(doc: YamlDocument, rp: JsonPath, rule: MappingRule, source: Source) -> list[Problem]:
+    out: list[Problem] = []
+    for field in ("row_key", "qualifier", "value"):
+        template = getattr(rule, field)
+        if template is None:
+            continue
+        try:
+            template_fields(template)
+        except ValueError as exc:
+            out.append(doc.problem((*rp, field), str(exc)))
+    if rule.timestamp == "ttl" and source.ttl is None:
+        out.append(doc.problem((*rp, "timestamp"), "timestamp: ttl needs source.ttl; name the attribute "
+                                                   "holding the time instead, or write_time"))
+    for field, key in (("sort_key_prefix", source.key.sort), ("partition_key_prefix", source.key.partition)):
+        if getattr(rule, field) is None:
+            continue
+        if key is None:
+            out.append(doc.problem((*rp, field), "the table has no sort key to match a prefix on"))
+        elif key.type != "S":
+            out.append(doc.problem((*rp, field), f"prefixes match text keys, but {key.name!r} is {key.type}"))
+    return out
+
+
+def _shadow_problems(doc: YamlDocument, rp: JsonPath, j: int, rules: tuple[MappingRule, ...]) -> list[Problem]:
+    """A rule after a more general one never matches (the first matching rule wins)."""
+    rule = rules[j]
+    for k, earlier in enumerate(rules[:j]):
+        covers = all(
+            mine is not None and mine.startswith(theirs) if theirs is not None else True
+            for theirs, mine in ((earlier.sort_key_prefix, rule.sort_key_prefix),
+                                 (earlier.partition_key_prefix, rule.partition_key_prefix)))
+        if covers:
+            return [doc.problem(rp, f"this rule never matches: rules[{k}] comes first and matches every item "
+                                    f"it would; put the more specific rule first")]
+    return []

@@ -1,0 +1,171 @@
+"""Spec files in, trusted `Spec` dataclasses out, or every problem at once.
+
+Two passes. The JSON Schema (shipped in `schema/`) checks shapes, types and ranges, and
+its errors are rewritten as sentences a user can act on ("unknown key 'raeds'; did you
+mean 'reads'?"). Then the cross-checks the schema cannot express (regions, Bigtable id
+rules, billing consistency, mapping references) run on every part of the file that passed
+the schema, so one run reports as much as it can instead of one error per fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .checks import check_instance, check_table, check_table_ids
+from .errors import InputError, Problem
+from .mapping_syntax import parse_duration
+from .model import (
+    AttributeMapping,
+    FamilyMapping,
+    GcRule,
+    Gsi,
+    InstanceSpec,
+    KeyAttribute,
+    KeySchema,
+    Location,
+    Lsi,
+    Mapping,
+    MappingRule,
+    PointInTimeRecovery,
+    Rate,
+    Replica,
+    Salt,
+    Source,
+    SourceAutoscaling,
+    Spec,
+    TableSpec,
+    Ttl,
+)
+from .schema_check import clean, schema_problems
+from .yaml_source import JsonPath, YamlDocument, parse_yaml
+
+SPEC_SCHEMA = "spec-v1.schema.json"
+
+
+# --- public API ---------------------------------------------------------------------------
+
+def load_spec(path: str | Path) -> Spec:
+    """One spec file as a `Spec`; `InputError` listing every problem otherwise."""
+    return load_specs([path])[0]
+
+
+def load_specs(paths: Sequence[str | Path]) -> list[Spec]:
+    """Several spec files at once, so problems of all of them are reported together.
+
+    Besides each file's own checks, two files must not describe the same instance.
+    """
+    problems: list[Problem] = []
+    specs: list[Spec] = []
+    instances: dict[str, Location] = {}
+    for path in paths:
+        spec, instance, found = _read_spec(Path(path), str(path))
+        problems += found
+        if instance is not None and instance.location is not None:
+            first = instances.setdefault(instance.id, instance.location)
+            if first is not instance.location:
+                at = instance.location
+                problems.append(Problem(at.file, at.line, at.column, "instance.id",
+                                        f"instance id {instance.id!r} is also used by {first}; "
+                                        f"each spec file describes its own instance"))
+        if spec is not None:
+            specs.append(spec)
+    if problems:
+        raise InputError(problems)
+    return specs
+
+
+# --- reading one spec file ----------------------------------------------------------------
+
+def _read_spec(path: Path, file: str) -> tuple[Spec | None, InstanceSpec | None, list[Problem]]:
+    """The spec (None if anything is wrong), its instance when that part is sound, and problems."""
+    doc, problems = parse_yaml(path, file)
+    if doc is None:
+        return None, None, problems
+    issues = schema_problems(doc, SPEC_SCHEMA)
+    problems += [p for _, p in issues]
+    if not isinstance(doc.data, dict):
+        return None, None, problems
+    data = doc.data
+    instance = _instance(doc) if clean(issues, ("instance",)) and isinstance(data.get("instance"), dict) else None
+    raw_tables = data.get("tables") if isinstance(data.get("tables"), list) else []
+    tables = [_table(doc, i) if clean(issues, ("tables", i)) else None for i in range(len(raw_tables))]
+    if instance is not None:
+        problems += check_instance(doc, instance, tables)
+    problems += check_table_ids(doc, raw_tables)
+    for i, table in enumerate(tables):
+        if table is not None:
+            problems += check_table(doc, ("tables", i), table)
+    if problems or instance is None or None in tables:
+        return None, instance, problems
+    return Spec(path=file, instance=instance, tables=tuple(tables)), instance, []  # type: ignore[arg-type]
+
+
+def _location(doc: YamlDocument, path: JsonPath) -> Location:
+    line, column = doc.locate(path)
+    return Location(doc.file, line, column)
+
+
+def _instance(doc: YamlDocument) -> InstanceSpec:
+    d = doc.data["instance"]
+    return InstanceSpec(**{**d, "location": _location(doc, ("instance", "id"))})
+
+
+def _table(doc: YamlDocument, i: int) -> TableSpec:
+    d = doc.data["tables"][i]
+    mapping = _mapping(d["mapping"]) if "mapping" in d else Mapping()
+    return TableSpec(id=d["id"], source=_source(d["source"]), mapping=mapping,
+                     location=_location(doc, ("tables", i, "id")))
+
+
+def _build(cls: type, d: dict[str, Any], convert: dict[str, Callable[[Any], Any]]) -> Any:
+    """`cls(**d)` with some values converted; the schema made the keys match the fields."""
+    return cls(**{k: convert[k](v) if k in convert else v for k, v in d.items()})
+
+
+def _key_attribute(d: dict[str, Any]) -> KeyAttribute:
+    return KeyAttribute(**d)
+
+
+def _key(d: dict[str, Any]) -> KeySchema:
+    return _build(KeySchema, d, {"partition": _key_attribute, "sort": _key_attribute})
+
+
+def _projection(value: str | list[str]) -> str | tuple[str, ...]:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _rate(d: dict[str, Any]) -> Rate:
+    return Rate(float(d["reads_per_second"]), float(d["writes_per_second"]))
+
+
+def _source(d: dict[str, Any]) -> Source:
+    return _build(Source, d, {
+        "key": _key,
+        "autoscaling": lambda a: _build(SourceAutoscaling, a, {"target_utilization": float}),
+        "peak": _rate,
+        "average": _rate,
+        "item_size_kb": float,
+        "storage_gb": float,
+        "replicas": lambda rs: tuple(Replica(**r) for r in rs),
+        "ttl": lambda t: Ttl(**t),
+        "point_in_time_recovery": lambda p: PointInTimeRecovery(**p),
+        "gsis": lambda gs: tuple(_build(Gsi, g, {"key": _key, "projection": _projection}) for g in gs),
+        "lsis": lambda ls: tuple(_build(Lsi, s, {"sort": _key_attribute, "projection": _projection}) for s in ls),
+    })
+
+
+def _gc(d: dict[str, Any]) -> GcRule:
+    age = d.get("max_age")
+    return GcRule(max_versions=d.get("max_versions"), max_age_seconds=parse_duration(age) if age else None,
+                  mode=d.get("mode", "union"))
+
+
+def _mapping(d: dict[str, Any]) -> Mapping:
+    return _build(Mapping, d, {
+        "salt": lambda s: Salt(**s),
+        "families": lambda fs: tuple(_build(FamilyMapping, f, {"gc": _gc}) for f in fs),
+        "attributes": lambda attrs: tuple(AttributeMapping(**a) for a in attrs),
+        "rules": lambda rules: tuple(MappingRule(**{"sort_key_prefix": None, **r}) for r in rules),
+    })

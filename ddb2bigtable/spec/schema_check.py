@@ -1,0 +1,187 @@
+"""JSON Schema errors as sentences a user can act on, located in the YAML.
+
+Shared by the spec loader and the stage loader: both validate against a schema shipped in
+`schema/`, and both report "unknown key 'raeds'; did you mean 'reads'?" rather than
+jsonschema's own wording.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator, ValidationError
+
+from .errors import Problem
+from .yaml_source import JsonPath, YamlDocument
+
+# A problem plus the part of the document it spoils: cross-checks skip spoiled parts.
+Issue = tuple[JsonPath, Problem]
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`"; did you mean 'reads'?"` for the closest choice, or an empty string.
+
+    Equally close choices are all offered ('us-est-1' is one letter from both us-east-1
+    and us-west-1): guessing one of them would mislead half the time.
+    """
+    scored = sorted((-difflib.SequenceMatcher(None, word, c).ratio(), c) for c in set(choices))
+    best = [c for score, c in scored if -score >= 0.6 and score <= scored[0][0] + 0.01]
+    return f"; did you mean {' or '.join(map(repr, best))}?" if best else ""
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """A JSON Schema shipped in the package (`ddb2bigtable/spec/schema/<name>`)."""
+    text = resources.files(__package__).joinpath("schema", name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def schema_problems(doc: YamlDocument, schema_name: str, at: JsonPath = ()) -> list[Issue]:
+    """Schema errors for the value at `at` in `doc`, as located, readable problems."""
+    schema = load_schema(schema_name)
+    value = doc.value_at(at)
+    issues: dict[Problem, JsonPath] = {}  # dict: one entry per problem, in order
+    for error in Draft202012Validator(schema).iter_errors(value):
+        for spoiled, problem in _explain(doc, schema, error, at):
+            issues.setdefault(problem, spoiled)
+    return [(spoiled, problem) for problem, spoiled in issues.items()]
+
+
+def clean(issues: Iterable[Issue], part: JsonPath) -> bool:
+    """True when no issue spoils `part` (an issue inside it, or around it)."""
+    return not any(p[:len(part)] == part or part[:len(p)] == p for p, _ in issues)
+
+
+# --- schema errors as sentences -----------------------------------------------------------
+
+_TYPE_WORDS = {"integer": "an integer", "number": "a number", "string": "text", "boolean": "true or false",
+               "object": "a mapping (key: value)", "array": "a list", "null": "nothing"}
+_COMPARISONS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+
+
+def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at: JsonPath) -> list[Issue]:
+    path = (*at, *error.absolute_path)
+    kind, value, schema = error.validator, error.instance, error.schema
+    if kind in ("anyOf", "oneOf"):
+        deeper = [e for e in error.context or () if e.relative_path]
+        if deeper:  # the value has the right shape for a branch; report inside it
+            return [issue for e in deeper for issue in _explain(doc, root, e, at)]
+    if kind == "additionalProperties":
+        allowed = sorted(schema.get("properties", {}))
+        return [((*path, key), doc.problem((*path, key), _unknown_key(key, allowed), key=True))
+                for key in value if key not in allowed]
+    if kind == "required":
+        unknown = [k for k in value if k not in schema.get("properties", {})]
+        return [((*path, name), doc.problem(path, _missing_key(root, schema, name), key=True))
+                for name in error.validator_value
+                if name not in value and not any(did_you_mean(k, [name]) for k in unknown)]
+    why = _description(root, error.absolute_schema_path)
+    if kind == "type":
+        message = f"expected {_types(error.validator_value)}, got {_show(value)}"
+        if "string" in _as_list(error.validator_value) and isinstance(value, bool):
+            message += " (YAML reads unquoted yes, no, on and off as true/false: put the text in quotes)"
+        elif "string" in _as_list(error.validator_value) and isinstance(value, (int, float)):
+            message += f" (put it in quotes if it is text: '{value}')"
+    elif kind == "enum":
+        choices = error.validator_value
+        message = f"expected one of {', '.join(map(_show, choices))}; got {_show(value)}"
+        if isinstance(value, str):
+            message += did_you_mean(value, [c for c in choices if isinstance(c, str)])
+    elif kind == "const":
+        message = f"expected {_show(error.validator_value)}, got {_show(value)}"
+    elif kind in _COMPARISONS:
+        noun = _types(schema.get("type", "number"))
+        message = f"expected {noun} {_COMPARISONS[kind]} {error.validator_value}, got {_show(value)}"
+    elif kind in ("minLength", "maxLength"):
+        bound = "at least" if kind == "minLength" else "at most"
+        message = f"expected {bound} {error.validator_value} characters, got {len(value)} ({_show(value)})"
+    elif kind in ("minItems", "maxItems"):
+        bound = "at least" if kind == "minItems" else "at most"
+        message = f"expected {bound} {error.validator_value} item(s), got {len(value)}"
+    elif kind == "uniqueItems":
+        message = "an item is listed twice; keep one of them"
+    elif kind in ("pattern", "anyOf", "oneOf") and why:
+        return [(path, doc.problem(path, f"expected {why}, got {_show(value)}"))]
+    else:
+        message = error.message
+    if why:
+        message += f": {why}"
+    return [(path, doc.problem(path, message))]
+
+
+def _unknown_key(key: str, allowed: list[str]) -> str:
+    return f"unknown key {key!r}" + (did_you_mean(key, allowed) or f"; expected one of: {', '.join(allowed)}")
+
+
+def _missing_key(root: dict[str, Any], schema: dict[str, Any], name: str) -> str:
+    why = _own_description(root, schema.get("properties", {}).get(name, {}))
+    return f"missing key {name!r}" + (f": {why}" if why else "")
+
+
+def _description(root: dict[str, Any], schema_path: Iterable[str | int]) -> str | None:
+    """The description of the schema that describes the failing value.
+
+    Walks the error's schema path from the root (jsonschema inlines `$ref`s in that path,
+    so we follow them too). The description resets whenever the walk moves to a child
+    value, so a property never borrows its parent's words.
+    """
+    parts = list(schema_path)[:-1]  # the last part is the failing keyword
+    node, why, i = root, _own_description(root, root), 0
+    while i < len(parts):
+        key = parts[i]
+        while key not in node and "$ref" in node:
+            node = _resolve(root, node["$ref"])
+        if key in ("properties", "patternProperties", "$defs"):
+            node, i = node[key][parts[i + 1]], i + 2
+            why = _own_description(root, node)
+        elif key in ("items", "additionalProperties"):
+            node, i = node[key], i + 1
+            why = _own_description(root, node)
+        elif key in ("anyOf", "oneOf", "allOf"):
+            node, i = node[key][parts[i + 1]], i + 2
+            why = _own_description(root, node) or why
+        else:
+            node, i = node[key], i + 1
+    return why
+
+
+def _own_description(root: dict[str, Any], node: dict[str, Any]) -> str | None:
+    """A schema's description, else that of the schema its `$ref` points to."""
+    while "description" not in node and "$ref" in node:
+        node = _resolve(root, node["$ref"])
+    return node.get("description")
+
+
+def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any]:
+    node: Any = root
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def _as_list(types: str | list[str]) -> list[str]:
+    return [types] if isinstance(types, str) else list(types)
+
+
+def _types(types: str | list[str]) -> str:
+    return " or ".join(_TYPE_WORDS.get(t, t) for t in _as_list(types))
+
+
+def _show(value: Any) -> str:
+    """A value as the user wrote it in YAML."""
+    if value is None:
+        return "nothing (an empty value)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a mapping" if value else "an empty mapping {}"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)

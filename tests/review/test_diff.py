@@ -1,0 +1,168 @@
+"""`ddb2bigtable diff` on temporary git repositories with two commits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ddb2bigtable.plan.planner import plan_files
+
+from ..conftest import ROOT
+from ..markdown_check import table_row_widths
+
+SNAPSHOT = Path(__file__).parents[1] / "snapshots" / "diff-example.md"
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A project with the example specs and stacks, committed once."""
+    shutil.copytree(ROOT / "specs", tmp_path / "specs")
+    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "x")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base")
+    return tmp_path
+
+
+def change(repo: Path, path: str, old: str, new: str, commit: bool = True) -> None:
+    file = repo / path
+    text = file.read_text()
+    assert old in text, old
+    file.write_text(text.replace(old, new, 1))
+    if commit:
+        git(repo, "add", ".")
+        git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "change")
+
+
+def run(repo: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ddb2bigtable", "diff", "--root", str(repo), *args],
+                          capture_output=True, text=True)
+
+
+def diff_json(repo: Path, *args: str) -> dict:
+    out = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json", *args)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def stage(document: dict, name: str) -> dict:
+    return next(s for s in document["stages"] if s["stage"] == name)
+
+
+def test_a_capacity_increase_shows_more_nodes_and_cost_with_the_plans_numbers(repo):
+    before = plan_files(repo, "prod")
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ")
+    after = plan_files(repo, "prod")
+    document = diff_json(repo)
+    prod = stage(document, "prod")
+    nodes_before = sum(c.nodes for i in before.instances for c in i.clusters)
+    nodes_after = sum(c.nodes for i in after.instances for c in i.clusters)
+    assert prod["nodes"] == {"before": nodes_before, "after": nodes_after} and nodes_after > nodes_before
+    cost_before = round(sum(i.cost.bigtable_monthly_usd for i in before.instances), 2)
+    cost_after = round(sum(i.cost.bigtable_monthly_usd for i in after.instances), 2)
+    assert prod["cost"]["bigtable"]["before"] == cost_before and prod["cost"]["bigtable"]["after"] == cost_after
+    assert prod["cost"]["bigtable"]["delta"] == round(cost_after - cost_before, 2) > 0
+    east = [c for c in prod["changes"] if c["scope"] == "shop-global/cluster us-east4"]
+    assert east and east[0]["what"] == "autoscaling" and not prod["destructive"]
+    delta = prod["cost"]["bigtable"]["delta"]
+    assert f"prod: +${delta:,.0f}/month ({100 * delta / cost_before:+.0f} %)" in document["summary"]
+
+
+def test_a_new_replica_region_adds_a_cluster_costs_more_and_warns(repo):
+    change(repo, "specs/shop-global.yaml", "        - region: eu-west-1      # no reads",
+           "        - region: ap-northeast-1\n        - region: eu-west-1      # no reads")
+    prod = stage(diff_json(repo), "prod")
+    added = [c for c in prod["changes"] if c["what"] == "cluster added"]
+    assert [c["scope"] for c in added] == ["shop-global/cluster asia-northeast1"]
+    assert prod["cost"]["bigtable"]["delta"] > 0
+    assert any(c["what"] == "new warning: made-multi-region" for c in prod["changes"]) or \
+        any("replicated" in c["why"] for c in added)
+
+
+def test_a_zone_change_is_destructive(repo):
+    change(repo, "specs/movies.yaml", "  id: movies-sample", "  id: movies-sample\n  zones: {us-west-2: us-west1-b}")
+    document = diff_json(repo)
+    prod = stage(document, "prod")
+    (zone,) = [c for c in prod["changes"] if c["what"] == "zone"]
+    assert zone["before"] == "us-west1-a" and zone["after"] == "us-west1-b" and zone["flag"] == "DESTRUCTIVE"
+    assert "replaces the whole instance" in zone["why"] and document["destructive"] >= 1
+
+
+def test_removing_a_family_is_destructive(repo):
+    spec = repo / "specs/invoices-adjacency.yaml"
+    text = spec.read_text()
+    start = text.index("        - partition_key_prefix: \"Invoice-\"\n          sort_key_prefix: \"Payment-\"")
+    spec.write_text(text[:start].replace("        - name: Payment\n          gc: {max_versions: 1}\n", ""))
+    git(repo, "add", ".")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "drop payments")
+    prod = stage(diff_json(repo), "prod")
+    (removed,) = [c for c in prod["changes"] if c["what"] == "family removed"]
+    assert removed["scope"].endswith("table invoices/family Payment") and removed["flag"] == "DESTRUCTIVE"
+
+
+def test_a_ttl_change_is_destructive(repo):
+    change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
+           "ttl: {attribute: purgeAt}          # abandoned")
+    prod = stage(diff_json(repo), "prod")
+    (ttl,) = [c for c in prod["changes"] if c["what"] == "TTL attribute"]
+    assert (ttl["before"], ttl["after"], ttl["flag"]) == ("expiresAt", "purgeAt", "DESTRUCTIVE")
+
+
+def test_a_comment_only_change_reports_nothing(repo):
+    change(repo, "specs/shop-global.yaml", "# A realistic multi-table instance", "# A realistic, commented instance")
+    document = diff_json(repo)
+    assert all(s["status"] == "unchanged" and not s["changes"] for s in document["stages"])
+    assert document["summary"] == ", ".join(f"{s['stage']}: no change" for s in document["stages"])
+
+
+def test_an_invalid_spec_at_head_exits_2_with_the_located_error(repo):
+    change(repo, "specs/movies.yaml", "      reads: ", "      raeds: ")
+    out = run(repo, "--base", "HEAD~1", "--head", "HEAD")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "HEAD:specs/movies.yaml:" in out.stderr and "did you mean 'reads'" in out.stderr
+    out = run(repo, "--base", "HEAD~1")  # the working tree as head: real paths
+    assert out.returncode == 2 and "specs/movies.yaml:" in out.stderr
+
+
+def test_fail_on_destructive_exits_1(repo):
+    change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
+           "ttl: {attribute: purgeAt}          # abandoned")
+    assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "destructive").returncode == 1
+    assert run(repo, "--base", "HEAD~1", "--head", "HEAD").returncode == 0
+    assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "cost-increase:x").returncode == 2
+
+
+def test_fail_on_a_cost_increase_above_a_threshold(repo):
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ")
+    assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "cost-increase:1").returncode == 1
+    assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "cost-increase:500").returncode == 0
+
+
+def test_the_markdown_renders_without_broken_tables_and_matches_the_snapshot(repo):
+    """The example change of the README; UPDATE_SNAPSHOTS=1 rewrites tests/snapshots/diff-example.md."""
+    import os
+
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 18000 ", commit=False)
+    change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
+           "ttl: {attribute: purgeAt}          # abandoned")
+    out = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "markdown", "--stage", "prod",
+              "--stage", "staging")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert text.startswith("<!-- ddb2bigtable-diff -->")
+    tables = table_row_widths(text)
+    assert len(tables) == 3  # overview + one details table per changed stage
+    assert all(len(set(widths)) == 1 for widths in tables), tables  # no pipe in a why broke a row
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        SNAPSHOT.write_text(text)
+    assert text == SNAPSHOT.read_text()
