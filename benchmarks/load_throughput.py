@@ -20,7 +20,7 @@ machine's noise, where a 100,000-item run averages over it), the sides interleav
 - loader: `load.run_load` end to end (manifests, md5 of every file, the type-inference
   pass, the encoder process reading and encoding, the writer sending, report), into a
   fresh table.
-- Beam: `beam_pipeline.run_beam_load` (DirectRunner) end to end on Movies.
+- Beam: `load.beam.direct.run_beam_load` (DirectRunner) end to end on Movies.
 - memory: peak RSS (VmHWM) of a child process running `run_load` on a smaller and a
   larger generated export (8 times as many items), minus its RSS after imports, and the
   largest peak of its helper processes (the encoders): flat means streaming.
@@ -60,7 +60,8 @@ sys.path.insert(0, str(ROOT))  # any ddb2bigtable import runs its __init__ first
 from ddb2bigtable.codec.codec import Codec, Expired  # noqa: E402
 from ddb2bigtable.codec.mutations import DeleteRow, SetCell  # noqa: E402
 from ddb2bigtable.codec.type_inference import infer_types  # noqa: E402
-from ddb2bigtable.exports.reader import open_export, read_records  # noqa: E402
+from ddb2bigtable.exports.manifests import open_export  # noqa: E402
+from ddb2bigtable.exports.reader import read_records  # noqa: E402
 from ddb2bigtable.exports.writer import write_export  # noqa: E402
 from ddb2bigtable.load import emulator  # noqa: E402
 from ddb2bigtable.load.run import LoadOptions, run_load  # noqa: E402
@@ -230,7 +231,7 @@ def run_loader(data: DataSet, work: Path) -> float:
 
 
 def run_beam(data: DataSet, work: Path) -> float:
-    from ddb2bigtable.load.beam_pipeline import run_beam_load
+    from ddb2bigtable.load.beam.direct import run_beam_load
 
     return _timed_load(data, work, "beam", run_beam_load)
 

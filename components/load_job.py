@@ -19,7 +19,7 @@ from ddb2bigtable.load.jobs import LoadJobPlan
 
 def launch(props: dict[str, Any]) -> str:
     """Starts the Beam pipeline on Dataflow and returns its job id (imports Beam lazily)."""
-    from ddb2bigtable.load.beam_pipeline import launch_dataflow
+    from ddb2bigtable.load.beam.dataflow import launch_dataflow
 
     return launch_dataflow(LoadJobPlan(**{k: props[k] for k in LoadJobPlan.__dataclass_fields__}))
 

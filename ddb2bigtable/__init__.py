@@ -2,7 +2,7 @@
 
 import os
 
-# A load forks helper processes that never use gRPC (encoder.py: inference and encoding).
+# A load forks helper processes that never use gRPC (load/encoder.py: inference and encoding).
 # gRPC's fork handlers would only pause its threads around each fork and log "skipping
 # fork() handlers" when a call is in flight; they stay off unless the user turns them on.
 # gRPC reads this when it is first imported, so this package is imported before it (the

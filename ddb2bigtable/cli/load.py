@@ -1,6 +1,6 @@
 """The data commands behind `load`, `verify` and `up`: resolve spec, stage and target, run, print.
 
-Kept out of `cli.py` so `validate`, `plan` and `diff` never import the Bigtable client.
+Kept out of `app.py` until a data command runs, so `validate`, `plan` and `diff` never import the Bigtable client.
 With BIGTABLE_EMULATOR_HOST set, the client talks to that emulator; the project and the
 instance come from the stage's plan either way.
 """
@@ -19,7 +19,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
-from ..exports.reader import ExportError
+from ..exports.manifests import ExportError
 from ..load.emulator import EMULATOR_ENV, EmulatorError
 from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
 from ..load.run import LoadOptions, run_load
@@ -90,7 +90,7 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
     console = Console(stderr=fmt == "json")
     try:
         if runner == "beam":
-            from ..load.beam_pipeline import run_beam_load
+            from ..load.beam.direct import run_beam_load
 
             report = run_beam_load(target.table, export, options)
         else:

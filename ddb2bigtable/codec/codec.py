@@ -7,8 +7,8 @@ and frozen values, no I/O, no Bigtable client. Its parts, each in its own module
 - `cell_values`: one value <-> cell bytes, by type (`value_forms`: plain and typed JSON);
   `type_inference`: those types;
 - `timestamps`: write time, attribute times, TTL expiry, the far-future timestamp;
-- `codec_plans`: mapping rules made executable (which row, family, qualifier, time);
-- `codec_decode`: a row's cells back into items; `codec_lossy`: what cannot come back.
+- `rules`: mapping rules made executable (which row, family, qualifier, time);
+- `decode`: a row's cells back into items; `lossy`: what cannot come back.
 
 TTL: an item whose TTL attribute (N, epoch seconds) is at or before `now` is `Expired` and
 not written. Otherwise the cells of the families `gc.plan_families` gives the TTL policy
@@ -119,7 +119,7 @@ class Codec(RowDecoder):
         updates) first deletes what the previous version may have written: the whole row for
         the default mapping, the item's columns for rules; an expired replacement carries that
         delete in `Expired.delete`. `checked` says every value is already known to be a
-        well-formed typed value (export_reader checks each one as it reads the line), so
+        well-formed typed value (the export reader checks each one as it reads the line), so
         only its type is compared with the mapping's: walking the value again was a third
         of the encoding time."""
         self._check(item, checked)

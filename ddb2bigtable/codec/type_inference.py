@@ -67,7 +67,7 @@ _NOT_PLAIN_INSIDE = re.compile(
 class TypeScan:
     """`infer_types` one item at a time, plus `news`: whether an item not yet validated
     could change the result. Most items of an export repeat the types already seen, so
-    the inference pass validates only the few that do not (export_reader.scan_items)."""
+    the inference pass validates only the few that do not (exports/reader.scan_items)."""
 
     def __init__(self) -> None:
         self.seen: AttributeTypes = {}

@@ -1,10 +1,10 @@
 """The attribute types of an export, inferred one data file at a time.
 
-Inference is one pass over the export before anything is written (type_inference.py says
+Inference is one pass over the export before anything is written (codec/type_inference.py says
 why and how). The files are independent, so the pass can be shared out: each process
 infers its share of the files (`share_types`) and `merged_types` combines the shares as
 one pass over the whole export would have. The local loader's encoder processes do this
-before they encode (encoder.py); the Beam pipeline has its own DoFn on `file_types`.
+before they encode (load/encoder.py); the Beam pipeline has its own DoFn on `file_types`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ from collections.abc import Iterable
 
 from ..codec.type_inference import AttributeTypes, TypeScan, merge_types
 from ..spec.model import TableSpec
-from .reader import DataFile, ExportError, Manifest, scan_items, verify_file
+from .manifests import DataFile, ExportError, Manifest, verify_file
+from .reader import scan_items
 
 FileTypes = tuple[str, AttributeTypes | str]  # (data file key, its types or why it cannot be read)
 
 
 def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTypes:
     """One data file's md5 checked, then its attribute types inferred (validating only the
-    items that could change them: export_reader.scan_items)."""
+    items that could change them: reader.scan_items)."""
     verify_file(manifest, f)
     scan = TypeScan()
     for item in scan_items(manifest, f, scan.news):

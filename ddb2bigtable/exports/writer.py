@@ -44,7 +44,8 @@ from pathlib import Path
 import orjson
 
 from ..codec.items import AttributeValue, Item
-from .reader import AWS_FOLDER, FULL_EXPORT, INCREMENTAL_EXPORT, OUTPUT_FORMATS, dynamodb_number_text
+from .json_lines import dynamodb_number_text
+from .manifests import AWS_FOLDER, FULL_EXPORT, INCREMENTAL_EXPORT, OUTPUT_FORMATS
 
 _GZIP_LEVEL = 6  # zlib's default; levels 1 and 9 would change the header's XFL byte
 _EXPORT_DURATION = timedelta(minutes=5)

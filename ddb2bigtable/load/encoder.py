@@ -31,7 +31,8 @@ from typing import Any
 
 from ..codec.codec import Codec
 from ..codec.type_inference import AttributeTypes
-from ..exports.reader import DataFile, ExportError, Manifest, read_records, verify_file
+from ..exports.manifests import DataFile, ExportError, Manifest, verify_file
+from ..exports.reader import read_records
 from ..exports.types import FileTypes, merged_types, share_types
 from ..spec.model import TableSpec
 from .buckets import route

@@ -24,7 +24,8 @@ from google.cloud.bigtable.data import RowMutationEntry
 
 from ..codec.codec import Codec
 from ..codec.type_inference import AttributeTypes
-from ..exports.reader import DataFile, ExportError, Manifest, open_export, read_records
+from ..exports.manifests import DataFile, ExportError, Manifest, open_export
+from ..exports.reader import read_records
 from ..exports.types import export_types
 from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of

@@ -23,7 +23,8 @@ from ..codec.codec import Codec, Expired
 from ..codec.items import Item
 from ..codec.mutations import Cell
 from ..codec.type_inference import infer_types
-from ..exports.reader import Manifest, Record, open_export, read_records
+from ..exports.manifests import Manifest, open_export
+from ..exports.reader import Record, read_records
 from ..plan.gc import TTL_POLICY, plan_families
 from ..spec.model import TableSpec
 from .run import all_items, dead_letter_records, export_fingerprint

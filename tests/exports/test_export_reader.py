@@ -19,15 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddb2bigtable.codec.items import Item
-from ddb2bigtable.exports.reader import (
-    ExportError,
-    Manifest,
-    Record,
-    dynamodb_number_text,
-    open_export,
-    read_records,
-    verify_file,
-)
+from ddb2bigtable.exports.json_lines import dynamodb_number_text
+from ddb2bigtable.exports.manifests import ExportError, Manifest, open_export, verify_file
+from ddb2bigtable.exports.reader import Record, read_records
 from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, write_export
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ddb2bigtable.codec.type_inference import MIXED, TypeScan, infer_types
-from ddb2bigtable.exports.reader import open_export, read_records, scan_items
+from ddb2bigtable.exports.manifests import open_export
+from ddb2bigtable.exports.reader import read_records, scan_items
 from ddb2bigtable.exports.types import export_types
 from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.spec.model import AttributeMapping

@@ -17,20 +17,13 @@ from pathlib import Path
 import pytest
 from apache_beam.options.pipeline_options import GoogleCloudOptions, SetupOptions, StandardOptions, WorkerOptions
 
-from ddb2bigtable.codec.type_inference import infer_types
-from ddb2bigtable.exports.reader import open_export, read_records
-from ddb2bigtable.load import beam_pipeline
-from ddb2bigtable.load.beam_pipeline import (
-    BeamLoad,
-    DataflowUnavailable,
-    build_pipeline,
-    direct_options,
-    find_table,
-    launch_dataflow,
-    merge_types,
-    pipeline_options_for,
-    run_beam_load,
-)
+from ddb2bigtable.codec.type_inference import infer_types, merge_types
+from ddb2bigtable.exports.manifests import open_export
+from ddb2bigtable.exports.reader import read_records
+from ddb2bigtable.load.beam import dataflow
+from ddb2bigtable.load.beam.dataflow import DataflowUnavailable, find_table, launch_dataflow, pipeline_options_for
+from ddb2bigtable.load.beam.direct import direct_options, run_beam_load
+from ddb2bigtable.load.beam.pipeline import BeamLoad, WriteRows, build_pipeline
 from ddb2bigtable.load.jobs import LoadJobPlan, load_jobs
 from ddb2bigtable.load.run import dead_letter_records, export_fingerprint, run_load
 from ddb2bigtable.load.state import LoadState
@@ -142,7 +135,7 @@ def test_the_local_writer_and_beam_write_identical_cells(bigtable_emulator, tmp_
                         run_id="t", now_micros=0, types=None,
                         writer=WriteSettings(flush_limit_mutation_count=1, flow_control_max_mutation_count=2,
                                              rows_per_collection=20))
-        assert beam_pipeline.WriteRows(load).drain_every == 10
+        assert WriteRows(load).drain_every == 10
         import apache_beam as beam
 
         with beam.Pipeline(options=direct_options()) as pipeline:
@@ -193,7 +186,7 @@ JOB = LoadJobPlan(instance_id="shop-global-stg", table_id="orders_v2", export="g
 
 
 def test_pipeline_options_for_a_dataflow_job(monkeypatch):
-    monkeypatch.delenv(beam_pipeline.CONTAINER_IMAGE_ENV, raising=False)
+    monkeypatch.delenv(dataflow.CONTAINER_IMAGE_ENV, raising=False)
     options = pipeline_options_for(JOB)
     gcp, setup = options.view_as(GoogleCloudOptions), options.view_as(SetupOptions)
     assert options.view_as(StandardOptions).runner == "DataflowRunner"
@@ -213,7 +206,7 @@ def test_pipeline_options_for_a_dataflow_job(monkeypatch):
 
 
 def test_a_prebuilt_worker_image_replaces_the_staged_wheel(monkeypatch):
-    monkeypatch.setenv(beam_pipeline.CONTAINER_IMAGE_ENV, "us-docker.pkg.dev/p/r/loader:1")
+    monkeypatch.setenv(dataflow.CONTAINER_IMAGE_ENV, "us-docker.pkg.dev/p/r/loader:1")
     options = pipeline_options_for(JOB)
     assert options.view_as(WorkerOptions).sdk_container_image == "us-docker.pkg.dev/p/r/loader:1"
     assert options.view_as(SetupOptions).extra_packages is None
@@ -243,7 +236,7 @@ def test_launching_without_the_gcp_extra_fails_with_the_clear_message(monkeypatc
 
     monkeypatch.setitem(sys.modules, "apache_beam.runners.dataflow.internal.apiclient", None)  # as if missing
     with pytest.raises(DataflowUnavailable, match=r"pip install 'apache-beam\[gcp\]'") as error:
-        beam_pipeline.require_gcp_extra()
+        dataflow.require_gcp_extra()
     assert not isinstance(error.value, ImportError)
 
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ddb2bigtable.exports.reader import open_export
+from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.types import export_types
 from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load.emulator import EMULATOR_ENV

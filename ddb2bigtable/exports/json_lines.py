@@ -1,0 +1,198 @@
+"""DynamoDB JSON lines of an export's data files: `{"Item": {...}}` (full exports) and
+`Metadata`/`Keys`/`NewImage`/`OldImage` (incremental), each value checked as it is read.
+
+A line that is not an item raises `BadLine`, which the reader turns into an "error" record
+for the dead-letter file instead of stopping the load.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Callable
+from decimal import Context, Decimal
+from typing import Any
+
+import orjson
+
+from ..codec.items import AttributeValue, Item
+
+_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+# DynamoDB numbers have up to 38 significant digits; a wide context never rounds them.
+_WIDE = Context(prec=100, Emax=999_999, Emin=-999_999)
+
+
+class BadLine(Exception):
+    """One line is not an item: becomes an "error" record, never stops the file."""
+
+
+Decoded = tuple[Item | None, Item | None, int | None, Item | None]  # item, keys, write time, old image
+
+
+def json_full(line: bytes) -> Decoded:
+    return json_item(json_line(line).get("Item"), "Item"), None, None, None
+
+
+def json_incremental(line: bytes) -> Decoded:
+    record = json_line(line)
+    metadata = record.get("Metadata")
+    stamp = metadata.get("WriteTimestampMicros") if isinstance(metadata, dict) else None
+    write_time = whole_micros(stamp.get("N") if isinstance(stamp, dict) else None, stamp)
+    keys = json_item(record.get("Keys"), "Keys")
+    old = record.get("OldImage")
+    if old is not None and not isinstance(old, dict):
+        raise BadLine("OldImage is not an object")
+    image = record.get("NewImage")
+    return ((None if image is None else json_item(image, "NewImage")), keys, write_time,
+            None if old is None else json_item(old, "OldImage"))
+
+
+def whole_micros(text: object, stamp: object) -> int:
+    """Metadata.WriteTimestampMicros: a whole number of microseconds, as decimal text."""
+    if not isinstance(text, str) or not (text.isascii() and text.isdigit()):
+        raise BadLine(f"Metadata.WriteTimestampMicros is {stamp!r}, expected whole microseconds")
+    return int(text)
+
+
+def json_line(line: bytes) -> dict[str, Any]:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as err:
+        raise BadLine(f"not valid JSON: {err}") from None
+    if not isinstance(record, dict):
+        raise BadLine(f"expected a JSON object, found {type(record).__name__}")
+    return record
+
+
+def json_item(value: object, name: str) -> Item:
+    if not isinstance(value, dict) or not value:
+        raise BadLine(f"{name} is missing, empty or not an object")
+    try:  # the fast path: no per-value path strings, parsed dicts reused where nothing changes
+        return {attr: _fast_value(v) for attr, v in value.items()}
+    except _Invalid:  # the slow path only to say where: it raises the located BadLine
+        return {attr: _json_value(v, f"{name}.{attr}") for attr, v in value.items()}
+
+
+class _Invalid(Exception):
+    """Something in the line is not DynamoDB JSON; `_json_value` then says what and where."""
+
+
+def _fast_value(value: Any) -> AttributeValue:
+    """`_json_value` without building a path per value: same checks, same result. The
+    parsed JSON is already the item's form except for binary (base64 text to bytes), so a
+    value is returned as it is unless something inside it had to be converted."""
+    if type(value) is not dict or len(value) != 1:
+        raise _Invalid
+    ((tag, inner),) = value.items()
+    if tag == "S":
+        if type(inner) is not str:
+            raise _Invalid
+        return value
+    if tag == "N":
+        if type(inner) is not str or not _NUMBER.fullmatch(inner):
+            raise _Invalid
+        return value
+    if tag == "M":
+        if type(inner) is not dict:
+            raise _Invalid
+        for v in inner.values():
+            if _fast_value(v) is not v:  # binary inside: convert the map (rare)
+                return {"M": {k: _fast_value(v) for k, v in inner.items()}}
+        return value
+    if tag == "L":
+        if type(inner) is not list:
+            raise _Invalid
+        for v in inner:
+            if _fast_value(v) is not v:
+                return {"L": [_fast_value(v) for v in inner]}
+        return value
+    if tag == "BOOL":
+        if type(inner) is not bool:
+            raise _Invalid
+        return value
+    if tag == "NULL":
+        if inner is not True:
+            raise _Invalid
+        return value
+    try:
+        if tag in ("SS", "NS"):
+            _JSON_TYPES[tag](inner, tag)  # checks every member, converts nothing
+            return value
+        return {tag: _JSON_TYPES[tag](inner, tag)}  # B, BS: base64 to bytes
+    except (KeyError, BadLine):
+        raise _Invalid from None
+
+
+def _json_value(value: object, path: str) -> AttributeValue:
+    if not isinstance(value, dict) or len(value) != 1:
+        raise BadLine(f"{path}: expected one DynamoDB type tag like {{'S': ...}}, found {value!r}"[:300])
+    ((tag, inner),) = value.items()
+    convert = _JSON_TYPES.get(tag)
+    if convert is None:
+        raise BadLine(f"{path}: unknown DynamoDB type {tag!r}")
+    return {tag: convert(inner, f"{path}.{tag}")}
+
+
+def _json_s(value: object, path: str) -> str:
+    if not isinstance(value, str):
+        raise BadLine(f"{path}: expected text, found {value!r}"[:300])
+    return value
+
+
+def _json_n(value: object, path: str) -> str:
+    if not isinstance(value, str) or not _NUMBER.fullmatch(value):
+        raise BadLine(f"{path}: {value!r} is not a number"[:300])
+    return value
+
+
+def _json_b(value: object, path: str) -> bytes:
+    try:
+        return base64.b64decode(_json_s(value, path), validate=True)
+    except binascii.Error:
+        raise BadLine(f"{path}: not valid base64") from None
+
+
+def _json_bool(value: object, path: str) -> bool:
+    if not isinstance(value, bool):
+        raise BadLine(f"{path}: expected true or false, found {value!r}"[:300])
+    return value
+
+
+def _json_null(value: object, path: str) -> bool:
+    if value is not True:
+        raise BadLine(f"{path}: NULL must be true, found {value!r}"[:300])
+    return True
+
+
+def _json_set(member: Callable[[object, str], Any]) -> Callable[[object, str], list[Any]]:
+    def convert(value: object, path: str) -> list[Any]:
+        if not isinstance(value, list) or not value:
+            raise BadLine(f"{path}: a set must be a non-empty list")
+        return [member(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return convert
+
+
+def _json_m(value: object, path: str) -> dict[str, AttributeValue]:
+    if not isinstance(value, dict):
+        raise BadLine(f"{path}: expected an object")
+    return {k: _json_value(v, f"{path}.{k}") for k, v in value.items()}
+
+
+def _json_l(value: object, path: str) -> list[AttributeValue]:
+    if not isinstance(value, list):
+        raise BadLine(f"{path}: expected a list")
+    return [_json_value(v, f"{path}[{i}]") for i, v in enumerate(value)]
+
+
+_JSON_TYPES: dict[str, Callable[[object, str], Any]] = {
+    "S": _json_s, "N": _json_n, "B": _json_b, "BOOL": _json_bool, "NULL": _json_null,
+    "SS": _json_set(_json_s), "NS": _json_set(_json_n), "BS": _json_set(_json_b),
+    "M": _json_m, "L": _json_l,
+}
+
+
+def dynamodb_number_text(value: Decimal | int) -> str:
+    """A number as DynamoDB writes N: no exponent, no trailing zeros (`6E+2` -> `600`)."""
+    text = format(Decimal(value).normalize(_WIDE), "f")
+    return "0" if text == "-0" else text

@@ -1,0 +1,220 @@
+"""The two manifests of a DynamoDB export to S3, read and checked before any data file.
+
+Layout (AWS's "DynamoDB table export output format" page, checked against a real export):
+
+    <prefix>/AWSDynamoDB/<exportId>/manifest-summary.json   one JSON object
+    <prefix>/AWSDynamoDB/<exportId>/manifest-files.json     JSON lines: itemCount, md5Checksum,
+                                                              etag, dataFileS3Key per data file
+    <prefix>/AWSDynamoDB/<exportId>/data/<name>.json.gz     full exports
+    <prefix>/AWSDynamoDB/data/<name>.json.gz                incremental exports (shared folder)
+
+Manifest keys are bucket keys (they carry `<prefix>/`), so wherever the export was copied
+they resolve from their `AWSDynamoDB/` segment on, against the folder that holds the
+export's own folder.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import fsspec
+import orjson
+
+FULL_EXPORT = "FULL_EXPORT"
+INCREMENTAL_EXPORT = "INCREMENTAL_EXPORT"
+OUTPUT_FORMATS = ("DYNAMODB_JSON", "ION")
+SUMMARY = "manifest-summary.json"
+AWS_FOLDER = "AWSDynamoDB"
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+class ExportError(Exception):
+    """The export cannot be read: names the file, what is wrong and what to do."""
+
+
+@dataclass(frozen=True)
+class DataFile:
+    key: str  # dataFileS3Key as in the manifest (relative to the export's base)
+    item_count: int
+    md5: str  # md5Checksum as written by AWS: base64 of the MD5 of the stored .gz bytes
+
+
+@dataclass(frozen=True)
+class Manifest:
+    location: str  # what the user gave
+    export_arn: str | None
+    export_type: str  # "FULL_EXPORT" | "INCREMENTAL_EXPORT"
+    output_format: str  # "DYNAMODB_JSON" | "ION"
+    item_count: int
+    export_time_micros: int  # exportTime (full) or exportToTime (incremental), epoch microseconds
+    files: tuple[DataFile, ...]
+    root: str  # URL of the folder playing AWS's `AWSDynamoDB/`: data keys resolve against it
+
+
+def open_export(location: str) -> Manifest:
+    """Read and check both manifests of the export at `location` (no data is read yet).
+
+    `location` is a local folder or any fsspec URL (`file://`, `gs://`, `s3://`): the
+    export's own `AWSDynamoDB/<id>/` folder, its `manifest-summary.json`, or any prefix
+    holding exactly one `AWSDynamoDB/<id>/manifest-summary.json`.
+    """
+    fs, path = _filesystem(location)
+    summary_path = _find_summary(fs, path, location)
+    summary = _read_summary(fs, summary_path)
+    root = _parent(_parent(summary_path))
+    files_path = _resolve(root, _string(summary, "manifestFilesS3Key", summary_path), summary_path)
+    files = _read_files_manifest(fs, files_path)
+    export_type = summary.get("exportType", FULL_EXPORT)
+    item_count = _count(summary.get("itemCount"), f"{summary_path}: itemCount")
+    listed = sum(f.item_count for f in files)
+    if listed != item_count:
+        raise ExportError(f"{files_path}: the data files hold {listed} items but {summary_path} says "
+                          f"{item_count}; the manifests belong to different exports or one is cut "
+                          f"short: copy the export folder again")
+    time_field = "exportTime" if export_type == FULL_EXPORT else "exportToTime"
+    return Manifest(
+        location=location,
+        export_arn=summary.get("exportArn"),
+        export_type=export_type,
+        output_format=summary["outputFormat"],
+        item_count=item_count,
+        export_time_micros=_micros(_string(summary, time_field, summary_path), f"{summary_path}: {time_field}"),
+        files=files,
+        root=fs.unstrip_protocol(root),
+    )
+
+
+def verify_file(manifest: Manifest, f: DataFile) -> None:
+    """Check the stored `.gz` bytes against the manifest's md5Checksum, streaming them."""
+    fs, path = data_path(manifest, f)
+    digest = hashlib.md5(usedforsecurity=False)
+    try:
+        with fs.open(path, "rb") as stream:
+            while chunk := stream.read(1 << 20):
+                digest.update(chunk)
+    except FileNotFoundError:
+        raise missing_file(f, path) from None
+    actual = base64.b64encode(digest.digest()).decode()
+    if actual != f.md5:
+        raise ExportError(f"{path}: md5 is {actual} but manifest-files.json says {f.md5} for {f.key}; "
+                          f"the file was changed or damaged after AWS wrote it: copy it again from the export")
+
+
+# --- finding and reading the manifests ----------------------------------------------------
+
+def _filesystem(location: str) -> tuple[fsspec.AbstractFileSystem, str]:
+    try:
+        fs, path = fsspec.core.url_to_fs(location)
+    except ImportError as err:
+        raise ExportError(f"{location}: {err} (fsspec needs it for this URL scheme)") from None
+    return fs, path.rstrip("/")
+
+
+def _find_summary(fs: fsspec.AbstractFileSystem, path: str, location: str) -> str:
+    if path.endswith("/" + SUMMARY) and fs.isfile(path):
+        return path
+    if fs.isfile(f"{path}/{SUMMARY}"):
+        return f"{path}/{SUMMARY}"
+    if not fs.exists(path):
+        raise ExportError(f"{location}: no such folder; give the folder the export was written to")
+    found = sorted(fs.glob(f"{path}/**/{AWS_FOLDER}/*/{SUMMARY}"))
+    if not found:
+        raise ExportError(f"{location}: no {AWS_FOLDER}/<exportId>/{SUMMARY} below it; give the prefix "
+                          f"the export was written to or the export's own folder")
+    if len(found) > 1:
+        listing = ", ".join(fs.unstrip_protocol(_parent(p)) for p in found)
+        raise ExportError(f"{location}: holds {len(found)} exports ({listing}); give one of these folders")
+    return found[0]
+
+
+def _read_summary(fs: fsspec.AbstractFileSystem, path: str) -> dict[str, Any]:
+    with fs.open(path, "rb") as stream:
+        summary = _json_object(stream.read(), path)
+    output_format = summary.get("outputFormat")
+    if output_format not in OUTPUT_FORMATS:
+        raise ExportError(f"{path}: outputFormat {output_format!r} is not one AWS writes "
+                          f"({' or '.join(OUTPUT_FORMATS)}); is this a DynamoDB export manifest?")
+    export_type = summary.get("exportType", FULL_EXPORT)
+    if export_type not in (FULL_EXPORT, INCREMENTAL_EXPORT):
+        raise ExportError(f"{path}: exportType {export_type!r} is neither {FULL_EXPORT} nor {INCREMENTAL_EXPORT}")
+    return summary
+
+
+def _read_files_manifest(fs: fsspec.AbstractFileSystem, path: str) -> tuple[DataFile, ...]:
+    files: list[DataFile] = []
+    try:
+        with fs.open(path, "rb") as stream:
+            for line_no, line in enumerate(stream, 1):
+                if line.strip():
+                    where = f"{path}:{line_no}"
+                    entry = _json_object(line, where)
+                    files.append(DataFile(
+                        key=_string(entry, "dataFileS3Key", where),
+                        item_count=_count(entry.get("itemCount"), f"{where}: itemCount"),
+                        md5=_string(entry, "md5Checksum", where),
+                    ))
+    except FileNotFoundError:
+        raise ExportError(f"{path}: missing; manifest-summary.json names it as the list of data files: "
+                          f"copy the whole export folder") from None
+    return tuple(files)
+
+
+def _json_object(text: bytes, where: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError as err:
+        raise ExportError(f"{where}: not valid JSON ({err}); the manifest is damaged: copy it again") from None
+    if not isinstance(value, dict):
+        raise ExportError(f"{where}: expected a JSON object, found {type(value).__name__}")
+    return value
+
+
+def _string(entry: dict[str, Any], field: str, where: str) -> str:
+    value = entry.get(field)
+    if not isinstance(value, str) or not value:
+        raise ExportError(f"{where}: {field} is missing or not text; the manifest is damaged: copy it again")
+    return value
+
+
+def _count(value: object, where: str) -> int:
+    if type(value) is not int or value < 0:
+        raise ExportError(f"{where}: expected a whole number >= 0, found {value!r}")
+    return value
+
+
+def _micros(text: str, where: str) -> int:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ExportError(f"{where}: {text!r} is not an ISO-8601 time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0]
+
+
+def _resolve(root: str, key: str, where: str) -> str:
+    """A manifest key (a bucket key, maybe under a prefix) as a path below `root`."""
+    at = key.rfind(AWS_FOLDER + "/")
+    if at < 0 or (at > 0 and key[at - 1] != "/"):
+        raise ExportError(f"{where}: key {key!r} has no {AWS_FOLDER}/ segment; it is not a DynamoDB export key")
+    return f"{root}/{key[at + len(AWS_FOLDER) + 1:]}"
+
+
+def data_path(manifest: Manifest, f: DataFile) -> tuple[fsspec.AbstractFileSystem, str]:
+    fs, root = _filesystem(manifest.root)
+    return fs, _resolve(root, f.key, "manifest-files.json")
+
+
+def missing_file(f: DataFile, path: str) -> ExportError:
+    return ExportError(f"{path}: missing; manifest-files.json lists {f.key} with {f.item_count} items: "
+                       f"copy the whole export folder, data/ included")
