@@ -11,7 +11,7 @@ and frozen values, no I/O, no Bigtable client. Its parts, each in its own module
 - `decode`: a row's cells back into items; `lossy`: what cannot come back.
 
 TTL: an item whose TTL attribute (N, epoch seconds) is at or before `now` is `Expired` and
-not written. Otherwise the cells of the families `gc.plan_families` gives the TTL policy
+not written. Otherwise the cells of the families `spec/families.py` gives the TTL rule
 (max_age 1s) carry its expiry as timestamp, or the far future without a valid TTL; every
 other cell carries the write time (the export time: reruns write the same versions) or the
 time a rule names. The TTL attribute itself is stored like any attribute, so it decodes.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..plan.gc import TTL_POLICY, plan_families
+from ..spec.families import TTL_RULE, family_gc
 from ..spec.model import TableSpec
 from .cell_values import COUNTER, EMPTY_MARKER, MIXED, SET_MEMBER, element_value, encode_value, member_qualifier
 from .decode import RowDecoder
@@ -61,9 +61,8 @@ class Codec(RowDecoder):
         self._delimiter = m.delimiter
         self._salt = m.salt.buckets if m.salt else None
         self._ttl = table.source.ttl.attribute if table.source.ttl else None
-        families, _ = plan_families(table, table.id)
-        policies = {f.name: f.gc for f in families}
-        self._ttl_families = frozenset(name for name, gc in policies.items() if gc == TTL_POLICY)
+        policies = {f.name: f.rule for f in family_gc(table)}
+        self._ttl_families = frozenset(name for name, rule in policies.items() if rule == TTL_RULE)
         self._attribute_family = {a.name: a.family for a in m.attributes if a.family}
         self._layout: dict[str, tuple[str, str]] = {}
         for a in m.attributes:
@@ -91,6 +90,16 @@ class Codec(RowDecoder):
     @property
     def ttl_families(self) -> frozenset[str]:
         return self._ttl_families
+
+    @property
+    def layout(self) -> dict[str, tuple[str, str]]:
+        """Attributes stored in a layout of their own: name -> (`family`|`timestamps`, family)."""
+        return self._layout
+
+    @property
+    def types(self) -> dict[str, str]:
+        """Every attribute's stored type: declared, else inferred."""
+        return self._types
 
     def stored(self, name: str) -> str:
         """How an attribute's values are stored: its declared/inferred type, else `mixed`."""

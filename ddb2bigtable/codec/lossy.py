@@ -8,23 +8,41 @@ default mapping is lossless (numbers as keys come back in canonical form only).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import Protocol
 
+from ..spec.model import TableSpec
 from .cell_values import COUNTER, MIXED
 from .rules import Plan
 
-if TYPE_CHECKING:
-    from .codec import Codec
+
+class CompiledMapping(Protocol):
+    """What the sentences read of a compiled mapping (`codec.Codec` has it): the sentences
+    describe the codec's plans, never drive them, so this module does not import it."""
+
+    table: TableSpec
+
+    @property
+    def plans(self) -> list[Plan]: ...
+    @property
+    def ttl_families(self) -> frozenset[str]: ...
+    @property
+    def layout(self) -> Mapping[str, tuple[str, str]]: ...
+    @property
+    def types(self) -> Mapping[str, str]: ...
+    def stored(self, name: str) -> str: ...
+    def value_family(self, plan: Plan) -> str: ...
+    def value_qualifier_text(self, plan: Plan) -> str: ...
+    def json_family(self, plan: Plan, name: str) -> str: ...
 
 
-def lossy_sentences(codec: Codec) -> Iterator[str]:
+def lossy_sentences(codec: CompiledMapping) -> Iterator[str]:
     key = codec.table.source.key
     numeric = [k.name for k in (key.partition, key.sort) if k is not None and k.type == "N"]
     if numeric:
         yield (f"number keys ({', '.join(numeric)}) come back as canonical plain decimal text "
                f"(1.50 as 1.5, 1E+2 as 100); the number is the same")
-    counters = [n for n, t in codec._types.items() if t == COUNTER]
+    counters = [n for n, t in codec.types.items() if t == COUNTER]
     if counters:
         yield (f"counters ({', '.join(counters)}) are stored as int64 and come back as plain integers "
                f"(a value written 3.0 comes back as 3)")
@@ -34,7 +52,7 @@ def lossy_sentences(codec: Codec) -> Iterator[str]:
     yield from _shared_families(codec)
 
 
-def _rule_sentences(codec: Codec, plan: Plan) -> Iterator[str]:
+def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
     d = plan.describe()
     family = codec.value_family(plan)
     at = plan.time_attribute
@@ -97,7 +115,7 @@ def _rule_sentences(codec: Codec, plan: Plan) -> Iterator[str]:
                f"the new version no longer has stay in the row")
 
 
-def _shared_families(codec: Codec) -> Iterator[str]:
+def _shared_families(codec: CompiledMapping) -> Iterator[str]:
     mapping = codec.table.mapping
     catch_all = any(p.index is not None and all(v is None for v in p.prefixes.values()) for p in codec.plans)
     default_families = {codec.json_family(codec.plans[-1], a.name) for a in mapping.attributes}
@@ -110,9 +128,9 @@ def _shared_families(codec: Codec) -> Iterator[str]:
                        f"(default mapping); a row holding both cannot always be told apart")
     users: dict[str, list[str]] = {}
     for a in mapping.attributes:
-        how, family = codec._layout.get(a.name, ("json", codec.json_family(codec.plans[-1], a.name)))
+        how, family = codec.layout.get(a.name, ("json", codec.json_family(codec.plans[-1], a.name)))
         users.setdefault(family, []).append(a.name if how == "json" else f"{a.name} ({how} layout)")
-    for name, (how, family) in codec._layout.items():
+    for name, (how, family) in codec.layout.items():
         if how == "family" and (len(users[family]) > 1 or family == mapping.default_family):
             others = [u for u in users[family] if not u.startswith(name + " (")]
             if family == mapping.default_family:
@@ -121,10 +139,10 @@ def _shared_families(codec: Codec) -> Iterator[str]:
                    f"decode cannot tell them apart: give {name} a family of its own")
 
 
-def layout_notes(codec: Codec) -> Iterator[str]:
+def layout_notes(codec: CompiledMapping) -> Iterator[str]:
     """Layouts that cannot apply because the attribute's type is not settled (not lossy)."""
     for a in codec.table.mapping.attributes:
-        if a.layout != "json" and a.name not in codec._layout:
+        if a.layout != "json" and a.name not in codec.layout:
             yield (f"{a.name}: layout {a.layout} needs a "
                    f"{'set or map' if a.layout == 'family' else 'list'} type, but its values are "
                    f"{codec.stored(a.name)}; it is stored as one self-describing cell instead")

@@ -25,7 +25,6 @@ from ..codec.mutations import Cell
 from ..codec.type_inference import infer_types
 from ..exports.manifests import Manifest, open_export
 from ..exports.reader import Record, read_records
-from ..plan.gc import TTL_POLICY, plan_families
 from ..spec.model import TableSpec
 from .run import all_items, dead_letter_records, export_fingerprint
 from .state import LoadState
@@ -109,7 +108,7 @@ def _records(manifest: Manifest, sample: int | None) -> Iterator[Record]:
 
 
 class _Reader:
-    def __init__(self, table, codec: Codec, ttl_families: set[str], now: int):
+    def __init__(self, table, codec: Codec, ttl_families: frozenset[str], now: int):
         self.table, self.codec, self.ttl_families, self.now = table, codec, ttl_families, now
 
     def _items(self, row) -> list[Item]:
@@ -141,10 +140,8 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     codec = Codec(table, types)
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
-    families, _ = plan_families(table, instance_id)
-    ttl_families = {f.name for f in families if f.gc == TTL_POLICY}
     async with BigtableDataClientAsync(project=project) as client:
-        reader = _Reader(client.get_table(instance_id, table.id), codec, ttl_families, now)
+        reader = _Reader(client.get_table(instance_id, table.id), codec, codec.ttl_families, now)
         batch: list[tuple[Record, bytes]] = []
         for record in _records(manifest, sample):
             report.checked += 1

@@ -1,0 +1,65 @@
+"""The column families a table's mapping writes, and the garbage collection each one needs.
+
+DynamoDB keeps one version of an item and deletes it at its TTL; Bigtable keeps every
+version until GC says otherwise. So by default each family keeps one version, and a TTL
+table uses Google's "one-second expiration" pattern: the cell timestamp is the item's
+expiry and the family drops cells older than one second (readers filter timestamps >= now,
+because GC is lazy, exactly as DynamoDB's TTL deletion is). Explicit rules from the
+mapping win.
+
+This follows from the spec alone, and both sides need it: the codec stamps cells by it
+(expiry or write time, one version or many) and the planner creates the families with it
+(`plan/gc.py` adds the reasons and warnings a reviewer reads).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .model import GcRule, TableSpec
+
+TTL_RULE = GcRule(max_versions=1, max_age_seconds=1, mode="union")
+ONE_VERSION = GcRule(max_versions=1)
+KEEP_ALL = GcRule()
+
+# Why a family got its rule: "explicit" (the mapping's own), "timestamps" (a list stored as
+# timestamped cells), "ttl" (the one-second expiration pattern), "one-version" (the rest:
+# on a TTL table, a family whose cells carry an attribute's time, so GC cannot expire them).
+Origin = Literal["explicit", "timestamps", "ttl", "one-version"]
+
+
+@dataclass(frozen=True)
+class FamilyGc:
+    name: str
+    rule: GcRule
+    origin: Origin
+
+
+def family_names(table: TableSpec) -> list[str]:
+    """The default family, declared families, then families only named by attributes or rules."""
+    m = table.mapping
+    names = [m.default_family]
+    for name in [f.name for f in m.families] + [a.family for a in m.attributes] + [r.family for r in m.rules]:
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def family_gc(table: TableSpec) -> list[FamilyGc]:
+    m = table.mapping
+    ttl = table.source.ttl
+    explicit = {f.name: f.gc for f in m.families if f.gc is not None}
+    timestamp_lists = {a.family or m.default_family for a in m.attributes if a.layout == "timestamps"}
+    non_ttl_stamped = {r.family or m.default_family for r in m.rules if r.timestamp not in (None, "ttl")}
+    out = []
+    for name in family_names(table):
+        if name in explicit:
+            out.append(FamilyGc(name, explicit[name], "explicit"))
+        elif name in timestamp_lists:
+            out.append(FamilyGc(name, KEEP_ALL, "timestamps"))
+        elif ttl and name not in non_ttl_stamped:
+            out.append(FamilyGc(name, TTL_RULE, "ttl"))
+        else:
+            out.append(FamilyGc(name, ONE_VERSION, "one-version"))
+    return out

@@ -1,0 +1,179 @@
+"""The folder tree is the architecture: imports follow the data flow, never against it.
+
+Every import in the engine and in `components/` is read with `ast` (module level, inside
+functions and under TYPE_CHECKING alike: a lazy import is still a dependency), resolved
+to a module of this repository and checked against the arrows below. A new arrow is a
+design decision: add it here, with its reason, in the same change.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENGINE = "ddb2bigtable"
+
+# Which engine packages each package may import (besides its own modules). `spec` is the
+# bottom: everything may read the models. Top-level modules (`program`) count as packages.
+ALLOWED: dict[str, set[str]] = {
+    "spec": set(),
+    "plan": {"spec"},
+    "codec": {"spec"},
+    "exports": {"codec", "spec"},  # records carry the codec's typed `Item`
+    "review": {"plan", "spec"},
+    "load": {"codec", "exports", "plan", "spec"},
+    "render": {"load", "plan", "review", "spec"},  # reports of loads, plans and diffs
+    "cli": {"exports", "load", "plan", "render", "review", "spec"},  # exports: ExportError means exit 2
+    "program": {"load", "plan", "spec"},
+    "__main__": {"cli"},
+}
+# `components/` turns a plan into resources and decides nothing: it reads these modules only.
+COMPONENTS_MAY_IMPORT = {
+    f"{ENGINE}.plan.model",
+    f"{ENGINE}.spec.model",
+    f"{ENGINE}.load.jobs",  # the load jobs the post-deploy hook registers
+    f"{ENGINE}.load.beam.dataflow",  # the hook's provider launches the planned job
+    f"{ENGINE}.review.drift",  # the live-table check of `source: {live: true}` stages
+}
+
+
+def _modules(folder: Path) -> Iterator[tuple[str, Path]]:
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        yield ".".join(parts[:-1] if parts[-1] == "__init__" else parts), path
+
+
+def _imports(module: str, path: Path) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) of every import in one file."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield node.lineno, target
+            for alias in node.names:  # `from . import sizing` imports a module
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+def _known(name: str, modules: set[str]) -> str | None:
+    """The repository module an imported name refers to (longest match), if any."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+def _package(module: str) -> str:
+    return module.split(".")[1] if module.count(".") >= 1 else module
+
+
+def _graph(folders: list[str]) -> dict[str, dict[str, int]]:
+    files = {m: p for folder in folders for m, p in _modules(ROOT / folder)}
+    engine = {m for m, _ in _modules(ROOT / ENGINE)}
+    graph: dict[str, dict[str, int]] = {}
+    for module, path in files.items():
+        edges = graph.setdefault(module, {})
+        for line, name in _imports(module, path):
+            target = _known(name, engine)
+            if target and target != module and not module.startswith(target + ".") and target != ENGINE:
+                edges.setdefault(target, line)
+    return graph
+
+
+def wrong_arrows(graph: dict[str, dict[str, int]]) -> list[str]:
+    found = []
+    for module, edges in sorted(graph.items()):
+        if module == ENGINE:
+            continue
+        source = _package(module)
+        for target, line in sorted(edges.items()):
+            if module.startswith("components"):
+                if target not in COMPONENTS_MAY_IMPORT:
+                    found.append(f"{module}:{line}: components -> {target}")
+                continue
+            goal = _package(target)
+            if goal != source and goal not in ALLOWED.get(source, set()):
+                found.append(f"{module}:{line}: {source} -> {goal} ({target})")
+    return found
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in graph.get(node, {}):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graph() -> dict[str, dict[str, int]]:
+    return _graph([ENGINE, "components"])
+
+
+def test_every_package_is_in_the_arrows(graph):
+    packages = {_package(m) for m in graph if m.startswith(ENGINE + ".")}
+    assert packages <= set(ALLOWED), f"new packages need their arrows here: {sorted(packages - set(ALLOWED))}"
+
+
+def test_imports_follow_the_data_flow(graph):
+    assert wrong_arrows(graph) == []
+
+
+def test_no_import_circles(graph):
+    assert cycles(graph) == []
+
+
+def test_the_engine_never_imports_pulumi():
+    found = [f"{m}:{line}: {name}" for m, p in _modules(ROOT / ENGINE) for line, name in _imports(m, p)
+             if name.split(".")[0] == "pulumi" or name.startswith("pulumi_")]
+    assert found == []
+
+
+def test_a_forbidden_arrow_is_caught():
+    """The checks themselves: a codec module importing the planner, and a circle."""
+    graph = {f"{ENGINE}.codec.codec": {f"{ENGINE}.plan.gc": 36}, f"{ENGINE}.plan.gc": {f"{ENGINE}.spec.model": 3}}
+    assert wrong_arrows(graph) == [f"{ENGINE}.codec.codec:36: codec -> plan ({ENGINE}.plan.gc)"]
+    circle = {"a": {"b": 1}, "b": {"c": 1}, "c": {"a": 1}, "d": {"a": 1}}
+    assert cycles(circle) == [["a", "b", "c"]]
+
+
+def test_modules_stay_small():
+    """About 350 lines at most: a module that grows past it has two concerns."""
+    big = {str(p.relative_to(ROOT)): n for folder in (ENGINE, "components") for _, p in _modules(ROOT / folder)
+           if (n := len(p.read_text(encoding="utf-8").splitlines())) > 360}
+    assert big == {}
