@@ -1,5 +1,6 @@
 """The `ddb2bigtable` command line (exit codes: 0 ok, 1 a check failed, 2 bad input).
 
-- `app.main`: the click group and the spec and plan commands (`validate`, `plan`, `diff`).
-- `load`: what `load`, `verify` and `up` run behind their options.
+- `app.main`: the click group; one module per command group registers into it.
+- `plan` (`validate`, `plan`), `diff`, `load` (`load`, `verify`, `up`; they run `load_runs`).
+- `output.fail`: bad input as located lines and exit code 2, for every command.
 """

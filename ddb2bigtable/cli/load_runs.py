@@ -1,8 +1,8 @@
 """The data commands behind `load`, `verify` and `up`: resolve spec, stage and target, run, print.
 
-Kept out of `app.py` until a data command runs, so `validate`, `plan` and `diff` never import the Bigtable client.
-With BIGTABLE_EMULATOR_HOST set, the client talks to that emulator; the project and the
-instance come from the stage's plan either way.
+Imported by `load.py` only when a data command runs, so `validate`, `plan` and `diff`
+never import the Bigtable client. With BIGTABLE_EMULATOR_HOST set, the client talks to
+that emulator; the project and the instance come from the stage's plan either way.
 """
 
 from __future__ import annotations

@@ -1,0 +1,56 @@
+"""`diff`: every stage's plan at two git refs, compared for a pull-request review."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ..spec.errors import InputError
+from .output import fail
+
+
+@click.command()
+@click.option("--base", required=True, help="Git ref to compare from (e.g. origin/main).")
+@click.option("--head", default=None, help="Git ref to compare to (default: the working tree).")
+@click.option("--stage", "stages", multiple=True, help="Only these stages (repeatable; default: all).")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "table"]), default="table",
+              show_default=True)
+@click.option("--fail-on", "fail_on", default=None,
+              help="Exit 1 on `destructive` changes, or on a Bigtable cost increase above `cost-increase:PCT`.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on: str | None, root: Path) -> None:
+    """Capacity, cost and destructive changes of every stage between two versions of the specs."""
+    from ..render.diff_format import print_diff, to_json, to_markdown
+    from ..review.diff_run import run_diff
+
+    threshold = _fail_on(fail_on)
+    try:
+        diffs = run_diff(root, base, head, list(stages) or None)
+    except InputError as error:
+        fail(error)
+    if fmt == "json":
+        click.echo(json.dumps(to_json(diffs, base, head), indent=2))
+    elif fmt == "markdown":
+        click.echo(to_markdown(diffs, base, head), nl=False)
+    else:
+        print_diff(diffs, base, head, Console())
+    if threshold == "destructive" and any(d.destructive for d in diffs):
+        sys.exit(1)
+    if isinstance(threshold, float) and any((d.bigtable_percent or 0) > threshold for d in diffs):
+        sys.exit(1)
+
+
+def _fail_on(value: str | None) -> str | float | None:
+    if value is None or value == "destructive":
+        return value
+    if value.startswith("cost-increase:"):
+        try:
+            return float(value.split(":", 1)[1].rstrip("%"))
+        except ValueError:
+            pass
+    raise click.BadParameter("expected `destructive` or `cost-increase:PCT` (e.g. cost-increase:10)",
+                             param_hint="--fail-on")

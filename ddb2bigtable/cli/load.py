@@ -1,0 +1,73 @@
+"""`load`, `verify` and `up`: the data commands' options. What they run is in `load_runs.py`,
+imported only when one of them runs, so `validate`, `plan` and `diff` never import the
+Bigtable client."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..spec.errors import InputError
+from .output import fail
+
+
+@click.command()
+@click.argument("spec")
+@click.option("--table", "table_id", required=True, help="The spec's table id to load.")
+@click.option("--export", "export", required=True, help="DynamoDB export: local folder, gs:// or s3://.")
+@click.option("--stage", default="local", show_default=True, help="Stage giving project, instance suffix, sample.")
+@click.option("--create-tables", is_flag=True, help="Create the plan's tables, families and GC rules when missing.")
+@click.option("--runner", type=click.Choice(["local", "beam"]), default="local", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Resume state and dead letters (default .ddb2bigtable/<stage>/<instance>/<table>).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool, runner: str, fmt: str,
+         work_dir: Path | None, root: Path) -> None:
+    """Load one table from a DynamoDB export; exit 1 unless every item is accounted for."""
+    from .load_runs import run_load_command
+
+    try:
+        code = run_load_command(root, spec, table_id, export, stage, create_tables, runner, work_dir, fmt)
+    except InputError as error:
+        fail(error)
+    sys.exit(code)
+
+
+@click.command()
+@click.argument("spec")
+@click.option("--table", "table_id", required=True)
+@click.option("--export", "export", required=True)
+@click.option("--stage", default="local", show_default=True)
+@click.option("--sample", type=click.IntRange(min=1), default=None, help="Check N items chosen at random.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None, fmt: str,
+           work_dir: Path | None, root: Path) -> None:
+    """Decode every row back into DynamoDB items and compare with the export; exit 1 on any difference."""
+    from .load_runs import run_verify_command
+
+    try:
+        code = run_verify_command(root, spec, table_id, export, stage, sample, work_dir, fmt)
+    except InputError as error:
+        fail(error)
+    sys.exit(code)
+
+
+@click.command()
+@click.option("--stage", default="local", show_default=True)
+@click.option("--keep-running", is_flag=True, help="Leave the emulator running for your application.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def up(stage: str, keep_running: bool, fmt: str, root: Path) -> None:
+    """The emulator stage: create tables, families and GC; load the exports; verify; report."""
+    from .load_runs import run_up_command
+
+    try:
+        code = run_up_command(root, stage, keep_running, fmt)
+    except InputError as error:
+        fail(error)
+    sys.exit(code)

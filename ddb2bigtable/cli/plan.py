@@ -1,0 +1,52 @@
+"""`validate` and `plan`: spec files in, every problem or the plan out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ..plan.planner import plan_files
+from ..render.json_format import to_json
+from ..render.markdown import to_markdown
+from ..render.terminal import print_plan
+from ..spec.errors import InputError
+from ..spec.loader import load_specs
+from .output import fail
+
+
+@click.command()
+@click.argument("specs", nargs=-1, required=True)
+def validate(specs: tuple[str, ...]) -> None:
+    """Check spec files: schema, then what a schema cannot check. All problems at once."""
+    try:
+        load_specs(list(specs))
+    except InputError as error:
+        fail(error)
+    for spec in specs:
+        click.echo(f"ok: {spec}")
+
+
+@click.command()
+@click.argument("specs", nargs=-1)
+@click.option("--stage", required=True, help="Stage name: stacks/Pulumi.<stage>.yaml.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ (and the specs the stage lists).")
+def plan(specs: tuple[str, ...], stage: str, fmt: str, root: Path) -> None:
+    """Plan a stage: clusters, nodes, tables, GC, app profiles and monthly cost, each with its why.
+
+    Without SPEC arguments, plans the specs the stage lists.
+    """
+    try:
+        stage_plan = plan_files(root, stage, list(specs))
+    except InputError as error:
+        fail(error)
+    if fmt == "json":
+        click.echo(json.dumps(to_json(stage_plan), indent=2))
+    elif fmt == "markdown":
+        click.echo(to_markdown(stage_plan))
+    else:
+        print_plan(stage_plan, Console())
