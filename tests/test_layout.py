@@ -177,3 +177,23 @@ def test_modules_stay_small():
     big = {str(p.relative_to(ROOT)): n for folder in (ENGINE, "components") for _, p in _modules(ROOT / folder)
            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 360}
     assert big == {}
+
+
+def test_package_docstrings_name_real_entry_points():
+    """Each package's `__init__.py` lists its entry points as `module.name`; they must exist."""
+    import importlib
+    import re
+
+    missing = []
+    for init in sorted((ROOT / ENGINE).rglob("__init__.py")):
+        package = ".".join(init.relative_to(ROOT).parent.parts)
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        for module, name in re.findall(r"`([a-z_.]+)\.([A-Za-z_]+)`", doc):
+            try:
+                target = importlib.import_module(f"{package}.{module}")
+            except ModuleNotFoundError:
+                missing.append(f"{package}: no module {module}")
+                continue
+            if not hasattr(target, name) and not (ROOT / init.parent / module / f"{name}.py").exists():
+                missing.append(f"{package}: {module}.{name}")
+    assert missing == []

@@ -1,6 +1,6 @@
 """DynamoDB exports to S3 as AWS writes them: manifests first, then data files.
 
-- `reader.open_export` / `reader.read_records`: a manifest, then each data file's records.
+- `manifests.open_export` / `reader.read_records`: the manifests, then each data file's records.
 - `types.export_types`: the attribute types of an export, one data file at a time.
 - `writer`: writes exports laid out like AWS's (test fixtures, the shipped `exports/`).
 """
