@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import fsspec
 import orjson
+from fsspec.implementations.local import LocalFileSystem
 
 FULL_EXPORT = "FULL_EXPORT"
 INCREMENTAL_EXPORT = "INCREMENTAL_EXPORT"
@@ -69,7 +71,10 @@ def open_export(location: str) -> Manifest:
     summary = _read_summary(fs, summary_path)
     root = _parent(_parent(summary_path))
     files_path = _resolve(root, _string(summary, "manifestFilesS3Key", summary_path), summary_path)
+    _inside(fs, root, files_path, summary_path)
     files = _read_files_manifest(fs, files_path)
+    for f in files:
+        _inside(fs, root, _resolve(root, f.key, files_path), files_path)
     export_type = summary.get("exportType", FULL_EXPORT)
     item_count = _count(summary.get("itemCount"), f"{summary_path}: itemCount")
     listed = sum(f.item_count for f in files)
@@ -155,7 +160,7 @@ def _read_files_manifest(fs: fsspec.AbstractFileSystem, path: str) -> tuple[Data
                     where = f"{path}:{line_no}"
                     entry = _json_object(line, where)
                     files.append(DataFile(
-                        key=_string(entry, "dataFileS3Key", where),
+                        key=_plain_key(_string(entry, "dataFileS3Key", where), where),
                         item_count=_count(entry.get("itemCount"), f"{where}: itemCount"),
                         md5=_string(entry, "md5Checksum", where),
                     ))
@@ -202,17 +207,44 @@ def _parent(path: str) -> str:
     return path.rsplit("/", 1)[0]
 
 
+def _plain_key(key: str, where: str) -> str:
+    """Manifests often come from another team's bucket, so a key is a name, never a path:
+    no `.`/`..` segment, no leading `/`, no backslash or NUL, or it could name any file
+    the loader can read (and its lines would land in the dead letters)."""
+    segments = key.split("/")
+    if key.startswith("/") or "\\" in key or "\0" in key or any(s in (".", "..") for s in segments):
+        raise ExportError(f"{where}: key {key!r} is not a plain bucket key (it has a '..' or '.' segment, a "
+                          f"leading '/', a backslash or a NUL); AWS never writes one: the manifest was "
+                          f"edited, so get the export again from its owner")
+    return key
+
+
 def _resolve(root: str, key: str, where: str) -> str:
     """A manifest key (a bucket key, maybe under a prefix) as a path below `root`."""
+    _plain_key(key, where)
     at = key.rfind(AWS_FOLDER + "/")
     if at < 0 or (at > 0 and key[at - 1] != "/"):
         raise ExportError(f"{where}: key {key!r} has no {AWS_FOLDER}/ segment; it is not a DynamoDB export key")
     return f"{root}/{key[at + len(AWS_FOLDER) + 1:]}"
 
 
+def _inside(fs: fsspec.AbstractFileSystem, root: str, path: str, where: str) -> None:
+    """On a local disk, `path` after following links must stay below the export's folder:
+    a data file that is a link to /etc/shadow is not part of the export."""
+    if not isinstance(fs, LocalFileSystem):
+        return  # bucket keys have no links; the key check above is the whole rule there
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    if os.path.commonpath([real_root, real]) != real_root:
+        raise ExportError(f"{where}: {path} leads to {real}, outside the export folder {real_root} (a link?); "
+                          f"copy the export's files themselves, not links to them")
+
+
 def data_path(manifest: Manifest, f: DataFile) -> tuple[fsspec.AbstractFileSystem, str]:
     fs, root = _filesystem(manifest.root)
-    return fs, _resolve(root, f.key, "manifest-files.json")
+    path = _resolve(root, f.key, "manifest-files.json")
+    _inside(fs, root, path, "manifest-files.json")
+    return fs, path
 
 
 def missing_file(f: DataFile, path: str) -> ExportError:

@@ -9,6 +9,8 @@ keeps marks) and build plain Python data ourselves, noting each value's position
 from __future__ import annotations
 
 import datetime
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,16 @@ MERGE_TAG = "tag:yaml.org,2002:merge"
 # libyaml's composer when PyYAML was built with it (the wheels are): ~4x faster on a
 # 1,000-table spec, same nodes and marks (benchmarks/plan_scaling.py).
 COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# Limits for files that arrive in pull requests (hostile input must fail fast, exit 2):
+# a 1,000-table spec is ~1 MiB; the deepest spec value (a mapping rule's GC) is 6 levels.
+MAX_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 64
+# Aliases may repeat what is written (`<<: *defaults`), not multiply it: the values built
+# may exceed the values written by this factor (plus a little), which stops the "billion
+# laughs" pattern (aliases of aliases, each level multiplying the last) at once.
+ALIAS_EXPANSION = 10
+ALIAS_SLACK = 10_000
 
 
 @dataclass
@@ -83,10 +95,9 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
     is None only when nothing usable could be built.
     """
     file = file or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, [Problem(file, 1, 1, "", f"cannot read the file: {exc}")]
+    text, problem = _read_text(path, file)
+    if problem:
+        return None, [problem]
     try:
         node = yaml.compose(text, Loader=COMPOSER)
     except yaml.MarkedYAMLError as exc:
@@ -96,27 +107,89 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
         return None, [Problem(file, line, column, "", f"YAML syntax error: {what}")]
     except yaml.YAMLError as exc:
         return None, [Problem(file, 1, 1, "", f"YAML error: {exc}")]
+    except RecursionError:
+        return None, [Problem(file, 1, 1, "", f"nested too deeply to read; a spec nests at most {MAX_DEPTH} levels")]
     if node is None:
         return None, [Problem(file, 1, 1, "", "the file is empty (nothing but comments or blank lines); "
                                               "expected a YAML mapping")]
-    builder = _Builder(YamlDocument(file, None))
-    builder.doc.data = builder.build(node, ())
+    written = _written_nodes(node)
+    builder = _Builder(YamlDocument(file, None), budget=written * ALIAS_EXPANSION + ALIAS_SLACK)
+    try:
+        builder.doc.data = builder.build(node, ())
+    except _TooLarge as too_large:
+        line, column = _mark(too_large.node)
+        return None, [Problem(file, line, column, format_path(too_large.path),
+                              f"aliases expand too far: {written:,} values are written, but their aliases "
+                              f"would build more than {builder.budget:,}; a spec may repeat an anchor, not nest "
+                              f"aliases of aliases (the 'billion laughs' pattern): write the values out")]
     return builder.doc, builder.problems
+
+
+def _read_text(path: Path, file: str) -> tuple[str, Problem | None]:
+    """The file's text, read only if it is a regular file of at most MAX_BYTES: a device,
+    a FIFO or a huge file would otherwise hang the job that validates a pull request."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return "", Problem(file, 1, 1, "", "not a regular file (a device, FIFO or folder); "
+                                               "give the path of a YAML file")
+        if info.st_size > MAX_BYTES:
+            return "", Problem(file, 1, 1, "", f"the file is {info.st_size:,} bytes; a spec or stack file may "
+                                               f"be at most {MAX_BYTES:,} (split the tables over several specs)")
+        with open(path, "rb") as stream:
+            data = stream.read(MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:  # it grew while we read it
+            return "", Problem(file, 1, 1, "", f"the file is larger than {MAX_BYTES:,} bytes")
+        return data.decode("utf-8"), None
+    except (OSError, UnicodeDecodeError) as exc:
+        return "", Problem(file, 1, 1, "", f"cannot read the file: {exc}")
+
+
+def _written_nodes(root: yaml.Node) -> int:
+    """Nodes as written (an alias counts once, however often it is used); iterative, so a
+    deep document cannot exhaust the stack here."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    return len(seen)
+
+
+class _TooLarge(Exception):
+    def __init__(self, path: JsonPath, node: yaml.Node):
+        self.path, self.node = path, node
 
 
 class _Builder:
     """Turns composed nodes into data, recording positions and duplicate-key problems."""
 
-    def __init__(self, doc: YamlDocument):
+    def __init__(self, doc: YamlDocument, budget: int):
         self.doc = doc
+        self.budget = budget
+        self.built = 0
         self.problems: list[Problem] = []
         self._scalars = yaml.SafeLoader("")  # only its scalar constructors are used
         self._active: set[int] = set()  # node ids on the current path, to stop alias cycles
 
     def build(self, node: yaml.Node, path: JsonPath) -> Any:
+        self.built += 1
+        if self.built > self.budget:
+            raise _TooLarge(path, node)
         self.doc.positions.setdefault(path, _mark(node))
         if isinstance(node, yaml.ScalarNode):
             return self._scalar(node, path)
+        if len(path) >= MAX_DEPTH:
+            self.problems.append(self.doc.problem(path, f"nested deeper than {MAX_DEPTH} levels; a spec's values "
+                                                        f"nest a few levels at most"))
+            return None
         if id(node) in self._active:
             self.problems.append(self.doc.problem(path, "an alias refers to its own anchor; "
                                                         "YAML data here must not be recursive"))
