@@ -79,14 +79,15 @@ def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], 
 
 
 def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
-                     runner: str, work_dir: Path | None, fmt: str) -> int:
+                     runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
     if create_tables:
         ensure_tables(target.project, target.instance, [table_id])
     profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
     options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
-                          work_dir=work, sample=target.stage.load.sample if target.stage.load else None)
+                          work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
+                          redact_dead_letters=redact)
     console = Console(stderr=fmt == "json")
     try:
         if runner == "beam":

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
-import json
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -30,9 +28,8 @@ from ..exports.types import export_types
 from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .state import FileCounts, LoadState, fingerprint
+from .work_folder import DeadLetters, combine_dead_letters, private_dir
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
-
-DEAD_LETTER_DIR = "dead-letters"
 
 
 @dataclass
@@ -86,45 +83,7 @@ class LoadOptions:
     sample: float | None = None
     now_micros: int | None = None  # for tests: "now" when judging TTL expiry
     writer: WriteSettings = field(default_factory=WriteSettings)
-
-
-class _DeadLetters:
-    """One JSONL file per data file, truncated when that file starts: a rerun never duplicates."""
-
-    def __init__(self, directory: Path, data_file: str):
-        directory.mkdir(parents=True, exist_ok=True)
-        name = hashlib.sha256(data_file.encode()).hexdigest()[:16] + ".jsonl"
-        self.path = directory / name
-        self.handle = self.path.open("w", encoding="utf-8")
-
-    def add(self, file: str, line: int, reason: str, raw: str | None = None) -> None:
-        record = {"file": file, "line": line, "reason": reason}
-        if raw is not None:
-            record["raw"] = raw
-        self.handle.write(json.dumps(record) + "\n")
-
-    def close(self) -> None:
-        self.handle.close()
-        if self.path.stat().st_size == 0:
-            self.path.unlink()
-
-
-def dead_letter_records(work_dir: Path) -> Iterator[dict]:
-    for part in sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl")):
-        with part.open(encoding="utf-8") as handle:
-            for line in handle:
-                yield json.loads(line)
-
-
-def combine_dead_letters(work_dir: Path) -> Path | None:
-    parts = sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl"))
-    if not parts:
-        return None
-    combined = work_dir / "dead-letters.jsonl"
-    with combined.open("w", encoding="utf-8") as out:
-        for part in parts:
-            out.write(part.read_text(encoding="utf-8"))
-    return combined
+    redact_dead_letters: bool = False  # dead letters without the line's text or quoted values
 
 
 def export_fingerprint(manifest: Manifest, table: TableSpec) -> str:
@@ -147,6 +106,7 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
+    private_dir(options.work_dir)
     state = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table))
     return manifest, report, state
 
@@ -158,7 +118,7 @@ def save_types(state: LoadState, types: AttributeTypes, options: LoadOptions) ->
     state.save(options.work_dir / "state.json")
 
 
-async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: _DeadLetters,
+async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: DeadLetters,
                    progress: Callable[[int], None], read_to_end: asyncio.Event
                    ) -> AsyncIterator[list[RowMutationEntry]]:
     """One data file's rows from the encoder process, as batcher entries; its dead letters
@@ -217,7 +177,7 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
     (the next file may read while these rows land; on failure, `_load_file` passes it)."""
     file_report.status = "failed"
     counts = file_report.counts
-    dead = _DeadLetters(run.options.work_dir / DEAD_LETTER_DIR, f.key)
+    dead = DeadLetters(run.options.work_dir, f.key, redact=run.options.redact_dead_letters)
 
     def rejected(source: Source, reason: str) -> None:
         counts.loaded -= 1

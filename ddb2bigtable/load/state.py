@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .work_folder import private_dir, private_open
+
 
 @dataclass
 class FileCounts:
@@ -46,11 +48,13 @@ class LoadState:
         return cls(fingerprint)
 
     def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Atomically, and for its owner only: the types and counts describe the data."""
+        private_dir(path.parent)
         tmp = path.with_suffix(".tmp")
         document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types,
                                     "done": {k: asdict(v) for k, v in self.done.items()}}
-        tmp.write_text(json.dumps(document, indent=1, sort_keys=True))
+        with private_open(tmp) as out:
+            out.write(json.dumps(document, indent=1, sort_keys=True))
         os.replace(tmp, path)
 
 

@@ -26,8 +26,9 @@ from ..codec.type_inference import infer_types
 from ..exports.manifests import Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
-from .run import all_items, dead_letter_records, export_fingerprint
+from .run import all_items, export_fingerprint
 from .state import LoadState
+from .work_folder import dead_letter_records
 
 LOOKUP_BATCH = 500
 MAX_EXAMPLES = 20

@@ -25,9 +25,10 @@ from ddb2bigtable.load.beam.dataflow import DataflowUnavailable, find_table, lau
 from ddb2bigtable.load.beam.direct import direct_options, run_beam_load
 from ddb2bigtable.load.beam.pipeline import BeamLoad, WriteRows, build_pipeline
 from ddb2bigtable.load.jobs import LoadJobPlan, load_jobs
-from ddb2bigtable.load.run import dead_letter_records, export_fingerprint, run_load
+from ddb2bigtable.load.run import export_fingerprint, run_load
 from ddb2bigtable.load.state import LoadState
 from ddb2bigtable.load.verify import run_verify
+from ddb2bigtable.load.work_folder import dead_letter_records
 from ddb2bigtable.load.writer import WriteSettings
 from ddb2bigtable.program import plan_for_stack
 from ddb2bigtable.spec.loader import load_spec

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import re
@@ -16,10 +15,11 @@ from ...codec.codec import Codec
 from ...exports.manifests import ExportError
 from ...exports.types import export_types
 from ...spec.model import TableSpec
-from ..run import DEAD_LETTER_DIR, FileReport, LoadOptions, LoadReport, combine_dead_letters, save_types, start_load
+from ..run import FileReport, LoadOptions, LoadReport, save_types, start_load
 from ..state import FileCounts
+from ..work_folder import COMBINED, DEAD_LETTER_DIR, EXPIRED_DIR, combine_dead_letters, make_private, part_name
 from ..writer import WriteError
-from .pipeline import COUNTERS, EXPIRED_DIR, NAMESPACE, BeamLoad, MetricsFilter, PipelineOptions, beam, build_pipeline
+from .pipeline import COUNTERS, NAMESPACE, BeamLoad, MetricsFilter, PipelineOptions, beam, build_pipeline
 
 
 def direct_options() -> PipelineOptions:
@@ -52,7 +52,7 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
                         app_profile_id=options.app_profile_id, work_dir=str(work),
                         run_id=time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6],
                         now_micros=options.now_micros or int(time.time() * 1_000_000), types=state.types,
-                        sample=options.sample, writer=options.writer)
+                        sample=options.sample, writer=options.writer, redact=options.redact_dead_letters)
         try:
             counts, totals = _run_direct(load)
         except (ExportError, WriteError) as error:  # anything else is a bug: its traceback surfaces
@@ -77,6 +77,7 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
         state.done[f.key] = c
     state.save(state_path)
     report.seconds = time.monotonic() - started
+    make_private(work)
     report.dead_letter_file = str(path) if (path := combine_dead_letters(work)) else None
     return report
 
@@ -124,10 +125,9 @@ def _clear_stale_outputs(work: Path, pending: list, fresh: bool) -> None:
         for folder in (work / DEAD_LETTER_DIR, work / EXPIRED_DIR):
             for part in folder.glob("*.jsonl"):
                 part.unlink()
-        (work / "dead-letters.jsonl").unlink(missing_ok=True)  # the previous load's combined file
+        (work / COMBINED).unlink(missing_ok=True)  # the previous load's combined file
     for f in pending:
-        (work / DEAD_LETTER_DIR / (hashlib.sha256(f.key.encode()).hexdigest()[:16] + ".jsonl")).unlink(
-            missing_ok=True)
+        (work / DEAD_LETTER_DIR / part_name(f.key)).unlink(missing_ok=True)
 
 
 def _cause(error: BaseException) -> str:

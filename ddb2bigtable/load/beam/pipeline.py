@@ -45,8 +45,8 @@ from ...exports.reader import read_records
 from ...exports.types import file_types
 from ...spec.model import TableSpec
 from ..buckets import route
-from ..run import DEAD_LETTER_DIR
 from ..state import FileCounts
+from ..work_folder import DEAD_LETTER_DIR, EXPIRED_DIR, record_json
 from ..writer import Collections, Source, WriteSettings, read_responses_raw, row_entry, sort_failures
 
 
@@ -74,7 +74,6 @@ from apache_beam.transforms.window import GlobalWindows  # noqa: E402
 NAMESPACE = "ddb2bigtable"
 COUNTERS = ("read", "loaded", "expired", "dead_lettered", "deleted", "sampled_out")
 EXPIRED, DEAD, COUNTS = "expired", "dead_letters", "counts"
-EXPIRED_DIR = "expired"
 
 
 @dataclass(frozen=True)
@@ -93,19 +92,13 @@ class BeamLoad:
     types: AttributeTypes | None = None  # None: inferred inside the pipeline (a side input)
     sample: float | None = None
     writer: WriteSettings = field(default_factory=WriteSettings)
+    redact: bool = False  # dead letters without the line's text or quoted values
 
     def path(self, *parts: str) -> str:
         return "/".join([self.work_dir.rstrip("/"), *parts])
 
 
 # --- the transforms --------------------------------------------------------------------
-
-def _dead_letter(file: str, line: int, reason: str, raw: str | None = None) -> str:
-    record: dict[str, Any] = {"file": file, "line": line, "reason": reason}
-    if raw is not None:
-        record["raw"] = raw
-    return json.dumps(record)
-
 
 class _InferFileTypes(beam.DoFn):
     def __init__(self, table: TableSpec, manifest: Manifest):
@@ -162,7 +155,8 @@ class ReadAndEncode(beam.DoFn):
         for record in read_records(manifest, f):
             routed = route(record, codec, write_time, now, sample, counts)
             if routed.dead is not None:
-                yield TaggedOutput(DEAD, _dead_letter(record.file, record.line, routed.dead, record.raw))
+                yield TaggedOutput(DEAD, record_json(record.file, record.line, routed.dead, record.raw,
+                                                     redact=load.redact))
             if routed.expired is not None:
                 yield TaggedOutput(EXPIRED, json.dumps({"file": record.file, "line": record.line,
                                                         "expiry_micros": routed.expired.expiry_micros}))
@@ -185,7 +179,7 @@ class WriteRows(beam.DoFn):
 
     def __init__(self, load: BeamLoad):
         self.project, self.instance_id, self.table_id = load.project, load.instance_id, load.table.id
-        self.app_profile_id, self.settings = load.app_profile_id, load.writer
+        self.app_profile_id, self.settings, self.redact = load.app_profile_id, load.writer, load.redact
         self.drain_every = 5 * load.writer.flow_control_max_mutation_count
         self._batcher = None
         self._collections = Collections(load.writer.rows_per_collection)
@@ -230,7 +224,7 @@ class WriteRows(beam.DoFn):
         for source, reason in rejected:  # as `run.py`: a rejected row moves from loaded to dead-lettered
             self._loaded.dec()
             self._dead.inc()
-            yield TaggedOutput(DEAD, wrap(_dead_letter(source.file, source.line, reason)))
+            yield TaggedOutput(DEAD, wrap(record_json(source.file, source.line, reason, None, redact=self.redact)))
             yield TaggedOutput(COUNTS, wrap((source.file, {"loaded": -1, "dead_lettered": 1})))
 
     def start_bundle(self) -> None:

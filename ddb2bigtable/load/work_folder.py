@@ -1,0 +1,107 @@
+"""Dead letters and the load's work folder: private to the user who runs the load.
+
+A dead letter copies what could not be loaded: the export line's text (up to 1,000
+characters) and a reason that may quote the offending value. Export lines are often
+personal data, so every file a load writes in its work folder is created 0600 in folders
+0700, whatever the process's umask, and `redact` keeps only where the line is (file and
+line number in the export) and a reason with the quoted values taken out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+DEAD_LETTER_DIR = "dead-letters"
+EXPIRED_DIR = "expired"
+COMBINED = "dead-letters.jsonl"
+FILE_MODE = 0o600
+FOLDER_MODE = 0o700
+
+# What a reason quotes of the data: Python reprs ('x', "x", b'x') and the text after
+# "found"/"got" up to the end of the clause.
+_QUOTED = re.compile(r"""b?'(?:[^'\\]|\\.)*'|b?"(?:[^"\\]|\\.)*"|(?<=\b(?:found|: got) )[^,;)]+""")
+
+
+def private_dir(path: Path) -> Path:
+    """`path` and its missing parents, each new one 0700; `path` itself made 0700."""
+    for folder in reversed([path, *path.parents]):
+        if not folder.exists():
+            folder.mkdir(mode=FOLDER_MODE)
+    os.chmod(path, FOLDER_MODE)
+    return path
+
+
+def private_open(path: Path) -> IO[str]:
+    """A text file for writing, 0600 from its first byte (not chmod'ed after the fact)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    os.fchmod(fd, FILE_MODE)  # an existing file keeps its old mode through O_CREAT
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def redact_reason(reason: str) -> str:
+    return _QUOTED.sub("…", reason)
+
+
+def record_json(file: str, line: int, reason: str, raw: str | None, *, redact: bool) -> str:
+    """One dead letter: where the line is, why it was not loaded, and (unless redacted) its text."""
+    record: dict[str, object] = {"file": file, "line": line, "reason": redact_reason(reason) if redact else reason}
+    if raw is not None and not redact:
+        record["raw"] = raw
+    return json.dumps(record)
+
+
+class DeadLetters:
+    """One JSONL file per data file, truncated when that file starts: a rerun never duplicates."""
+
+    def __init__(self, work_dir: Path, data_file: str, *, redact: bool):
+        directory = private_dir(work_dir / DEAD_LETTER_DIR)
+        self.path = directory / part_name(data_file)
+        self.redact = redact
+        self.handle = private_open(self.path)
+
+    def add(self, file: str, line: int, reason: str, raw: str | None = None) -> None:
+        self.handle.write(record_json(file, line, reason, raw, redact=self.redact) + "\n")
+
+    def close(self) -> None:
+        self.handle.close()
+        if self.path.stat().st_size == 0:
+            self.path.unlink()
+
+
+def part_name(data_file: str) -> str:
+    """The local loader's dead-letter part of one data file."""
+    return hashlib.sha256(data_file.encode()).hexdigest()[:16] + ".jsonl"
+
+
+def dead_letter_records(work_dir: Path) -> Iterator[dict]:
+    for part in sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl")):
+        with part.open(encoding="utf-8") as handle:
+            for line in handle:
+                yield json.loads(line)
+
+
+def combine_dead_letters(work_dir: Path) -> Path | None:
+    parts = sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl"))
+    if not parts:
+        return None
+    combined = work_dir / COMBINED
+    with private_open(combined) as out:
+        for part in parts:
+            out.write(part.read_text(encoding="utf-8"))
+    return combined
+
+
+def make_private(work_dir: Path) -> None:
+    """Beam's text sinks write with the process's umask: close them to their owner."""
+    for folder in (work_dir / DEAD_LETTER_DIR, work_dir / EXPIRED_DIR):
+        if folder.is_dir():
+            os.chmod(folder, FOLDER_MODE)
+            for part in folder.iterdir():
+                if part.is_file():
+                    os.chmod(part, FILE_MODE)
