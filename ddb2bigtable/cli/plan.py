@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ..plan.planner import plan_files
+from ..plan.planner import plan_files, stage_problems
 from ..render.json_format import to_json
 from ..render.markdown import to_markdown
 from ..render.terminal import print_plan
@@ -19,12 +19,20 @@ from .output import fail
 
 @click.command()
 @click.argument("specs", nargs=-1, required=True)
-def validate(specs: tuple[str, ...]) -> None:
-    """Check spec files: schema, then what a schema cannot check. All problems at once."""
+@click.option("--stage", "stages", multiple=True,
+              help="Also plan every spec in this stage (repeatable). Default: each spec in the stages that list it.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/.")
+def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> None:
+    """Check spec files: schema, then what a schema cannot check, then each stage that plans
+    them. All problems at once."""
     try:
-        load_specs(list(specs))
+        loaded = load_specs(list(specs))
     except InputError as error:
         fail(error)
+    problems = stage_problems(root, loaded, list(stages) or None)
+    if problems:
+        fail(InputError(problems))
     for spec in specs:
         click.echo(f"ok: {spec}")
 

@@ -14,7 +14,7 @@ from ..spec.errors import InputError, Problem
 from ..spec.ids import id_problem
 from ..spec.loader import load_specs
 from ..spec.model import Spec
-from ..spec.stage import Stage, load_stage
+from ..spec.stage import Stage, load_stage, stage_names
 from .advice import advise
 from .clusters import plan_clusters
 from .cost import estimate
@@ -84,3 +84,29 @@ def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None)
     stage = load_stage(stage_name, root)
     paths = spec_paths if spec_paths else [str(p) for p in stage.spec_paths(root)]
     return plan_stage(stage, load_specs(paths))
+
+
+def stage_problems(root: Path, specs: list[Spec], names: list[str] | None = None) -> list[Problem]:
+    """What planning `specs` breaks in the stages that list them (or in `names`, for every
+    spec): a spec can be valid alone yet unplannable where it runs (more regions than an
+    instance takes, an id too long with the stage's suffix), and CI should learn that at
+    `validate`, not at `plan --stage prod`. A problem several stages share is listed once."""
+    found: dict[Problem, list[str]] = {}
+    for name in names if names is not None else stage_names(root):
+        try:
+            stage = load_stage(name, root)
+        except InputError as error:
+            for problem in error.problems:
+                found.setdefault(problem, [])
+            continue
+        listed = {path.resolve() for path in stage.spec_paths(root)}
+        chosen = specs if names is not None else [s for s in specs if Path(s.path).resolve() in listed]
+        try:
+            if chosen:
+                plan_stage(stage, chosen)
+        except InputError as error:
+            for problem in error.problems:
+                found.setdefault(problem, []).append(name)
+    return [p if not stages else Problem(p.file, p.line, p.column, p.path,
+                                         f"{p.message} (stage{'s' if len(stages) > 1 else ''} {', '.join(stages)})")
+            for p, stages in found.items()]
