@@ -105,7 +105,14 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
         message = f"expected {bound} {error.validator_value} item(s), got {len(value)}"
     elif kind == "uniqueItems":
         message = "an item is listed twice; keep one of them"
-    elif kind in ("pattern", "anyOf", "oneOf") and why:
+    elif kind == "pattern":
+        # The rule itself, not only what the value is for: the schema holding a pattern
+        # describes it in words (tests/spec/test_schema_words.py keeps that true).
+        rule = schema.get("description") or f"text matching {error.validator_value}"
+        if not why or why == rule:
+            return [(path, doc.problem(path, f"expected {rule}, got {_show(value)}"))]
+        return [(path, doc.problem(path, f"expected {why}, got {_show(value)}; the rule: {rule}"))]
+    elif kind in ("anyOf", "oneOf") and why:
         return [(path, doc.problem(path, f"expected {why}, got {_show(value)}"))]
     else:
         message = error.message
