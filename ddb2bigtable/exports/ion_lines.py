@@ -11,7 +11,7 @@ from amazon.ion.exceptions import IonException
 from amazon.ion.simple_types import IonPyNull
 
 from ..codec.items import AttributeValue, Item
-from .json_lines import BadLine, Decoded, dynamodb_number_text, whole_micros
+from .json_lines import MAX_NESTING, BadLine, Decoded, dynamodb_number_text, whole_micros
 
 
 def ion_full(line: bytes) -> Decoded:
@@ -46,6 +46,8 @@ def _ion_line(line: bytes) -> Any:
         raise BadLine(f"not valid UTF-8: {err}") from None
     except IonException as err:
         raise BadLine(f"not valid ION: {err}") from None
+    except RecursionError:
+        raise BadLine(f"nested deeper than DynamoDB's {MAX_NESTING} levels of maps and lists") from None
     if not _is_ion(record, IonType.STRUCT):
         raise BadLine("expected one ION struct after $ion_1_0")
     return record
@@ -64,7 +66,7 @@ def _ion_item(value: Any, name: str) -> Item:
 _ION_SETS = {"$dynamodb_SS": "SS", "$dynamodb_NS": "NS", "$dynamodb_BS": "BS"}
 
 
-def _ion_value(value: Any, path: str) -> AttributeValue:
+def _ion_value(value: Any, path: str, depth: int = 1) -> AttributeValue:
     """AWS's mapping: string S, decimal N, blob B, bool BOOL, null NULL, struct M, list L,
     and sets as lists annotated `$dynamodb_SS`/`$dynamodb_NS`/`$dynamodb_BS`."""
     if isinstance(value, IonPyNull):
@@ -78,12 +80,14 @@ def _ion_value(value: Any, path: str) -> AttributeValue:
         return {"BOOL": bool(value)}
     if ion_type is IonType.BLOB:
         return {"B": bytes(value)}
+    if ion_type in (IonType.STRUCT, IonType.LIST) and depth > MAX_NESTING:
+        raise BadLine(f"{path}: nested deeper than DynamoDB's {MAX_NESTING} levels of maps and lists")
     if ion_type is IonType.STRUCT:
-        return {"M": {k: _ion_value(v, f"{path}.{k}") for k, v in value.items()}}
+        return {"M": {k: _ion_value(v, f"{path}.{k}", depth + 1) for k, v in value.items()}}
     if ion_type is IonType.LIST:
         annotations = [getattr(a, "text", a) for a in value.ion_annotations]
         if not annotations:
-            return {"L": [_ion_value(v, f"{path}[{i}]") for i, v in enumerate(value)]}
+            return {"L": [_ion_value(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]}
         tag = _ION_SETS.get(annotations[0]) if len(annotations) == 1 else None
         if tag is None:
             raise BadLine(f"{path}: list annotated {annotations}, expected one of {sorted(_ION_SETS)}")

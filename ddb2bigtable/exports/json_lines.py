@@ -19,6 +19,13 @@ import orjson
 from ..codec.items import AttributeValue, Item
 
 _NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
+# DynamoDB nests maps and lists at most 32 levels deep (AWS, "Constraints in Amazon
+# DynamoDB", Attributes: nested attribute depth; read 2026-11-23). A deeper value cannot
+# come from DynamoDB, and walking it would exhaust Python's stack or orjson's limits.
+MAX_NESTING = 32
+# Each level costs at least two JSON containers ({"M": {...}} or {"L": [...]}), plus the
+# line's own object, `Item` (or an image) and the attribute's typed value.
+_MAX_JSON_DEPTH = 2 * MAX_NESTING + 3
 # DynamoDB numbers have up to 38 significant digits; a wide context never rounds them.
 _WIDE = Context(prec=100, Emax=999_999, Emin=-999_999)
 
@@ -62,7 +69,20 @@ def json_line(line: bytes) -> dict[str, Any]:
         raise BadLine(f"not valid JSON: {err}") from None
     if not isinstance(record, dict):
         raise BadLine(f"expected a JSON object, found {type(record).__name__}")
+    if line.count(b"{") + line.count(b"[") > _MAX_JSON_DEPTH:  # only then can it be too deep
+        _check_depth(record)
     return record
+
+
+def _check_depth(record: dict[str, Any]) -> None:
+    """Iterative, so the check itself cannot exhaust the stack."""
+    stack: list[tuple[Any, int]] = [(record, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > _MAX_JSON_DEPTH:
+            raise BadLine(f"nested deeper than DynamoDB's {MAX_NESTING} levels of maps and lists")
+        children = value.values() if isinstance(value, dict) else value
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
 def json_item(value: object, name: str) -> Item:
