@@ -79,15 +79,19 @@ def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], 
 
 
 def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
-                     runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False) -> int:
+                     runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
+                     fresh: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
+    reason = "--fresh" if fresh else None
     if create_tables:
-        ensure_tables(target.project, target.instance, [table_id])
+        actions = ensure_tables(target.project, target.instance, [table_id])
+        if any(a.table == table_id and a.what == "created table" for a in actions):
+            reason = "the table was just created (--create-tables), so nothing is loaded yet"
     profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
     options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                           work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
-                          redact_dead_letters=redact)
+                          redact_dead_letters=redact, fresh=reason)
     console = Console(stderr=fmt == "json")
     try:
         if runner == "beam":

@@ -27,8 +27,9 @@ from ..exports.reader import read_records
 from ..exports.types import export_types
 from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
-from .state import FileCounts, LoadState, fingerprint
-from .work_folder import DeadLetters, combine_dead_letters, private_dir
+from .spot_check import absent_rows, absent_sentence
+from .state import FileCounts, LoadState, fingerprint, target
+from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, private_dir
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 
@@ -54,6 +55,7 @@ class LoadReport:
     seconds: float = 0.0
     dead_letter_file: str | None = None
     error: str | None = None
+    notes: list[str] = field(default_factory=list)  # what the user should know: resume state ignored, ...
 
     def total(self, name: str) -> int:
         return sum(getattr(f.counts, name) for f in self.files)
@@ -84,6 +86,7 @@ class LoadOptions:
     now_micros: int | None = None  # for tests: "now" when judging TTL expiry
     writer: WriteSettings = field(default_factory=WriteSettings)
     redact_dead_letters: bool = False  # dead letters without the line's text or quoted values
+    fresh: str | None = None  # why to ignore the resume state and reload every file ("--fresh", ...)
 
 
 def export_fingerprint(manifest: Manifest, table: TableSpec) -> str:
@@ -107,7 +110,10 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
     private_dir(options.work_dir)
-    state = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table))
+    state, why = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table),
+                                target(options.project, options.instance_id, table.id), fresh=options.fresh)
+    if why:
+        report.notes.append(why)
     return manifest, report, state
 
 
@@ -219,9 +225,33 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     if state.types is not None:
         report.lossy = list(Codec(table, state.types).lossy)
     report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
+    await confirm_rows(table, manifest, report, state, options)
     report.seconds = time.monotonic() - started
     report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
     return report
+
+
+async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
+                       options: LoadOptions) -> None:
+    """Fails the load when rows it counts as loaded are not in the table (`spot_check`), and
+    forgets every done file then: the state no longer describes the table, and a rerun
+    rewrites them (idempotently)."""
+    if report.error or state.types is None or not state.done:
+        return
+    done = [f for f in manifest.files if f.key in state.done]
+    dead = {(d["file"], d["line"]) for d in dead_letter_records(options.work_dir)}
+    absent = await absent_rows(manifest, done, Codec(table, state.types), project=options.project,
+                               instance_id=options.instance_id, table_id=table.id,
+                               app_profile_id=options.app_profile_id, sample=options.sample,
+                               now_micros=options.now_micros or int(time.time() * 1_000_000), dead=dead)
+    if not absent.missing:
+        return
+    report.error = absent_sentence(absent, options.instance_id, table.id)
+    for file_report in report.files:
+        if file_report.file in state.done:
+            file_report.status, file_report.error = "failed", "counted as loaded, but its rows are not in the table"
+    state.done.clear()
+    state.save(options.work_dir / "state.json")
 
 
 async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,

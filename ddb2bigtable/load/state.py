@@ -3,8 +3,12 @@
 A load is idempotent (same keys, same cell timestamps), so the state only saves time: a
 rerun skips finished files and rewrites the rest. The state is keyed by a fingerprint of
 the export (its manifest) and of the mapping, so a changed export or mapping starts over
-instead of resuming into a different result. Written atomically (write + rename), so a
-kill at any moment leaves the previous state intact.
+instead of resuming into a different result, and it is bound to the target it was written
+for (project, instance, table and endpoint: a new emulator listens elsewhere), so a load
+into another table never trusts it. A state can still outlive its rows (a table dropped
+and recreated under the same name): `spot_check` reads a sample of the rows it counts
+before a load says it is complete. Written atomically (write + rename), so a kill at any
+moment leaves the previous state intact.
 """
 
 from __future__ import annotations
@@ -38,20 +42,32 @@ class LoadState:
     fingerprint: str
     done: dict[str, FileCounts] = field(default_factory=dict)
     types: dict[str, str] | None = None
+    target: dict[str, str] | None = None  # where the done files were written (`target` below)
 
     @classmethod
-    def open(cls, path: Path, fingerprint: str) -> LoadState:
-        if path.is_file():
-            data = json.loads(path.read_text())
-            if data.get("fingerprint") == fingerprint:
-                return cls(fingerprint, {k: FileCounts(**v) for k, v in data["done"].items()}, data.get("types"))
-        return cls(fingerprint)
+    def open(cls, path: Path, fingerprint: str, target: dict[str, str] | None = None,
+             *, fresh: str | None = None) -> tuple[LoadState, str | None]:
+        """The state to resume from, or a new one and the sentence that says why."""
+        if not path.is_file():
+            return cls(fingerprint, target=target), None
+        data = json.loads(path.read_text())
+        if fresh:
+            return cls(fingerprint, target=target), f"{fresh}: the resume state in {path} is ignored"
+        if data.get("fingerprint") != fingerprint:
+            return cls(fingerprint, target=target), ("the export or the mapping changed since the resume state in "
+                                                     f"{path} was written; starting over")
+        if target is not None and data.get("target") != target:
+            written = data.get("target") or "an unrecorded target"
+            return cls(fingerprint, target=target), (f"the resume state in {path} was written for {written}, not "
+                                                     f"{target}; starting over")
+        done = {k: FileCounts(**v) for k, v in data["done"].items()}
+        return cls(fingerprint, done, data.get("types"), target), None
 
     def save(self, path: Path) -> None:
         """Atomically, and for its owner only: the types and counts describe the data."""
         private_dir(path.parent)
         tmp = path.with_suffix(".tmp")
-        document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types,
+        document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types, "target": self.target,
                                     "done": {k: asdict(v) for k, v in self.done.items()}}
         with private_open(tmp) as out:
             out.write(json.dumps(document, indent=1, sort_keys=True))
@@ -62,3 +78,10 @@ def fingerprint(*parts: object) -> str:
     """A stable digest of the export and mapping identity (sorted JSON of the parts)."""
     text = json.dumps(parts, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def target(project: str, instance_id: str, table_id: str) -> dict[str, str]:
+    """Where rows go: a resume state is valid for this target only. The endpoint tells two
+    emulators apart (each runs on its own port) and the emulator from the cloud."""
+    endpoint = os.environ.get("BIGTABLE_EMULATOR_HOST") or "bigtable.googleapis.com"
+    return {"project": project, "instance": instance_id, "table": table_id, "endpoint": endpoint}

@@ -136,7 +136,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     now = now_micros or int(time.time() * 1_000_000)
     report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
                           manifest_items=manifest.item_count, sampled=sample is not None)
-    state = LoadState.open(work_dir / "state.json", export_fingerprint(manifest, table)) if work_dir else None
+    state = LoadState.open(work_dir / "state.json", export_fingerprint(manifest, table))[0] if work_dir else None
     types = state.types if state and state.types else infer_types(all_items(manifest), table)
     codec = Codec(table, types)
     report.lossy = list(codec.lossy)

@@ -19,7 +19,7 @@ def load_json(r: LoadReport) -> dict[str, Any]:
         "loaded": r.total("loaded"), "expired": r.total("expired"), "dead_lettered": r.total("dead_lettered"),
         "deleted": r.total("deleted"), "sampled_out": r.total("sampled_out"), "accounted": r.accounted,
         "complete": r.complete, "seconds": round(r.seconds, 3), "items_per_second": round(r.items_per_second, 1),
-        "dead_letter_file": r.dead_letter_file, "lossy": r.lossy, "error": r.error,
+        "dead_letter_file": r.dead_letter_file, "lossy": r.lossy, "error": r.error, "notes": r.notes,
         "files": [{"file": f.file, "manifest_items": f.manifest_items, "status": f.status, "error": f.error,
                    "read": f.counts.read, "loaded": f.counts.loaded, "expired": f.counts.expired,
                    "dead_lettered": f.counts.dead_lettered, "deleted": f.counts.deleted,
@@ -40,6 +40,8 @@ def verify_json(r: VerifyReport) -> dict[str, Any]:
 def print_load(r: LoadReport, console: Console) -> None:
     verdict = ("[green]complete[/]" if r.complete else "[red]INCOMPLETE[/]")
     console.print(f"load {r.table} ({r.instance}) from {r.export} [{r.export_type}, {r.output_format}]: {verdict}")
+    for note in r.notes:
+        console.print(Text(f"  note: {note}", style="yellow"))
     table = Table(show_header=True, title_justify="left")
     for header in ("manifest", "loaded", "expired", "dead-lettered", "deleted", "sampled out", "items/s"):
         table.add_column(header, justify="right")

@@ -26,7 +26,7 @@ from ddb2bigtable.load.beam.direct import direct_options, run_beam_load
 from ddb2bigtable.load.beam.pipeline import BeamLoad, WriteRows, build_pipeline
 from ddb2bigtable.load.jobs import LoadJobPlan, load_jobs
 from ddb2bigtable.load.run import export_fingerprint, run_load
-from ddb2bigtable.load.state import LoadState
+from ddb2bigtable.load.state import LoadState, target
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.work_folder import dead_letter_records
 from ddb2bigtable.load.writer import WriteSettings
@@ -108,12 +108,13 @@ def test_an_md5_mismatch_fails_the_load_with_the_file_named(bigtable_emulator, t
     work = tmp_path / "typed"  # types already known (a rerun): the pipeline's own md5 check catches it
     manifest = open_export(str(export))
     types = infer_types((r.item for f in manifest.files for r in read_records(manifest, f) if r.item), table)
-    LoadState(export_fingerprint(manifest, table), {}, types).save(work / "state.json")
+    LoadState(export_fingerprint(manifest, table), {}, types, target(PROJECT, instance_id, table.id)).save(
+        work / "state.json")
     report = run_beam_load(table, str(export), options(instance_id, work))
     assert not report.complete and "md5" in report.error and "[while running" not in report.error
     failed = {f.file: f for f in report.files}
     assert all(f.status == "failed" for f in report.files) and failed[key].error == report.error
-    assert LoadState.open(work / "state.json", export_fingerprint(manifest, table)).done == {}  # a rerun loads all
+    assert LoadState.open(work / "state.json", export_fingerprint(manifest, table))[0].done == {}  # a rerun loads all
 
 
 @pytest.mark.parametrize("types_in", ["launcher", "pipeline"])

@@ -28,6 +28,7 @@ from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load.emulator import EMULATOR_ENV
 from ddb2bigtable.load.run import LoadOptions, export_fingerprint, run_load
 from ddb2bigtable.load.state import LoadState
+from ddb2bigtable.load.state import target as load_target
 from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.writer import WriteSettings
@@ -276,7 +277,8 @@ def test_a_file_that_breaks_mid_load_stops_with_its_own_error_and_later_files_wa
     target = next(p for p in data_files(export) if p.name in order[2])
     target.write_bytes(target.read_bytes()[: target.stat().st_size * 2 // 3])
     rewrite_manifest_md5(export, target)
-    state = LoadState(export_fingerprint(open_export(str(export)), spec.tables[0]), types=types)
+    state = LoadState(export_fingerprint(open_export(str(export)), spec.tables[0]), types=types,
+                      target=load_target(PROJECT, instance_id, spec.tables[0].id))
     state.save(work / "state.json")  # as a first run that inferred the types left it
 
     report = run_load(spec.tables[0], str(export), options(instance_id, work))

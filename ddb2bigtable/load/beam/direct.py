@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -15,7 +16,7 @@ from ...codec.codec import Codec
 from ...exports.manifests import ExportError
 from ...exports.types import export_types
 from ...spec.model import TableSpec
-from ..run import FileReport, LoadOptions, LoadReport, save_types, start_load
+from ..run import FileReport, LoadOptions, LoadReport, confirm_rows, save_types, start_load
 from ..state import FileCounts
 from ..work_folder import COMBINED, DEAD_LETTER_DIR, EXPIRED_DIR, combine_dead_letters, make_private, part_name
 from ..writer import WriteError
@@ -77,6 +78,7 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
         state.done[f.key] = c
     state.save(state_path)
     report.seconds = time.monotonic() - started
+    asyncio.run(confirm_rows(table, manifest, report, state, options))
     make_private(work)
     report.dead_letter_file = str(path) if (path := combine_dead_letters(work)) else None
     return report

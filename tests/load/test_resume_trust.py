@@ -1,0 +1,126 @@
+"""A load never claims rows it did not write.
+
+The resume state describes one table on one endpoint; a new emulator, a table created by
+`--create-tables`, or a table dropped and recreated under the same name must not make a
+load report "complete" over rows that are not there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from google.cloud.bigtable import Client
+
+from ddb2bigtable.exports.manifests import open_export
+from ddb2bigtable.load import emulator
+from ddb2bigtable.load.beam.direct import run_beam_load
+from ddb2bigtable.load.local_stage import DEFAULT_PROJECT
+from ddb2bigtable.load.run import export_fingerprint, run_load
+from ddb2bigtable.load.state import LoadState
+from ddb2bigtable.load.table_admin import ensure_tables
+from ddb2bigtable.plan.planner import plan_stage
+from ddb2bigtable.spec.stage import load_stage
+
+from ..conftest import ROOT
+from .test_load_emulator import PROJECT, options, prepare, read_all
+
+MOVIES = str(ROOT / "exports" / "movies")
+
+
+def _cli_load(work: Path, address: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ddb2bigtable", "load", "specs/movies.yaml", "--table", "movies",
+                           "--export", "exports/movies", "--stage", "local", "--work-dir", str(work),
+                           "--format", "json", *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, emulator.EMULATOR_ENV: address})
+
+
+def _count(address: str, instance_id: str, table_id: str) -> int:
+    """Rows in a table of the local stage's project on the emulator at `address`."""
+    project = load_stage("local", ROOT).gcp_project or DEFAULT_PROJECT
+    previous = os.environ[emulator.EMULATOR_ENV]
+    os.environ[emulator.EMULATOR_ENV] = address
+    try:
+        return sum(1 for _ in Client(project=project).instance(instance_id).table(table_id).read_rows())
+    finally:
+        os.environ[emulator.EMULATOR_ENV] = previous
+
+
+def test_a_new_emulator_gets_every_row_although_the_work_folder_says_done(bigtable_emulator, tmp_path):
+    """The scenario of the report: `up`'s emulator is gone, a new one is empty, and
+    `load --create-tables` with the same work folder printed "complete, 4609" over 0 rows."""
+    work = tmp_path / "work"
+    first = _cli_load(work, bigtable_emulator.address, "--create-tables")
+    assert first.returncode == 0, first.stderr
+    with emulator.start() as fresh:
+        second = _cli_load(work, fresh.address, "--create-tables")
+        assert second.returncode == 0, second.stderr
+        report = json.loads(second.stdout)
+        assert report["complete"] and report["loaded"] == 4609
+        assert {f["status"] for f in report["files"]} == {"loaded"}  # nothing "resumed"
+        assert any("starting over" in n or "just created" in n for n in report["notes"]), report["notes"]
+        assert _count(fresh.address, "movies-sample-local", "movies") == 4609
+        # and a rerun against this emulator resumes, having checked that the rows are there
+        third = json.loads(_cli_load(work, fresh.address).stdout)
+        assert third["complete"] and {f["status"] for f in third["files"]} == {"resumed: already loaded"}
+
+
+def test_a_new_emulator_without_the_table_fails_instead_of_resuming(bigtable_emulator, tmp_path):
+    work = tmp_path / "work"
+    assert _cli_load(work, bigtable_emulator.address, "--create-tables").returncode == 0
+    with emulator.start() as fresh:
+        run = _cli_load(work, fresh.address)
+    assert run.returncode == 1, run.stdout
+    assert not json.loads(run.stdout)["complete"]
+
+
+def _drop(instance_id: str, table_id: str) -> None:
+    Client(project=PROJECT, admin=True).instance(instance_id).table(table_id).delete()
+
+
+@pytest.mark.parametrize("runner", [run_load, run_beam_load], ids=["local", "beam"])
+def test_a_table_recreated_empty_between_runs_fails_then_reloads(bigtable_emulator, tmp_path, runner):
+    spec, instance_id = prepare("movies.yaml")
+    (table,) = spec.tables
+    work = tmp_path / "work"
+    assert runner(table, MOVIES, options(instance_id, work)).complete
+    _drop(instance_id, "movies")
+    (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
+    ensure_tables(PROJECT, replace(instance, id=instance_id))  # same name, same families, no rows
+
+    again = runner(table, MOVIES, options(instance_id, work))
+    assert not again.complete and again.files and all(f.status == "failed" for f in again.files)
+    assert "sampled rows that this load counts as loaded are not in" in again.error
+    assert "rerun the load" in again.error
+    state, _ = LoadState.open(work / "state.json", export_fingerprint(open_export(MOVIES), table))
+    assert state.done == {}  # forgotten: the rerun rewrites every file
+    rerun = runner(table, MOVIES, options(instance_id, work))
+    assert rerun.complete and rerun.total("loaded") == 4609
+    assert len(read_all(instance_id, "movies")) == 4609
+
+
+def test_a_dropped_table_is_named_not_counted(bigtable_emulator, tmp_path):
+    spec, instance_id = prepare("movies.yaml")
+    (table,) = spec.tables
+    work = tmp_path / "work"
+    assert run_load(table, MOVIES, options(instance_id, work)).complete
+    _drop(instance_id, "movies")
+    again = run_load(table, MOVIES, options(instance_id, work))
+    assert not again.complete and "does not exist" in again.error
+    assert all(f.status == "failed" for f in again.files)
+
+
+def test_fresh_reloads_every_file(bigtable_emulator, tmp_path):
+    spec, instance_id = prepare("movies.yaml")
+    (table,) = spec.tables
+    work = tmp_path / "work"
+    assert run_load(table, MOVIES, options(instance_id, work)).complete
+    again = run_load(table, MOVIES, options(instance_id, work, fresh="--fresh"))
+    assert again.complete and {f.status for f in again.files} == {"loaded"}
+    assert again.notes and again.notes[0].startswith("--fresh: the resume state")
