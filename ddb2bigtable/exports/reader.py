@@ -21,6 +21,13 @@ from .json_lines import BadLine, Decoded, json_full, json_incremental, json_item
 from .manifests import INCREMENTAL_EXPORT, DataFile, ExportError, Manifest, data_path, missing_file
 
 RAW_LIMIT = 1000
+# DynamoDB items are at most 400 KB (AWS, "Constraints in Amazon DynamoDB", items; read
+# 2026-11-23); as an export line (base64 binary is 4/3 larger, JSON escapes more) one stays
+# far below MAX_LINE, and a data file far below ITEM_BYTES per item of its manifest. Past
+# either the bytes are not an export (a gzip bomb decompresses without end): memory and
+# time stay bounded by these two numbers.
+MAX_LINE = 4 * 1024 * 1024
+ITEM_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,9 @@ def read_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
     """
     decode = _LINE_DECODERS[manifest.output_format, manifest.export_type == INCREMENTAL_EXPORT]
     for line_no, line in _file_lines(manifest, f):
+        if line is None:
+            yield Record(f.key, line_no, "error", None, None, None, _TOO_LONG, None)
+            continue
         try:
             item, keys, write_time, old = decode(line)
         except BadLine as bad:
@@ -70,6 +80,8 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool]) -
                 yield record.item
         return
     for _, line in _file_lines(manifest, f):
+        if line is None:
+            continue
         try:
             raw = json_line(line).get("Item")
             if wanted(raw):
@@ -78,15 +90,28 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool]) -
             continue
 
 
-def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes]]:
-    """(line number, line) of one data file; ExportError when it is missing, unreadable,
-    or its gzip stream is cut short or corrupt (after the last good line)."""
+_TOO_LONG = f"the line is longer than {MAX_LINE:,} bytes; a DynamoDB item is at most 400 KB"
+
+
+class _TooMuch(Exception):
+    """The file decompresses to more than its manifest's items can take."""
+
+
+def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes | None]]:
+    """(line number, line) of one data file, None for a line over MAX_LINE; ExportError
+    when it is missing, unreadable, decompresses to more than ITEM_BYTES per item, or its
+    gzip stream is cut short or corrupt (after the last good line)."""
     fs, path = data_path(manifest, f)
     line_no = 0
+    limit = f.item_count * ITEM_BYTES + MAX_LINE
     try:
         with fs.open(path, "rb") as stream:
-            for line_no, line in enumerate(_gzip_lines(stream), 1):
+            for line_no, line in enumerate(_gzip_lines(stream, limit), 1):
                 yield line_no, line
+    except _TooMuch:
+        raise ExportError(f"{path}: {f.key} decompresses to more than {limit:,} bytes, far more than its "
+                          f"{f.item_count} items can hold (at most 400 KB each); it is not this export's file or "
+                          f"it is damaged (a gzip bomb); reading stopped after line {line_no}") from None
     except FileNotFoundError:
         raise missing_file(f, path) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as err:
@@ -101,27 +126,43 @@ GZIP_CHUNK = 256 * 1024  # compressed bytes per read
 GZIP_OUT = 1024 * 1024  # decompressed bytes per step: bounded even for data that compresses 100x
 
 
-def _gzip_lines(stream: Any) -> Iterator[bytes]:
-    """The lines of a gzip stream (concatenated members too), without their newline.
+def _gzip_lines(stream: Any, limit: int) -> Iterator[bytes | None]:
+    """The lines of a gzip stream (concatenated members too), without their newline; None
+    for a line longer than MAX_LINE (its bytes are dropped as they arrive), `_TooMuch`
+    past `limit` decompressed bytes.
 
     zlib with our own line split: several times faster than `GzipFile`'s readline, which
     dominated the time of reading an export.
     """
     decompressor = zlib.decompressobj(zlib.MAX_WBITS | 16)
     tail = b""
+    dropping = False  # inside a line already too long: skip to its end
+    total = 0
     while data := stream.read(GZIP_CHUNK):
         while data:
             out = decompressor.decompress(data, GZIP_OUT)
             data = decompressor.unconsumed_tail
-            lines = (tail + out).split(b"\n")
+            total += len(out)
+            if total > limit:
+                raise _TooMuch
+            chunk = tail + out
+            lines = chunk.split(b"\n")
             tail = lines.pop()
+            if dropping and lines:
+                lines[0], dropping = None, False
+            if len(chunk) > MAX_LINE:  # only then can a line be too long (rare: no per-line cost)
+                lines = [None if line is not None and len(line) > MAX_LINE else line for line in lines]
             yield from lines
+            if len(tail) > MAX_LINE:
+                tail, dropping = b"", True
             if decompressor.eof and decompressor.unused_data.lstrip(b"\0"):  # the next member
                 data = decompressor.unused_data.lstrip(b"\0")  # zero padding is allowed, as gzip does
                 decompressor = zlib.decompressobj(zlib.MAX_WBITS | 16)
     if not decompressor.eof:
         raise EOFError("Compressed file ended before the end-of-stream marker was reached")
-    if tail:
+    if dropping:
+        yield None
+    elif tail:
         yield tail
 
 

@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ITEMS = [{"year": {"N": str(2000 + i)}, "title": {"S": f"t{i}"}} for i in range(3)]
 
 
-def _export(tmp: Path) -> Path:
-    write_export(tmp / "bucket", ARN, ITEMS, export_time=WHEN)
+def _export(tmp: Path, items: list | None = None) -> Path:
+    write_export(tmp / "bucket", ARN, items or ITEMS, export_time=WHEN)
     (folder,) = (tmp / "bucket" / "AWSDynamoDB").iterdir()
     return folder
 
@@ -101,3 +101,49 @@ def test_load_exits_2_and_reads_nothing(tmp_path, secret):
     assert run.returncode == 2, run.stdout + run.stderr
     assert "is not a plain bucket key" in run.stderr and "Traceback" not in run.stderr
     assert not (work / "dead-letters.jsonl").exists()
+
+
+def _replace_data(folder: Path, body: bytes | None = None, *, chunks: int = 0) -> Path:
+    """The export's one data file replaced by `body`, or by `chunks` MiB of zeros with no
+    newline (a gzip bomb: ~1,000x smaller compressed), written in a stream."""
+    (data_file,) = (folder / "data").iterdir()
+    with open(data_file, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=1) as gz:
+        if body is not None:
+            gz.write(body)
+        zeros = bytes(1024 * 1024)
+        for _ in range(chunks):
+            gz.write(zeros)
+    return data_file
+
+
+def test_a_line_longer_than_any_item_is_one_error_record(tmp_path):
+    folder = _export(tmp_path, ITEMS * 4)  # 12 items: room for 16 MiB of lines
+    good = json.dumps({"Item": ITEMS[0]}).encode()
+    _replace_data(folder, good + b"\n" + b"a" * (5 * 1024 * 1024) + b"\n" + good + b"\n" + b"b" * (6 * 1024 * 1024))
+    manifest = open_export(str(folder))
+    records = list(read_records(manifest, manifest.files[0]))
+    assert [(r.line, r.kind) for r in records] == [(1, "put"), (2, "error"), (3, "put"), (4, "error")]
+    assert "longer than 4,194,304 bytes" in records[1].error and records[1].raw is None
+
+
+def test_a_gzip_bomb_stops_early_within_a_memory_cap(tmp_path):
+    """2 GiB of zeros without a newline, read by a child process limited to 1 GiB of
+    address space: it must stop with a clear error, not grow until the machine gives out."""
+    folder = _export(tmp_path)
+    _replace_data(folder, chunks=2048)
+    script = f"""
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1024**3, 1024**3))
+from ddb2bigtable.exports.manifests import ExportError, open_export
+from ddb2bigtable.exports.reader import read_records
+manifest = open_export({str(folder)!r})
+try:
+    for record in read_records(manifest, manifest.files[0]):
+        pass
+except ExportError as error:
+    print(error)
+    sys.exit(3)
+"""
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 3, run.stderr[-2000:]
+    assert "decompresses to more than" in run.stdout and "gzip bomb" in run.stdout
