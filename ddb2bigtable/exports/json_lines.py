@@ -169,7 +169,7 @@ def _json_n(value: object, path: str) -> str:
 def _json_b(value: object, path: str) -> bytes:
     try:
         return base64.b64decode(_json_s(value, path), validate=True)
-    except binascii.Error:
+    except (binascii.Error, ValueError):  # ValueError: text that is not even ASCII
         raise BadLine(f"{path}: not valid base64") from None
 
 

@@ -20,7 +20,11 @@ marked done: a rerun resumes with it, as after any failure.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import multiprocessing
+import os
+import signal
 import traceback
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +46,8 @@ from .writer import Packer
 CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling
 FIRST_CHUNK_ROWS = 50  # a file's first message; each next one twice as large, up to CHUNK_ROWS
 PREFETCH = 4  # chunks the writer holds ahead of the batcher
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 @dataclass(frozen=True)
@@ -145,10 +151,22 @@ def forked_child(target: Callable[..., None], *args: Any, name: str) -> tuple[Ba
     between them (why fork: the module docstring)."""
     context = multiprocessing.get_context("fork")
     ours, theirs = context.Pipe(duplex=True)
-    process = context.Process(target=target, args=(theirs, *args), name=name, daemon=True)
+    process = context.Process(target=_dies_with_parent, args=(os.getpid(), target, theirs, *args), name=name,
+                              daemon=True)
     process.start()
     theirs.close()
     return process, ours
+
+
+def _dies_with_parent(parent: int, target: Callable[..., None], *args: Any) -> None:
+    """Linux kills this child when the load that forked it dies (SIGKILL included): an
+    orphaned encoder would otherwise wait on its pipe forever, holding the work folder's
+    lock and the export's file open."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+    target(*args)
 
 
 class EncoderDied(RuntimeError):

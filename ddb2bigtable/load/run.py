@@ -29,7 +29,7 @@ from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .spot_check import absent_rows, absent_sentence
 from .state import FileCounts, LoadState, fingerprint, target
-from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, private_dir
+from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, locked, private_dir
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 
@@ -301,5 +301,5 @@ def fewer_gc_passes() -> Iterator[None]:
 
 def run_load(table: TableSpec, export: str, options: LoadOptions,
              progress: Callable[[int], None] = lambda n: None) -> LoadReport:
-    with fewer_gc_passes():
+    with locked(options.work_dir), fewer_gc_passes():
         return asyncio.run(load_table(table, export, options, progress))

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..spec.errors import InputError, Problem
 from .work_folder import private_dir, private_open
 
 
@@ -47,10 +48,22 @@ class LoadState:
     @classmethod
     def open(cls, path: Path, fingerprint: str, target: dict[str, str] | None = None,
              *, fresh: str | None = None) -> tuple[LoadState, str | None]:
-        """The state to resume from, or a new one and the sentence that says why."""
+        """The state to resume from, or a new one and the sentence that says why. A damaged
+        state starts over (writes are idempotent); a folder in its place is bad input."""
+        if path.exists() and not path.is_file():
+            raise InputError([Problem(str(path), 1, 1, "", "is not a file, so it cannot hold the load's resume "
+                                                           f"state: delete it (rm -r {path}) and rerun the load")])
         if not path.is_file():
             return cls(fingerprint, target=target), None
-        data = json.loads(path.read_text())
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            done = {str(k): FileCounts(**v) for k, v in data["done"].items()}
+            types = data.get("types")
+            if types is not None and not isinstance(types, dict):
+                raise TypeError(f"types is {type(types).__name__}")
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
+            return cls(fingerprint, target=target), (f"the resume state {path} is damaged ({type(error).__name__}: "
+                                                     f"{error}); starting over (writes are idempotent)")
         if fresh:
             return cls(fingerprint, target=target), f"{fresh}: the resume state in {path} is ignored"
         if data.get("fingerprint") != fingerprint:
@@ -60,8 +73,7 @@ class LoadState:
             written = data.get("target") or "an unrecorded target"
             return cls(fingerprint, target=target), (f"the resume state in {path} was written for {written}, not "
                                                      f"{target}; starting over")
-        done = {k: FileCounts(**v) for k, v in data["done"].items()}
-        return cls(fingerprint, done, data.get("types"), target), None
+        return cls(fingerprint, done, types, target), None
 
     def save(self, path: Path) -> None:
         """Atomically, and for its owner only: the types and counts describe the data."""

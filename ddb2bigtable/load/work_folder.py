@@ -9,17 +9,22 @@ line number in the export) and a reason with the quoted values taken out.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+from ..spec.errors import InputError, Problem
 
 DEAD_LETTER_DIR = "dead-letters"
 EXPIRED_DIR = "expired"
 COMBINED = "dead-letters.jsonl"
+LOCK = "load.lock"
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 
@@ -105,3 +110,25 @@ def make_private(work_dir: Path) -> None:
             for part in folder.iterdir():
                 if part.is_file():
                     os.chmod(part, FILE_MODE)
+
+
+@contextmanager
+def locked(work_dir: Path) -> Iterator[None]:
+    """The work folder for this load alone: two loads of one table at once would truncate
+    each other's dead letters and overwrite each other's state. The lock (flock) goes
+    away with the process that holds it, so a killed load never leaves it behind."""
+    private_dir(work_dir)
+    fd = os.open(work_dir / LOCK, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            raise InputError([Problem(str(work_dir), 1, 1, "", f"another load (PID {holder}) is using this work "
+                                                                f"folder; wait for it to end, or give this load its "
+                                                                f"own --work-dir")]) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        yield
+    finally:
+        os.close(fd)

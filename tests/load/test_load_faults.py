@@ -156,6 +156,7 @@ def test_a_loader_killed_half_way_resumes_and_loses_nothing(bigtable_emulator, t
         time.sleep(0.02)
     first.send_signal(signal.SIGKILL)
     first.wait()
+    assert _survivors(str(work), within=10) == [], "the encoder processes must die with their load"
     done_before = len(json.loads(state.read_text())["done"])
     assert 1 <= done_before < 10, "the kill must land half-way"
     second = subprocess.run(command, capture_output=True, text=True)
@@ -168,6 +169,23 @@ def test_a_loader_killed_half_way_resumes_and_loses_nothing(bigtable_emulator, t
     verified = run_verify(spec.tables[0], str(export), project="local-project", instance_id="kill-test-instance-local",
                           work_dir=work)
     assert verified.ok and verified.table_items == 40_000  # nothing lost, nothing doubled
+
+
+def _survivors(marker: str, within: float) -> list[int]:
+    """PIDs of processes whose command line holds `marker`, once `within` seconds passed
+    without them all going away."""
+    deadline = time.monotonic() + within
+    while True:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and marker.encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+            except OSError:
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
 
 
 TTL_SPEC = """\

@@ -24,7 +24,9 @@ from ddb2bigtable.load.local_stage import DEFAULT_PROJECT
 from ddb2bigtable.load.run import export_fingerprint, run_load
 from ddb2bigtable.load.state import LoadState
 from ddb2bigtable.load.table_admin import ensure_tables
+from ddb2bigtable.load.work_folder import locked
 from ddb2bigtable.plan.planner import plan_stage
+from ddb2bigtable.spec.errors import InputError
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -124,3 +126,32 @@ def test_fresh_reloads_every_file(bigtable_emulator, tmp_path):
     again = run_load(table, MOVIES, options(instance_id, work, fresh="--fresh"))
     assert again.complete and {f.status for f in again.files} == {"loaded"}
     assert again.notes and again.notes[0].startswith("--fresh: the resume state")
+
+
+@pytest.mark.parametrize("damage", [b"", b'{"fingerprint": "x", "done": {', b"\x00\xff garbage",
+                                    b'{"fingerprint": "x", "done": {"f": {"nope": 1}}}', b"[1, 2]",
+                                    b'{"fingerprint": "x", "done": {}, "types": 7}'],
+                         ids=["empty", "truncated", "garbage", "wrong-fields", "not-an-object", "bad-types"])
+def test_a_damaged_resume_state_starts_over_and_says_so(bigtable_emulator, tmp_path, damage):
+    spec, instance_id = prepare("movies.yaml")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "state.json").write_bytes(damage)
+    report = run_load(spec.tables[0], MOVIES, options(instance_id, work))
+    assert report.complete and report.total("loaded") == 4609
+    assert any("is damaged" in note and "starting over" in note for note in report.notes), report.notes
+
+
+def test_a_folder_where_the_state_belongs_is_bad_input(tmp_path):
+    (tmp_path / "state.json").mkdir()
+    with pytest.raises(InputError, match="is not a file, so it cannot hold the load's resume state: delete it"):
+        LoadState.open(tmp_path / "state.json", "fingerprint")
+
+
+def test_a_second_load_of_the_same_work_folder_is_refused(bigtable_emulator, tmp_path):
+    spec, instance_id = prepare("movies.yaml")
+    work = tmp_path / "work"
+    with locked(work):
+        with pytest.raises(InputError, match=rf"another load \(PID {os.getpid()}\) is using this work folder"):
+            run_load(spec.tables[0], MOVIES, options(instance_id, work))
+    assert run_load(spec.tables[0], MOVIES, options(instance_id, work)).complete  # released

@@ -47,7 +47,7 @@ def damaged_specs(draw) -> str:
     return text
 
 
-@settings(max_examples=250, deadline=5000, suppress_health_check=[HealthCheck.function_scoped_fixture,
+@settings(max_examples=250, deadline=5000, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                    HealthCheck.too_slow])
 @given(damaged_specs())
 def test_a_damaged_spec_is_valid_or_a_located_error(tmp_path_factory, text):

@@ -18,7 +18,15 @@ from ...exports.types import export_types
 from ...spec.model import TableSpec
 from ..run import FileReport, LoadOptions, LoadReport, confirm_rows, save_types, start_load
 from ..state import FileCounts
-from ..work_folder import COMBINED, DEAD_LETTER_DIR, EXPIRED_DIR, combine_dead_letters, make_private, part_name
+from ..work_folder import (
+    COMBINED,
+    DEAD_LETTER_DIR,
+    EXPIRED_DIR,
+    combine_dead_letters,
+    locked,
+    make_private,
+    part_name,
+)
 from ..writer import WriteError
 from .pipeline import COUNTERS, NAMESPACE, BeamLoad, MetricsFilter, PipelineOptions, beam, build_pipeline
 
@@ -31,7 +39,12 @@ def direct_options() -> PipelineOptions:
 
 def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadReport:
     """The local loader's `run_load`, on Beam's DirectRunner: same work dir (resume state,
-    dead letters), same report. A pipeline failure marks no file done; a rerun reloads them."""
+    dead letters, lock), same report. A pipeline failure marks no file done; a rerun reloads them."""
+    with locked(options.work_dir):
+        return _beam_load(table, export, options)
+
+
+def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadReport:
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
     if state.types is None:
