@@ -1,7 +1,7 @@
 """Regenerate `exports/`: DynamoDB exports to S3, laid out as AWS writes them, of the
 tables the example specs describe. `uv run python scripts/build_exports.py`
 
-- `movies/`: AWS's Movies sample (`../shared/datasets/movies/moviedata.json`, 4,609
+- `movies/`: AWS's Movies sample (`exports/sources/moviedata.json.gz`, 4,609
   items), full export, DynamoDB JSON. The `local` stage loads it.
 - `movies-ion/`: the same items, ION.
 - `movies-incremental/`: an incremental export (NEW_AND_OLD_IMAGES) covering the day after
@@ -19,6 +19,7 @@ Output is deterministic: running the script again rewrites identical files.
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import shutil
 from datetime import UTC, datetime, timedelta
@@ -30,7 +31,7 @@ from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, writ
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = ROOT / "exports"
-MOVIES = ROOT.parent / "shared" / "datasets" / "movies" / "moviedata.json"
+MOVIES = EXPORTS / "sources" / "moviedata.json.gz"  # origin and licence: exports/sources/README.md
 ACCOUNT = "123456789012"  # AWS's documentation account
 EXPORT_TIME = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 INCREMENTAL_TO = datetime(2026, 11, 21, 8, 0, tzinfo=UTC)  # a window under AWS's 24 h maximum
@@ -42,7 +43,7 @@ def table_arn(region: str, table: str) -> str:
 
 def movies() -> list[Item]:
     """moviedata.json as typed items; numbers keep their exact decimal text."""
-    with MOVIES.open(encoding="utf-8") as f:
+    with gzip.open(MOVIES, "rt", encoding="utf-8") as f:
         plain = json.load(f, parse_float=Decimal, parse_int=Decimal)
     return [item_from_plain(movie) for movie in plain]
 

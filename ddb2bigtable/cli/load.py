@@ -24,17 +24,19 @@ from .output import fail
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Resume state and dead letters (default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--fresh", is_flag=True, help="Ignore the resume state: reload every data file.")
+@click.option("--allow-other-table", is_flag=True,
+              help="Load an export whose tableArn names another table than the spec's source.table.")
 @click.option("--dead-letters-redact", "redact", is_flag=True,
               help="Dead letters keep the export file, line and reason, never the line's text or quoted values.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool, runner: str, fmt: str,
-         work_dir: Path | None, fresh: bool, redact: bool, root: Path) -> None:
+         work_dir: Path | None, fresh: bool, allow_other_table: bool, redact: bool, root: Path) -> None:
     """Load one table from a DynamoDB export; exit 1 unless every item is accounted for."""
     from .load_runs import run_load_command
 
     try:
         code = run_load_command(root, spec, table_id, export, stage, create_tables, runner, work_dir, fmt,
-                                redact=redact, fresh=fresh)
+                                redact=redact, fresh=fresh, allow_other_table=allow_other_table)
     except InputError as error:
         fail(error)
     sys.exit(code)

@@ -80,7 +80,7 @@ def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], 
 
 def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
                      runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
-                     fresh: bool = False) -> int:
+                     fresh: bool = False, allow_other_table: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
     reason = "--fresh" if fresh else None
@@ -91,7 +91,7 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
     profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
     options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                           work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
-                          redact_dead_letters=redact, fresh=reason)
+                          redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table)
     console = Console(stderr=fmt == "json")
     try:
         if runner == "beam":

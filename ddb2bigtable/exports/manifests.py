@@ -57,6 +57,14 @@ class Manifest:
     export_time_micros: int  # exportTime (full) or exportToTime (incremental), epoch microseconds
     files: tuple[DataFile, ...]
     root: str  # URL of the folder playing AWS's `AWSDynamoDB/`: data keys resolve against it
+    table_arn: str | None = None  # tableArn: the DynamoDB table the export was taken from
+
+    @property
+    def table_name(self) -> str | None:
+        """The table name in tableArn (`arn:aws:dynamodb:REGION:ACCOUNT:table/NAME`)."""
+        if not self.table_arn or "table/" not in self.table_arn:
+            return None
+        return self.table_arn.split("table/", 1)[1].split("/", 1)[0]
 
 
 def open_export(location: str) -> Manifest:
@@ -92,6 +100,7 @@ def open_export(location: str) -> Manifest:
         export_time_micros=_micros(_string(summary, time_field, summary_path), f"{summary_path}: {time_field}"),
         files=files,
         root=fs.unstrip_protocol(root),
+        table_arn=summary.get("tableArn") if isinstance(summary.get("tableArn"), str) else None,
     )
 
 

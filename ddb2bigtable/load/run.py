@@ -25,12 +25,17 @@ from ..codec.type_inference import AttributeTypes
 from ..exports.manifests import DataFile, ExportError, Manifest, open_export
 from ..exports.reader import read_records
 from ..exports.types import export_types
+from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .spot_check import absent_rows, absent_sentence
 from .state import FileCounts, LoadState, fingerprint, target
 from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, locked, private_dir
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
+
+# A load where more than this share of the lines is dead-lettered is not complete: the export
+# and the mapping do not fit (the wrong table's export dead-letters every line).
+MAX_DEAD_SHARE = 0.5
 
 
 @dataclass
@@ -87,6 +92,7 @@ class LoadOptions:
     writer: WriteSettings = field(default_factory=WriteSettings)
     redact_dead_letters: bool = False  # dead letters without the line's text or quoted values
     fresh: str | None = None  # why to ignore the resume state and reload every file ("--fresh", ...)
+    allow_other_table: bool = False  # load an export whose tableArn names another table
 
 
 def export_fingerprint(manifest: Manifest, table: TableSpec) -> str:
@@ -106,6 +112,11 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
     Beam pipeline). A new state has no attribute types yet: each writer infers them
     before anything is written and keeps them with `save_types`."""
     manifest = open_export(export)
+    if manifest.table_name not in (None, table.source.table) and not options.allow_other_table:
+        raise InputError([Problem(export, 1, 1, "export", (
+            f"this is an export of DynamoDB table {manifest.table_name} ({manifest.table_arn}), but table "
+            f"{table.id} of the spec comes from {table.source.table}: give the export of {table.source.table}, or "
+            f"--allow-other-table when it is the same data under another name"))])
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
@@ -236,14 +247,19 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
     """Fails the load when rows it counts as loaded are not in the table (`spot_check`), and
     forgets every done file then: the state no longer describes the table, and a rerun
     rewrites them (idempotently)."""
+    read, dead = report.total("read"), report.total("dead_lettered")
+    if not report.error and read and dead > MAX_DEAD_SHARE * read:
+        report.error = (f"{dead:,} of {read:,} lines were dead-lettered (more than {MAX_DEAD_SHARE:.0%}): the export "
+                        f"and the spec's mapping do not fit (another table's export? a key attribute missing?); see "
+                        f"the dead letters")
     if report.error or state.types is None or not state.done:
         return
     done = [f for f in manifest.files if f.key in state.done]
-    dead = {(d["file"], d["line"]) for d in dead_letter_records(options.work_dir)}
+    lines = {(d["file"], d["line"]) for d in dead_letter_records(options.work_dir)}
     absent = await absent_rows(manifest, done, Codec(table, state.types), project=options.project,
                                instance_id=options.instance_id, table_id=table.id,
                                app_profile_id=options.app_profile_id, sample=options.sample,
-                               now_micros=options.now_micros or int(time.time() * 1_000_000), dead=dead)
+                               now_micros=options.now_micros or int(time.time() * 1_000_000), dead=lines)
     if not absent.missing:
         return
     report.error = absent_sentence(absent, options.instance_id, table.id)

@@ -26,7 +26,7 @@ from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, writ
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORTS = ROOT / "exports"
-MOVIES_JSON = ROOT.parent / "shared" / "datasets" / "movies" / "moviedata.json"
+MOVIES_JSON = ROOT / "exports" / "sources" / "moviedata.json.gz"
 ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/Things"
 WHEN = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 FORMATS = ["DYNAMODB_JSON", "ION"]
@@ -69,7 +69,7 @@ def records(manifest: Manifest) -> list[Record]:
 
 
 def movies_by_key() -> dict[tuple[str, str], Item]:
-    with MOVIES_JSON.open(encoding="utf-8") as f:
+    with gzip.open(MOVIES_JSON, "rt", encoding="utf-8") as f:
         plain = json.load(f, parse_float=Decimal, parse_int=Decimal)
     items = [item_from_plain(movie) for movie in plain]
     return {(i["year"]["N"], i["title"]["S"]): i for i in items}

@@ -155,3 +155,23 @@ def test_a_second_load_of_the_same_work_folder_is_refused(bigtable_emulator, tmp
         with pytest.raises(InputError, match=rf"another load \(PID {os.getpid()}\) is using this work folder"):
             run_load(spec.tables[0], MOVIES, options(instance_id, work))
     assert run_load(spec.tables[0], MOVIES, options(instance_id, work)).complete  # released
+
+
+def test_another_tables_export_is_refused_before_anything_is_written(bigtable_emulator, tmp_path):
+    """exports/products loaded as movies used to dead-letter every item and print 'complete'."""
+    work = tmp_path / "work"
+    run = subprocess.run([sys.executable, "-m", "ddb2bigtable", "load", "specs/movies.yaml", "--table", "movies",
+                          "--export", "exports/products", "--stage", "local", "--create-tables",
+                          "--work-dir", str(work)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={**os.environ})
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "this is an export of DynamoDB table ProductCatalog" in run.stderr and "--allow-other-table" in run.stderr
+    assert not (work / "state.json").exists()
+
+
+def test_an_export_the_mapping_cannot_read_is_not_complete(bigtable_emulator, tmp_path):
+    spec, instance_id = prepare("movies.yaml")
+    report = run_load(spec.tables[0], str(ROOT / "exports" / "products"),
+                      options(instance_id, tmp_path / "work", allow_other_table=True))
+    assert report.total("dead_lettered") == report.total("read") == 5
+    assert not report.complete and "5 of 5 lines were dead-lettered (more than 50%)" in report.error
