@@ -28,6 +28,7 @@ from ..exports.types import export_types
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .preflight import check_target
 from .spot_check import absent_rows, absent_sentence
 from .state import FileCounts, LoadState, fingerprint, target
 from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, locked, private_dir
@@ -117,6 +118,7 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
             f"this is an export of DynamoDB table {manifest.table_name} ({manifest.table_arn}), but table "
             f"{table.id} of the spec comes from {table.source.table}: give the export of {table.source.table}, or "
             f"--allow-other-table when it is the same data under another name"))])
+    check_target(options.project, options.instance_id, table)
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)

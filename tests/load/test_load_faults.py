@@ -266,9 +266,16 @@ def test_a_link_that_stays_down_ends_in_a_clear_error_and_a_rerun_completes(bigt
     spec_file.write_text(BIG_SPEC)
     spec = tables_for(spec_file, "down-test")
     proxy = TcpProxy(bigtable_emulator.host, bigtable_emulator.port)
-    proxy.refuse = True
     direct = os.environ[EMULATOR_ENV]
     os.environ[EMULATOR_ENV] = proxy.address
+
+    def go_down() -> None:  # once the load writes (the preflight's admin call went through)
+        while proxy.bytes_forwarded < 200_000:
+            time.sleep(0.005)
+        proxy.refuse = True
+        proxy.drop()
+
+    threading.Thread(target=go_down, daemon=True).start()
     try:
         report = run_load(spec.tables[0], str(export),
                           options("down-test", tmp_path / "work", writer=WriteSettings(operation_timeout_seconds=3)))

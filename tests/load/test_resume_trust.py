@@ -27,6 +27,7 @@ from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.work_folder import locked
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.spec.errors import InputError
+from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -78,8 +79,9 @@ def test_a_new_emulator_without_the_table_fails_instead_of_resuming(bigtable_emu
     assert _cli_load(work, bigtable_emulator.address, "--create-tables").returncode == 0
     with emulator.start() as fresh:
         run = _cli_load(work, fresh.address)
-    assert run.returncode == 1, run.stdout
-    assert not json.loads(run.stdout)["complete"]
+    assert run.returncode == 2, run.stdout
+    assert f"does not exist on the Bigtable emulator at {fresh.address}" in run.stderr
+    assert "--create-tables" in run.stderr and "Traceback" not in run.stderr
 
 
 def _drop(instance_id: str, table_id: str) -> None:
@@ -113,9 +115,8 @@ def test_a_dropped_table_is_named_not_counted(bigtable_emulator, tmp_path):
     work = tmp_path / "work"
     assert run_load(table, MOVIES, options(instance_id, work)).complete
     _drop(instance_id, "movies")
-    again = run_load(table, MOVIES, options(instance_id, work))
-    assert not again.complete and "does not exist" in again.error
-    assert all(f.status == "failed" for f in again.files)
+    with pytest.raises(InputError, match="does not exist on the Bigtable emulator"):  # before the state is read
+        run_load(table, MOVIES, options(instance_id, work))
 
 
 def test_fresh_reloads_every_file(bigtable_emulator, tmp_path):
@@ -175,3 +176,28 @@ def test_an_export_the_mapping_cannot_read_is_not_complete(bigtable_emulator, tm
                       options(instance_id, tmp_path / "work", allow_other_table=True))
     assert report.total("dead_lettered") == report.total("read") == 5
     assert not report.complete and "5 of 5 lines were dead-lettered (more than 50%)" in report.error
+
+
+def test_a_missing_table_fails_in_seconds_with_the_fix(bigtable_emulator, tmp_path):
+    spec, instance_id = prepare("movies.yaml")
+    with pytest.raises(InputError, match=r"table .*/movies does not exist on the Bigtable emulator at .*"
+                                          r"`load --create-tables`"):
+        run_load(spec.tables[0], MOVIES, options(instance_id + "-x", tmp_path / "work"))
+    assert not (tmp_path / "work" / "state.json").exists()
+
+
+def test_a_missing_family_is_named(bigtable_emulator, tmp_path):
+    spec, instance_id = prepare("movies.yaml")
+    table = spec.tables[0]
+    other = replace(table, mapping=replace(table.mapping, default_family="data"))
+    with pytest.raises(InputError, match="lacks the column families data that the mapping writes"):
+        run_load(other, MOVIES, options(instance_id, tmp_path / "work"))
+
+
+def test_a_stopped_emulator_is_named_not_retried_for_minutes(tmp_path, monkeypatch):
+    spec = load_spec(ROOT / "specs" / "movies.yaml")
+    with emulator.start() as gone:
+        address = gone.address
+    monkeypatch.setenv(emulator.EMULATOR_ENV, address)
+    with pytest.raises(InputError, match=rf"cannot reach the Bigtable emulator at {address} within 5 s"):
+        run_load(spec.tables[0], MOVIES, options("nowhere", tmp_path / "work"))

@@ -1,0 +1,60 @@
+"""Before a load starts: Bigtable answers, the table exists and holds the mapping's families.
+
+Without this, a missing table or a stopped emulator showed up as thousands of failed
+rows and "rerun the load" (which fixes neither) after the client's retries gave up, up to
+two minutes later, and a missing table's rows were first counted as loaded. One admin
+call with a short deadline tells the cause and the fix in seconds (exit 2: the target,
+not the data, is wrong).
+"""
+
+from __future__ import annotations
+
+import os
+
+from google.api_core import exceptions
+from google.auth.exceptions import DefaultCredentialsError
+from google.cloud.bigtable import Client
+
+from ..spec.errors import InputError, Problem
+from ..spec.families import family_names
+from ..spec.model import TableSpec
+
+DEADLINE_SECONDS = 15.0  # Bigtable in the cloud: a new connection, maybe a token to fetch first
+EMULATOR_DEADLINE_SECONDS = 5.0  # an emulator on this machine answers in milliseconds
+EMULATOR_ENV = "BIGTABLE_EMULATOR_HOST"
+
+
+def check_target(project: str, instance_id: str, table: TableSpec) -> None:
+    """InputError naming the cause and the fix, unless the table is there with its families."""
+    endpoint = os.environ.get(EMULATOR_ENV)
+    where = f"the Bigtable emulator at {endpoint}" if endpoint else f"Bigtable (project {project})"
+    name = f"projects/{project}/instances/{instance_id}/tables/{table.id}"
+    deadline = EMULATOR_DEADLINE_SECONDS if endpoint else DEADLINE_SECONDS
+    try:
+        admin = Client(project=project, admin=True).table_admin_client
+        found = admin.get_table(request={"name": name, "view": "SCHEMA_VIEW"}, timeout=deadline)
+    except DefaultCredentialsError:
+        raise _problem(table, f"no Google credentials to reach {where}: run `gcloud auth application-default "
+                              f"login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service account key file "
+                              f"(or {EMULATOR_ENV} for the emulator)") from None
+    except exceptions.NotFound:
+        raise _problem(table, f"table {instance_id}/{table.id} does not exist on {where}: create it with "
+                              f"`load --create-tables` (or `pulumi up` for a cloud stage)") from None
+    except exceptions.PermissionDenied as error:
+        raise _problem(table, f"not allowed to read table {instance_id}/{table.id} on {where} ({error.message}): "
+                              f"the load's identity needs roles/bigtable.user on the instance") from None
+    except (exceptions.ServiceUnavailable, exceptions.DeadlineExceeded, exceptions.RetryError) as error:
+        fix = ("start it (`ddb2bigtable up --stage local --keep-running`) or point "
+               f"{EMULATOR_ENV} at the running one") if endpoint else "check the network and the project"
+        raise _problem(table, f"cannot reach {where} within {deadline:.0f} s "
+                              f"({type(error).__name__}): {fix}") from None
+    missing = [f for f in family_names(table) if f not in found.column_families]
+    if missing:
+        raise _problem(table, f"table {instance_id}/{table.id} on {where} lacks the column families "
+                              f"{', '.join(missing)} that the mapping writes: `load --create-tables` adds them")
+
+
+def _problem(table: TableSpec, message: str) -> InputError:
+    where = table.location
+    return InputError([Problem(where.file if where else "spec", where.line if where else 1,
+                               where.column if where else 1, f"tables.{table.id}", message)])
