@@ -8,4 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
 uv run --frozen ddb2bigtable validate specs/*.yaml
 uv run --frozen ddb2bigtable plan --stage local
-exec uv run --frozen ddb2bigtable up --stage local "$@"
+status=0
+uv run --frozen ddb2bigtable up --stage local "$@" || status=$?
+echo "The CLI: source .venv/bin/activate (then: ddb2bigtable --help), or .venv/bin/ddb2bigtable" >&2
+exit "$status"
