@@ -48,11 +48,15 @@ class LoadJob(dynamic.Resource):
 
 
 def launch_loads(jobs: list[LoadJobPlan], instances: dict[str, Any]) -> dict[str, pulumi.Output[str]]:
-    """One LoadJob per planned load, after its table (and so its GC rules' table) exists."""
+    """One LoadJob per planned load, after its table (and so its GC rules) exists and after
+    the load's service account may write to the instance: a job started before the grant
+    would fail its first writes."""
     outputs = {}
     for job in jobs:
-        table = instances[job.instance_id].tables[job.table_id]
+        instance = instances[job.instance_id]
+        grant = instance.load_access
+        depends_on = [instance.tables[job.table_id], *([grant] if grant is not None else [])]
         resource = LoadJob(f"{job.instance_id}-{job.table_id}-load", job,
-                           opts=pulumi.ResourceOptions(depends_on=[table]))
+                           opts=pulumi.ResourceOptions(depends_on=depends_on))
         outputs[f"{job.instance_id}/{job.table_id}"] = resource.job_id
     return outputs

@@ -29,7 +29,7 @@ class LoadJobPlan:
     sample: float | None
     temp_location: str | None
     service_account: str | None
-    spec_file: str  # where the table's mapping is: the launcher reads it from there
+    spec_file: str  # the table's spec, relative to the project root (where `pulumi up` runs)
     fingerprint: str
 
 
@@ -43,14 +43,16 @@ def load_jobs(stage: Stage, specs: list[Spec], plan: StagePlan) -> list[LoadJobP
     if load is None or load.export is None or load.runner != "dataflow" or stage.emulator:
         return []
     jobs = []
-    for spec, instance in zip(specs, plan.instances, strict=True):
+    # The spec files as the stage lists them, relative to the project: Pulumi keeps the job's
+    # inputs in its state, and another machine's absolute path would mean nothing there.
+    for spec_file, spec, instance in zip(stage.specs, specs, plan.instances, strict=True):
         cluster = load_cluster(spec, list(instance.clusters))
         for table in spec.tables:
             export = f"{load.export.rstrip('/')}/{table.id}"
             jobs.append(LoadJobPlan(
                 instance_id=instance.id, table_id=table.id, export=export, project=stage.gcp_project,
                 region=cluster.gcp_region, app_profile_id="migration-load", sample=load.sample,
-                temp_location=load.temp_location, service_account=load.service_account, spec_file=spec.path,
+                temp_location=load.temp_location, service_account=load.service_account, spec_file=spec_file,
                 fingerprint=table_fingerprint(export, table, load.sample),
             ))
     return jobs

@@ -79,3 +79,15 @@ def test_the_provider_launches_on_create_and_relaunches_only_on_a_new_fingerprin
 def test_an_emulator_stage_never_launches_dataflow():
     with pytest.raises(Exception, match="ddb2bigtable up"):
         run_program("local")
+
+
+def test_a_job_waits_for_the_load_accounts_grant_and_names_its_spec_relative_to_the_project():
+    account = "loader@shop-stg.iam.gserviceaccount.com"
+    run = run_program("staging", config=staging_with_load(service_account=account))
+    grants = {r.inputs["instance"]: r for r in run.of_type("gcp:bigtable/instanceIamMember:InstanceIamMember")}
+    jobs = run.of_type(DYNAMIC)
+    assert jobs and grants
+    for job in jobs:
+        grant = next(g for g in grants.values() if g.name == f"{job.inputs['instance_id']}-load-access")
+        assert grant.urn in job.dependencies  # a job started before the grant could not write
+        assert job.inputs["spec_file"].startswith("specs/") and not job.inputs["spec_file"].startswith("/")
