@@ -26,6 +26,7 @@ from ..codec.type_inference import infer_types
 from ..exports.manifests import Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
+from .preflight import check_target
 from .run import all_items, export_fingerprint
 from .state import LoadState
 from .work_folder import dead_letter_records
@@ -133,6 +134,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
                        now_micros: int | None = None) -> VerifyReport:
     started = time.monotonic()
     manifest = open_export(export)
+    check_target(project, instance_id, table)  # credentials, endpoint, table: the cause in seconds
     now = now_micros or int(time.time() * 1_000_000)
     report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
                           manifest_items=manifest.item_count, sampled=sample is not None)
