@@ -25,6 +25,8 @@ def region_problem(region: str) -> str | None:
     """Why `region` is not an AWS region DynamoDB runs in, or None."""
     if region in AWS_REGIONS:
         return None
+    if region.strip().lower() in AWS_REGIONS:
+        return f"unknown AWS region {region!r}; region names are lower case: {region.strip().lower()!r}"
     hint = did_you_mean(region, AWS_REGIONS) or f"; expected one of {', '.join(AWS_REGIONS)}"
     return f"unknown AWS region {region!r}{hint}"
 

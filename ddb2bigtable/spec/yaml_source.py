@@ -104,7 +104,7 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = "; ".join(p for p in (exc.context, exc.problem) if p)
-        return None, [Problem(file, line, column, "", f"YAML syntax error: {what}")]
+        return None, [Problem(file, line, column, "", f"YAML syntax error: {what}{_syntax_hint(exc, text)}")]
     except yaml.YAMLError as exc:
         return None, [Problem(file, 1, 1, "", f"YAML error: {exc}")]
     except RecursionError:
@@ -123,6 +123,21 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
                               f"would build more than {builder.budget:,}; a spec may repeat an anchor, not nest "
                               f"aliases of aliases (the 'billion laughs' pattern): write the values out")]
     return builder.doc, builder.problems
+
+
+def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
+    """What the parser's words usually mean for a hand-edited spec."""
+    problem = exc.problem or ""
+    mark = exc.problem_mark
+    lines = text.splitlines()
+    at = lines[mark.line][mark.column:mark.column + 1] if mark and mark.line < len(lines) else ""
+    if at == "\t" or "'\\t'" in problem:
+        return " (a tab: YAML indents with spaces only; replace the tab with spaces)"
+    if any(words in problem for words in ("did not find expected key", "expected <block end>",
+                                          "mapping values are not allowed here", "did not find expected '-'")):
+        return (" (usually indentation: the keys of one mapping start in the same column, and a nested "
+                "value is indented further than its key)")
+    return ""
 
 
 def _read_text(path: Path, file: str) -> tuple[str, Problem | None]:
