@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -25,6 +27,18 @@ def write_project(tmp: Path, specs: dict[str, str], stage: dict | None = None, s
     config = {"config": {"gcp:project": "test-project", "ddb2bigtable:stage": settings}}
     (tmp / "stacks" / f"Pulumi.{stage_name}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     return tmp
+
+
+def nodes_with(key: str, node: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every object in a JSON document that has `key`, with its path (schemas, price tables)."""
+    if isinstance(node, dict):
+        if key in node:
+            yield path, node
+        for name, child in node.items():
+            yield from nodes_with(key, child, f"{path}.{name}")
+    elif isinstance(node, list):
+        for i, child in enumerate(node):
+            yield from nodes_with(key, child, f"{path}[{i}]")
 
 
 @pytest.fixture

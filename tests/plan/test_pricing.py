@@ -26,22 +26,17 @@ from ddb2bigtable.plan.pricing import (
 )
 from ddb2bigtable.spec.regions import AWS_REGIONS, GCP_REGIONS
 
+from ..conftest import nodes_with
+
 
 def _raw() -> dict[str, Any]:
     text = resources.files("ddb2bigtable.plan").joinpath("data", "prices.json").read_text("utf-8")
     return json.loads(text)
 
 
-def _figures(node: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+def _figures(node: Any) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every dict in the JSON that holds a price (has a "value")."""
-    if isinstance(node, dict):
-        if "value" in node:
-            yield path, node
-        for key, child in node.items():
-            yield from _figures(child, f"{path}.{key}")
-    elif isinstance(node, list):
-        for i, child in enumerate(node):
-            yield from _figures(child, f"{path}[{i}]")
+    return nodes_with("value", node)
 
 
 def _check_price(p: Price) -> None:
