@@ -93,15 +93,17 @@ def check_table(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Proble
     out: list[Problem] = []
     if why := ids.id_problem("table", table.id):
         out.append(doc.problem((*p, "id"), why))
-    source = table.source
-    sp = (*p, "source")
-    out += _check_regions(doc, sp, source)
+    out += check_source(doc, (*p, "source"), table.source)
     out += _check_key_types(doc, p, table)
-    out += _check_ttl(doc, sp, source)
-    out += _check_indexes(doc, sp, source)
-    out += _check_billing(doc, sp, source)
     out += _check_mapping(doc, p, table)
     return out
+
+
+def check_source(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    """What the table's source alone can break; run even when the rest of the table has
+    schema problems, so one run shows the region typo next to them."""
+    return (_check_regions(doc, sp, source) + _check_ttl(doc, sp, source) + _check_indexes(doc, sp, source)
+            + _check_billing(doc, sp, source))
 
 
 def _check_regions(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:

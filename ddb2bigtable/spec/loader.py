@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .checks import check_instance, check_table, check_table_ids
+from .checks import check_instance, check_source, check_table, check_table_ids
 from .errors import InputError, Problem
 from .mapping_syntax import parse_duration
 from .model import (
@@ -97,6 +97,9 @@ def _read_spec(path: Path, file: str) -> tuple[Spec | None, InstanceSpec | None,
     for i, table in enumerate(tables):
         if table is not None:
             problems += check_table(doc, ("tables", i), table)
+        elif clean(issues, ("tables", i, "source")) and isinstance(raw_tables[i], dict) \
+                and isinstance(raw_tables[i].get("source"), dict):
+            problems += check_source(doc, ("tables", i, "source"), _source(raw_tables[i]["source"]))
     if problems or instance is None or None in tables:
         return None, instance, problems
     return Spec(path=file, instance=instance, tables=tuple(tables)), instance, []  # type: ignore[arg-type]

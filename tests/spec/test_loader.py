@@ -275,3 +275,36 @@ def test_a_templated_stage_inherits_and_gets_its_own_suffix(tmp_path):
     (stacks / "Pulumi.pr-9.yaml").write_text("config:\n  ddb2bigtable:stage:\n    template: pr-9\n")
     with pytest.raises(InputError, match="cannot be its own template"):
         load_stage("pr-9", root)
+
+
+def test_a_region_typo_is_reported_with_the_schema_problems_of_the_same_table(tmp_path):
+    """One run shows every problem: the cross-checks of a table's source run even when
+    its mapping has a schema problem (before, the region typo appeared only after it was fixed)."""
+    path = tmp_path / "three.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: 1
+        instance: {id: shop-prod}
+        tables:
+          - id: orders
+            source:
+              table: Orders
+              region: us-east-9
+              key: {partition: {name: id, type: S}}
+              billing: provisioned
+              reads: 10
+              writes: 10
+            mapping:
+              default_famly: cf
+          - id: carts
+            source:
+              table: Carts
+              region: us-east-1
+              key: {partition: {name: id, type: X}}
+              reads: 10
+              writes: 10
+        """))
+    with pytest.raises(InputError) as caught:
+        load_spec(path)
+    assert [(p.line, p.path) for p in caught.value.problems] == [
+        (7, "tables[0].source.region"), (13, "tables[0].mapping.default_famly"),
+        (18, "tables[1].source.key.partition.type")]
