@@ -17,7 +17,17 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
 from ..exports.manifests import ExportError
 from ..load.emulator import EMULATOR_ENV, EmulatorError
@@ -63,16 +73,27 @@ def _export_problem(export: str, error: Exception) -> InputError:
     return InputError([Problem(export, 1, 1, "export", str(error))])
 
 
+class _Rate(ProgressColumn):
+    """Items per second as a whole number ('17,526 items/s', not the raw float)."""
+
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} items/s" if task.speed else "- items/s")
+
+
 @contextmanager
 def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], None]]]:
     """`name -> advance(n)`: one bar per table with items/s; nothing when not on a terminal."""
     bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-                    TextColumn("{task.speed} items/s"), TimeElapsedColumn(), console=console,
-                    disable=not console.is_terminal)
+                    _Rate(), TimeElapsedColumn(), console=console, disable=not console.is_terminal)
 
-    def factory(name: str) -> Callable[[int], None]:
+    def factory(name: str) -> Callable[..., None]:
         task = bars.add_task(name, total=None)
-        return lambda n: bars.advance(task, n)
+
+        def advance(n: int, total: int | None = None) -> None:
+            if total is not None:  # the manifest's item count, once the load has read it
+                bars.update(task, total=total)
+            bars.advance(task, n)
+        return advance
 
     with bars:
         yield factory
@@ -146,6 +167,7 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) ->
         console.print(f"tables created without data (no export under the stage's load.export): "
                       f"{', '.join(result.without_export)}")
     if keep_running:
-        console.print(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}")
+        console.print(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}"
+                      + (f"; stop it with: kill {result.emulator_pid}" if result.emulator_pid else ""))
     console.print("[green]local stage ready[/]" if result.ok else "[red]local stage FAILED[/]")
     return 0 if result.ok else 1

@@ -30,6 +30,7 @@ WORK_DIR = ".ddb2bigtable"
 @dataclass
 class UpResult:
     emulator: str
+    emulator_pid: int | None = None  # the emulator this run started (None: one already running)
     actions: list[AdminAction] = field(default_factory=list)
     loads: list[LoadReport] = field(default_factory=list)
     verifies: list[VerifyReport] = field(default_factory=list)
@@ -41,7 +42,7 @@ class UpResult:
 
 
 def up(root: Path, stage_name: str, *, keep_running: bool = False,
-       progress: Callable[[str], Callable[[int], None]] = lambda table: (lambda n: None)) -> UpResult:
+       progress: Callable[[str], Callable[..., None]] = lambda table: (lambda n, total=None: None)) -> UpResult:
     stage = load_stage(stage_name, root)
     if not stage.emulator:
         where = stage.location
@@ -54,7 +55,7 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False,
     export_root = root / stage.load.export if stage.load and stage.load.export else None
     running = emulator.running_or_start()
     os.environ[emulator.EMULATOR_ENV] = running.address
-    result = UpResult(emulator=running.address)
+    result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None)
     try:
         for spec, instance in zip(specs, plan.instances, strict=True):
             result.actions += ensure_tables(project, instance)

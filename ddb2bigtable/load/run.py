@@ -221,9 +221,11 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
 
 
 async def load_table(table: TableSpec, export: str, options: LoadOptions,
-                     progress: Callable[[int], None] = lambda n: None) -> LoadReport:
+                     progress: Callable[..., None] = lambda n, total=None: None) -> LoadReport:
+    """`progress(n)` after every n lines; first `progress(0, total=items in the manifest)`."""
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
+    progress(0, total=manifest.item_count)
     for f in manifest.files:
         if f.key in state.done:
             report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
@@ -318,6 +320,6 @@ def fewer_gc_passes() -> Iterator[None]:
 
 
 def run_load(table: TableSpec, export: str, options: LoadOptions,
-             progress: Callable[[int], None] = lambda n: None) -> LoadReport:
+             progress: Callable[..., None] = lambda n, total=None: None) -> LoadReport:
     with locked(options.work_dir), fewer_gc_passes():
         return asyncio.run(load_table(table, export, options, progress))
