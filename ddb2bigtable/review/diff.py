@@ -192,9 +192,14 @@ def _risks(plan: StagePlan) -> list[Change]:
 
 
 def _totals(plan: StagePlan | None) -> tuple[int, float, float]:
+    """Nodes and monthly costs; an emulator stage costs nothing, so it never moves a cost
+    delta or trips `--fail-on cost-increase` (its plan still shows what the cloud would charge)."""
     if plan is None:
         return 0, 0.0, 0.0
-    return (sum(c.nodes for i in plan.instances for c in i.clusters),
+    nodes = sum(c.nodes for i in plan.instances for c in i.clusters)
+    if plan.emulator:
+        return nodes, 0.0, 0.0
+    return (nodes,
             round(sum(i.cost.bigtable_monthly_usd for i in plan.instances), 2),
             round(sum(i.cost.dynamodb_monthly_usd for i in plan.instances), 2))
 

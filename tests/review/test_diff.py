@@ -166,3 +166,13 @@ def test_the_markdown_renders_without_broken_tables_and_matches_the_snapshot(rep
     if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(text)
     assert text == SNAPSHOT.read_text()
+
+
+def test_the_emulator_stage_costs_nothing_in_a_diff(repo):
+    """The local stage runs on the emulator: a capacity change moves its nodes, never a cost."""
+    change(repo, "specs/movies.yaml", "reads: ", "reads: 9")  # every table's reads x ~10
+    local = stage(diff_json(repo, "--stage", "local"), "local")
+    assert local["nodes"]["after"] >= 1
+    assert local["cost"]["bigtable"] == {"before": 0.0, "after": 0.0, "delta": 0.0, "percent": None}
+    assert sum(i.cost.bigtable_monthly_usd for i in plan_files(repo, "local").instances) > 0  # what the cloud would charge
+    assert run(repo, "--base", "HEAD~1", "--stage", "local", "--fail-on", "cost-increase:1").returncode == 0
