@@ -18,10 +18,10 @@ from google.cloud.bigtable import Client
 from ..spec.errors import InputError, Problem
 from ..spec.families import family_names
 from ..spec.model import TableSpec
+from .emulator import EMULATOR_ENV
 
 DEADLINE_SECONDS = 15.0  # Bigtable in the cloud: a new connection, maybe a token to fetch first
 EMULATOR_DEADLINE_SECONDS = 5.0  # an emulator on this machine answers in milliseconds
-EMULATOR_ENV = "BIGTABLE_EMULATOR_HOST"
 
 
 def check_target(project: str, instance_id: str, table: TableSpec) -> None:

@@ -31,7 +31,7 @@ from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .preflight import check_target
 from .spot_check import absent_rows, absent_sentence
 from .state import FileCounts, LoadState, fingerprint, target
-from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, locked, private_dir
+from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, locked
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 # A load where more than this share of the lines is dead-lettered is not complete: the export
@@ -122,7 +122,6 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
-    private_dir(options.work_dir)
     state, why = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table),
                                 target(options.project, options.instance_id, table.id), fresh=options.fresh)
     if why:
@@ -248,9 +247,10 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
 
 async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
                        options: LoadOptions) -> None:
-    """Fails the load when rows it counts as loaded are not in the table (`spot_check`), and
-    forgets every done file then: the state no longer describes the table, and a rerun
-    rewrites them (idempotently)."""
+    """Fails the load when more than MAX_DEAD_SHARE of its lines were dead-lettered, or when
+    rows it counts as loaded are not in the table (`spot_check`); in the second case it
+    forgets every done file: the state no longer describes the table, and a rerun rewrites
+    them (idempotently)."""
     read, dead = report.total("read"), report.total("dead_lettered")
     if not report.error and read and dead > MAX_DEAD_SHARE * read:
         report.error = (f"{dead:,} of {read:,} lines were dead-lettered (more than {MAX_DEAD_SHARE:.0%}): the export "

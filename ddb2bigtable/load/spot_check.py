@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from google.api_core import exceptions
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery
 
-from ..codec.codec import Codec, Expired
-from ..codec.mutations import CodecError, SetCell
+from ..codec.codec import Codec
+from ..codec.mutations import SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
-from ..exports.reader import read_records
-from .buckets import in_sample
+from ..exports.reader import Record, read_records
+from .buckets import route
+from .state import FileCounts
 
 MAX_FILES = 32
 LINES_PER_FILE = 4
@@ -79,18 +80,15 @@ def _spread(files: list[DataFile]) -> list[DataFile]:
     return [files[round(i * step)] for i in range(MAX_FILES)]
 
 
-def _expected_key(record, codec: Codec, write_time: int, now: int, sample: float | None,
+def _expected_key(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
                   dead: set[tuple[str, int]]) -> bytes | None:
+    """The row key of a put line the load wrote (routed as the load routes it), or None."""
     if record.kind != "put" or (record.file, record.line) in dead:
         return None
-    try:
-        row = codec.encode(record.item, write_time_micros=write_time, now_micros=now, checked=True)
-    except CodecError:
-        return None
-    if isinstance(row, Expired) or not in_sample(row.key, sample):
-        return None
-    if any(isinstance(m, SetCell) and now < m.timestamp_micros <= now + SOON_MICROS for m in row.mutations):
-        return None
+    row = route(record, codec, write_time, now, sample, FileCounts()).row
+    if row is None or any(isinstance(m, SetCell) and now < m.timestamp_micros <= now + SOON_MICROS
+                          for m in row.mutations):
+        return None  # dead-lettered, expired, sampled out, or expiring within the hour
     return row.key
 
 

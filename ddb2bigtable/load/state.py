@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
+from .emulator import EMULATOR_ENV
 from .work_folder import private_dir, private_open
 
 
@@ -95,5 +96,5 @@ def fingerprint(*parts: object) -> str:
 def target(project: str, instance_id: str, table_id: str) -> dict[str, str]:
     """Where rows go: a resume state is valid for this target only. The endpoint tells two
     emulators apart (each runs on its own port) and the emulator from the cloud."""
-    endpoint = os.environ.get("BIGTABLE_EMULATOR_HOST") or "bigtable.googleapis.com"
+    endpoint = os.environ.get(EMULATOR_ENV) or "bigtable.googleapis.com"
     return {"project": project, "instance": instance_id, "table": table_id, "endpoint": endpoint}
