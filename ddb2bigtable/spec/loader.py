@@ -97,8 +97,7 @@ def _read_spec(path: Path, file: str) -> tuple[Spec | None, InstanceSpec | None,
     for i, table in enumerate(tables):
         if table is not None:
             problems += check_table(doc, ("tables", i), table)
-        elif clean(issues, ("tables", i, "source")) and isinstance(raw_tables[i], dict) \
-                and isinstance(raw_tables[i].get("source"), dict):
+        elif clean(issues, ("tables", i, "source")):  # the rest of the table has schema problems
             problems += check_source(doc, ("tables", i, "source"), _source(raw_tables[i]["source"]))
     if problems or instance is None or None in tables:
         return None, instance, problems
