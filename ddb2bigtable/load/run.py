@@ -31,7 +31,7 @@ from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .preflight import check_target
 from .spot_check import absent_rows, absent_sentence
 from .state import FileCounts, LoadState, fingerprint, target
-from .work_folder import DeadLetters, combine_dead_letters, dead_letter_records, locked
+from .work_folder import DeadLetters, dead_letter_dir, dead_letter_records, locked
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
 # A load where more than this share of the lines is dead-lettered is not complete: the export
@@ -59,7 +59,7 @@ class LoadReport:
     files: list[FileReport] = field(default_factory=list)
     lossy: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    dead_letter_file: str | None = None
+    dead_letters: str | None = None  # the folder of per-file JSONL parts, when any line was refused
     error: str | None = None
     notes: list[str] = field(default_factory=list)  # what the user should know: resume state ignored, ...
 
@@ -241,7 +241,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
     await confirm_rows(table, manifest, report, state, options)
     report.seconds = time.monotonic() - started
-    report.dead_letter_file = str(path) if (path := combine_dead_letters(options.work_dir)) else None
+    report.dead_letters = str(path) if (path := dead_letter_dir(options.work_dir)) else None
     return report
 
 

@@ -1,7 +1,8 @@
 """Dead letters and the load's work folder: private to the user who runs the load.
 
-A dead letter copies what could not be loaded: the export line's text (up to 1,000
-characters) and a reason that may quote the offending value. Export lines are often
+A dead letter copies what could not be loaded, once: the export line's text (up to
+1,000 characters) when the line could not be read, or the offending value quoted in the
+reason when it was read but could not become a row. Export lines are often
 personal data, so every file a load writes in its work folder is created 0600 in folders
 0700, whatever the process's umask, and `redact` keeps only where the line is (file and
 line number in the export) and a reason with the quoted values taken out.
@@ -23,7 +24,6 @@ from ..spec.errors import InputError, Problem
 
 DEAD_LETTER_DIR = "dead-letters"
 EXPIRED_DIR = "expired"
-COMBINED = "dead-letters.jsonl"
 LOCK = "load.lock"
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
@@ -54,8 +54,12 @@ def redact_reason(reason: str) -> str:
 
 
 def record_json(file: str, line: int, reason: str, raw: str | None, *, redact: bool) -> str:
-    """One dead letter: where the line is, why it was not loaded, and (unless redacted) its text."""
-    record: dict[str, object] = {"file": file, "line": line, "reason": redact_reason(reason) if redact else reason}
+    """One dead letter: where the line is, why it was not loaded, and (unless redacted) its
+    text. The line's data is written at most once: a record that keeps the text has the
+    values its reason quotes taken out (they are in `raw`); one without text (a line that
+    parsed but could not become a row) keeps them unless redacted, as its only evidence."""
+    quoted = redact or raw is not None
+    record: dict[str, object] = {"file": file, "line": line, "reason": redact_reason(reason) if quoted else reason}
     if raw is not None and not redact:
         record["raw"] = raw
     return json.dumps(record)
@@ -91,15 +95,11 @@ def dead_letter_records(work_dir: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
-def combine_dead_letters(work_dir: Path) -> Path | None:
-    parts = sorted((work_dir / DEAD_LETTER_DIR).glob("*.jsonl"))
-    if not parts:
-        return None
-    combined = work_dir / COMBINED
-    with private_open(combined) as out:
-        for part in parts:
-            out.write(part.read_text(encoding="utf-8"))
-    return combined
+def dead_letter_dir(work_dir: Path) -> Path | None:
+    """Where this load's dead letters are, if it has any. The per-file parts are the only
+    copy: a combined file beside them would hold every refused line's text twice."""
+    folder = work_dir / DEAD_LETTER_DIR
+    return folder if any(folder.glob("*.jsonl")) else None
 
 
 def make_private(work_dir: Path) -> None:

@@ -19,7 +19,7 @@ def load_json(r: LoadReport) -> dict[str, Any]:
         "loaded": r.total("loaded"), "expired": r.total("expired"), "dead_lettered": r.total("dead_lettered"),
         "deleted": r.total("deleted"), "sampled_out": r.total("sampled_out"), "accounted": r.accounted,
         "complete": r.complete, "seconds": round(r.seconds, 3), "items_per_second": round(r.items_per_second, 1),
-        "dead_letter_file": r.dead_letter_file, "lossy": r.lossy, "error": r.error, "notes": r.notes,
+        "dead_letters": r.dead_letters, "lossy": r.lossy, "error": r.error, "notes": r.notes,
         "files": [{"file": f.file, "manifest_items": f.manifest_items, "status": f.status, "error": f.error,
                    "read": f.counts.read, "loaded": f.counts.loaded, "expired": f.counts.expired,
                    "dead_lettered": f.counts.dead_lettered, "deleted": f.counts.deleted,
@@ -52,8 +52,8 @@ def print_load(r: LoadReport, console: Console) -> None:
     for f in r.files:
         if f.status != "loaded" or f.error:
             console.print(Text(f"  {f.file}: {f.status}" + (f" ({f.error})" if f.error else "")))
-    if r.dead_letter_file:
-        console.print(Text(f"  dead letters (file, line, reason): {r.dead_letter_file}"))
+    if r.dead_letters:
+        console.print(Text(f"  dead letters (file, line, reason; one JSONL file per data file): {r.dead_letters}/"))
     for sentence in r.lossy:
         console.print(Text(f"  mapping keeps less than the item: {sentence}", style="yellow"))
     if r.error:
@@ -92,7 +92,7 @@ def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], cons
         if not (r.complete and v.ok):
             print_load(r, console)
             print_verify(v, console)
-        elif r.dead_letter_file:
-            console.print(Text(f"  {r.table}: dead letters in {r.dead_letter_file}"))
+        elif r.dead_letters:
+            console.print(Text(f"  {r.table}: dead letters in {r.dead_letters}/"))
         for sentence in r.lossy:
             console.print(Text(f"  {r.table}: the mapping keeps less than the item: {sentence}", style="dim"))

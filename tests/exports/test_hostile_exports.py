@@ -100,7 +100,7 @@ def test_load_exits_2_and_reads_nothing(tmp_path, secret):
                          env={**os.environ, "BIGTABLE_EMULATOR_HOST": "127.0.0.1:9"})
     assert run.returncode == 2, run.stdout + run.stderr
     assert "is not a plain bucket key" in run.stderr and "Traceback" not in run.stderr
-    assert not (work / "dead-letters.jsonl").exists()
+    assert not (work / "dead-letters").exists()
 
 
 def _replace_data(folder: Path, body: bytes | None = None, *, chunks: int = 0) -> Path:

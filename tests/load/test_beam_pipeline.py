@@ -52,7 +52,7 @@ def test_the_movies_export_through_beam_loads_4609_rows_that_verify(bigtable_emu
     assert report.total("loaded") == 4609 == report.manifest_items == report.accounted
     assert [f.status for f in report.files] == ["loaded"] * len(report.files)
     assert all(f.counts.read == f.manifest_items for f in report.files)
-    assert report.dead_letter_file is None
+    assert report.dead_letters is None
     assert len(read_all(instance_id, "movies")) == 4609
     verified = run_verify(table, str(MOVIES), project=PROJECT, instance_id=instance_id, work_dir=tmp_path)
     assert verified.ok and verified.matched == 4609 and verified.table_items == 4609
@@ -89,8 +89,7 @@ def test_corrupt_lines_become_dead_letters_and_every_item_is_accounted_for(bigta
     assert [(d["file"], d["line"]) for d in dead] == [(key, 7), (key, 12)]
     assert "not valid JSON" in dead[0]["reason"] and dead[0]["raw"].startswith('{"Item"')
     assert "title" in dead[1]["reason"]
-    combined = [json.loads(line) for line in Path(report.dead_letter_file).read_text().splitlines()]
-    assert sorted(d["line"] for d in combined) == [7, 12]
+    assert report.dead_letters == str(work / "dead-letters")
     assert len(read_all(instance_id, "movies")) == 4607
     verified = run_verify(table, str(export), project=PROJECT, instance_id=instance_id, work_dir=work)
     assert verified.ok and verified.dead_lettered == 2 and verified.matched == 4607

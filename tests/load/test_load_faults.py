@@ -88,7 +88,8 @@ def test_a_corrupt_line_is_dead_lettered_and_every_item_is_accounted_for(bigtabl
     spec, instance_id = prepare("movies.yaml")
     report = run_load(spec.tables[0], str(export), options(instance_id, tmp_path / "work"))
     assert report.complete and report.total("loaded") == 4608 and report.total("dead_lettered") == 1
-    (dead,) = [json.loads(x) for x in Path(report.dead_letter_file).read_text().splitlines()]
+    (part,) = Path(report.dead_letters).iterdir()
+    (dead,) = [json.loads(x) for x in part.read_text().splitlines()]
     assert dead["line"] == 42 and target.name in dead["file"] and dead["reason"]
     verified = run_verify(spec.tables[0], str(export), project=PROJECT, instance_id=instance_id,
                           work_dir=tmp_path / "work")

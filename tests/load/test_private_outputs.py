@@ -37,13 +37,17 @@ def export_with_personal_bad_lines(tmp_path: Path) -> Path:
     return export
 
 
+def dead_text(work: Path) -> str:
+    return "".join(part.read_text() for part in sorted((work / "dead-letters").glob("*.jsonl")))
+
+
 def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
 def _assert_private(work: Path) -> None:
     folders = [work, work / "dead-letters"]
-    files = [work / "state.json", work / "dead-letters.jsonl", *(work / "dead-letters").iterdir()]
+    files = [work / "state.json", *(work / "dead-letters").iterdir()]
     assert {str(f.relative_to(work.parent)): _mode(f) for f in folders} == {
         str(f.relative_to(work.parent)): 0o700 for f in folders}
     assert {str(f.relative_to(work.parent)): _mode(f) for f in files} == {
@@ -62,7 +66,11 @@ def test_dead_letters_and_state_are_written_for_their_owner_only(bigtable_emulat
         os.umask(old)
     assert report.total("dead_lettered") == 2 and report.accounted == 4609
     _assert_private(work)
-    assert SECRET in (work / "dead-letters.jsonl").read_text()  # not redacted: the owner sees the line
+    # Not redacted: the owner sees each refused line, once (no combined copy, no quote of
+    # the value in the reason beside the line's own text).
+    assert report.dead_letters == str(work / "dead-letters")
+    assert sum(f.read_text().count("Jane") for f in work.rglob("*") if f.is_file()) == 2
+    assert dead_text(work).count(SECRET) == 2
 
 
 @pytest.mark.parametrize("runner", [run_load, run_beam_load], ids=["local", "beam"])
@@ -72,7 +80,7 @@ def test_redacted_dead_letters_hold_no_data(bigtable_emulator, tmp_path, runner,
     report = runner(spec.tables[0], str(export_with_personal_bad_lines),
                     options(instance_id, work, redact_dead_letters=True))
     assert report.total("dead_lettered") == 2
-    text = (work / "dead-letters.jsonl").read_text()
+    text = dead_text(work)
     records = sorted((json.loads(line) for line in text.splitlines()), key=lambda r: r["line"])
     assert [(r["line"], sorted(r)) for r in records] == [(7, ["file", "line", "reason"]),
                                                          (12, ["file", "line", "reason"])]
@@ -89,7 +97,7 @@ def test_the_cli_takes_the_redact_flag(bigtable_emulator, tmp_path, export_with_
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["dead_lettered"] == 2
-    assert "Jane" not in (work / "dead-letters.jsonl").read_text()
+    assert "Jane" not in dead_text(work)
 
 
 @pytest.mark.parametrize("reason,kept", [

@@ -19,10 +19,9 @@ from ...spec.model import TableSpec
 from ..run import FileReport, LoadOptions, LoadReport, confirm_rows, save_types, start_load
 from ..state import FileCounts
 from ..work_folder import (
-    COMBINED,
     DEAD_LETTER_DIR,
     EXPIRED_DIR,
-    combine_dead_letters,
+    dead_letter_dir,
     locked,
     make_private,
     part_name,
@@ -93,7 +92,7 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
     report.seconds = time.monotonic() - started
     asyncio.run(confirm_rows(table, manifest, report, state, options))
     make_private(work)
-    report.dead_letter_file = str(path) if (path := combine_dead_letters(work)) else None
+    report.dead_letters = str(path) if (path := dead_letter_dir(work)) else None
     return report
 
 
@@ -140,7 +139,6 @@ def _clear_stale_outputs(work: Path, pending: list, fresh: bool) -> None:
         for folder in (work / DEAD_LETTER_DIR, work / EXPIRED_DIR):
             for part in folder.glob("*.jsonl"):
                 part.unlink()
-        (work / COMBINED).unlink(missing_ok=True)  # the previous load's combined file
     for f in pending:
         (work / DEAD_LETTER_DIR / part_name(f.key)).unlink(missing_ok=True)
 
