@@ -168,7 +168,32 @@ def test_replicated_writes_follow_the_region_s_own_write_price() -> None:
     assert not own.estimate and replicated.value == own.value
     assert not replicated.estimate and "2024-11-01" in replicated.note
     assert replicated.unit == "rWCU-hour"
-    assert dynamodb("eu-west-1", "replicated_wru_million").estimate  # no own WRU figure
+    assert dynamodb("eu-central-1", "replicated_wru_million").estimate  # no own WRU figure
+
+
+# Regions whose figures were read from AWS's price lists (prices.json says where): a
+# European or Asian team's DynamoDB column is not a us-east-1 guess.
+PROVISIONED = ["us-east-2", "us-west-1", "us-west-2", "ca-central-1", "sa-east-1", "eu-west-1", "eu-west-2",
+               "eu-west-3", "eu-central-1", "eu-north-1", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3",
+               "ap-southeast-1", "ap-southeast-2", "ap-south-1", "ap-east-1", "af-south-1", "me-south-1"]
+ON_DEMAND = ["eu-west-1", "ap-northeast-1", "ap-southeast-2", "ap-south-1"]
+
+
+@pytest.mark.parametrize("region", PROVISIONED)
+def test_provisioned_capacity_has_the_region_s_own_price(region: str) -> None:
+    for item in ("rcu_hour", "wcu_hour", "replicated_wcu_hour"):
+        price = dynamodb(region, item)
+        assert not price.estimate, (region, item, price.note)
+    assert dynamodb(region, "wcu_hour").value == pytest.approx(5 * dynamodb(region, "rcu_hour").value, rel=0.01)
+
+
+@pytest.mark.parametrize("region", ON_DEMAND)
+def test_on_demand_storage_and_pitr_have_the_region_s_own_price(region: str) -> None:
+    for item in ("rru_million", "wru_million", "replicated_wru_million", "storage_gb_month", "pitr_gb_month"):
+        assert not dynamodb(region, item).estimate, (region, item)
+    # Outside us-east-1 every published figure is dearer, never the reference's by accident.
+    for item in ("rru_million", "wru_million", "storage_gb_month", "pitr_gb_month"):
+        assert dynamodb(region, item).value > dynamodb("us-east-1", item).value
 
 
 def test_storage_classes_are_ordered() -> None:
