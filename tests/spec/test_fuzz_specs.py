@@ -29,11 +29,15 @@ def damaged_specs(draw) -> str:
     text = draw(st.sampled_from(TEXTS))
     for _ in range(draw(st.integers(1, 4))):
         at = draw(st.integers(0, len(text)))
-        edit = draw(st.sampled_from(["delete", "insert", "snippet", "duplicate_line", "swap_lines"]))
+        edit = draw(st.sampled_from(["delete", "insert", "snippet", "nest", "duplicate_line", "swap_lines"]))
         if edit == "delete":
             text = text[:at] + text[at + draw(st.integers(1, 40)):]
         elif edit == "insert":
             text = text[:at] + draw(st.text(max_size=8)) + text[at:]
+        elif edit == "nest":  # flow collections nested up to far past the spec's depth limit
+            depth = draw(st.integers(1, 2000))
+            opener, closer = draw(st.sampled_from([("[", "]"), ("{a: ", "}")]))
+            text = text[:at] + opener * depth + closer * depth + text[at:]
         elif edit == "snippet":
             text = text[:at] + draw(st.sampled_from(SNIPPETS)) + text[at:]
         else:
