@@ -8,12 +8,13 @@ found sound and returns located problems; none raises.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from . import ids
 from .errors import Problem
 from .mapping_checks import check_mapping
-from .model import InstanceSpec, KeyAttribute, Source, TableSpec
+from .model import KeyAttribute, Source, TableSpec
 from .regions import AWS_REGIONS, gcp_for
 from .schema_check import did_you_mean
 from .yaml_source import JsonPath, YamlDocument, format_path
@@ -32,13 +33,17 @@ def region_problem(region: str) -> str | None:
 
 
 
-def check_instance(doc: YamlDocument, instance: InstanceSpec, tables: list[TableSpec | None]) -> list[Problem]:
+def check_instance(doc: YamlDocument, instance: dict[str, Any], tables: list[TableSpec | None],
+                   sound: Callable[[str], bool]) -> list[Problem]:
+    """The instance's own rules, field by field: `sound(field)` says whether the schema
+    passed that field, so a bad `storage` does not hide a zone typo next to it."""
     out: list[Problem] = []
-    if why := ids.id_problem("instance", instance.id):
+    if sound("id") and isinstance(instance.get("id"), str) and (why := ids.id_problem("instance", instance["id"])):
         out.append(doc.problem(("instance", "id"), why))
-    out += _check_labels(doc, ("instance", "labels"), instance.labels)
+    if sound("labels"):
+        out += _check_labels(doc, ("instance", "labels"), instance.get("labels", {}))
     used = {r for t in tables if t is not None for r in t.source.regions}
-    for region, key in instance.kms_keys.items():
+    for region, key in instance.get("kms_keys", {}).items() if sound("kms_keys") else ():
         path = ("instance", "kms_keys", region)
         if why := region_problem(region):
             out.append(doc.problem(path, why, key=True))
@@ -48,7 +53,7 @@ def check_instance(doc: YamlDocument, instance: InstanceSpec, tables: list[Table
         if not KMS_KEY.match(key):
             out.append(doc.problem(path, f"expected a Cloud KMS key name like projects/P/locations/L/"
                                          f"keyRings/R/cryptoKeys/K, got {key!r}"))
-    for region, zone in instance.zones.items():
+    for region, zone in instance.get("zones", {}).items() if sound("zones") else ():
         path = ("instance", "zones", region)
         if why := region_problem(region):
             out.append(doc.problem(path, why, key=True))
@@ -89,10 +94,12 @@ def check_table_ids(doc: YamlDocument, raw_tables: list[Any]) -> list[Problem]:
     return out
 
 
+def check_table_id(doc: YamlDocument, p: JsonPath, table_id: str) -> list[Problem]:
+    return [doc.problem((*p, "id"), why)] if (why := ids.id_problem("table", table_id)) else []
+
+
 def check_table(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Problem]:
-    out: list[Problem] = []
-    if why := ids.id_problem("table", table.id):
-        out.append(doc.problem((*p, "id"), why))
+    out = check_table_id(doc, p, table.id)
     out += check_source(doc, (*p, "source"), table.source)
     out += _check_key_types(doc, p, table)
     out += check_mapping(doc, p, table)
@@ -107,21 +114,30 @@ def check_source(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Proble
 
 
 def _check_regions(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    return check_source_regions(doc, sp, source.region, [r.region for r in source.replicas])
+
+
+def check_source_regions(doc: YamlDocument, sp: JsonPath, home: str | None,
+                         replicas: list[str | None]) -> list[Problem]:
+    """The home and replica regions; a None is a part the schema already refused. Also
+    run on a source with schema problems elsewhere, so a region typo shows beside them."""
     out: list[Problem] = []
-    if why := region_problem(source.region):
+    if home is not None and (why := region_problem(home)):
         out.append(doc.problem((*sp, "region"), why))
     seen: dict[str, int] = {}
-    for j, replica in enumerate(source.replicas):
+    for j, region in enumerate(replicas):
         path = (*sp, "replicas", j, "region")
-        if why := region_problem(replica.region):
+        if region is None:
+            continue
+        if why := region_problem(region):
             out.append(doc.problem(path, why))
-        elif replica.region == source.region:
-            out.append(doc.problem(path, f"replica region {replica.region} is the table's home region "
+        elif region == home:
+            out.append(doc.problem(path, f"replica region {region} is the table's home region "
                                          f"(source.region); list only the other regions"))
-        elif replica.region in seen:
-            out.append(doc.problem(path, f"replica region {replica.region} is already listed at "
-                                         f"replicas[{seen[replica.region]}]; keep one of them"))
-        seen.setdefault(replica.region, j)
+        elif region in seen:
+            out.append(doc.problem(path, f"replica region {region} is already listed at "
+                                         f"replicas[{seen[region]}]; keep one of them"))
+        seen.setdefault(region, j)
     return out
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from .checks import check_instance, check_source, check_table, check_table_ids
+from .checks import check_instance, check_source, check_source_regions, check_table, check_table_id, check_table_ids
 from .errors import InputError, Problem
 from .mapping_syntax import parse_duration
 from .model import (
@@ -38,7 +38,7 @@ from .model import (
     TableSpec,
     Ttl,
 )
-from .schema_check import clean, schema_problems
+from .schema_check import Issue, clean, schema_problems
 from .yaml_source import JsonPath, YamlDocument, parse_yaml
 
 SPEC_SCHEMA = "spec-v1.schema.json"
@@ -88,20 +88,40 @@ def _read_spec(path: Path, file: str) -> tuple[Spec | None, InstanceSpec | None,
     if not isinstance(doc.data, dict):
         return None, None, problems
     data = doc.data
-    instance = _instance(doc) if clean(issues, ("instance",)) and isinstance(data.get("instance"), dict) else None
+    raw_instance = data.get("instance") if isinstance(data.get("instance"), dict) else None
+    instance = _instance(doc) if clean(issues, ("instance",)) and raw_instance is not None else None
     raw_tables = data.get("tables") if isinstance(data.get("tables"), list) else []
     tables = [_table(doc, i) if clean(issues, ("tables", i)) else None for i in range(len(raw_tables))]
-    if instance is not None:
-        problems += check_instance(doc, instance, tables)
+    if raw_instance is not None:
+        problems += check_instance(doc, raw_instance, tables, lambda field: clean(issues, ("instance", field)))
     problems += check_table_ids(doc, raw_tables)
     for i, table in enumerate(tables):
         if table is not None:
             problems += check_table(doc, ("tables", i), table)
-        elif clean(issues, ("tables", i, "source")):  # the rest of the table has schema problems
-            problems += check_source(doc, ("tables", i, "source"), _source(raw_tables[i]["source"]))
+        elif isinstance(raw_tables[i], dict):
+            problems += _check_sound_parts(doc, issues, i, raw_tables[i])
     if problems or instance is None or None in tables:
         return None, instance, problems
     return Spec(path=file, instance=instance, tables=tuple(tables)), instance, []  # type: ignore[arg-type]
+
+
+def _check_sound_parts(doc: YamlDocument, issues: list[Issue], i: int, raw: dict[str, Any]) -> list[Problem]:
+    """The cross-checks of a table with schema problems, on the parts the schema passed:
+    its id, its whole source, or else the source's regions."""
+    def sound(*path: str | int) -> bool:
+        return clean(issues, ("tables", i, *path))
+
+    out = check_table_id(doc, ("tables", i), raw["id"]) if sound("id") and isinstance(raw.get("id"), str) else []
+    source = raw.get("source")
+    if sound("source"):
+        out += check_source(doc, ("tables", i, "source"), _source(source))
+    elif isinstance(source, dict):
+        home = source.get("region") if sound("source", "region") and isinstance(source.get("region"), str) else None
+        replicas = source.get("replicas") if sound("source", "replicas") else None
+        regions = [r.get("region") if isinstance(r, dict) and isinstance(r.get("region"), str) else None
+                   for r in replicas] if isinstance(replicas, list) else []
+        out += check_source_regions(doc, ("tables", i, "source"), home, regions)
+    return out
 
 
 def _location(doc: YamlDocument, path: JsonPath) -> Location:

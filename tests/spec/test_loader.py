@@ -308,3 +308,34 @@ def test_a_region_typo_is_reported_with_the_schema_problems_of_the_same_table(tm
     assert [(p.line, p.path) for p in caught.value.problems] == [
         (7, "tables[0].source.region"), (13, "tables[0].mapping.default_famly"),
         (18, "tables[1].source.key.partition.type")]
+
+
+def test_every_sound_part_is_cross_checked_beside_the_schema_problems(tmp_path):
+    """Schema problems in one field of the instance or of a source do not hide the id,
+    label, zone and region problems of its other fields: one run, every problem."""
+    path = tmp_path / "partly.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: 1
+        instance:
+          id: Shop_Prod
+          storage: flash
+          labels: {Team: platform}
+          zones: {us-wset-2: us-west1-b}
+        tables:
+          - id: orders!
+            source:
+              table: Orders
+              region: us-east-9
+              replicas: [{region: eu-west-1}, {region: eu-wst-1}]
+              key: {partition: {name: id, type: S}}
+              billing: provisioned
+              reads: ten
+              writes: 10
+        """))
+    with pytest.raises(InputError) as caught:
+        load_spec(path)
+    found = [(p.line, p.path) for p in caught.value.problems]
+    assert found == [
+        (3, "instance.id"), (4, "instance.storage"), (5, "instance.labels.Team"), (6, "instance.zones.us-wset-2"),
+        (8, "tables[0].id"), (11, "tables[0].source.region"), (12, "tables[0].source.replicas[1].region"),
+        (15, "tables[0].source.reads")], found
