@@ -57,6 +57,7 @@ class Codec(RowDecoder):
         self._keys = {k.name: k for k in (key.partition, key.sort) if k is not None}
         self._declared = declared_types(table)
         self._types = {**self._declared, **types}
+        self._typed_json = frozenset(name for name, stored in self._types.items() if stored == MIXED)
         self._default_family = m.default_family
         self._delimiter = m.delimiter
         self._salt = m.salt.buckets if m.salt else None
@@ -100,6 +101,11 @@ class Codec(RowDecoder):
     def types(self) -> dict[str, str]:
         """Every attribute's stored type: declared, else inferred."""
         return self._types
+
+    @property
+    def typed_json(self) -> frozenset[str]:
+        """Attributes stored self-describing (typed DynamoDB JSON), not in their own type."""
+        return self._typed_json
 
     def stored(self, name: str) -> str:
         """How an attribute's values are stored: its declared/inferred type, else `mixed`."""

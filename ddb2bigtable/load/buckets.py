@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..codec.codec import Codec, CodecError, Expired
 from ..codec.mutations import RowMutation
 from ..exports.reader import Record
+from .forms import count_forms
 from .state import FileCounts
 
 
@@ -53,6 +54,8 @@ def route(record: Record, codec: Codec, write_time: int, now: int, sample: float
         counts.deleted += 1
     else:
         counts.loaded += 1
+        if codec.typed_json and record.item:
+            count_forms(record.item, codec.typed_json, counts.forms)
     return Routed(row=row)
 
 

@@ -28,6 +28,7 @@ from ..exports.types import export_types
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .forms import form_sentences
 from .preflight import check_target
 from .spot_check import absent_rows, absent_sentence
 from .state import FileCounts, LoadState, fingerprint, target
@@ -65,6 +66,14 @@ class LoadReport:
 
     def total(self, name: str) -> int:
         return sum(getattr(f.counts, name) for f in self.files)
+
+    @property
+    def typed_json(self) -> list[str]:
+        """Which attributes changed form to typed DynamoDB JSON, why, and how many items."""
+        total = FileCounts()
+        for f in self.files:
+            total.add(f.counts)
+        return form_sentences(total.forms)
 
     @property
     def accounted(self) -> int:

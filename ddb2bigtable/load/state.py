@@ -33,10 +33,19 @@ class FileCounts:
     dead_lettered: int = 0
     deleted: int = 0
     sampled_out: int = 0
+    # Loaded items per type of each attribute stored as typed DynamoDB JSON
+    # (attribute -> tag -> items): what made it so, for the report (load/forms.py).
+    forms: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def add(self, other: FileCounts) -> None:
         for name, value in asdict(other).items():
-            setattr(self, name, getattr(self, name) + value)
+            if name == "forms":
+                for attribute, tags in value.items():
+                    mine = self.forms.setdefault(attribute, {})
+                    for tag, items in tags.items():
+                        mine[tag] = mine.get(tag, 0) + items
+            else:
+                setattr(self, name, getattr(self, name) + value)
 
 
 @dataclass

@@ -19,7 +19,8 @@ def load_json(r: LoadReport) -> dict[str, Any]:
         "loaded": r.total("loaded"), "expired": r.total("expired"), "dead_lettered": r.total("dead_lettered"),
         "deleted": r.total("deleted"), "sampled_out": r.total("sampled_out"), "accounted": r.accounted,
         "complete": r.complete, "seconds": round(r.seconds, 3), "items_per_second": round(r.items_per_second, 1),
-        "dead_letters": r.dead_letters, "lossy": r.lossy, "error": r.error, "notes": r.notes,
+        "dead_letters": r.dead_letters, "lossy": r.lossy, "typed_json": r.typed_json, "error": r.error,
+        "notes": r.notes,
         "files": [{"file": f.file, "manifest_items": f.manifest_items, "status": f.status, "error": f.error,
                    "read": f.counts.read, "loaded": f.counts.loaded, "expired": f.counts.expired,
                    "dead_lettered": f.counts.dead_lettered, "deleted": f.counts.deleted,
@@ -56,6 +57,8 @@ def print_load(r: LoadReport, console: Console) -> None:
         console.print(Text(f"  dead letters (file, line, reason; one JSONL file per data file): {r.dead_letters}/"))
     for sentence in r.lossy:
         console.print(Text(f"  mapping keeps less than the item: {sentence}", style="yellow"))
+    for sentence in r.typed_json:
+        console.print(Text(f"  form changed: {sentence}", style="yellow"))
     if r.error:
         console.print(Text(f"  error: {r.error}", style="red"))
 
@@ -89,10 +92,13 @@ def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], cons
                       str(r.total("dead_lettered")), verdict, f"{r.items_per_second:,.0f}")
     console.print(table)
     for r, v in zip(loads, verifies, strict=True):
-        if not (r.complete and v.ok):
+        if not (r.complete and v.ok):  # the whole report, these lines included
             print_load(r, console)
             print_verify(v, console)
-        elif r.dead_letters:
+            continue
+        if r.dead_letters:
             console.print(Text(f"  {r.table}: dead letters in {r.dead_letters}/"))
         for sentence in r.lossy:
             console.print(Text(f"  {r.table}: the mapping keeps less than the item: {sentence}", style="dim"))
+        for sentence in r.typed_json:
+            console.print(Text(f"  {r.table}: form changed: {sentence}", style="yellow"))

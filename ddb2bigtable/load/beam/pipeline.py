@@ -250,12 +250,11 @@ class WriteRows(beam.DoFn):
             client.close()
 
 
-def _sum_counts(parts: Iterable[dict[str, int]]) -> dict[str, int]:
-    total = dict.fromkeys(COUNTERS, 0)
+def _sum_counts(parts: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    total = FileCounts()
     for part in parts:
-        for name, value in part.items():
-            total[name] += value
-    return total
+        total.add(FileCounts(**part))
+    return asdict(total)
 
 
 def build_pipeline(pipeline: beam.Pipeline, load: BeamLoad) -> None:

@@ -1,0 +1,46 @@
+"""Writes an application makes to a loaded table, in the load's conventions.
+
+A TTL table uses the one-second-expiration pattern: every cell of an item is stamped with
+the item's expiry (DynamoDB's TTL attribute), far in the future for items without one,
+and the families keep `max_versions 1`. A cell an application writes stamped "now"
+lands *below* the loaded cell of the same column (now < expiry): reads return the newest
+version, the loaded one, and GC collects the application's write. The update is lost
+without an error. So, for every write after the load:
+
+1. stamp each cell with `expiry_cell_time(item's TTL)` in TTL families (the write time
+   elsewhere), in whole milliseconds;
+2. delete the item's previous cells in the same MutateRow, before the new ones: an old
+   version with a later expiry would otherwise still shadow the new one.
+
+`item_write` does both from a DynamoDB-typed item, with the table's mapping, as the
+load does for incremental exports; `load.writer.row_entry` turns its result into the
+client's `RowMutationEntry`.
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+
+from .codec import Codec
+from .items import Item
+from .mutations import Expired, RowMutation
+from .timestamps import FAR_FUTURE_MICROS, ttl_timestamp
+
+
+def item_write(codec: Codec, item: Item, *, now_micros: int | None = None) -> RowMutation | Expired:
+    """The one MutateRow that puts `item` as the load would: its previous cells deleted,
+    then every cell stamped per the convention above. `Expired` when its TTL has already
+    passed: apply its `delete` instead (DynamoDB would no longer return the item)."""
+    now = int(time.time() * 1_000_000) if now_micros is None else now_micros
+    return codec.encode(item, write_time_micros=now, now_micros=now, replace=True)
+
+
+def expiry_cell_time(expires_at: int | float | str | Decimal | None) -> int:
+    """The cell timestamp (microseconds, whole milliseconds) for a TTL family's cells of an
+    item whose TTL attribute is `expires_at` epoch seconds; None (no TTL, or one DynamoDB
+    ignores) gives the far future the load uses, which GC never reaches."""
+    if expires_at is None:
+        return FAR_FUTURE_MICROS
+    found = ttl_timestamp({"ttl": {"N": str(expires_at)}}, "ttl", 0)
+    return found.expiry_micros if isinstance(found, Expired) else found
