@@ -7,6 +7,8 @@ rounded for reading; `ClusterPlan.load` keeps them unrounded.
 
 from __future__ import annotations
 
+import math
+
 from ..spec.ids import cluster_id
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import Stage
@@ -15,7 +17,13 @@ from .capacity import Level
 from .model import AutoscalingPlan, ClusterPlan, LoadShare, PlanWarning
 from .topology import Placement, kept_regions
 
-WHY_TABLES = 3  # tables named in a cluster's why; the rest are summed as "+N more"
+# What each capacity level means, for the why (capacity.py defines them).
+LEVEL_WORDS: dict[str, str] = {
+    "sized": "provisioned capacity (on-demand: peak)",
+    "min": "DynamoDB's autoscaling min (on-demand: average)",
+    "expected": "expected capacity (provisioned units; on-demand: average)",
+    "max": "DynamoDB's autoscaling max (on-demand: peak)",
+}
 
 
 def _share(table: TableSpec, placement: Placement, level: Level, stage: Stage,
@@ -40,20 +48,35 @@ def _load(shares: list[LoadShare]) -> float:
     return sum(s.nodes for s in shares)
 
 
-def _describe_load(shares: list[LoadShare]) -> str:
-    busiest = sorted(shares, key=lambda s: s.nodes, reverse=True)
+def _describe_load(sized: list[LoadShare], levels: dict[Level, list[LoadShare]]) -> str:
+    """Every table's sized arithmetic (the JSON's `load`), busiest first, and its nodes of
+    load at the other levels where they differ, so each level's total can be re-added."""
+    others = {level: {s.table: s.nodes for s in shares} for level, shares in levels.items()}
     parts = []
-    for s in busiest[:WHY_TABLES]:
+    for s in sorted(sized, key=lambda s: s.nodes, reverse=True):
         terms = []
         if s.reads_per_second:
             terms.append(f"{s.reads_per_second:,.0f} reads/s ÷ {s.reads_per_node:,.0f}")
         if s.writes_per_second:
             terms.append(f"{s.writes_per_second:,.0f} writes/s ÷ {s.writes_per_node:,.0f}")
-        parts.append(f"{s.table} " + " + ".join(terms or ["idle"]))
-    if len(busiest) > WHY_TABLES:
-        rest = sum(s.nodes for s in busiest[WHY_TABLES:])
-        parts.append(f"+{len(busiest) - WHY_TABLES} more: {rest:.2f}")
+        text = f"{s.table} " + " + ".join(terms or ["idle"]) + f" = {s.nodes:.2f}"
+        at = [(level, table_nodes[s.table]) for level, table_nodes in others.items()]
+        if any(abs(n - s.nodes) >= 0.005 for _, n in at):
+            text += " (" + ", ".join(f"{level} {n:.2f}" for level, n in at) + ")"
+        parts.append(text)
     return "; ".join(parts)
+
+
+def _nodes_step(load: float, target: int, floor: int, factor: int) -> tuple[int, str]:
+    """`sizing.nodes_for` with its arithmetic: load ÷ CPU target, then what raised it."""
+    by_cpu = max(1, math.ceil(load / (target / 100) - 1e-9))
+    nodes = sizing.nodes_for(load, target, floor, factor)
+    text = f"{load:.2f} ÷ {target} % = {load * 100 / target:.2f} → {by_cpu}"
+    if floor > by_cpu:
+        text += f", raised to the storage floor {floor}"
+    if nodes > max(by_cpu, floor):
+        text += f", rounded up to {nodes} for 2X node scaling"
+    return nodes, text
 
 
 def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage_type: str,
@@ -78,21 +101,22 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
 
         cid = cluster_id(instance_id, p.zone)
         sized = shares("sized")
+        levels: dict[Level, list[LoadShare]] = (
+            {level: shares(level) for level in ("min", "expected", "max")} if autoscaled else {})
         load = _load(sized)
-        by_cpu = sizing.nodes_for(load, target, 1, factor)
-        why = (f"{_describe_load(sized)} = {load:.2f} nodes of load at {target} % CPU ({target_why}) → {by_cpu}; "
-               f"storage {storage_gib:,.0f} GiB ÷ {figures.storage_target_gib:,} GiB/node target "
-               f"(limit {figures.storage_limit_gib:,}) → {floor}")
-        if factor == 2:
-            why += "; counts even for 2X node scaling"
-        fixed = sizing.nodes_for(load, target, floor, factor)  # the sized shares, already summed
+        why = (f"load at {LEVEL_WORDS['sized']}: {_describe_load(sized, levels)}; total {load:.2f} nodes at "
+               f"100 % CPU. CPU target {target} % ({target_why}). Storage {storage_gib:,.0f} GiB ÷ "
+               f"{figures.storage_target_gib:,} GiB/node target (limit {figures.storage_limit_gib:,}) → at least "
+               f"{floor}. ")
+        fixed, step = _nodes_step(load, target, floor, factor)
         auto = None
         if autoscaled:
-            lo, hi = nodes("min"), nodes("max")
+            (lo, lo_step), (hi, hi_step) = (_nodes_step(_load(levels[lv]), target, floor, factor)
+                                            for lv in ("min", "max"))
             lo, hi, raised = sizing.autoscaling_range(lo, hi, factor)
-            auto_why = f"min {lo} at min capacity (on-demand: average), max {hi} at max capacity (on-demand: peak)"
+            auto_why = f"min at {LEVEL_WORDS['min']}: {lo_step}; max at {LEVEL_WORDS['max']}: {hi_step}"
             if raised:
-                auto_why += f"; min raised so max ≤ {sizing.AUTOSCALING_MAX_RATIO} x min"
+                auto_why += f"; min raised to {lo} so max ≤ {sizing.AUTOSCALING_MAX_RATIO} x min"
             if hi > cap:
                 warnings.append(PlanWarning("node-cap", instance_id, None,
                                             f"cluster {cid} may need {hi} nodes at max capacity; the stage caps it at "
@@ -101,16 +125,19 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
                 auto_why += f"; max capped at {cap} by the stage"
             auto = AutoscalingPlan(min_nodes=lo, max_nodes=hi, cpu_target=target,
                                    storage_target_gib=figures.storage_target_gib, why=auto_why)
-            fixed = min(hi, max(lo, nodes("expected")))
-            why += f"; autoscaling {lo}-{hi}, expected {fixed} at average capacity"
+            expected, step = _nodes_step(_load(levels["expected"]), target, floor, factor)
+            fixed = min(hi, max(lo, expected))
+            why += f"Buy autoscaling {lo}-{hi}; expected {fixed} at {LEVEL_WORDS['expected']}: {step}"
+            if fixed != expected:
+                why += f", kept within {lo}-{hi}"
         elif fixed > cap:
             warnings.append(PlanWarning("node-cap", instance_id, None,
                                         f"cluster {cid} needs {fixed} nodes; the stage caps it at {cap} "
                                         f"(max_nodes_per_cluster): it will be under-provisioned"))
-            why += f"; needs {fixed}, capped at {cap} by the stage"
+            why += f"Needs {step}, capped at {cap} by the stage"
             fixed = cap
         else:
-            why += f" = {fixed} nodes"
+            why += f"Buy {fixed} {'node' if fixed == 1 else 'nodes'}: {step}"
         if storage_type == "hdd":
             reads_share = sum(s.reads_per_second / s.reads_per_node for s in sized)
             if reads_share > 0.1 * fixed:
@@ -122,6 +149,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
         clusters.append(ClusterPlan(
             id=cid, zone=p.zone, gcp_region=p.gcp_region, aws_regions=p.aws_regions,
             storage_type=storage_type, nodes=fixed, autoscaling=auto, cpu_target=target,
-            load=tuple(sized), storage_gib=storage_gib, kms_key_name=kms, why=why,
+            load=tuple(sized), levels=(("sized", load), *((lv, _load(sh)) for lv, sh in levels.items())),
+            storage_gib=storage_gib, kms_key_name=kms, why=why,
         ))
     return clusters, warnings

@@ -19,6 +19,14 @@ SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
 KIB_PER_GIB = 1024 * 1024
 
 
+def amount(quantity: float) -> str:
+    """A quantity as a reviewer reads it: whole above 100, two decimals above 1, else its
+    significant digits (a dev stage's 0.1 RCU is not "0 RCU")."""
+    if quantity >= 100 or quantity == round(quantity):
+        return f"{quantity:,.0f}"
+    return f"{quantity:,.2f}".rstrip("0").rstrip(".") if quantity >= 1 else f"{quantity:.2g}"
+
+
 def _line(item: str, quantity: float, unit: str, price: pricing.Price, months_factor: float = 1.0) -> CostLine:
     monthly = quantity * price.value * months_factor
     return CostLine(item=item, quantity=round(quantity, 4), unit=unit, unit_price=price.value,
@@ -29,7 +37,8 @@ def _line(item: str, quantity: float, unit: str, price: pricing.Price, months_fa
 def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> list[CostLine]:
     lines = []
     for c in clusters:
-        lines.append(_line(f"{c.id}: {c.nodes} nodes x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
+        nodes = f"{c.nodes} node{'s' if c.nodes != 1 else ''}"
+        lines.append(_line(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
                            "node-hour", pricing.bigtable_node_hour(c.gcp_region)))
         lines.append(_line(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
                            pricing.bigtable_storage(c.gcp_region, c.storage_type)))
@@ -40,19 +49,29 @@ def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> lis
             price = pricing.bigtable_backup_storage(home)
             lines.append(_line(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month", price))
     if len(clusters) > 1:
-        write_gib = sum(
-            capacity.write_ops(t.source, capacity.units(t.source, "expected").writes, stage.capacity_scale)
-            * t.source.item_size_kb / KIB_PER_GIB * SECONDS_PER_MONTH
-            for t in spec.tables
-        )
-        # Each write reaches one cluster and is copied to every other; origins are taken
-        # as evenly spread over the clusters.
-        for src in clusters:
-            for dst in clusters:
-                if src is not dst and src.gcp_region != dst.gcp_region:
-                    price = pricing.bigtable_replication_egress(src.gcp_region, dst.gcp_region)
-                    lines.append(_line(f"replication {src.gcp_region} → {dst.gcp_region}",
-                                       write_gib / len(clusters), "GiB", price))
+        lines += [line for t in spec.tables for line in _replication_lines(t, stage, clusters)]
+    return lines
+
+
+def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPlan]) -> list[CostLine]:
+    """A table's writes, copied from the cluster they reach to every other cluster.
+
+    Writes reach the cluster that serves the DynamoDB region they are made in: a
+    single-region table's writes all start at its home region's cluster; a global table's
+    are taken as evenly spread over its kept replica regions (DynamoDB does not say where
+    writes originate). A copy inside one GCP region is free and not listed."""
+    gib = (capacity.write_ops(table.source, capacity.units(table.source, "expected").writes, stage.capacity_scale)
+           * table.source.item_size_kb / KIB_PER_GIB * SECONDS_PER_MONTH)
+    regions = kept_regions(table.source, stage)
+    origins = [c for c in clusters if any(r in c.aws_regions for r in regions)] or clusters
+    lines = []
+    for src in origins:
+        for dst in clusters:
+            if dst is not src and dst.gcp_region != src.gcp_region:
+                share = "" if len(origins) == 1 else f", 1/{len(origins)} of its writes"
+                lines.append(_line(f"{table.id}: replication {src.gcp_region} → {dst.gcp_region}{share}",
+                                   gib / len(origins), "GiB",
+                                   pricing.bigtable_replication_egress(src.gcp_region, dst.gcp_region)))
     return lines
 
 
@@ -68,16 +87,16 @@ def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
         tag = f"{table.id} {region}"
         if source.billing == "on_demand":
             per_month = SECONDS_PER_MONTH / 1e6
-            lines.append(_line(f"{tag}: {reads:,.0f} RRU/s average", reads * per_month, "million RRU",
+            lines.append(_line(f"{tag}: {amount(reads)} RRU/s average", reads * per_month, "million RRU",
                                pricing.dynamodb(region, "rru_million")))
             item = "replicated_wru_million" if replica else "wru_million"
-            lines.append(_line(f"{tag}: {writes:,.0f} WRU/s average", writes * per_month,
+            lines.append(_line(f"{tag}: {amount(writes)} WRU/s average", writes * per_month,
                                "million rWRU" if replica else "million WRU", pricing.dynamodb(region, item)))
         else:
-            lines.append(_line(f"{tag}: {reads:,.0f} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
+            lines.append(_line(f"{tag}: {amount(reads)} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
                                pricing.dynamodb(region, "rcu_hour")))
             item = "replicated_wcu_hour" if replica else "wcu_hour"
-            lines.append(_line(f"{tag}: {writes:,.0f} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
+            lines.append(_line(f"{tag}: {amount(writes)} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
                                "rWCU-hour" if replica else "WCU-hour", pricing.dynamodb(region, item)))
         if source.storage_gb:
             item = "storage_ia_gb_month" if source.table_class == "standard_infrequent_access" else "storage_gb_month"

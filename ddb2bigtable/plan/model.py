@@ -50,6 +50,9 @@ class ClusterPlan:
     storage_gib: float
     kms_key_name: str | None
     why: str
+    # Nodes of load at 100 % CPU per capacity level: sized (the sum of `load`), and for
+    # autoscaled clusters min, expected and max (clusters.LEVEL_WORDS says what each is).
+    levels: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ def _cluster(c: ClusterPlan) -> dict[str, Any]:
         "load": [{"table": s.table, "reads_per_second": round(s.reads_per_second, 3),
                   "reads_per_node": round(s.reads_per_node, 3), "writes_per_second": round(s.writes_per_second, 3),
                   "writes_per_node": round(s.writes_per_node, 3), "nodes": round(s.nodes, 6)} for s in c.load],
+        "load_by_level": {level: round(nodes, 6) for level, nodes in c.levels},
         "why": c.why,
     }
 

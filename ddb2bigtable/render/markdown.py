@@ -25,8 +25,8 @@ def to_markdown(plan: StagePlan) -> str:
     for instance in plan.instances:
         out += [f"### Instance `{instance.id}` ({instance.spec_file})", ""]
         for section in instance_sections(instance):
-            if section.title == "Cost lines":
-                out += ["<details><summary>Cost lines</summary>", "", *_table(section), "", "</details>", ""]
+            if section.title.endswith("cost lines"):
+                out += [f"<details><summary>{section.title}</summary>", "", *_table(section), "", "</details>", ""]
             else:
                 out += [f"**{section.title}**", "", *_table(section), ""]
     if plan.warnings:

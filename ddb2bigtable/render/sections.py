@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..plan.cost import amount
 from ..plan.model import ClusterPlan, CostLine, InstancePlan, StagePlan
 
 
@@ -25,34 +26,36 @@ def money(usd: float) -> str:
 
 
 def nodes_text(c: ClusterPlan) -> str:
-    if c.autoscaling is None:
-        return str(c.nodes)
-    a = c.autoscaling
-    return f"{a.min_nodes}-{a.max_nodes} (expect {c.nodes})"
+    """What to buy: a fixed count, or the autoscaling range."""
+    return str(c.nodes) if c.autoscaling is None else f"{c.autoscaling.min_nodes}-{c.autoscaling.max_nodes}"
 
 
 def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
-    """Each distinct source once, then each distinct estimate note once."""
-    sources = dict.fromkeys(f"source: {line.source} ({line.as_of})" for line in lines)
+    """Each source once with every date its figures carry, then each estimate note once."""
+    dates: dict[str, dict[str, None]] = {}
+    for line in lines:
+        dates.setdefault(line.source, {})[line.as_of] = None
+    sources = tuple(f"source: {url} (as of {', '.join(sorted(days))})" for url, days in dates.items())
     estimates = dict.fromkeys(f"estimate: {line.note}" for line in lines if line.estimate and line.note)
     return (*sources, *estimates)
 
 
 def instance_sections(i: InstancePlan) -> list[Section]:
-    clusters = Section("Clusters", ("cluster", "zone", "serves", "storage", "nodes", "CPU"), tuple(
-        (c.id, c.zone, ", ".join(c.aws_regions), c.storage_type.upper(), nodes_text(c), f"{c.cpu_target} %")
+    clusters = Section("Clusters", ("cluster", "serves", "disk", "nodes", "expected", "CPU"), tuple(
+        (c.id, ", ".join(c.aws_regions), c.storage_type.upper(), nodes_text(c),
+         str(c.nodes) if c.autoscaling else "-", f"{c.cpu_target} %")
         for c in i.clusters), tuple(
-        f"{c.id}: {c.why}" + (f". Autoscaling: {c.autoscaling.why}" if c.autoscaling else "") for c in i.clusters))
-    tables = Section("Tables", ("table", "from", "families (GC)", "stream", "backups", "protected", "views"), tuple(
-        (t.id, f"{t.source_table} ({', '.join(t.source_regions)})",
-         "; ".join(f"{f.name}: {f.gc.describe()}" for f in t.families),
+        f"{c.id} (zone {c.zone}): {c.why}" + (f". Autoscaling: {c.autoscaling.why}" if c.autoscaling else "")
+        for c in i.clusters))
+    tables = Section("Tables", ("table", "from", "families", "stream", "backups", "protected"), tuple(
+        (t.id, t.source_table, ", ".join(f.name for f in t.families),
          f"{t.change_stream_retention_hours} h" if t.change_stream_retention_hours else "-",
          f"daily, {t.backup.retention_days} d" if t.backup else "-",
-         "yes" if t.deletion_protection else "no",
-         ", ".join(v.id for v in t.materialized_views) or "-")
+         "yes" if t.deletion_protection else "no")
         for t in i.tables), tuple(
-        f"{t.id}: {t.why}" + "".join(f"; {f.name}: {f.why}" for f in t.families)
-        + (f"; {t.backup.why}" if t.backup else "") for t in i.tables))
+        f"{t.id}: {t.why}" + "".join(f"; family {f.name} ({f.gc.describe()}): {f.why}" for f in t.families)
+        + (f"; {t.backup.why}" if t.backup else "")
+        + "".join(f"; view {v.id}: {v.why}" for v in t.materialized_views) for t in i.tables))
     profiles = Section("App profiles", ("profile", "routing", "clusters", "priority"), tuple(
         (p.id, p.routing + (" + row affinity" if p.row_affinity else "")
          + (" + transactional writes" if p.allow_transactional_writes else ""),
@@ -62,13 +65,11 @@ def instance_sections(i: InstancePlan) -> list[Section]:
     flag = " (estimate)" if cost.estimate else ""
     summary = Section("Monthly cost", ("", "Bigtable", "DynamoDB"), (
         ("total" + flag, money(cost.bigtable_monthly_usd), money(cost.dynamodb_monthly_usd)),))
-    every = (*cost.bigtable, *cost.dynamodb)
-    lines = Section("Cost lines", ("service", "item", "quantity", "unit price", "monthly", "est."), tuple(
-        (service, line.item, f"{line.quantity:,.2f} {line.unit}", f"${line.unit_price:g}", money(line.monthly_usd),
-         "yes" if line.estimate else "")
-        for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) for line in group),
-        _cost_notes(every))
-    return [clusters, tables, profiles, summary, lines]
+    lines = [Section(f"{service} cost lines", ("item", "quantity", "unit price", "monthly", "est."), tuple(
+        (line.item, f"{amount(line.quantity)} {line.unit}", f"${line.unit_price:g}", money(line.monthly_usd),
+         "yes" if line.estimate else "") for line in group), _cost_notes(group))
+        for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) if group]
+    return [clusters, tables, profiles, summary, *lines]
 
 
 def stage_totals(plan: StagePlan) -> Section:
