@@ -1,0 +1,216 @@
+"""The documentation in docs/ says what the code does: a field, option or figure the code
+has is documented, and nothing documented is gone from the code.
+
+Everything a user needs lives in this repository (docs/ and the README), so these checks
+compare the pages with their sources of truth: the spec's JSON Schema, the click commands,
+the region table, the sizing figures and the price table. Plain text parsing, no
+subprocesses: the whole file runs in well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+
+from ddb2bigtable.cli.app import main
+from ddb2bigtable.plan import sizing
+from ddb2bigtable.spec.regions import AWS_REGIONS, gcp_for
+from ddb2bigtable.spec.schema_check import load_schema
+
+from ..markdown_check import table_row_widths
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+ROW_NAME = re.compile(r"^\| `([^`]+)`")
+FIELDS_HEADING = re.compile(r"^#+ Fields (?:of `([^`]+)`|at the top level)\s*$")
+
+
+def _text(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+# --- docs/spec.md against the spec schema -------------------------------------------------
+
+def _schema_fields(schema: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]]:
+    """Every property path (`tables[].source.billing`) -> (its schema, required?)."""
+    def resolve(node: dict[str, Any]) -> dict[str, Any]:
+        while "$ref" in node:
+            node = {**schema["$defs"][node["$ref"].rsplit("/", 1)[1]],
+                    **{k: v for k, v in node.items() if k != "$ref"}}
+        return node
+
+    found: dict[str, tuple[dict[str, Any], bool]] = {}
+
+    def walk(node: dict[str, Any], path: str) -> None:
+        node = resolve(node)
+        for branch in node.get("anyOf", []):
+            walk(branch, path)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], f"{path}[]")
+        for name, child in node.get("properties", {}).items():
+            child_path = f"{path}.{name}" if path else name
+            found[child_path] = (resolve(child), name in node.get("required", []))
+            walk(child, child_path)
+
+    walk(schema, "")
+    return found
+
+
+def _documented_fields(text: str) -> dict[str, str]:
+    """Field path -> its table row, from the "Fields of `path`" sections of docs/spec.md."""
+    rows: dict[str, str] = {}
+    prefix: str | None = None
+    for line in text.splitlines():
+        if line.startswith("#"):
+            heading = FIELDS_HEADING.match(line)
+            prefix = (heading.group(1) or "") if heading else None
+        elif prefix is not None and (row := ROW_NAME.match(line)):
+            name = row.group(1)
+            rows[f"{prefix}.{name}" if prefix else name] = line
+    return rows
+
+
+def _enum_values(node: dict[str, Any]) -> list[Any]:
+    return [*node.get("enum", []), *(v for branch in node.get("anyOf", []) for v in branch.get("enum", []))]
+
+
+def test_every_spec_field_is_documented_and_nothing_else():
+    schema_fields = _schema_fields(load_schema("spec-v1.schema.json"))
+    documented = _documented_fields(_text("spec.md"))
+    assert sorted(set(schema_fields) - set(documented)) == [], "fields of the schema missing from docs/spec.md"
+    assert sorted(set(documented) - set(schema_fields)) == [], "docs/spec.md documents fields the schema lacks"
+
+
+def test_spec_rows_name_every_choice_and_say_required():
+    documented = _documented_fields(_text("spec.md"))
+    for path, (node, required) in _schema_fields(load_schema("spec-v1.schema.json")).items():
+        row = documented[path]
+        missing = [v for v in _enum_values(node) if f"`{v}`" not in row]
+        assert missing == [], f"{path}: docs/spec.md does not name {missing}"
+        assert not required or "required" in row, f"{path} is required; its row must say so"
+
+
+# --- docs/cli.md against click ------------------------------------------------------------
+
+def _param_names(command: click.Command) -> set[str]:
+    """What a reader types: an option's spellings, an argument's metavar (`SPECS...`)."""
+    names: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Argument):
+            names.add(param.human_readable_name + ("..." if param.nargs == -1 else ""))
+        elif "--help" not in param.opts:
+            names.update(param.opts)
+    return names
+
+
+def _cli_sections(text: str) -> Iterator[tuple[str | None, str]]:
+    """(command or None before the first command section, the first cell of each table row)."""
+    command = None
+    for line in text.splitlines():
+        if line.startswith("## "):
+            heading = re.fullmatch(r"## `([a-z-]+)`", line)
+            command = heading.group(1) if heading else "(other)"
+        elif row := ROW_NAME.match(line):
+            yield command, row.group(1)
+
+
+def test_every_command_and_option_is_documented_and_nothing_else():
+    rows = list(_cli_sections(_text("cli.md")))
+    assert {name for command, name in rows if command is None} == set(main.commands)
+    for name, command in main.commands.items():
+        documented = {cell for section, cell in rows if section == name}
+        assert documented == _param_names(command), f"docs/cli.md section `{name}` vs click"
+
+
+def test_the_group_options_are_documented():
+    text = _text("cli.md")
+    for param in main.params:
+        for spelling in param.opts:
+            assert f"`{spelling}`" in text, spelling
+
+
+# --- docs/regions.md against spec/regions.py ----------------------------------------------
+
+def test_region_table_matches_the_code():
+    documented = {}
+    for line in _text("regions.md").splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) >= 3 and re.fullmatch(r"`[a-z0-9-]+`", cells[0]):
+            documented[cells[0].strip("`")] = (cells[1].strip("`"), tuple(re.findall(r"`([^`]+)`", cells[2])))
+    assert documented == {r: (gcp_for(r).gcp_region, gcp_for(r).zones) for r in AWS_REGIONS}
+
+
+# --- docs/sizing.md against plan/sizing.py and plan/data/prices.json ----------------------
+
+def test_sizing_figures_are_the_code_figures():
+    text = _text("sizing.md")
+    for storage, figures in sizing.NODE_FIGURES.items():
+        for value in (figures.reads_per_second, figures.writes_per_second, figures.storage_limit_gib,
+                      figures.storage_target_gib):
+            assert f"{value:,}" in text, f"{storage}: {value:,} is not in docs/sizing.md"
+    assert f"{sizing.BASE_CPU_TARGET} %" in text
+    assert f"{sizing.CPU_TARGET_MIN}-{sizing.CPU_TARGET_MAX} %" in text
+    assert f"{sizing.AUTOSCALING_MAX_RATIO} x min" in text
+    for factors in (sizing.READ_FACTOR, sizing.WRITE_FACTOR):
+        for name, factor in factors.items():
+            assert f"{factor:g} for `{name}`" in text, name
+
+
+def _price_values(node: Any) -> Iterator[float]:
+    if isinstance(node, dict):
+        if isinstance(node.get("value"), int | float):
+            yield float(node["value"])
+        for child in node.values():
+            yield from _price_values(child)
+    elif isinstance(node, list):
+        for child in node:
+            yield from _price_values(child)
+
+
+def test_quoted_prices_are_in_the_price_table():
+    """A price docs/sizing.md quotes still exists in prices.json (a refresh that changes it
+    must change the page), and the reference regions are the ones pricing.py falls back to."""
+    table = json.loads((ROOT / "ddb2bigtable" / "plan" / "data" / "prices.json").read_text(encoding="utf-8"))
+    known = set(_price_values(table))
+    quoted = {float(v) for line in _text("sizing.md").splitlines() if line.startswith("|")
+              for v in re.findall(r"\$(\d+(?:\.\d+)?)", line)}
+    assert quoted, "docs/sizing.md quotes reference prices"
+    assert sorted(quoted - known) == []
+    text = _text("sizing.md")
+    for service in ("bigtable", "dynamodb"):
+        assert table[service]["reference_region"] in text
+
+
+# --- the README and the pages stand alone -------------------------------------------------
+
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_links_stay_inside_the_repository(page: Path):
+    text = page.read_text(encoding="utf-8")
+    assert "../shared" not in text, f"{page.name} points outside the repository"
+    for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text):
+        if "://" not in target:
+            assert (page.parent / target).resolve().is_relative_to(ROOT), target
+            assert (page.parent / target).exists(), f"{page.name} links {target}, which does not exist"
+
+
+def test_readme_links_the_reference_pages():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for page in ("spec.md", "sizing.md", "cli.md", "regions.md"):
+        assert f"](docs/{page})" in readme, page
+
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_tables_render_whole(page: Path):
+    """A `|` inside a cell would split it: every row of a table has the header's cells."""
+    for widths in table_row_widths(page.read_text(encoding="utf-8")):
+        assert len(set(widths)) == 1, f"{page.name}: a table with rows of {sorted(set(widths))} cells"
