@@ -61,6 +61,13 @@ def advise(spec: Spec, instance_id: str, clusters: int) -> list[PlanWarning]:
             warnings.append(PlanWarning(
                 "no-average", instance_id, table.id,
                 f"{source.table} is on-demand without `average`: cost and autoscaling min use the peak rate"))
+        for gsi in source.gsis:
+            if source.billing == "on_demand" and gsi.reads is None:
+                warnings.append(PlanWarning(
+                    "gsi-reads-uncounted", instance_id, table.id,
+                    f"GSI {gsi.name} of on-demand {source.table} has no `reads`: its queries are not in the sizing or "
+                    f"the cost; give its peak RRU/s as `reads`" + ("" if gsi.writes is not None else
+                                                                   " (its writes are taken as every table write)")))
         auto = source.autoscaling
         if auto and not (auto.min_reads <= source.reads <= auto.max_reads
                          and auto.min_writes <= source.writes <= auto.max_writes):

@@ -26,43 +26,86 @@ LEVEL_WORDS: dict[str, str] = {
 }
 
 
-def _share(table: TableSpec, placement: Placement, level: Level, stage: Stage,
-           n_clusters: int, storage_type: str) -> LoadShare:
+def _conversion(factor: float, size_divisor: int, item_kb: float, scale: float, consistency: str = "") -> str:
+    """Why units and operations differ: consistency or transactions, item size, stage scale."""
+    words = []
+    if factor != 1:
+        words.append(f"x {factor:g} {consistency}".rstrip())
+    if size_divisor != 1:
+        words.append(f"÷ {size_divisor} for {item_kb:g} KB items")
+    if scale != 1:
+        words.append(f"x {scale:g} stage scale")
+    return ", ".join(words)
+
+
+def _shares(table: TableSpec, placement: Placement, level: Level, stage: Stage,
+            n_clusters: int, storage_type: str) -> list[LoadShare]:
+    """The table's own share, then one per GSI (its view's rows are index-item sized)."""
     source = table.source
-    units = capacity.units(source, level)
     kept = kept_regions(source, stage)
-    if kept:
-        read_units = sum(units.reads[r] for r in placement.aws_regions if r in kept)
-    else:  # no replica kept in this stage: its home reads spread over every cluster
-        read_units = units.reads[source.region] / n_clusters
-    return LoadShare(
-        table=table.id,
-        reads_per_second=capacity.read_ops(source, read_units, stage.capacity_scale),
-        reads_per_node=sizing.reads_per_node(storage_type, source.item_size_kb),
-        writes_per_second=capacity.write_ops(source, units.writes, stage.capacity_scale),
-        writes_per_node=sizing.writes_per_node(storage_type, source.item_size_kb),
-    )
+    parts = [(table.id, capacity.units(source, level), source.item_size_kb, "")]
+    for gsi in source.gsis:
+        item_kb, how = capacity.gsi_item_kb(source, gsi)
+        writes_how = ("" if gsi.writes is not None or source.billing != "on_demand"
+                      else "; no writes given: every table write counted")
+        parts.append((f"{table.id}/{gsi.name}", capacity.gsi_units(source, gsi, level), item_kb, how + writes_how))
+    shares = []
+    for name, units, item_kb, note in parts:
+        if kept:
+            read_units = sum(units.reads[r] for r in placement.aws_regions if r in kept)
+        else:  # no replica kept in this stage: its home reads spread over every cluster
+            read_units = units.reads[source.region] / n_clusters
+        scale = stage.capacity_scale
+        shares.append(LoadShare(
+            table=name,
+            reads_per_second=capacity.read_ops(source, read_units, scale, item_kb),
+            reads_per_node=sizing.reads_per_node(storage_type, item_kb),
+            writes_per_second=capacity.write_ops(source, units.writes, scale, item_kb),
+            writes_per_node=sizing.writes_per_node(storage_type, item_kb),
+            read_units=read_units, write_units=units.writes,
+            read_conversion=_conversion(sizing.READ_FACTOR[source.read_consistency],
+                                        math.ceil(item_kb / sizing.READ_UNIT_KB), item_kb, scale,
+                                        source.read_consistency),
+            write_conversion=_conversion(sizing.WRITE_FACTOR[source.write_mode],
+                                         math.ceil(item_kb / sizing.WRITE_UNIT_KB), item_kb, scale,
+                                         source.write_mode),
+            note=note))
+    return shares
 
 
 def _load(shares: list[LoadShare]) -> float:
     return sum(s.nodes for s in shares)
 
 
-def _describe_load(sized: list[LoadShare], levels: dict[Level, list[LoadShare]]) -> str:
-    """Every table's sized arithmetic (the JSON's `load`), busiest first, and its nodes of
-    load at the other levels where they differ, so each level's total can be re-added."""
+def _operations(units: float, ops: float, word: str, conversion: str, kind: str) -> str:
+    if not conversion:
+        return f"{ops:,.0f} {kind}/s"
+    return f"{units:,.0f} {word} ({conversion}) = {ops:,.0f} {kind}/s"
+
+
+def _describe_load(sized: list[LoadShare], levels: dict[Level, list[LoadShare]], on_demand: set[str]) -> str:
+    """Every table's and view's sized arithmetic from DynamoDB's units (the JSON's `load`),
+    busiest first, and its nodes of load at the other levels where they differ, so each
+    level's total can be re-added."""
     others = {level: {s.table: s.nodes for s in shares} for level, shares in levels.items()}
     parts = []
     for s in sorted(sized, key=lambda s: s.nodes, reverse=True):
+        demand = s.table.split("/")[0] in on_demand
         terms = []
         if s.reads_per_second:
-            terms.append(f"{s.reads_per_second:,.0f} reads/s ÷ {s.reads_per_node:,.0f}")
+            reads = _operations(s.read_units, s.reads_per_second, "RRU/s" if demand else "RCU", s.read_conversion,
+                                "reads")
+            terms.append(f"{reads} ÷ {s.reads_per_node:,.0f}")
         if s.writes_per_second:
-            terms.append(f"{s.writes_per_second:,.0f} writes/s ÷ {s.writes_per_node:,.0f}")
+            writes = _operations(s.write_units, s.writes_per_second, "WRU/s" if demand else "WCU",
+                                 s.write_conversion, "writes")
+            terms.append(f"{writes} ÷ {s.writes_per_node:,.0f}")
         text = f"{s.table} " + " + ".join(terms or ["idle"]) + f" = {s.nodes:.2f}"
         at = [(level, table_nodes[s.table]) for level, table_nodes in others.items()]
         if any(abs(n - s.nodes) >= 0.005 for _, n in at):
             text += " (" + ", ".join(f"{level} {n:.2f}" for level, n in at) + ")"
+        if s.note:
+            text += f" [{s.note}]"
         parts.append(text)
     return "; ".join(parts)
 
@@ -92,9 +135,10 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
     autoscaled = stage.autoscaling and any(capacity.scales(t.source) for t in spec.tables)
     cap = max(factor, stage.max_nodes_per_cluster - stage.max_nodes_per_cluster % factor)
     clusters, warnings = [], []
+    on_demand = {t.id for t in spec.tables if t.source.billing == "on_demand"}
     for p in placements:
         def shares(level: Level, p: Placement = p) -> list[LoadShare]:
-            return [_share(t, p, level, stage, n, storage_type) for t in spec.tables]
+            return [share for t in spec.tables for share in _shares(t, p, level, stage, n, storage_type)]
 
         def nodes(level: Level) -> int:
             return sizing.nodes_for(_load(shares(level)), target, floor, factor)
@@ -104,7 +148,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
         levels: dict[Level, list[LoadShare]] = (
             {level: shares(level) for level in ("min", "expected", "max")} if autoscaled else {})
         load = _load(sized)
-        why = (f"load at {LEVEL_WORDS['sized']}: {_describe_load(sized, levels)}; total {load:.2f} nodes at "
+        why = (f"load at {LEVEL_WORDS['sized']}: {_describe_load(sized, levels, on_demand)}; total {load:.2f} nodes at "
                f"100 % CPU. CPU target {target} % ({target_why}). Storage {storage_gib:,.0f} GiB ÷ "
                f"{figures.storage_target_gib:,} GiB/node target (limit {figures.storage_limit_gib:,}) → at least "
                f"{floor}. ")

@@ -59,7 +59,9 @@ def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPla
     Writes reach the cluster that serves the DynamoDB region they are made in: a
     single-region table's writes all start at its home region's cluster; a global table's
     are taken as evenly spread over its kept replica regions (DynamoDB does not say where
-    writes originate). A copy inside one GCP region is free and not listed."""
+    writes originate). A copy inside one GCP region is free and not listed. GSIs add
+    nothing here: each cluster maintains its materialized views from the replicated
+    table rows."""
     gib = (capacity.write_ops(table.source, capacity.units(table.source, "expected").writes, stage.capacity_scale)
            * table.source.item_size_kb / KIB_PER_GIB * SECONDS_PER_MONTH)
     regions = kept_regions(table.source, stage)
@@ -77,7 +79,7 @@ def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPla
 
 def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
     source = table.source
-    units = capacity.units(source, "expected")
+    units = capacity.total_units(source, "expected")
     scale = stage.capacity_scale
     lines = []
     for region in kept_regions(source, stage):

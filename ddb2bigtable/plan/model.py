@@ -13,13 +13,19 @@ from typing import Literal
 
 @dataclass(frozen=True)
 class LoadShare:
-    """One table's contribution to a cluster's load, kept so a reviewer can redo the sum."""
+    """One table's (or one GSI's view's) contribution to a cluster's load, kept so a
+    reviewer can redo the sum from the DynamoDB units up."""
 
-    table: str
+    table: str  # a table id, or `table/gsi` for the materialized view standing in for a GSI
     reads_per_second: float
     reads_per_node: float
     writes_per_second: float
     writes_per_node: float
+    read_units: float = 0.0  # the DynamoDB units behind reads_per_second (RCU, or RRU/s on demand)
+    write_units: float = 0.0
+    read_conversion: str = ""  # how units became operations: "x 2 eventual", "÷ 2 for 6 KB items", ...
+    write_conversion: str = ""
+    note: str = ""  # a GSI's index item size and how it was found
 
     @property
     def nodes(self) -> float:

@@ -34,7 +34,10 @@ def _cluster(c: ClusterPlan) -> dict[str, Any]:
         "storage_gib": c.storage_gib, "kms_key_name": c.kms_key_name,
         "load": [{"table": s.table, "reads_per_second": round(s.reads_per_second, 3),
                   "reads_per_node": round(s.reads_per_node, 3), "writes_per_second": round(s.writes_per_second, 3),
-                  "writes_per_node": round(s.writes_per_node, 3), "nodes": round(s.nodes, 6)} for s in c.load],
+                  "writes_per_node": round(s.writes_per_node, 3), "nodes": round(s.nodes, 6),
+                  "read_units": round(s.read_units, 3), "write_units": round(s.write_units, 3),
+                  "read_conversion": s.read_conversion, "write_conversion": s.write_conversion,
+                  "note": s.note} for s in c.load],
         "load_by_level": {level: round(nodes, 6) for level, nodes in c.levels},
         "why": c.why,
     }
