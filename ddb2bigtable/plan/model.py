@@ -198,3 +198,4 @@ class StagePlan:
     emulator: bool  # the stage runs on the Bigtable emulator: its cost is what the cloud would charge
     instances: tuple[InstancePlan, ...]
     warnings: tuple[PlanWarning, ...]
+    project: str | None = None  # the GCP project the stack deploys to (gcp:project), if it names one

@@ -76,7 +76,8 @@ def plan_stage(stage: Stage, specs: list[Spec]) -> StagePlan:
         warnings += instance_warnings
     if problems:
         raise InputError(problems)
-    return StagePlan(stage=stage.name, emulator=stage.emulator, instances=tuple(instances), warnings=tuple(warnings))
+    return StagePlan(stage=stage.name, emulator=stage.emulator, instances=tuple(instances), warnings=tuple(warnings),
+                     project=stage.gcp_project)
 
 
 def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None) -> StagePlan:

@@ -95,6 +95,6 @@ def _warning(w: PlanWarning) -> dict[str, Any]:
 
 
 def to_json(plan: StagePlan) -> dict[str, Any]:
-    return {"version": FORMAT_VERSION, "stage": plan.stage, "emulator": plan.emulator,
+    return {"version": FORMAT_VERSION, "stage": plan.stage, "project": plan.project, "emulator": plan.emulator,
             "instances": [_instance(i) for i in plan.instances],
             "warnings": [_warning(w) for w in plan.warnings]}

@@ -21,7 +21,8 @@ def _table(section: Section) -> list[str]:
 
 def to_markdown(plan: StagePlan) -> str:
     totals = stage_totals(plan)
-    out = [f"## ddb2bigtable plan: stage `{plan.stage}`", "", *_table(totals), ""]
+    project = f", GCP project `{plan.project}`" if plan.project else ""
+    out = [f"## ddb2bigtable plan: stage `{plan.stage}`{project}", "", *_table(totals), ""]
     for instance in plan.instances:
         out += [f"### Instance `{instance.id}` ({instance.spec_file})", ""]
         for section in instance_sections(instance):

@@ -83,5 +83,6 @@ def stage_totals(plan: StagePlan) -> Section:
         ("some prices are estimates from a reference region: see each instance's cost lines",) if estimate else ()) + (
         ("this stage runs on the Bigtable emulator and costs nothing; the figures are what the same plan "
          "would cost in the cloud",) if plan.emulator else ())
-    return Section(f"Stage {plan.stage}", ("instance", "nodes", "Bigtable / month", "DynamoDB / month"),
+    where = f"GCP project {plan.project}" if plan.project else "no GCP project set (gcp:project)"
+    return Section(f"Stage {plan.stage} ({where})", ("instance", "nodes", "Bigtable / month", "DynamoDB / month"),
                    tuple(rows), notes)
