@@ -17,7 +17,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from .errors import Problem
-from .yaml_source import JsonPath, YamlDocument
+from .yaml_source import JsonPath, YamlDocument, unquoted
 
 # A problem plus the part of the document it spoils: cross-checks skip spoiled parts.
 Issue = tuple[JsonPath, Problem]
@@ -62,6 +62,12 @@ def clean(issues: Iterable[Issue], part: JsonPath) -> bool:
 _TYPE_WORDS = {"integer": "an integer", "number": "a number", "string": "text", "boolean": "true or false",
                "object": "a mapping (key: value)", "array": "a list", "null": "nothing"}
 _COMPARISONS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+# DynamoDB's API spellings (BillingMode, StreamViewType, TableClass) of the spec's values: a
+# user copying from CloudFormation or `describe-table` writes these. (Plain STANDARD is left
+# out: `write_mode: standard` is ours, not AWS's; the letter-case hint covers it.)
+_AWS_WORDS = {"PAY_PER_REQUEST": "on_demand", "PROVISIONED": "provisioned", "KEYS_ONLY": "keys_only",
+              "NEW_IMAGE": "new_image", "OLD_IMAGE": "old_image", "NEW_AND_OLD_IMAGES": "new_and_old_images",
+              "STANDARD_INFREQUENT_ACCESS": "standard_infrequent_access"}
 
 
 def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at: JsonPath) -> list[Issue]:
@@ -87,11 +93,13 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
             message += " (YAML reads unquoted yes, no, on and off as true/false: put the text in quotes)"
         elif "string" in _as_list(error.validator_value) and isinstance(value, (int, float)):
             message += f" (put it in quotes if it is text: '{value}')"
+        elif _quoted(value, _as_list(error.validator_value)):
+            message += " (the quotes make it text: remove the quotes)"
     elif kind == "enum":
         choices = error.validator_value
         message = f"expected one of {', '.join(map(_show, choices))}; got {_show(value)}"
         if isinstance(value, str):
-            message += did_you_mean(value, [c for c in choices if isinstance(c, str)])
+            message += _spelling_hint(value, [c for c in choices if isinstance(c, str)])
     elif kind == "const":
         message = f"expected {_show(error.validator_value)}, got {_show(value)}"
     elif kind in _COMPARISONS:
@@ -119,6 +127,25 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
     if why:
         message += f": {why}"
     return [(path, doc.problem(path, message))]
+
+
+def _quoted(value: Any, types: list[str]) -> bool:
+    """True for text that, without its quotes, would be a value of one of `types`."""
+    if not isinstance(value, str) or len(value) > 40:  # numbers are short; spare long text the resolver
+        return False
+    meant = unquoted(value)
+    if isinstance(meant, bool):  # before int: a bool is an int in Python
+        return "boolean" in types
+    return (isinstance(meant, int) and "integer" in types) or (isinstance(meant, int | float) and "number" in types)
+
+
+def _spelling_hint(value: str, choices: list[str]) -> str:
+    """AWS's word for a choice ("AWS's PAY_PER_REQUEST is `on_demand` here"), a choice in
+    other letter case (`SSD`, `s`), or the closest choice."""
+    if _AWS_WORDS.get(value) in choices:
+        return f"; AWS's {value} is `{_AWS_WORDS[value]}` here"
+    same = [c for c in choices if c.lower() == value.lower()]
+    return f"; letter case matters: write `{same[0]}`" if same else did_you_mean(value, choices)
 
 
 def _unknown_key(key: str, allowed: list[str]) -> str:

@@ -257,5 +257,18 @@ class _Builder:
         return out
 
 
+def unquoted(text: str) -> Any:
+    """What YAML would read `text` as, written without quotes (`'1'` -> 1, `'true'` -> True).
+
+    A schema error on a text value uses it to tell a quoted number (`item_size_kb: "1"`,
+    fixed by removing the quotes) from a word, with the same resolver the spec is read with.
+    """
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(yaml.ScalarNode(loader.resolve(yaml.ScalarNode, text, (True, False)), text))
+    except (yaml.YAMLError, ValueError):
+        return text
+
+
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return (node.start_mark.line + 1, node.start_mark.column + 1)
