@@ -10,6 +10,8 @@ from rich.text import Text
 
 from ..load.run import LoadReport
 from ..load.verify import VerifyReport
+from .sections import Section
+from .terminal import print_section
 
 
 def load_json(r: LoadReport) -> dict[str, Any]:
@@ -67,14 +69,12 @@ def print_verify(r: VerifyReport, console: Console) -> None:
     verdict = "[green]ok[/]" if r.ok else "[red]FAILED[/]"
     scope = "a sample of" if r.sampled else "every item of"
     console.print(f"verify {r.table} against {scope} {r.export}: {verdict}")
-    table = Table()
-    for header in ("checked", "matched", "missing", "different", "expired", "dead-lettered", "in table",
-                   "accounted / manifest"):
-        table.add_column(header, justify="right")
-    accounted = "-" if r.accounted is None else f"{r.accounted} / {r.manifest_items}"
-    table.add_row(*(str(x) for x in (r.checked, r.matched, r.missing, r.mismatched, r.expired, r.dead_lettered,
-                                      "-" if r.table_items is None else r.table_items, accounted)))
-    console.print(table)
+    print_section(Section("", ("checked", "matched", "missing", "different", "expired", "dead letters", "in table"),
+                          ((*(f"{x:,}" for x in (r.checked, r.matched, r.missing, r.mismatched, r.expired,
+                                                 r.dead_lettered)),
+                            "-" if r.table_items is None else f"{r.table_items:,}"),)), console)
+    if r.accounted is not None:
+        console.print(Text(f"  accounted for {r.accounted:,} of the manifest's {r.manifest_items:,} items"))
     for example in r.examples:
         console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
 

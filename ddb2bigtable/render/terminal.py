@@ -34,8 +34,8 @@ def column_widths(section: Section, console_width: int) -> list[int]:
     return widths
 
 
-def _print(section: Section, console: Console) -> None:
-    table = Table(title=section.title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+def print_section(section: Section, console: Console) -> None:
+    table = Table(title=section.title or None, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
     for header, width in zip(section.headers, column_widths(section, console.width), strict=True):
         table.add_column(header, width=max(1, width))
     for row in section.rows:
@@ -46,11 +46,11 @@ def _print(section: Section, console: Console) -> None:
 
 
 def print_plan(plan: StagePlan, console: Console) -> None:
-    _print(stage_totals(plan), console)
+    print_section(stage_totals(plan), console)
     for instance in plan.instances:
         console.rule(f"[bold]{instance.id}[/] ({instance.spec_file})")
         for section in instance_sections(instance):
-            _print(section, console)
+            print_section(section, console)
     for w in plan.warnings:
         where = w.instance + (f"/{w.table}" if w.table else "")
         console.print(Text.assemble(("warning ", "yellow"), f"{w.code} {where}: {w.message}"))
