@@ -3,8 +3,8 @@ has is documented, and nothing documented is gone from the code.
 
 Everything a user needs lives in this repository (docs/ and the README), so these checks
 compare the pages with their sources of truth: the spec's JSON Schema, the click commands,
-the region table, the sizing figures and the price table. Plain text parsing, no
-subprocesses: the whole file runs in well under a second.
+the region table, the sizing figures, the price table and the codec's row keys. Plain text parsing, no
+subprocesses: the whole file runs in about a second.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ import click
 import pytest
 
 from ddb2bigtable.cli.app import main
+from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.plan import sizing
+from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.regions import AWS_REGIONS, gcp_for
 from ddb2bigtable.spec.schema_check import load_schema
 
@@ -214,3 +216,14 @@ def test_tables_render_whole(page: Path):
     """A `|` inside a cell would split it: every row of a table has the header's cells."""
     for widths in table_row_widths(page.read_text(encoding="utf-8")):
         assert len(set(widths)) == 1, f"{page.name}: a table with rows of {sorted(set(widths))} cells"
+
+
+def test_the_movies_comment_shows_the_row_the_codec_writes():
+    """specs/movies.yaml explains its row keys with an example; the codec decides them."""
+    spec = ROOT / "specs" / "movies.yaml"
+    shown = re.search(r"# Rows look like (\S+): ", spec.read_text(encoding="utf-8"))
+    assert shown, "specs/movies.yaml shows an example row"
+    codec = Codec(load_spec(spec).tables[0], {})
+    assert codec.row_key({"year": {"N": "2013"}, "title": {"S": "Rush"}}).decode() == shown.group(1)
+    three, twenty = ({"year": {"N": year}, "title": {"S": "x"}} for year in ("3", "20"))
+    assert codec.row_key(three) < codec.row_key(twenty)
