@@ -20,7 +20,7 @@ import pytest
 
 from ddb2bigtable.cli.app import main
 from ddb2bigtable.codec.codec import Codec
-from ddb2bigtable.plan import sizing
+from ddb2bigtable.plan import capacity, sizing
 from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.regions import AWS_REGIONS, gcp_for
 from ddb2bigtable.spec.schema_check import load_schema
@@ -159,6 +159,8 @@ def test_sizing_figures_are_the_code_figures():
     assert f"{sizing.BASE_CPU_TARGET} %" in text
     assert f"{sizing.CPU_TARGET_MIN}-{sizing.CPU_TARGET_MAX} %" in text
     assert f"{sizing.AUTOSCALING_MAX_RATIO} x min" in text
+    assert f"{capacity.ATTRIBUTE_ESTIMATE_KB:g} KB per key attribute" in text
+    assert f"{capacity.INDEX_OVERHEAD_KB:g} KB index overhead" in text
     for factors in (sizing.READ_FACTOR, sizing.WRITE_FACTOR):
         for name, factor in factors.items():
             assert f"{factor:g} for `{name}`" in text, name
