@@ -54,8 +54,9 @@ def plan_instance(spec: Spec, stage: Stage) -> tuple[InstancePlan, list[PlanWarn
         warnings += table_warnings
     labels, label_warnings = instance_labels(spec, stage.name, instance_id)
     warnings += label_warnings + advise(spec, instance_id, len(clusters))
-    protected = (stage.deletion_protection if stage.deletion_protection is not None
-                 else any(t.source.deletion_protection for t in spec.tables))
+    # Production-safe unless the stage turns it off (dev, pr-*, local do): a stage that
+    # forgets the setting must not leave a production instance one `destroy` from gone.
+    protected = True if stage.deletion_protection is None else stage.deletion_protection
     return InstancePlan(
         id=instance_id, display_name=spec.instance.display_name or instance_id, spec_file=spec.path,
         storage_type=storage, node_scaling_factor=spec.instance.node_scaling_factor,

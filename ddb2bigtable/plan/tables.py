@@ -65,8 +65,11 @@ def plan_table(table: TableSpec, instance_id: str, deletion_protection: bool | N
             f"LSI {lsi.name} (sort by {lsi.sort.name}) has no Bigtable equivalent: rows of one partition share a "
             f"row-key prefix, so scan the prefix and filter or sort by {lsi.sort.name} in the application, or "
             f"write index rows `<partition>#{lsi.sort.name}#<value>` next to the items"))
-    protected = source.deletion_protection if deletion_protection is None else deletion_protection
+    protected = True if deletion_protection is None else deletion_protection
     why = f"from DynamoDB {source.table} ({', '.join(source.regions)})"
+    if deletion_protection is None:
+        why += (f"; protected against deletion: the stage does not say otherwise (production-safe default; "
+                f"DynamoDB's table has it {'on' if source.deletion_protection else 'off'})")
     if stream_hours:
         why += f"; stream {source.stream} → change stream kept {stream_hours} h"
     return TablePlan(

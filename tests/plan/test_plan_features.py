@@ -17,7 +17,7 @@ from ddb2bigtable.render.json_format import to_json
 from ddb2bigtable.spec.errors import InputError
 from ddb2bigtable.spec.ids import LABEL_KEY, LABEL_VALUE, id_problem
 
-from ..conftest import ROOT
+from ..conftest import ROOT, write_project
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +67,19 @@ def test_prod_protects_instances_and_tables(plans):
     for inst in plans["prod"]["instances"]:
         assert inst["deletion_protection"]
         assert all(t["deletion_protection"] for t in inst["tables"])
+
+
+def test_a_stage_that_does_not_mention_deletion_protection_protects_everything(tmp_path):
+    """Production-safe by default: a stage that forgets the setting protects the instance
+    and every table, even when DynamoDB's table had deletion protection off."""
+    spec = (ROOT / "specs" / "movies.yaml").read_text()  # Movies: DynamoDB deletion protection off
+    root = write_project(tmp_path, {"movies": spec})
+    (movies,) = to_json(plan_files(root, "test"))["instances"]
+    assert movies["deletion_protection"] and all(t["deletion_protection"] for t in movies["tables"])
+    assert "protected against deletion: the stage does not say otherwise" in movies["tables"][0]["why"]
+    root = write_project(tmp_path, {"movies": spec}, {"deletion_protection": False})
+    (movies,) = to_json(plan_files(root, "test"))["instances"]
+    assert not movies["deletion_protection"] and not any(t["deletion_protection"] for t in movies["tables"])
 
 
 def test_app_profiles_route_serving_transactions_and_the_load(plans):
