@@ -1,4 +1,4 @@
-"""ddb2bigtable: DynamoDB workloads onto Cloud Bigtable (README.md, ../shared/DESIGN.md)."""
+"""ddb2bigtable: DynamoDB workloads onto Cloud Bigtable (README.md, docs/)."""
 
 import os
 

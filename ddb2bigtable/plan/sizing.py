@@ -1,4 +1,4 @@
-"""The sizing model of DESIGN.md: DynamoDB units -> operations -> per-node load -> nodes.
+"""The sizing model (docs/sizing.md): DynamoDB units -> operations -> per-node load -> nodes.
 
 Pure arithmetic on plain numbers, so every step can be redone by hand (and is, in
 `tests/plan/test_sizing_by_hand.py`).

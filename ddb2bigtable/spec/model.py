@@ -1,6 +1,6 @@
 """The spec v1 model: what a team tells us about its DynamoDB tables and their rows.
 
-These dataclasses mirror the normative YAML field names of DESIGN.md one to one, so a
+These dataclasses mirror the YAML field names (docs/spec.md) one to one, so a
 reader can go from a spec line to the attribute that holds it. They are built only by
 `loader.load_spec`, after the JSON Schema and the cross-checks have passed, so the
 planner can trust every value without re-checking it.
@@ -159,7 +159,7 @@ class FamilyMapping:
 
 @dataclass(frozen=True)
 class AttributeMapping:
-    """How one attribute's value is stored (see DESIGN.md "Item mapping").
+    """How one attribute's value is stored (docs/spec.md, `mapping.attributes`).
 
     `type` is the declared DynamoDB type (`counter` = N stored as big-endian int64);
     `layout` chooses between the default (JSON for sets, maps and lists) and the opt-in
