@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import json
 import shutil
+import stat
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -186,9 +187,9 @@ JOB = LoadJobPlan(instance_id="shop-global-stg", table_id="orders_v2", export="g
                   spec_file="specs/shop-global.yaml", fingerprint="0123456789abcdef0123456789abcdef")
 
 
-def test_pipeline_options_for_a_dataflow_job(monkeypatch):
+def test_pipeline_options_for_a_dataflow_job(monkeypatch, tmp_path):
     monkeypatch.delenv(dataflow.CONTAINER_IMAGE_ENV, raising=False)
-    options = pipeline_options_for(JOB)
+    options = pipeline_options_for(JOB, tmp_path)
     gcp, setup = options.view_as(GoogleCloudOptions), options.view_as(SetupOptions)
     assert options.view_as(StandardOptions).runner == "DataflowRunner"
     assert (gcp.project, gcp.region) == ("my-project-staging", "us-east4")
@@ -200,24 +201,35 @@ def test_pipeline_options_for_a_dataflow_job(monkeypatch):
     assert setup.save_main_session is False
     (wheel,) = setup.extra_packages
     assert wheel.endswith("-py3-none-any.whl") and Path(wheel).name.startswith("ddb2bigtable-")
-    assert setup.requirements_file.endswith("requirements.txt") and setup.requirements_cache == "skip"
+    assert Path(wheel).parent == tmp_path and setup.requirements_file == str(tmp_path / "requirements.txt")
+    assert setup.requirements_cache == "skip"
     assert options.view_as(WorkerOptions).sdk_container_image is None
-    local_export = pipeline_options_for(replace(JOB, export="/data/orders")).view_as(SetupOptions)
+    local_export = pipeline_options_for(replace(JOB, export="/data/orders"), tmp_path).view_as(SetupOptions)
     assert local_export.requirements_file is None  # no extra filesystem for the workers to install
 
 
-def test_a_prebuilt_worker_image_replaces_the_staged_wheel(monkeypatch):
+def test_each_launch_builds_in_its_own_private_folder_and_leaves_nothing():
+    """Two stages deployed at once (a GitOps runner in parallel) shared one folder and
+    deleted each other's worker wheel; now each launch has its own, removed after."""
+    with dataflow.launch_folder() as one, dataflow.launch_folder() as two:
+        assert one != two and one.is_dir() and two.is_dir()
+        assert stat.S_IMODE(one.stat().st_mode) == 0o700
+        assert dataflow.worker_wheel(one).parent == one
+    assert not one.exists() and not two.exists()
+
+
+def test_a_prebuilt_worker_image_replaces_the_staged_wheel(monkeypatch, tmp_path):
     monkeypatch.setenv(dataflow.CONTAINER_IMAGE_ENV, "us-docker.pkg.dev/p/r/loader:1")
-    options = pipeline_options_for(JOB)
+    options = pipeline_options_for(JOB, tmp_path)
     assert options.view_as(WorkerOptions).sdk_container_image == "us-docker.pkg.dev/p/r/loader:1"
     assert options.view_as(SetupOptions).extra_packages is None
 
 
 def test_a_dataflow_job_needs_a_temp_location_and_a_project():
     with pytest.raises(DataflowUnavailable, match="load.temp_location"):
-        pipeline_options_for(replace(JOB, temp_location=None))
+        pipeline_options_for(replace(JOB, temp_location=None), Path("unused"))
     with pytest.raises(DataflowUnavailable, match="gcp:project"):
-        pipeline_options_for(replace(JOB, project=None))
+        pipeline_options_for(replace(JOB, project=None), Path("unused"))
 
 
 def test_launching_without_the_gcp_extra_says_what_to_install(monkeypatch):

@@ -9,6 +9,8 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,6 @@ GCP_EXTRA_HINT = ("launching on Dataflow needs Apache Beam's GCP extra, which is
                   "pip install 'apache-beam[gcp]' (uv: uv pip install 'apache-beam[gcp]'), then run "
                   "`pulumi up` again")
 CONTAINER_IMAGE_ENV = "DDB2BIGTABLE_SDK_CONTAINER_IMAGE"
-WORKER_PACKAGE_DIR = Path(tempfile.gettempdir()) / "ddb2bigtable-dataflow"
 
 
 class DataflowUnavailable(RuntimeError):
@@ -45,7 +46,7 @@ def work_location(job: LoadJobPlan) -> str:
     return f"{job.temp_location.rstrip('/')}/ddb2bigtable/{job.instance_id}/{job.table_id}/{job.fingerprint}"
 
 
-def pipeline_options_for(job: LoadJobPlan) -> PipelineOptions:
+def pipeline_options_for(job: LoadJobPlan, package_dir: Path) -> PipelineOptions:
     """Dataflow options for one load job.
 
     How the workers get this package: `extra_packages` with this project's wheel (built by
@@ -59,7 +60,8 @@ def pipeline_options_for(job: LoadJobPlan) -> PipelineOptions:
     `requirements_file` only adds the fsspec filesystem the export's URL needs (gcsfs,
     s3fs: same release as fsspec), with `requirements_cache=skip` so launching needs no pip.
     Set DDB2BIGTABLE_SDK_CONTAINER_IMAGE to a prebuilt image holding the package instead
-    (faster worker start-up, nothing installed at run time).
+    (faster worker start-up, nothing installed at run time). `package_dir` is this
+    launch's own folder (`launch_folder`): two stages deployed at once never share one.
     """
     if not job.project:
         raise DataflowUnavailable(f"{job.instance_id}/{job.table_id}: a Dataflow load needs the stage's GCP "
@@ -82,9 +84,9 @@ def pipeline_options_for(job: LoadJobPlan) -> PipelineOptions:
     if image:
         settings["sdk_container_image"] = image
     else:
-        settings["extra_packages"] = [str(worker_wheel())]
+        settings["extra_packages"] = [str(worker_wheel(package_dir))]
         if _filesystem_requirements(job.export):
-            settings["requirements_file"] = str(WORKER_PACKAGE_DIR / "requirements.txt")
+            settings["requirements_file"] = str(package_dir / "requirements.txt")
             settings["requirements_cache"] = "skip"
     return PipelineOptions(flags=[], **settings)
 
@@ -100,9 +102,18 @@ def _version() -> str:
         return "0.1.0"
 
 
-def worker_wheel() -> Path:
+def worker_wheel(package_dir: Path) -> Path:
     """Where `launch_dataflow` puts the wheel the workers install (hatchling's file name)."""
-    return WORKER_PACKAGE_DIR / f"ddb2bigtable-{_version()}-py3-none-any.whl"
+    return package_dir / f"ddb2bigtable-{_version()}-py3-none-any.whl"
+
+
+@contextmanager
+def launch_folder() -> Iterator[Path]:
+    """A private temporary folder for one launch's wheel and requirements, removed once
+    the job is submitted (Beam has staged them to the job's bucket by then). A shared
+    folder let two launches at once delete each other's wheel."""
+    with tempfile.TemporaryDirectory(prefix="ddb2bigtable-dataflow-") as folder:
+        yield Path(folder)
 
 
 def _filesystem_requirements(export: str) -> list[str]:
@@ -111,7 +122,7 @@ def _filesystem_requirements(export: str) -> list[str]:
     return [f"{package}=={metadata.version('fsspec')}"] if package else []
 
 
-def build_worker_package(export: str) -> None:
+def build_worker_package(export: str, package_dir: Path) -> None:
     """This project's wheel (and the requirements file) where `pipeline_options_for` names them."""
     root = Path(__file__).resolve().parents[3]
     if not (root / "pyproject.toml").is_file():
@@ -122,15 +133,13 @@ def build_worker_package(export: str) -> None:
     if uv is None:
         raise DataflowUnavailable(f"building the package for Dataflow's workers needs uv "
                                   f"(https://docs.astral.sh/uv/), or set {CONTAINER_IMAGE_ENV}")
-    WORKER_PACKAGE_DIR.mkdir(parents=True, exist_ok=True)
-    worker_wheel().unlink(missing_ok=True)
-    built = subprocess.run([uv, "build", "--wheel", "--out-dir", str(WORKER_PACKAGE_DIR), str(root)],
+    built = subprocess.run([uv, "build", "--wheel", "--out-dir", str(package_dir), str(root)],
                            capture_output=True, text=True)
-    if built.returncode != 0 or not worker_wheel().is_file():
+    if built.returncode != 0 or not worker_wheel(package_dir).is_file():
         raise DataflowUnavailable(f"`uv build --wheel {root}` failed: {built.stderr.strip()[-500:]}")
     requirements = _filesystem_requirements(export)
     if requirements:
-        (WORKER_PACKAGE_DIR / "requirements.txt").write_text("\n".join(requirements) + "\n")
+        (package_dir / "requirements.txt").write_text("\n".join(requirements) + "\n")
 
 
 def require_gcp_extra() -> None:
@@ -170,16 +179,17 @@ def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:
     The launcher reads only the export's manifests; the types are inferred by the job.
     """
     require_gcp_extra()
-    options = pipeline_options_for(job)
-    table = table or find_table(job)
-    manifest = open_export(job.export)
-    if CONTAINER_IMAGE_ENV not in os.environ:
-        build_worker_package(job.export)
-    load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in manifest.files),
-                    project=job.project or "", instance_id=job.instance_id, app_profile_id=job.app_profile_id,
-                    work_dir=work_location(job), run_id=time.strftime("%Y%m%dT%H%M%S"),
-                    now_micros=int(time.time() * 1_000_000), types=None, sample=job.sample)
-    pipeline = beam.Pipeline(options=options)
-    build_pipeline(pipeline, load)
-    result = pipeline.run()
-    return result.job_id()
+    with launch_folder() as package_dir:
+        options = pipeline_options_for(job, package_dir)
+        table = table or find_table(job)
+        manifest = open_export(job.export)
+        if CONTAINER_IMAGE_ENV not in os.environ:
+            build_worker_package(job.export, package_dir)
+        load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in manifest.files),
+                        project=job.project or "", instance_id=job.instance_id, app_profile_id=job.app_profile_id,
+                        work_dir=work_location(job), run_id=time.strftime("%Y%m%dT%H%M%S"),
+                        now_micros=int(time.time() * 1_000_000), types=None, sample=job.sample)
+        pipeline = beam.Pipeline(options=options)
+        build_pipeline(pipeline, load)
+        result = pipeline.run()
+        return result.job_id()
