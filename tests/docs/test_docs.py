@@ -2,7 +2,7 @@
 has is documented, and nothing documented is gone from the code.
 
 Everything a user needs lives in this repository (docs/ and the README), so these checks
-compare the pages with their sources of truth: the spec's JSON Schema, the click commands,
+compare the pages with their sources of truth: the spec and stage schemas, the click commands,
 the region table, the sizing figures, the price table and the codec's row keys. Plain text parsing, no
 subprocesses: the whole file runs in about a second.
 """
@@ -37,9 +37,13 @@ def _text(name: str) -> str:
     return (DOCS / name).read_text(encoding="utf-8")
 
 
-# --- docs/spec.md against the spec schema -------------------------------------------------
+# --- docs/spec.md and docs/stage.md against their schemas ----------------------------------
 
-def _schema_fields(schema: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bool]]:
+# (page, schema, the path its "Fields of" headings start from)
+REFERENCES = [("spec.md", "spec-v1.schema.json", ""), ("stage.md", "stage-v1.schema.json", "ddb2bigtable:stage")]
+
+
+def _schema_fields(schema: dict[str, Any], root: str) -> dict[str, tuple[dict[str, Any], bool]]:
     """Every property path (`tables[].source.billing`) -> (its schema, required?)."""
     def resolve(node: dict[str, Any]) -> dict[str, Any]:
         while "$ref" in node:
@@ -60,12 +64,12 @@ def _schema_fields(schema: dict[str, Any]) -> dict[str, tuple[dict[str, Any], bo
             found[child_path] = (resolve(child), name in node.get("required", []))
             walk(child, child_path)
 
-    walk(schema, "")
+    walk(schema, root)
     return found
 
 
 def _documented_fields(text: str) -> dict[str, str]:
-    """Field path -> its table row, from the "Fields of `path`" sections of docs/spec.md."""
+    """Field path -> its table row, from the "Fields of `path`" sections of a page."""
     rows: dict[str, str] = {}
     prefix: str | None = None
     for line in text.splitlines():
@@ -82,19 +86,21 @@ def _enum_values(node: dict[str, Any]) -> list[Any]:
     return [*node.get("enum", []), *(v for branch in node.get("anyOf", []) for v in branch.get("enum", []))]
 
 
-def test_every_spec_field_is_documented_and_nothing_else():
-    schema_fields = _schema_fields(load_schema("spec-v1.schema.json"))
-    documented = _documented_fields(_text("spec.md"))
-    assert sorted(set(schema_fields) - set(documented)) == [], "fields of the schema missing from docs/spec.md"
-    assert sorted(set(documented) - set(schema_fields)) == [], "docs/spec.md documents fields the schema lacks"
+@pytest.mark.parametrize(("page", "schema", "root"), REFERENCES, ids=[r[0] for r in REFERENCES])
+def test_every_field_is_documented_and_nothing_else(page: str, schema: str, root: str):
+    schema_fields = _schema_fields(load_schema(schema), root)
+    documented = _documented_fields(_text(page))
+    assert sorted(set(schema_fields) - set(documented)) == [], f"fields of {schema} missing from docs/{page}"
+    assert sorted(set(documented) - set(schema_fields)) == [], f"docs/{page} documents fields {schema} lacks"
 
 
-def test_spec_rows_name_every_choice_and_say_required():
-    documented = _documented_fields(_text("spec.md"))
-    for path, (node, required) in _schema_fields(load_schema("spec-v1.schema.json")).items():
+@pytest.mark.parametrize(("page", "schema", "root"), REFERENCES, ids=[r[0] for r in REFERENCES])
+def test_rows_name_every_choice_and_say_required(page: str, schema: str, root: str):
+    documented = _documented_fields(_text(page))
+    for path, (node, required) in _schema_fields(load_schema(schema), root).items():
         row = documented[path]
         missing = [v for v in _enum_values(node) if f"`{v}`" not in row]
-        assert missing == [], f"{path}: docs/spec.md does not name {missing}"
+        assert missing == [], f"{path}: docs/{page} does not name {missing}"
         assert not required or "required" in row, f"{path} is required; its row must say so"
 
 
@@ -208,7 +214,7 @@ def test_links_stay_inside_the_repository(page: Path):
 
 def test_readme_links_the_reference_pages():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for page in ("spec.md", "sizing.md", "cli.md", "regions.md"):
+    for page in ("spec.md", "stage.md", "sizing.md", "cli.md", "regions.md"):
         assert f"](docs/{page})" in readme, page
 
 
