@@ -62,6 +62,17 @@ class RowDecoder:
                         raise CodecError(f"row {key!r}: the salt prefix does not belong to its partition key")
         return items
 
+    def cell_value(self, name: str, data: bytes) -> AttributeValue:
+        """One attribute's cell read with its recorded type. The bytes come from the table,
+        which other writers (or a load with other types) may have filled, so a failure
+        names the attribute, the form it was read as and why."""
+        stored = self.stored(name)
+        try:
+            return decode_value(data, stored)
+        except (CodecError, ValueError) as error:  # ValueError: base64 of a BS cell
+            raise CodecError(f"attribute {name}: its cell cannot be read as {stored} (the type recorded for "
+                             f"it): {error}") from None
+
     def _row_fields(self, pos: int, plan: Plan, body: bytes,
                     cache: dict[int, dict[str, AttributeValue] | None]) -> dict[str, AttributeValue] | None:
         if pos not in cache:
@@ -96,7 +107,7 @@ class RowDecoder:
             item = self._fields.keys_back(plan, found)
             item.update((n, v) for n, v in found.items() if n not in self._keys)
             if plan.value_attr is not None:
-                item[plan.value_attr] = decode_value(cell.value, self.stored(plan.value_attr))
+                item[plan.value_attr] = self.cell_value(plan.value_attr, cell.value)
             at = plan.time_attribute
             if at and at not in item:
                 item[at] = time_attribute(cell.timestamp_micros, self.stored(at))
@@ -133,7 +144,7 @@ class RowDecoder:
             if how == "exists":
                 continue
             if how == "json":
-                item[name] = decode_value(versions[0].value, self.stored(name))
+                item[name] = self.cell_value(name, versions[0].value)
             elif how == "list":
                 ordered = sorted(versions, key=lambda c: c.timestamp_micros)
                 empty = len(ordered) == 1 and ordered[0].value == EMPTY_MARKER

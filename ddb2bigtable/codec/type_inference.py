@@ -133,3 +133,14 @@ def merge_types(a: AttributeTypes, b: AttributeTypes) -> AttributeTypes:
         if merged.setdefault(name, stored) != stored:
             merged[name] = MIXED
     return merged
+
+
+def with_recorded(inferred: AttributeTypes, recorded: AttributeTypes, table: TableSpec) -> AttributeTypes:
+    """The types to encode a later export of a table with (an incremental after its full
+    export): each attribute the table already holds keeps the form its cells are in, so a
+    row reads back with one type per attribute whichever export wrote it; attributes new
+    to the table take this export's inference, and the spec's declared types win over both.
+    A value that does not fit its attribute's recorded type is then a dead letter that
+    says so, never a cell in a form nothing can read back."""
+    declared = declared_types(table)
+    return {**inferred, **{name: stored for name, stored in recorded.items() if name not in declared}}

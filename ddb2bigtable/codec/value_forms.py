@@ -209,7 +209,8 @@ def typed_json(value: AttributeValue) -> bytes:
 
 def from_typed_json(data: bytes) -> AttributeValue:
     try:
-        obj = orjson.loads(data)
+        return _from_typed(orjson.loads(data))
     except orjson.JSONDecodeError as exc:
         raise CodecError(f"cell value is not typed DynamoDB JSON: {exc}") from exc
-    return _from_typed(obj)
+    except (ValueError, TypeError, AttributeError) as exc:  # bad base64, a tag with the wrong inner shape
+        raise CodecError(f"cell value is not typed DynamoDB JSON: {exc}") from exc

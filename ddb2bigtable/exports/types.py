@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..codec.type_inference import AttributeTypes, TypeScan, merge_types
+from ..codec.type_inference import AttributeTypes, TypeScan, merge_types, with_recorded
 from ..spec.model import TableSpec
 from .manifests import DataFile, ExportError, Manifest, verify_file
 from .reader import scan_items
@@ -41,18 +41,20 @@ def share_types(manifest: Manifest, files: Iterable[DataFile], table: TableSpec)
     return results
 
 
-def merged_types(manifest: Manifest, shares: Iterable[FileTypes], table: TableSpec) -> AttributeTypes:
+def merged_types(manifest: Manifest, shares: Iterable[FileTypes], table: TableSpec,
+                 recorded: AttributeTypes | None = None) -> AttributeTypes:
     """The shares as one pass over the export: an attribute two files disagree on is
-    `mixed`. Raises the ExportError of the first failing file in manifest order."""
+    `mixed`; then the types the table already `recorded` from earlier exports win
+    (`with_recorded`). Raises the ExportError of the first failing file in manifest order."""
     order = {f.key: i for i, f in enumerate(manifest.files)}
     types = TypeScan().types(table)  # the declared types, for an export with no items
     for _, part in sorted(shares, key=lambda share: order[share[0]]):
         if isinstance(part, str):
             raise ExportError(part)
         types = merge_types(types, part)
-    return types
+    return with_recorded(types, recorded or {}, table)
 
 
-def export_types(manifest: Manifest, table: TableSpec) -> AttributeTypes:
+def export_types(manifest: Manifest, table: TableSpec, recorded: AttributeTypes | None = None) -> AttributeTypes:
     """Every data file's types, merged, in this process (the Beam pipeline's local run)."""
-    return merged_types(manifest, share_types(manifest, manifest.files, table), table)
+    return merged_types(manifest, share_types(manifest, manifest.files, table), table, recorded)

@@ -28,7 +28,7 @@ import signal
 import traceback
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -85,7 +85,8 @@ class _Crash:
 @dataclass(frozen=True)
 class EncodeJob:
     """What the encoders need: the table, its types (None: infer them first, a fresh load
-    of every data file), the files to encode and the routing inputs."""
+    of every data file; the types the table `recorded` from earlier exports then win), the
+    files to encode and the routing inputs."""
 
     manifest: Manifest
     table: TableSpec
@@ -94,6 +95,7 @@ class EncodeJob:
     write_time: int
     now: int
     sample: float | None
+    recorded: AttributeTypes = field(default_factory=dict)
 
 
 def _encode_files(conn: Connection, job: EncodeJob) -> None:
@@ -243,7 +245,7 @@ class Encoder:
                 raise EncoderDied(f"the encoder process sent {type(message).__name__} before the types")
             shares += message.results
         try:
-            types = merged_types(self._job.manifest, shares, self._job.table)
+            types = merged_types(self._job.manifest, shares, self._job.table, self._job.recorded)
         except ExportError:
             self._send_all(None)
             raise

@@ -140,8 +140,10 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
 
 def save_types(state: LoadState, types: AttributeTypes, options: LoadOptions) -> None:
     """The types in the resume state, before the first row is written: a rerun encodes
-    with the very types the first run did, even if it reads only the files left."""
+    with the very types the first run did, even if it reads only the files left; and the
+    table's record of its cells' types gains this export's new attributes."""
     state.types = types
+    state.table_types = {**state.table_types, **types}
     state.save(options.work_dir / "state.json")
 
 
@@ -242,7 +244,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
             report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
     pending = [r for r in report.files if r.status == "pending"]
     if not pending and state.types is None:  # an export without data files
-        save_types(state, export_types(manifest, table), options)
+        save_types(state, export_types(manifest, table, state.table_types), options)
     if pending:
         await _load_pending(table, manifest, report, state, pending, options, progress)
     if state.types is not None:
@@ -290,7 +292,7 @@ async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport
     files = {f.key: f for f in manifest.files}
     now = options.now_micros or int(time.time() * 1_000_000)
     job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
-                    manifest.export_time_micros, now, options.sample)
+                    manifest.export_time_micros, now, options.sample, state.table_types)
     encoder = Encoder(job, os.cpu_count() or 1)
     try:
         async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,

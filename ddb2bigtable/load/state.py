@@ -1,11 +1,14 @@
 """Resume state of a load: which data files are finished, and what they counted.
 
 A load is idempotent (same keys, same cell timestamps), so the state only saves time: a
-rerun skips finished files and rewrites the rest. The state is keyed by a fingerprint of
-the export (its manifest) and of the mapping, so a changed export or mapping starts over
-instead of resuming into a different result, and it is bound to the target it was written
-for (project, instance, table and endpoint: a new emulator listens elsewhere), so a load
-into another table never trusts it. A state can still outlive its rows (a table dropped
+rerun skips finished files and rewrites the rest. The finished files are keyed by a
+fingerprint of the export (its manifest) and of the mapping, so a changed export or mapping
+starts over instead of resuming into a different result. What describes the table itself
+outlives one export: `table_types`, the types its cells were written with across every
+export loaded into it (a later export encodes with them, and `verify` decodes with them,
+whichever export it checks). All of it is bound to the target it was written for (project,
+instance, table and endpoint: a new emulator listens elsewhere), so a load into another
+table never trusts it. A state can still outlive its rows (a table dropped
 and recreated under the same name): `spot_check` reads a sample of the rows it counts
 before a load says it is complete. Written atomically (write + rename), so a kill at any
 moment leaves the previous state intact.
@@ -52,14 +55,17 @@ class FileCounts:
 class LoadState:
     fingerprint: str
     done: dict[str, FileCounts] = field(default_factory=dict)
-    types: dict[str, str] | None = None
+    types: dict[str, str] | None = None  # this export's encoding types (None: not inferred yet)
     target: dict[str, str] | None = None  # where the done files were written (`target` below)
+    table_types: dict[str, str] = field(default_factory=dict)  # the table's cells, across exports
 
     @classmethod
     def open(cls, path: Path, fingerprint: str, target: dict[str, str] | None = None,
              *, fresh: str | None = None) -> tuple[LoadState, str | None]:
         """The state to resume from, or a new one and the sentence that says why. A damaged
-        state starts over (writes are idempotent); a folder in its place is bad input."""
+        state starts over (writes are idempotent); a folder in its place is bad input.
+        Another export (or mapping) of the same target keeps what the table holds
+        (`table_types`) and starts its own files over."""
         if path.exists() and not path.is_file():
             raise InputError([Problem(str(path), 1, 1, "", "is not a file, so it cannot hold the load's resume "
                                                            f"state: delete it (rm -r {path}) and rerun the load")])
@@ -71,25 +77,30 @@ class LoadState:
             types = data.get("types")
             if types is not None and not isinstance(types, dict):
                 raise TypeError(f"types is {type(types).__name__}")
+            table_types = data.get("table_types", types or {})  # states before table_types: the export's
+            if not isinstance(table_types, dict):
+                raise TypeError(f"table_types is {type(table_types).__name__}")
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
             return cls(fingerprint, target=target), (f"the resume state {path} is damaged ({type(error).__name__}: "
                                                      f"{error}); starting over (writes are idempotent)")
         if fresh:
             return cls(fingerprint, target=target), f"{fresh}: the resume state in {path} is ignored"
-        if data.get("fingerprint") != fingerprint:
-            return cls(fingerprint, target=target), ("the export or the mapping changed since the resume state in "
-                                                     f"{path} was written; starting over")
         if target is not None and data.get("target") != target:
             written = data.get("target") or "an unrecorded target"
             return cls(fingerprint, target=target), (f"the resume state in {path} was written for {written}, not "
                                                      f"{target}; starting over")
-        return cls(fingerprint, done, types, target), None
+        if data.get("fingerprint") != fingerprint:
+            return cls(fingerprint, target=target, table_types=table_types), (
+                f"the export or the mapping changed since the resume state in {path} was written; every data "
+                f"file is loaded (the table's recorded types are kept)")
+        return cls(fingerprint, done, types, target, table_types), None
 
     def save(self, path: Path) -> None:
         """Atomically, and for its owner only: the types and counts describe the data."""
         private_dir(path.parent)
         tmp = path.with_suffix(".tmp")
         document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types, "target": self.target,
+                                    "table_types": self.table_types,
                                     "done": {k: asdict(v) for k, v in self.done.items()}}
         with private_open(tmp) as out:
             out.write(json.dumps(document, indent=1, sort_keys=True))

@@ -19,16 +19,16 @@ from typing import Any
 
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, RowRange
 
-from ..codec.codec import Codec, Expired
+from ..codec.codec import Codec, CodecError, Expired
 from ..codec.items import Item
 from ..codec.mutations import Cell
-from ..codec.type_inference import infer_types
+from ..codec.type_inference import AttributeTypes, infer_types
 from ..exports.manifests import Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
 from .preflight import check_target
 from .run import all_items, export_fingerprint
-from .state import LoadState
+from .state import LoadState, target
 from .work_folder import dead_letter_records
 
 LOOKUP_BATCH = 500
@@ -109,23 +109,33 @@ def _records(manifest: Manifest, sample: int | None) -> Iterator[Record]:
     yield from chosen
 
 
+# A row's items, or why its cells cannot be read back (a difference to report, not a crash).
+_RowItems = list[Item] | CodecError
+
+
 class _Reader:
     def __init__(self, table, codec: Codec, ttl_families: frozenset[str], now: int):
         self.table, self.codec, self.ttl_families, self.now = table, codec, ttl_families, now
 
-    def _items(self, row) -> list[Item]:
+    def _items(self, row) -> _RowItems:
         cells = [Cell(c.family, c.qualifier, c.value, c.timestamp_micros) for c in row
                  if not (c.family in self.ttl_families and c.timestamp_micros < self.now)]  # GC is lazy
-        return self.codec.decode(row.row_key, cells) if cells else []
+        try:
+            return self.codec.decode(row.row_key, cells) if cells else []
+        except CodecError as error:
+            return error
 
-    async def lookup(self, keys: list[bytes]) -> dict[bytes, list[Item]]:
+    async def lookup(self, keys: list[bytes]) -> dict[bytes, _RowItems]:
         rows = await self.table.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys))))
         return {row.row_key: self._items(row) for row in rows}
 
     async def count_items(self) -> int:
+        """Items in the table; a row that cannot be decoded counts as one (its key is
+        reported where an export item names it)."""
         count = 0
         async for row in await self.table.read_rows_stream(ReadRowsQuery(row_ranges=[RowRange()])):
-            count += len(self._items(row))
+            items = self._items(row)
+            count += 1 if isinstance(items, CodecError) else len(items)
         return count
 
 
@@ -138,9 +148,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     now = now_micros or int(time.time() * 1_000_000)
     report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
                           manifest_items=manifest.item_count, sampled=sample is not None)
-    state = LoadState.open(work_dir / "state.json", export_fingerprint(manifest, table))[0] if work_dir else None
-    types = state.types if state and state.types else infer_types(all_items(manifest), table)
-    codec = Codec(table, types)
+    codec = Codec(table, _table_types(table, manifest, work_dir, target(project, instance_id, table.id)))
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
     async with BigtableDataClientAsync(project=project) as client:
@@ -153,11 +161,17 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
                 if (record.file, record.line) not in dead:
                     report.problem(record, "unreadable line not dead-lettered", record.error or "")
                 continue
-            if record.kind == "put" and isinstance(
-                    codec.encode(record.item or {}, write_time_micros=0, now_micros=now), Expired):
-                report.expired += 1
+            try:
+                if record.kind == "put" and isinstance(
+                        codec.encode(record.item or {}, write_time_micros=0, now_micros=now), Expired):
+                    report.expired += 1
+                    continue
+                key = codec.row_key(record.item if record.kind == "put" else record.keys)
+            except CodecError as error:  # loaded, it would have been a dead letter
+                report.mismatched += 1
+                report.problem(record, "does not fit the table's types or mapping", str(error))
                 continue
-            batch.append((record, codec.row_key(record.item if record.kind == "put" else record.keys)))
+            batch.append((record, key))
             if len(batch) >= LOOKUP_BATCH:
                 await _compare(reader, batch, report)
                 batch = []
@@ -173,6 +187,10 @@ async def _compare(reader: _Reader, batch: list[tuple[Record, bytes]], report: V
     found = await reader.lookup([key for _, key in batch])
     for record, key in batch:
         items = found.get(key, [])
+        if isinstance(items, CodecError):
+            report.mismatched += 1
+            report.problem(record, "different", f"row {key.decode('utf-8', 'replace')} cannot be read back: {items}")
+            continue
         if record.kind == "delete":
             keys = canonical(record.keys)
             present = any(canonical({k: item.get(k) for k in record.keys or {}}) == keys for item in items)
@@ -183,7 +201,12 @@ async def _compare(reader: _Reader, batch: list[tuple[Record, bytes]], report: V
                 report.deleted_absent += 1
                 report.matched += 1
             continue
-        expected = canonical(reader.codec.expected(record.item or {}, now_micros=reader.now))
+        try:
+            expected = canonical(reader.codec.expected(record.item or {}, now_micros=reader.now))
+        except CodecError as error:
+            report.mismatched += 1
+            report.problem(record, "does not fit the table's types or mapping", str(error))
+            continue
         if any(canonical(item) == expected for item in items):
             report.matched += 1
         elif not items:
@@ -192,6 +215,18 @@ async def _compare(reader: _Reader, batch: list[tuple[Record, bytes]], report: V
         else:
             report.mismatched += 1
             report.problem(record, "different", _difference(record.item or {}, items))
+
+
+def _table_types(table: TableSpec, manifest: Manifest, work_dir: Path | None,
+                 where: dict[str, str]) -> AttributeTypes:
+    """The types the table's cells were written with, as the loads into it recorded them
+    (across every export of its chain, whichever one is verified); without a load's state
+    for this target, the export's own types, inferred as a load of it would."""
+    if work_dir is not None:
+        state = LoadState.open(work_dir / "state.json", export_fingerprint(manifest, table), where)[0]
+        if state.table_types:
+            return state.table_types
+    return infer_types(all_items(manifest), table)
 
 
 def _difference(expected: Item, items: list[Item]) -> str:

@@ -48,7 +48,7 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
     manifest, report, state = start_load(table, export, options)
     if state.types is None:
         try:
-            save_types(state, export_types(manifest, table), options)
+            save_types(state, export_types(manifest, table, state.table_types), options)
         except ExportError as error:  # nothing was written
             report.error = str(error)
             report.seconds = time.monotonic() - started
