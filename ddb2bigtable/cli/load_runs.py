@@ -7,13 +7,14 @@ that emulator; the project and the instance come from the stage's plan either wa
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -30,7 +31,7 @@ from rich.progress import (
 from rich.text import Text
 
 from ..exports.manifests import ExportError
-from ..load.emulator import EMULATOR_ENV, EmulatorError
+from ..load.emulator import EMULATOR_ENV, EmulatorError, quiet_connection_warning
 from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
 from ..load.run import LoadOptions, run_load
 from ..load.table_admin import ensure_tables
@@ -43,8 +44,14 @@ from ..spec.loader import load_specs
 from ..spec.model import TableSpec
 from ..spec.stage import Stage, load_stage
 
-# The client warns on every connection to the emulator; BIGTABLE_EMULATOR_HOST already says so.
-warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
+
+def _quiet(command: Callable[..., int]) -> Callable[..., int]:
+    """The command with the client's emulator warning silenced while it runs."""
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> int:
+        with quiet_connection_warning():
+            return command(*args, **kwargs)
+    return run
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,7 @@ def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], 
         yield factory
 
 
+@_quiet
 def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
                      runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
                      fresh: bool = False, allow_other_table: bool = False) -> int:
@@ -131,6 +139,7 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
     return 0 if report.complete else 1
 
 
+@_quiet
 def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, sample: int | None,
                        work_dir: Path | None, fmt: str) -> int:
     target = resolve(root, spec, table_id, stage_name)
@@ -147,6 +156,7 @@ def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_
     return 0 if report.ok else 1
 
 
+@_quiet
 def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) -> int:
     console = Console(stderr=fmt == "json")
     try:

@@ -12,6 +12,9 @@ import shutil
 import socket
 import subprocess
 import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,31 @@ INSTALL_HINT = (
 
 class EmulatorError(Exception):
     """The emulator cannot be found or started; the message says what to do."""
+
+
+@contextmanager
+def pointed_at(address: str) -> Iterator[None]:
+    """BIGTABLE_EMULATOR_HOST = `address` for the clients made inside, and as it was after:
+    a process that goes on (a test, a library caller) must not keep talking to an emulator
+    `up` has stopped."""
+    previous = os.environ.get(EMULATOR_ENV)
+    os.environ[EMULATOR_ENV] = address
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(EMULATOR_ENV, None)
+        else:
+            os.environ[EMULATOR_ENV] = previous
+
+
+@contextmanager
+def quiet_connection_warning() -> Iterator[None]:
+    """The client warns "Connecting to Bigtable emulator" for every client it makes; with
+    BIGTABLE_EMULATOR_HOST set the user knows. Silenced only inside, not process-wide."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
+        yield
 
 
 def find_binary() -> Path:

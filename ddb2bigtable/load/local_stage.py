@@ -8,16 +8,17 @@ verified. A fresh emulator starts empty, so its resume state starts empty too.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
 from ..spec.errors import InputError, Problem
 from ..spec.loader import load_specs
-from ..spec.stage import load_stage
+from ..spec.model import TableSpec
+from ..spec.stage import Stage, load_stage
 from . import emulator
 from .run import LoadOptions, LoadReport, run_load
 from .table_admin import AdminAction, ensure_tables
@@ -52,28 +53,34 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False,
     specs = load_specs([str(p) for p in stage.spec_paths(root)])
     plan = plan_stage(stage, specs)
     project = stage.gcp_project or DEFAULT_PROJECT
-    export_root = root / stage.load.export if stage.load and stage.load.export else None
     running = emulator.running_or_start()
-    os.environ[emulator.EMULATOR_ENV] = running.address
     result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None)
     try:
-        for spec, instance in zip(specs, plan.instances, strict=True):
-            result.actions += ensure_tables(project, instance)
-            for table in spec.tables:
-                export = export_root / table.id if export_root else None
-                if export is None or not export.is_dir():
-                    result.without_export.append(f"{instance.id}/{table.id}")
-                    continue
-                work_dir = root / WORK_DIR / stage_name / instance.id / table.id
-                if running.process is not None:  # our own fresh emulator: nothing to resume into
-                    shutil.rmtree(work_dir, ignore_errors=True)
-                profile = next((p.id for p in instance.app_profiles if p.id == "migration-load"), None)
-                options = LoadOptions(project=project, instance_id=instance.id, app_profile_id=profile,
-                                      work_dir=work_dir, sample=stage.load.sample if stage.load else None)
-                result.loads.append(run_load(table, str(export), options, progress(f"{instance.id}/{table.id}")))
-                result.verifies.append(run_verify(table, str(export), project=project, instance_id=instance.id,
-                                                  work_dir=work_dir))
+        with emulator.pointed_at(running.address):  # the clients find it; restored after
+            for spec, instance in zip(specs, plan.instances, strict=True):
+                result.actions += ensure_tables(project, instance)
+                for table in spec.tables:
+                    _load_and_verify(root, stage, instance, table, project, fresh=running.process is not None,
+                                     result=result, progress=progress)
     finally:
         if not keep_running:
             running.stop()
     return result
+
+
+def _load_and_verify(root: Path, stage: Stage, instance: InstancePlan, table: TableSpec, project: str, *,
+                     fresh: bool, result: UpResult, progress: Callable[[str], Callable[..., None]]) -> None:
+    """One table's export (`<load.export>/<table id>/`) loaded and verified, if it has one."""
+    export = root / stage.load.export / table.id if stage.load and stage.load.export else None
+    if export is None or not export.is_dir():
+        result.without_export.append(f"{instance.id}/{table.id}")
+        return
+    work_dir = root / WORK_DIR / stage.name / instance.id / table.id
+    if fresh:  # our own new emulator: nothing to resume into
+        shutil.rmtree(work_dir, ignore_errors=True)
+    profile = next((p.id for p in instance.app_profiles if p.id == "migration-load"), None)
+    options = LoadOptions(project=project, instance_id=instance.id, app_profile_id=profile,
+                          work_dir=work_dir, sample=stage.load.sample if stage.load else None)
+    result.loads.append(run_load(table, str(export), options, progress(f"{instance.id}/{table.id}")))
+    result.verifies.append(run_verify(table, str(export), project=project, instance_id=instance.id,
+                                      work_dir=work_dir))

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-from ..conftest import ROOT
+from ..conftest import ROOT, write_project
 
 
 def test_up_creates_loads_and_verifies_every_table_with_an_export(tmp_path):
@@ -36,3 +36,18 @@ def test_up_refuses_a_cloud_stage_and_says_what_to_run():
     out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", "prod"], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 2 and "pulumi up --stack prod" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_up_leaves_the_process_environment_as_it_found_it(tmp_path, monkeypatch):
+    """`up` started and stopped its own emulator: BIGTABLE_EMULATOR_HOST must not go on
+    pointing later clients of this process at the stopped one."""
+    from ddb2bigtable.load.local_stage import up
+
+    monkeypatch.delenv("BIGTABLE_EMULATOR_HOST", raising=False)
+    shutil.copytree(ROOT / "exports" / "products", tmp_path / "exports" / "products")
+    write_project(tmp_path, {"product-catalog": (ROOT / "specs" / "product-catalog.yaml").read_text()},
+                  {"emulator": True, "regions": "home", "autoscaling": False, "failover_headroom": False,
+                   "deletion_protection": False, "load": {"runner": "local", "export": "exports"}}, "local")
+    result = up(tmp_path, "local")
+    assert result.ok and [r.total("loaded") for r in result.loads] == [5]
+    assert "BIGTABLE_EMULATOR_HOST" not in os.environ

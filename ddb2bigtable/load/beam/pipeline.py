@@ -45,6 +45,7 @@ from ...exports.reader import read_records
 from ...exports.types import file_types
 from ...spec.model import TableSpec
 from ..buckets import route
+from ..emulator import quiet_connection_warning
 from ..state import FileCounts
 from ..work_folder import DEAD_LETTER_DIR, EXPIRED_DIR, record_json
 from ..writer import Collections, Source, WriteSettings, read_responses_raw, row_entry, sort_failures
@@ -185,12 +186,10 @@ class WriteRows(beam.DoFn):
         self._collections = Collections(load.writer.rows_per_collection)
 
     def setup(self) -> None:
-        import warnings
-
         from google.cloud.bigtable.data import BigtableDataClient
 
-        warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
-        self._client = BigtableDataClient(project=self.project)
+        with quiet_connection_warning():
+            self._client = BigtableDataClient(project=self.project)
         read_responses_raw(self._client)
         self._table = self._client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
         self._loaded = Metrics.counter(NAMESPACE, "loaded")

@@ -1,0 +1,36 @@
+"""Commands leave the process as they found it: no warning filters or environment
+variables set at import for everyone else in the process (a library caller, a test run)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ..conftest import ROOT
+
+PROBE = """
+import warnings
+before = list(warnings.filters)
+import ddb2bigtable.cli.app, ddb2bigtable.cli.load_runs, ddb2bigtable.load.beam.pipeline
+added = [f for f in warnings.filters if f not in before]
+print(any(f[1] is not None and f[1].pattern.startswith("Connecting to Bigtable") for f in added))
+"""
+
+
+def test_importing_the_data_commands_installs_no_process_wide_warning_filter():
+    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_the_emulator_warning_is_silenced_only_inside_a_command(monkeypatch):
+    import warnings
+
+    from ddb2bigtable.load.emulator import quiet_connection_warning
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with quiet_connection_warning():
+            warnings.warn("Connecting to Bigtable emulator at 127.0.0.1:1", RuntimeWarning, stacklevel=1)
+        warnings.warn("Connecting to Bigtable emulator at 127.0.0.1:1", RuntimeWarning, stacklevel=1)
+    assert len(seen) == 1
