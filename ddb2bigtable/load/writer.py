@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.api_core import exceptions as api_exceptions
-from google.cloud.bigtable.data import BigtableDataClient, BigtableDataClientAsync, mutations
+from google.cloud.bigtable.data import BigtableDataClientAsync, mutations
 from google.cloud.bigtable.data.exceptions import MutationsExceptionGroup
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
 from ..codec.mutations import DeleteRow, RowMutation, SetCell
+from .client_hooks import Source, entry, read_responses_raw
 
 # Errors that say "this row will never be accepted", as opposed to "try again later".
 PERMANENT = (api_exceptions.InvalidArgument, api_exceptions.FailedPrecondition, api_exceptions.OutOfRange)
@@ -30,77 +31,8 @@ class WriteError(Exception):
     """Writes failed for a reason retries did not fix; the message says what and where."""
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where a mutation came from, so a rejected row can be dead-lettered with its line."""
-
-    file: str
-    line: int
-
-
-# The protobuf messages the client sends (raw upb classes, not the proto-plus wrappers).
 _ENTRY = bigtable_types.MutateRowsRequest.Entry.pb()
 _REQUEST = bigtable_types.MutateRowsRequest.pb()
-_RESPONSE_PB = bigtable_types.MutateRowsResponse.pb  # a response's raw message, not copied
-
-
-def read_responses_raw(client: BigtableDataClient | BigtableDataClientAsync) -> None:
-    """Makes the client's MutateRows operations read Bigtable's answers as raw protobuf.
-
-    For every row sent, the client reads the row's result (`index`, `status.code` twice,
-    `status.message`, `status.details`) through proto-plus wrappers: six wrapped lookups
-    per row, more CPU than everything else the write path does (the loader's pre-built
-    Movies entries: 36,000 rows/s with the client's reading, 90,000 raw;
-    benchmarks/load_throughput.py, 2026-11-21). The raw message has the same field names,
-    so the client's own per-row error handling and retries run unchanged on it; only this
-    client's gRPC call is wrapped (its `_gapic_client.mutate_rows`, which the MutateRows
-    operation of the locked client, async and sync, calls for every attempt)."""
-    gapic = client._gapic_client
-    call = gapic.mutate_rows
-    if isinstance(client, BigtableDataClientAsync):
-        async def mutate_rows(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            return _raw_stream(await call(*args, **kwargs))
-    else:
-        def mutate_rows(*args: Any, **kwargs: Any) -> Any:
-            return map(_RESPONSE_PB, call(*args, **kwargs))
-    gapic.mutate_rows = mutate_rows
-
-
-async def _raw_stream(responses: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    async for response in responses:
-        yield _RESPONSE_PB(response)
-
-
-class _Entry(mutations.RowMutationEntry):
-    """A row for the batcher, already in the form the client sends.
-
-    The client's own `RowMutationEntry` turns every mutation into proto-plus objects
-    twice per flush (`size()` and `_to_pb()`): that was half of the write path's CPU
-    (benchmarks/load_throughput.py). This entry holds the protobuf message built once,
-    possibly in the encoder process. Every mutation the codec writes carries an explicit
-    timestamp (or is a delete), so every entry is idempotent: retries are safe. The
-    batcher's use of `mutations`, `size`, `_to_pb` and `is_idempotent` is what the
-    emulator tests of the load exercise with the locked client version.
-    """
-
-    def __init__(self, message: Any, file: str, line: int):  # no super().__init__: nothing to convert
-        self.row_key = message.row_key
-        self.mutations = message.mutations
-        self.message, self.file, self.line = message, file, line
-        self._size = message.ByteSize()  # asked for twice per row (append, flow control)
-
-    @property
-    def source(self) -> Source:
-        return Source(self.file, self.line)
-
-    def _to_pb(self) -> Any:
-        return self.message
-
-    def size(self) -> int:
-        return self._size
-
-    def is_idempotent(self) -> bool:
-        return True
 
 
 def fill_entry(message: Any, row: RowMutation) -> None:
@@ -129,7 +61,7 @@ def row_entry(row: RowMutation, source: Source) -> mutations.RowMutationEntry:
     """The client's entry for one row, remembering its export line for dead letters."""
     message = _ENTRY()
     fill_entry(message, row)
-    return _Entry(message, source.file, source.line)
+    return entry(message, source)
 
 
 class Packer:
@@ -152,7 +84,7 @@ class Packer:
 
 def unpack(packed: bytes, file: str, lines: list[int]) -> list[mutations.RowMutationEntry]:
     """`Packer.take`'s chunk as batcher entries."""
-    return [_Entry(m, file, line) for m, line in zip(_REQUEST.FromString(packed).entries, lines, strict=True)]
+    return [entry(m, Source(file, line)) for m, line in zip(_REQUEST.FromString(packed).entries, lines, strict=True)]
 
 
 @dataclass

@@ -85,9 +85,9 @@ def test_the_ion_export_loads_the_same_items(bigtable_emulator, tmp_path):
 def test_an_incremental_export_applies_inserts_updates_and_deletes(bigtable_emulator, tmp_path):
     spec, instance_id = prepare("movies.yaml")
     (table,) = spec.tables
-    assert run_load(table, str(ROOT / "exports/movies"), options(instance_id, tmp_path / "full")).complete
+    assert run_load(table, str(ROOT / "exports/movies"), options(instance_id, tmp_path)).complete
     increment = str(ROOT / "exports/movies-incremental")
-    report = run_load(table, increment, options(instance_id, tmp_path / "inc"))
+    report = run_load(table, increment, options(instance_id, tmp_path))  # the same work folder: it continues the chain
     assert report.complete and report.export_type == "INCREMENTAL_EXPORT"
     manifest = open_export(increment)
     records = [r for f in manifest.files for r in read_records(manifest, f)]
@@ -170,7 +170,7 @@ def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_des
     (table,) = spec.tables
     full = open_export(str(ROOT / "exports/videos"))
     items = [r.item for f in full.files for r in read_records(full, f)]
-    assert run_load(table, str(ROOT / "exports/videos"), options(instance_id, tmp_path / "full")).complete
+    assert run_load(table, str(ROOT / "exports/videos"), options(instance_id, tmp_path / "work")).complete
     comments = [i for i in items if i["SK"]["S"].startswith("VideoComment#") and i["VideoId"]["S"] == "0123"]
     gone, kept = comments[0], comments[1:]
     assert kept
@@ -185,8 +185,8 @@ def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_des
     increment = write_export(tmp_path / "inc", "arn:aws:dynamodb:us-east-1:123456789012:table/Videos", [],
                              export_type="INCREMENTAL_EXPORT", incremental=[change],
                              export_time=datetime(2027, 1, 15, tzinfo=UTC),
-                             export_from_time=datetime(2027, 1, 14, tzinfo=UTC))
-    report = run_load(table, str(increment), options(instance_id, tmp_path / "inc-work"))
+                             export_from_time=datetime.fromtimestamp(full.export_time_micros / 1e6, UTC))
+    report = run_load(table, str(increment), options(instance_id, tmp_path / "work"))
     assert report.complete and report.total("deleted") == 1
     after = versions()
     assert len(after) == len(before) - 1 and len(after) == len(kept)
@@ -196,12 +196,12 @@ def test_a_row_bigtable_refuses_is_named_by_its_export_line_and_the_others_land(
     """The writer reads MutateRows answers as raw protobuf (writer.read_responses_raw): each
     row's result must still reach the row it belongs to, with the server's reason."""
     from ddb2bigtable.codec.mutations import RowMutation, SetCell
-    from ddb2bigtable.load import writer
+    from ddb2bigtable.load import client_hooks, writer
 
     spec, instance_id = prepare("movies.yaml")
     raw_reads = []
-    read_raw = writer._RESPONSE_PB
-    monkeypatch.setattr(writer, "_RESPONSE_PB", lambda response: raw_reads.append(1) or read_raw(response))
+    read_raw = client_hooks._RESPONSE_PB
+    monkeypatch.setattr(client_hooks, "_RESPONSE_PB", lambda response: raw_reads.append(1) or read_raw(response))
     rows = [writer.row_entry(RowMutation(f"ok{i}".encode(), (SetCell("cf", b"q", b"v", 1000),)),
                              writer.Source("data/a.json.gz", i)) for i in (1, 2, 4)]
     rows.insert(2, writer.row_entry(RowMutation(b"bad", (SetCell("no_such_family", b"q", b"v", 1000),)),
