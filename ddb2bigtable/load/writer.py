@@ -95,9 +95,8 @@ class WriteSettings:
     # The batcher's append does not wait for flow control, so a slow cluster would let
     # entries pile up; closing the batcher every this many rows waits for them and bounds
     # memory whatever the export's size. While one lane's batcher drains, the writer sends
-    # the other lane's rows (load.py), so a small bound costs no throughput (1,000 vs
-    # 5,000: same rows/s within noise, peak 33-37 vs 42-56 MiB above imports,
-    # benchmarks/load_throughput.py and its README, 2026-11-21).
+    # the other lane's rows (load.py), so a small bound costs no throughput and lowers
+    # the peak (the measured comparison is in benchmarks/README.md).
     rows_per_batcher: int = 1_000
     # Rows acknowledged between two full garbage collections (`Collections` says why).
     rows_per_collection: int = 5_000
@@ -109,10 +108,10 @@ class Collections:
     The client's MutateRows operation (async and sync alike) is a reference cycle: its
     retry lambda holds the operation. So every row it sent (entry, protobuf message, and
     the 500-row chunk the message was parsed from) stays in memory until a full
-    collection, which Python ran every 20,000-30,000 rows of a local load: that backlog
-    was the part of the peak that grew with the export. A collection after every
-    `rows_per_collection` acknowledged rows bounds it and costs 4-10 ms (under 2 % of a
-    load's time; benchmarks/README.md)."""
+    collection, which Python ran only every tens of thousands of rows: that backlog was
+    the part of the peak that grew with the export. A collection after every
+    `rows_per_collection` acknowledged rows bounds it, at a small cost measured in
+    benchmarks/README.md."""
 
     def __init__(self, every: int):
         self.every = every
