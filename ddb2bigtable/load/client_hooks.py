@@ -94,11 +94,15 @@ class RawEntry(mutations.RowMutationEntry):
     every entry is idempotent: retries are safe.
     """
 
-    def __init__(self, message: Any, source: Source):  # no super().__init__: nothing to convert
+    def __init__(self, message: Any, file: str, line: int):  # no super().__init__: nothing to convert
         self.row_key = message.row_key
         self.mutations = message.mutations
-        self.message, self.source = message, source
+        self.message, self.file, self.line = message, file, line
         self._size = message.ByteSize()  # asked for twice per row (append, flow control)
+
+    @property
+    def source(self) -> Source:  # made only for the rare row Bigtable rejects
+        return Source(self.file, self.line)
 
     def _to_pb(self) -> Any:
         return self.message
@@ -118,11 +122,11 @@ class PublicEntry(mutations.RowMutationEntry):
         self.source = source
 
 
-def entry(message: Any, source: Source) -> mutations.RowMutationEntry:
-    """The batcher's entry for one MutateRowsRequest.Entry message."""
+def entry(message: Any, file: str, line: int) -> mutations.RowMutationEntry:
+    """The batcher's entry for one MutateRowsRequest.Entry message from `file`'s `line`."""
     if hooks_off() is None:
-        return RawEntry(message, source)
-    return PublicEntry(message.row_key, [_public(m) for m in message.mutations], source)
+        return RawEntry(message, file, line)
+    return PublicEntry(message.row_key, [_public(m) for m in message.mutations], Source(file, line))
 
 
 def _public(m: Any) -> mutations.Mutation:

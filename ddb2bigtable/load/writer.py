@@ -61,7 +61,7 @@ def row_entry(row: RowMutation, source: Source) -> mutations.RowMutationEntry:
     """The client's entry for one row, remembering its export line for dead letters."""
     message = _ENTRY()
     fill_entry(message, row)
-    return entry(message, source)
+    return entry(message, source.file, source.line)
 
 
 class Packer:
@@ -84,7 +84,7 @@ class Packer:
 
 def unpack(packed: bytes, file: str, lines: list[int]) -> list[mutations.RowMutationEntry]:
     """`Packer.take`'s chunk as batcher entries."""
-    return [entry(m, Source(file, line)) for m, line in zip(_REQUEST.FromString(packed).entries, lines, strict=True)]
+    return [entry(m, file, line) for m, line in zip(_REQUEST.FromString(packed).entries, lines, strict=True)]
 
 
 @dataclass
