@@ -25,9 +25,10 @@ ALLOWED: dict[str, set[str]] = {
     "codec": {"spec"},
     "exports": {"codec", "spec"},  # records carry the codec's typed `Item`
     "review": {"plan", "spec"},
+    "sources": {"spec"},  # importers: DynamoDB definitions -> spec documents (read by load_spec)
     "load": {"codec", "exports", "plan", "spec"},
     "render": {"load", "plan", "review", "spec"},  # reports of loads, plans and diffs
-    "cli": {"exports", "load", "plan", "render", "review", "spec"},  # exports: ExportError means exit 2
+    "cli": {"exports", "load", "plan", "render", "review", "sources", "spec"},  # exports: ExportError means exit 2
     "program": {"load", "plan", "spec"},
     "__main__": {"cli"},
 }

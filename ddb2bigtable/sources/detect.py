@@ -1,0 +1,61 @@
+"""Which reader a source file needs, decided from its content (or `--from`), and the reading.
+
+A describe-table output is a JSON object with a `Table` holding a `KeySchema`; a
+CloudFormation/SAM template is a mapping with `Resources`. File names say nothing reliable
+(`template.yaml`, `out.json`), so the content decides; `--from KIND` overrides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..spec.errors import InputError, Problem
+from . import describe_table
+from .located import Located, parse
+from .model import Imported, Options
+
+Reader = Callable[[Located, Options], Imported]
+Probe = Callable[[Any], bool]
+READERS: dict[str, tuple[Probe, Reader]] = {
+    describe_table.KIND: (describe_table.is_describe_table, describe_table.read),
+}
+KINDS = tuple(READERS)
+
+
+def kind_of(loc: Located, forced: str | None) -> str:
+    """The source kind of a parsed file; `InputError` when it is none of them."""
+    if forced is not None:
+        if not READERS[forced][0](loc.data):
+            raise loc.fail((), f"this is not {forced} input; drop --from {forced} or pick another file")
+        return forced
+    for kind, (probe, _) in READERS.items():
+        if probe(loc.data):
+            return kind
+    raise loc.fail((), "not a source ddb2bigtable can import: expected describe-table JSON (a top-level "
+                   "\"Table\" with \"KeySchema\") or a CloudFormation/SAM template (with \"Resources\")")
+
+
+def read_source(path: str, text: str, options: Options, forced: str | None = None) -> Imported:
+    loc = parse(path, text)
+    return READERS[kind_of(loc, forced)][1](loc, options)
+
+
+def read_sources(paths: Sequence[str], options: Options, forced: str | None = None) -> list[Imported]:
+    """Every source file, read; all files' problems together in one `InputError`."""
+    problems: list[Problem] = []
+    found = []
+    for path in paths:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            problems.append(Problem(path, 1, 1, "", f"cannot read the file: {error}"))
+            continue
+        try:
+            found.append(read_source(path, text, options, forced))
+        except InputError as error:
+            problems += error.problems
+    if problems:
+        raise InputError(problems)
+    return found

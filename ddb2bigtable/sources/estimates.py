@@ -1,0 +1,127 @@
+"""Every value a spec needs that no source gave, as an explicit estimate with its remedy.
+
+Readers leave a field None when their source is silent; `complete` fills each one the spec
+needs with a value marked as an estimate, whose note says why it is a guess and which
+command (or which spec field) gives the real number. The emitter comments and warns about
+every estimate, so nothing invented passes as a fact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .model import Dropped, GsiDef, Rates, Scaling, Sourced, TableDefinition, guessed
+
+# What a new on-demand table serves at once (AWS: "initial throughput for on-demand capacity
+# mode", 4,000 WRU/s and 12,000 RRU/s). An upper bound for a table nobody measured.
+ON_DEMAND_INITIAL_READS = 12000
+ON_DEMAND_INITIAL_WRITES = 4000
+AWS_DEFAULT_TARGET = 70.0  # the console's default target utilisation
+
+
+def _describe(table: TableDefinition, query: str) -> str:
+    return (f"aws dynamodb describe-table --table-name {table.name.value} --region {table.region.value} "
+            f"--query '{query}'")
+
+
+def _metrics(table: TableDefinition) -> str:
+    return (f"aws cloudwatch get-metric-statistics --namespace AWS/DynamoDB --metric-name ConsumedReadCapacityUnits "
+            f"(and ConsumedWriteCapacityUnits) --dimensions Name=TableName,Value={table.name.value} "
+            f"--region {table.region.value} --statistics Maximum --period 60 over 14 days, divided by 60")
+
+
+def _units(table: TableDefinition, current: Sourced[int] | None, scaling: Scaling | None, what: str,
+           query: str) -> Sourced[int]:
+    """The provisioned units of one dimension: given, else the auto scaling floor, else 1."""
+    if current is not None:
+        return current
+    fix = f"the current value is what `{_describe(table, query)}` prints"
+    if scaling is not None:
+        return guessed(scaling.minimum.value,
+                       f"the auto scaling minimum ({scaling.minimum.origin}); the source has no current {what}: {fix}")
+    return guessed(1, f"the source gives no {what}: {fix}")
+
+
+def _scaling_pair(table: TableDefinition, reads: Sourced[int], writes: Sourced[int]) -> tuple[Scaling, Scaling]:
+    """The spec's autoscaling needs both dimensions: a fixed one scales from its value to itself."""
+    def fixed(units: Sourced[int], what: str) -> Scaling:
+        derived = Sourced(units.value, f"no {what} auto scaling: fixed at {units.origin}", units.estimate)
+        return Scaling(derived, derived, None)
+    read = table.read_scaling or fixed(reads, "read")
+    write = table.write_scaling or fixed(writes, "write")
+    return read, write
+
+
+def target_of(table: TableDefinition) -> tuple[Sourced[float], Dropped | None]:
+    """The spec's one target utilisation: the lower of the two (the safer CPU target)."""
+    targets = [s.target for s in (table.read_scaling, table.write_scaling) if s is not None and s.target is not None]
+    if not targets:
+        why = ("no target-tracking scaling policy was found; AWS's default is 70 %: check "
+               "`aws application-autoscaling describe-scaling-policies --service-namespace dynamodb`")
+        return guessed(AWS_DEFAULT_TARGET, why), None
+    low = min(targets, key=lambda t: t.value)
+    if len({t.value for t in targets}) == 1:
+        return low, None
+    return low, Dropped("separate read and write target utilisations",
+                        " and ".join(f"{t.value:g} % ({t.origin})" for t in targets),
+                        f"a spec has one target_utilization: {low.value:g} %, the lower, was kept")
+
+
+def _gsi(table: TableDefinition, gsi: GsiDef, provisioned: bool) -> tuple[GsiDef, list[Dropped]]:
+    dropped = [Dropped(f"auto scaling of index {gsi.name.value} ({what} {s.minimum.value}-{s.maximum.value})",
+                       s.minimum.origin, "the plan sizes the index at its reads/writes; the cluster's autoscaling "
+                       "range comes from the table's")
+               for what, s in (("reads", gsi.read_scaling), ("writes", gsi.write_scaling)) if s is not None]
+    if not provisioned:
+        return gsi, dropped
+    index = f"Table.GlobalSecondaryIndexes[?IndexName==`{gsi.name.value}`].ProvisionedThroughput"
+    reads = _units(table, gsi.reads, gsi.read_scaling, f"RCU of index {gsi.name.value}", index)
+    writes = _units(table, gsi.writes, gsi.write_scaling, f"WCU of index {gsi.name.value}", index)
+    return replace(gsi, reads=reads, writes=writes), dropped
+
+
+def complete(table: TableDefinition) -> TableDefinition:
+    """`table` with every field the spec needs set, the missing ones as estimates."""
+    provisioned = table.billing.value == "provisioned"
+    dropped = list(table.dropped)
+    changes: dict[str, object] = {}
+    if provisioned:
+        reads = _units(table, table.reads, table.read_scaling, "RCU", "Table.ProvisionedThroughput")
+        writes = _units(table, table.writes, table.write_scaling, "WCU", "Table.ProvisionedThroughput")
+        changes.update(reads=reads, writes=writes)
+        if table.read_scaling or table.write_scaling:
+            read, write = _scaling_pair(table, reads, writes)
+            target, split = target_of(table)
+            changes.update(read_scaling=replace(read, target=target), write_scaling=replace(write, target=target))
+            dropped += [split] if split else []
+    elif table.peak is None:
+        why = (f"no source measured this on-demand table's peak; {{}} is what AWS gives a new on-demand table "
+               f"at once, an upper bound: the real peak is {_metrics(table)}")
+        changes["peak"] = Rates(guessed(float(ON_DEMAND_INITIAL_READS), why.format("12,000 RRU/s")),
+                                guessed(float(ON_DEMAND_INITIAL_WRITES), why.format("4,000 WRU/s")))
+    gsis = []
+    for gsi in table.gsis:
+        done, lost = _gsi(table, gsi, provisioned)
+        gsis.append(done)
+        dropped += lost
+    size = _describe(table, "Table.[TableSizeBytes,ItemCount]")
+    if table.item_size_kb is None:
+        changes["item_size_kb"] = guessed(1.0, f"no source gives the item size: TableSizeBytes / ItemCount of `{size}`")
+    if table.storage_gb is None:
+        changes["storage_gb"] = guessed(0.0, f"no source gives the table size: TableSizeBytes of `{size}`, in GiB")
+    if table.pitr is None:
+        changes["pitr"] = guessed(False, "the source does not say: `aws dynamodb describe-continuous-backups "
+                                  f"--table-name {table.name.value} --region {table.region.value}`")
+    if table.deletion_protection is None:
+        command = _describe(table, "Table.DeletionProtectionEnabled")
+        changes["deletion_protection"] = guessed(False, f"the source does not say: `{command}`")
+    app = "no definition says how the application uses the table; ask its owners"
+    if table.read_consistency is None:
+        changes["read_consistency"] = guessed("eventual", f"{app}: strong (ConsistentRead) or transactional "
+                                              "(TransactGetItems) reads need 2x or 4x the units")
+    if table.write_mode is None:
+        changes["write_mode"] = guessed("standard", f"{app}: transactional (TransactWriteItems) writes cost 2 units")
+    if table.conditional_writes is None:
+        changes["conditional_writes"] = guessed(
+            False, f"{app}: true when it uses ConditionExpression or atomic counters (adds transactional app profiles)")
+    return replace(table, gsis=tuple(gsis), dropped=tuple(dropped), **changes)

@@ -1,0 +1,46 @@
+"""describe-table output -> spec: the AWS CLI's own example and a global table shaped like
+the DescribeTable API reference, checked field by field."""
+
+from __future__ import annotations
+
+from .helpers import FIXTURES, import_files
+
+HERE = FIXTURES / "describe-table"
+
+
+def test_the_aws_cli_example_music_collection(tmp_path):
+    got = import_files(tmp_path, HERE / "music-collection.json")
+    source = got.table("MusicCollection")
+    assert source["region"] == "us-east-1" and got.codes("default-region")
+    assert source["key"] == {"partition": {"name": "Artist", "type": "S"}, "sort": {"name": "SongTitle", "type": "S"}}
+    assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 5, 5)
+    assert (source["storage_gb"], source["item_count"]) == (0.0, 0)
+    assert source["item_size_kb"] == 1.0 and "# estimate: no source gives the item size" in got.text
+    assert (source["stream"], source["table_class"]) == ("none", "standard")
+    assert "autoscaling" not in source and "ttl" not in source and "tags" not in source
+    missing = " ".join(got.codes("not-in-source"))
+    assert "describe-time-to-live" in missing and "list-tags-of-resource" in missing
+    assert "describe-scalable-targets" in missing
+    assert got.spec.tables[0].id == "musiccollection"
+    assert len(got.plan.instances) == 1
+
+
+def test_a_global_table_with_indexes_replicas_and_a_kms_key(tmp_path):
+    got = import_files(tmp_path, HERE / "orders-global.json", region="eu-west-1")
+    source = got.table("Orders")
+    assert source["region"] == "us-east-1", "the table ARN's region wins over --region"
+    assert (source["reads"], source["writes"]) == (12000, 4000)
+    assert source["item_size_kb"] == 2.62 and source["storage_gb"] == 850.0 and source["item_count"] == 340000000
+    assert source["replicas"] == [{"region": "us-west-2", "reads": 6000}, {"region": "eu-west-1"}]
+    assert source["stream"] == "new_and_old_images"
+    assert source["deletion_protection"] is True and source["table_class"] == "standard"
+    assert source["gsis"] == [{"name": "by-status", "key": {"partition": {"name": "status", "type": "S"},
+                                                             "sort": {"name": "createdAt", "type": "N"}},
+                               "projection": ["total", "currency"], "reads": 1000, "writes": 4000}]
+    assert source["lsis"] == [{"name": "by-total", "sort": {"name": "total", "type": "N"}, "projection": "keys_only"}]
+    assert "# describe-table Table.ProvisionedThroughput.ReadCapacityUnits" in got.text
+    lost = " ".join(got.codes("not-in-spec"))
+    assert "AWS KMS key arn:aws:kms:us-east-1" in lost and "Cloud KMS key" in lost and "instance.kms_keys" in lost
+    assert "warm throughput" in lost
+    assert "pitr" not in lost and any("describe-continuous-backups" in m for m in got.codes("estimate"))
+    assert {c.gcp_region for i in got.plan.instances for c in i.clusters} >= {"us-east4"}
