@@ -2,4 +2,5 @@
 # The test command of the README (and of CI): the whole suite on the locked environment.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+bash scripts/dynamodb_local.sh  # DynamoDB Local for tests/replicate (installed once)
 exec uv run --frozen pytest "$@"
