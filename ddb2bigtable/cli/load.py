@@ -28,15 +28,17 @@ from .output import fail
               help="Load an export whose tableArn names another table than the spec's source.table.")
 @click.option("--dead-letters-redact", "redact", is_flag=True,
               help="Dead letters keep the export file, line and reason, never the line's text or quoted values.")
+@click.option("--chain", is_flag=True,
+              help="--export is a prefix holding a full export and its incrementals: load them all, in order.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool, runner: str, fmt: str,
-         work_dir: Path | None, fresh: bool, allow_other_table: bool, redact: bool, root: Path) -> None:
+         work_dir: Path | None, fresh: bool, allow_other_table: bool, redact: bool, chain: bool, root: Path) -> None:
     """Load one table from a DynamoDB export; exit 1 unless every item is accounted for."""
     from .load_runs import run_load_command
 
     try:
         code = run_load_command(root, spec, table_id, export, stage, create_tables, runner, work_dir, fmt,
-                                redact=redact, fresh=fresh, allow_other_table=allow_other_table)
+                                redact=redact, fresh=fresh, allow_other_table=allow_other_table, chain=chain)
     except InputError as error:
         fail(error)
     sys.exit(code)
@@ -50,14 +52,16 @@ def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool,
 @click.option("--sample", type=click.IntRange(min=1), default=None, help="Check N items chosen at random.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--chain", is_flag=True,
+              help="--export is a prefix holding a full export and its incrementals: compare with their final state.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None, fmt: str,
-           work_dir: Path | None, root: Path) -> None:
+           work_dir: Path | None, chain: bool, root: Path) -> None:
     """Decode every row back into DynamoDB items and compare with the export; exit 1 on any difference."""
     from .load_runs import run_verify_command
 
     try:
-        code = run_verify_command(root, spec, table_id, export, stage, sample, work_dir, fmt)
+        code = run_verify_command(root, spec, table_id, export, stage, sample, work_dir, fmt, chain=chain)
     except InputError as error:
         fail(error)
     sys.exit(code)

@@ -31,9 +31,10 @@ from rich.progress import (
 from rich.text import Text
 
 from ..exports.manifests import ExportError
+from ..load.chain_runs import run_chain
 from ..load.emulator import EMULATOR_ENV, EmulatorError, quiet_connection_warning
 from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
-from ..load.run import LoadOptions, run_load
+from ..load.run import LoadOptions, LoadReport, run_load
 from ..load.table_admin import ensure_tables
 from ..load.verify import run_verify
 from ..plan.model import InstancePlan
@@ -109,7 +110,7 @@ def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], 
 @_quiet
 def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
                      runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
-                     fresh: bool = False, allow_other_table: bool = False) -> int:
+                     fresh: bool = False, allow_other_table: bool = False, chain: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
     reason = "--fresh" if fresh else None
@@ -123,30 +124,37 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
                           redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table)
     console = Console(stderr=fmt == "json")
     try:
-        if runner == "beam":
-            from ..load.beam.direct import run_beam_load
+        with progress_bars(console) as bars:
+            def load_one(table: TableSpec, location: str, opts: LoadOptions) -> LoadReport:
+                if runner == "beam":
+                    from ..load.beam.direct import run_beam_load
 
-            report = run_beam_load(target.table, export, options)
-        else:
-            with progress_bars(console) as bars:
-                report = run_load(target.table, export, options, bars(f"{target.instance.id}/{table_id}"))
+                    return run_beam_load(table, location, opts)
+                name = f"{target.instance.id}/{table_id}" + (f" {location.rsplit('/', 1)[-1]}" if chain else "")
+                return run_load(table, location, opts, bars(name))
+
+            reports = (run_chain(target.table, export, options, load_one) if chain
+                       else [load_one(target.table, export, options)])
     except (ExportError, EmulatorError) as error:
         raise _export_problem(export, error) from None
+    complete = all(r.complete for r in reports)
     if fmt == "json":
-        click.echo(json.dumps(load_json(report), indent=2))
+        shown = {"chain": [load_json(r) for r in reports], "complete": complete} if chain else load_json(reports[0])
+        click.echo(json.dumps(shown, indent=2))
     else:
-        print_load(report, console)
-    return 0 if report.complete else 1
+        for report in reports:
+            print_load(report, console)
+    return 0 if complete else 1
 
 
 @_quiet
 def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, sample: int | None,
-                       work_dir: Path | None, fmt: str) -> int:
+                       work_dir: Path | None, fmt: str, *, chain: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
     try:
         report = run_verify(target.table, export, project=target.project, instance_id=target.instance.id,
-                            work_dir=work if work.is_dir() else None, sample=sample)
+                            work_dir=work if work.is_dir() else None, sample=sample, chain=chain)
     except ExportError as error:
         raise _export_problem(export, error) from None
     if fmt == "json":

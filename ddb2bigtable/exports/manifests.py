@@ -57,6 +57,8 @@ class Manifest:
     export_time_micros: int  # exportTime (full) or exportToTime (incremental), epoch microseconds
     files: tuple[DataFile, ...]
     root: str  # URL of the folder playing AWS's `AWSDynamoDB/`: data keys resolve against it
+    export_id: str  # the id in exportArn (`.../export/<id>`), else the export's folder name
+    export_from_time_micros: int  # exportFromTime (incremental) or exportTime (full): where its window starts
     table_arn: str | None = None  # tableArn: the DynamoDB table the export was taken from
 
     @property
@@ -90,16 +92,21 @@ def open_export(location: str) -> Manifest:
         raise ExportError(f"{files_path}: the data files hold {listed} items but {summary_path} says "
                           f"{item_count}; the manifests belong to different exports or one is cut "
                           f"short: copy the export folder again")
-    time_field = "exportTime" if export_type == FULL_EXPORT else "exportToTime"
+    time_field, from_field = ("exportTime", "exportTime") if export_type == FULL_EXPORT else \
+        ("exportToTime", "exportFromTime")
+    arn = summary.get("exportArn")
     return Manifest(
         location=location,
-        export_arn=summary.get("exportArn"),
+        export_arn=arn,
         export_type=export_type,
         output_format=summary["outputFormat"],
         item_count=item_count,
         export_time_micros=_micros(_string(summary, time_field, summary_path), f"{summary_path}: {time_field}"),
         files=files,
         root=fs.unstrip_protocol(root),
+        export_id=arn.rsplit("/export/", 1)[1] if isinstance(arn, str) and "/export/" in arn else
+        _parent(summary_path).rsplit("/", 1)[-1],
+        export_from_time_micros=_micros(_string(summary, from_field, summary_path), f"{summary_path}: {from_field}"),
         table_arn=summary.get("tableArn") if isinstance(summary.get("tableArn"), str) else None,
     )
 
@@ -135,16 +142,33 @@ def _find_summary(fs: fsspec.AbstractFileSystem, path: str, location: str) -> st
         return path
     if fs.isfile(f"{path}/{SUMMARY}"):
         return f"{path}/{SUMMARY}"
+    found = _summaries(fs, path, location)
+    if len(found) > 1:
+        listing = ", ".join(fs.unstrip_protocol(_parent(p)) for p in found)
+        raise ExportError(f"{location}: holds {len(found)} exports ({listing}); give one of these folders")
+    return found[0]
+
+
+def _summaries(fs: fsspec.AbstractFileSystem, path: str, location: str) -> list[str]:
+    """Every `AWSDynamoDB/<exportId>/manifest-summary.json` below `path`, sorted; at least one."""
     if not fs.exists(path):
         raise ExportError(f"{location}: no such folder; give the folder the export was written to")
     found = sorted(fs.glob(f"{path}/**/{AWS_FOLDER}/*/{SUMMARY}"))
     if not found:
         raise ExportError(f"{location}: no {AWS_FOLDER}/<exportId>/{SUMMARY} below it; give the prefix "
                           f"the export was written to or the export's own folder")
-    if len(found) > 1:
-        listing = ", ".join(fs.unstrip_protocol(_parent(p)) for p in found)
-        raise ExportError(f"{location}: holds {len(found)} exports ({listing}); give one of these folders")
-    return found[0]
+    return found
+
+
+def export_folders(location: str) -> list[str]:
+    """The folder of every export below `location`: AWS writes a table's full export and
+    its incremental exports side by side (`<prefix>/AWSDynamoDB/<exportId>/`), so one
+    prefix holds a whole chain (`load --chain`)."""
+    fs, path = _filesystem(location)
+    if fs.isfile(f"{path}/{SUMMARY}"):
+        return [location]
+    folders = [_parent(summary) for summary in _summaries(fs, path, location)]
+    return [fs.unstrip_protocol(f) for f in folders] if "://" in location else folders  # as the user wrote it
 
 
 def _read_summary(fs: fsspec.AbstractFileSystem, path: str) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from ..exports.reader import read_records
 from ..exports.types import export_types
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
+from .chain import extended
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .forms import form_sentences
 from .preflight import check_target
@@ -135,6 +136,10 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
                                 target(options.project, options.instance_id, table.id), fresh=options.fresh)
     if why:
         report.notes.append(why)
+    chain = extended(state.chain, manifest, export, options.fresh, options.work_dir)
+    if chain != state.chain:  # recorded before any row is written: from now on the table may hold it
+        state.chain = chain
+        state.save(options.work_dir / "state.json")
     return manifest, report, state
 
 

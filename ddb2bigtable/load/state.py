@@ -6,12 +6,13 @@ fingerprint of the export (its manifest) and of the mapping, so a changed export
 starts over instead of resuming into a different result. What describes the table itself
 outlives one export: `table_types`, the types its cells were written with across every
 export loaded into it (a later export encodes with them, and `verify` decodes with them,
-whichever export it checks). All of it is bound to the target it was written for (project,
-instance, table and endpoint: a new emulator listens elsewhere), so a load into another
-table never trusts it. A state can still outlive its rows (a table dropped
-and recreated under the same name): `spot_check` reads a sample of the rows it counts
-before a load says it is complete. Written atomically (write + rename), so a kill at any
-moment leaves the previous state intact.
+whichever export it checks), and `chain`, the exports applied to it in order, so an
+incremental that does not continue them is refused (load/chain.py). All of it is bound
+to the target it was written for (project, instance, table and endpoint: a new emulator
+listens elsewhere), so a load into another table never trusts it. A state can still
+outlive its rows (a table dropped and recreated under the same name): `spot_check` reads
+a sample of the rows it counts before a load says it is complete. Written atomically
+(write + rename), so a kill at any moment leaves the previous state intact.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
+from .chain import Link
 from .emulator import EMULATOR_ENV
 from .work_folder import private_dir, private_open
 
@@ -58,6 +60,7 @@ class LoadState:
     types: dict[str, str] | None = None  # this export's encoding types (None: not inferred yet)
     target: dict[str, str] | None = None  # where the done files were written (`target` below)
     table_types: dict[str, str] = field(default_factory=dict)  # the table's cells, across exports
+    chain: tuple[Link, ...] = ()  # the exports applied to the table, in order (load/chain.py)
 
     @classmethod
     def open(cls, path: Path, fingerprint: str, target: dict[str, str] | None = None,
@@ -80,6 +83,7 @@ class LoadState:
             table_types = data.get("table_types", types or {})  # states before table_types: the export's
             if not isinstance(table_types, dict):
                 raise TypeError(f"table_types is {type(table_types).__name__}")
+            chain = tuple(Link(**link) for link in data.get("chain", []))
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
             return cls(fingerprint, target=target), (f"the resume state {path} is damaged ({type(error).__name__}: "
                                                      f"{error}); starting over (writes are idempotent)")
@@ -90,17 +94,17 @@ class LoadState:
             return cls(fingerprint, target=target), (f"the resume state in {path} was written for {written}, not "
                                                      f"{target}; starting over")
         if data.get("fingerprint") != fingerprint:
-            return cls(fingerprint, target=target, table_types=table_types), (
+            return cls(fingerprint, target=target, table_types=table_types, chain=chain), (
                 f"the export or the mapping changed since the resume state in {path} was written; every data "
-                f"file is loaded (the table's recorded types are kept)")
-        return cls(fingerprint, done, types, target, table_types), None
+                f"file is loaded (the table's recorded types and export chain are kept)")
+        return cls(fingerprint, done, types, target, table_types, chain), None
 
     def save(self, path: Path) -> None:
         """Atomically, and for its owner only: the types and counts describe the data."""
         private_dir(path.parent)
         tmp = path.with_suffix(".tmp")
         document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types, "target": self.target,
-                                    "table_types": self.table_types,
+                                    "table_types": self.table_types, "chain": [asdict(link) for link in self.chain],
                                     "done": {k: asdict(v) for k, v in self.done.items()}}
         with private_open(tmp) as out:
             out.write(json.dumps(document, indent=1, sort_keys=True))

@@ -3,7 +3,8 @@
 In the spirit of the Spanner migration tool's report: what was loaded, what was skipped as
 expired, what was dead-lettered and why, and every item that is missing or different.
 For a full export, the items found in the table plus the expired plus the dead-lettered
-must equal the manifest's item count, or the verification fails.
+must equal the manifest's item count, or the verification fails; for a chain (`--chain`),
+the item count of its final state.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -23,9 +24,10 @@ from ..codec.codec import Codec, CodecError, Expired
 from ..codec.items import Item
 from ..codec.mutations import Cell
 from ..codec.type_inference import AttributeTypes, infer_types
-from ..exports.manifests import Manifest, open_export
+from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
+from .chain import ordered_chain
 from .preflight import check_target
 from .run import all_items, export_fingerprint
 from .state import LoadState, target
@@ -33,6 +35,7 @@ from .work_folder import dead_letter_records
 
 LOOKUP_BATCH = 500
 MAX_EXAMPLES = 20
+CHAIN = "CHAIN"  # the export type of a report against a chain's final state (`verify --chain`)
 
 
 @dataclass
@@ -94,8 +97,29 @@ def _number(text: str) -> Decimal | str:
         return text
 
 
-def _records(manifest: Manifest, sample: int | None) -> Iterator[Record]:
-    records = (r for f in manifest.files for r in read_records(manifest, f))
+def _export_records(manifest: Manifest) -> Iterator[Record]:
+    return (r for f in manifest.files for r in read_records(manifest, f))
+
+
+def final_records(manifests: list[Manifest], table: TableSpec) -> list[Record]:
+    """A chain's final state (`verify --chain`): the exports' records applied in memory in
+    chain order, by primary key, so each key keeps its last put (the item as the chain
+    leaves it) or the delete that removed it (verify checks it is absent). Memory grows
+    with the table's key count; unreadable lines are kept as they are (dead letters)."""
+    names = [k.name for k in (table.source.key.partition, table.source.key.sort) if k is not None]
+    last: dict[str, Record] = {}
+    unreadable: list[Record] = []
+    for manifest in manifests:
+        for record in _export_records(manifest):
+            if record.kind == "error":
+                unreadable.append(record)
+                continue
+            image = (record.item if record.kind == "put" else record.keys) or {}
+            last[repr([canonical(image.get(name)) for name in names])] = record
+    return [*last.values(), *unreadable]
+
+
+def _sampled(records: Iterable[Record], sample: int | None) -> Iterator[Record]:
     if sample is None:
         yield from records
         return
@@ -141,20 +165,29 @@ class _Reader:
 
 async def verify_table(table: TableSpec, export: str, *, project: str, instance_id: str,
                        work_dir: Path | None = None, sample: int | None = None,
-                       now_micros: int | None = None) -> VerifyReport:
+                       now_micros: int | None = None, chain: bool = False) -> VerifyReport:
+    """The table against one export, or with `chain` against the final state of the chain
+    of exports below `export` (its full export and incrementals, `chain.ordered_chain`)."""
     started = time.monotonic()
-    manifest = open_export(export)
+    manifests = ordered_chain(export) if chain else [open_export(export)]
     check_target(project, instance_id, table)  # credentials, endpoint, table: the cause in seconds
     now = now_micros or int(time.time() * 1_000_000)
-    report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
-                          manifest_items=manifest.item_count, sampled=sample is not None)
-    codec = Codec(table, _table_types(table, manifest, work_dir, target(project, instance_id, table.id)))
+    if chain:
+        records: Iterable[Record] = final_records(manifests, table)
+        report = VerifyReport(table=table.id, export=export, export_type=CHAIN, sampled=sample is not None,
+                              manifest_items=sum(1 for r in records if r.kind == "put"))
+    else:
+        (manifest,) = manifests
+        records = _export_records(manifest)
+        report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
+                              manifest_items=manifest.item_count, sampled=sample is not None)
+    codec = Codec(table, _table_types(table, manifests, work_dir, target(project, instance_id, table.id)))
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
     async with BigtableDataClientAsync(project=project) as client:
         reader = _Reader(client.get_table(instance_id, table.id), codec, codec.ttl_families, now)
         batch: list[tuple[Record, bytes]] = []
-        for record in _records(manifest, sample):
+        for record in _sampled(records, sample):
             report.checked += 1
             if (record.file, record.line) in dead or record.kind == "error":
                 report.dead_lettered += 1
@@ -177,7 +210,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
                 batch = []
         if batch:
             await _compare(reader, batch, report)
-        if sample is None and manifest.export_type == "FULL_EXPORT":
+        if sample is None and report.export_type in (FULL_EXPORT, CHAIN):
             report.table_items = await reader.count_items()
     report.seconds = time.monotonic() - started
     return report
@@ -217,16 +250,16 @@ async def _compare(reader: _Reader, batch: list[tuple[Record, bytes]], report: V
             report.problem(record, "different", _difference(record.item or {}, items))
 
 
-def _table_types(table: TableSpec, manifest: Manifest, work_dir: Path | None,
+def _table_types(table: TableSpec, manifests: list[Manifest], work_dir: Path | None,
                  where: dict[str, str]) -> AttributeTypes:
     """The types the table's cells were written with, as the loads into it recorded them
     (across every export of its chain, whichever one is verified); without a load's state
-    for this target, the export's own types, inferred as a load of it would."""
+    for this target, the exports' own types, inferred as a load of them would."""
     if work_dir is not None:
-        state = LoadState.open(work_dir / "state.json", export_fingerprint(manifest, table), where)[0]
+        state = LoadState.open(work_dir / "state.json", export_fingerprint(manifests[-1], table), where)[0]
         if state.table_types:
             return state.table_types
-    return infer_types(all_items(manifest), table)
+    return infer_types((item for manifest in manifests for item in all_items(manifest)), table)
 
 
 def _difference(expected: Item, items: list[Item]) -> str:

@@ -7,7 +7,7 @@ starting where the previous export ends. Incremental 1 adds attributes the full 
 never had (`bin_update`, a list; `blob`, binary; `tagline`, text), updates and inserts
 items and deletes one; incremental 2 deletes the item incremental 1 inserted, updates one
 incremental 1 updated and deletes one of the full export's. `final` is the table the
-whole chain describes, by (year, title).
+whole chain describes, by (year, title); `states` the table after each export.
 """
 
 from __future__ import annotations
@@ -31,11 +31,16 @@ class Chain:
     full: Path
     inc1: Path
     inc2: Path
-    final: dict[tuple[str, str], Item]  # (year, title) -> the item the chain ends with
+    states: tuple[dict[tuple[str, str], Item], ...]  # (year, title) -> item, after each export in order
 
     @property
     def exports(self) -> tuple[Path, Path, Path]:
         return self.full, self.inc1, self.inc2
+
+    @property
+    def final(self) -> dict[tuple[str, str], Item]:
+        """The table the whole chain describes."""
+        return self.states[-1]
 
 
 def movie(year: int, title: str, rank: int, **extra: dict) -> Item:
@@ -66,5 +71,14 @@ def build_chain(prefix: Path) -> Chain:
                          export_time=INC1_TIME, export_from_time=FULL_TIME)
     second = write_export(prefix, ARN, [], export_type="INCREMENTAL_EXPORT", incremental=inc2,
                           export_time=INC2_TIME, export_from_time=INC1_TIME)
-    final = {(i["year"]["N"], i["title"]["S"]): i for i in [again, *full_items[3:]]}
-    return Chain(prefix, full, first, second, final)
+    states = [{}]
+    for changes in ([_change(FULL_TIME, None, item) for item in full_items], inc1, inc2):
+        state = dict(states[-1])
+        for change in changes:
+            key = (change.keys["year"]["N"], change.keys["title"]["S"])
+            if change.new_image is None:
+                state.pop(key, None)
+            else:
+                state[key] = change.new_image
+        states.append(state)
+    return Chain(prefix, full, first, second, tuple(states[1:]))
