@@ -3,6 +3,8 @@
 - `detect.read_sources`: source files in (kind detected from the content, or forced),
   `model.Imported` out, every value tagged with its origin; bad input is `InputError`.
 - `describe_table.read`: `aws dynamodb describe-table` output.
+- `cloudformation.read`: CloudFormation / SAM templates (YAML short forms or JSON), with
+  `intrinsics.resolve` for parameters and intrinsic functions.
 - `emit.build`: the tables -> a spec document, estimates and losses as `model.Notice`;
   `emit.to_yaml` (a comment on every value) and `emit.to_json`.
 - `estimates.complete`: what no source gave, filled in as explicit estimates.

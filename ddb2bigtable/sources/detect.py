@@ -12,14 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
-from . import describe_table
+from . import cloudformation, describe_table
 from .located import Located, parse
-from .model import Imported, Options
+from .model import Imported, Options, TableDefinition
 
 Reader = Callable[[Located, Options], Imported]
 Probe = Callable[[Any], bool]
 READERS: dict[str, tuple[Probe, Reader]] = {
     describe_table.KIND: (describe_table.is_describe_table, describe_table.read),
+    cloudformation.KIND: (cloudformation.is_template, cloudformation.read),
 }
 KINDS = tuple(READERS)
 
@@ -59,3 +60,21 @@ def read_sources(paths: Sequence[str], options: Options, forced: str | None = No
     if problems:
         raise InputError(problems)
     return found
+
+
+def all_tables(found: Sequence[Imported]) -> list[TableDefinition]:
+    """The tables of every source, in order; one table in two sources is bad input."""
+    seen: dict[tuple[str, str], str] = {}
+    problems = []
+    tables = []
+    for imported in found:
+        for table in imported.tables:
+            key = (table.name.value, table.region.value)
+            if key in seen:
+                problems.append(Problem(imported.path, 1, 1, "", f"table {key[0]} in {key[1]} is also in {seen[key]}: "
+                                        "import each table from one source"))
+            seen.setdefault(key, imported.path)
+            tables.append(table)
+    if problems:
+        raise InputError(problems)
+    return tables

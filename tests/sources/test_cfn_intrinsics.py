@@ -1,0 +1,94 @@
+"""A template written for these tests: every short form the importer evaluates, and every
+setting a spec cannot hold, each reported (never silently dropped)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from .helpers import import_files
+
+TEMPLATE = textwrap.dedent("""\
+    AWSTemplateFormatVersion: "2010-09-09"
+    Parameters:
+      Env: {Type: String, Default: prod, AllowedValues: [dev, prod]}
+      Classes: {Type: CommaDelimitedList, Default: "STANDARD,STANDARD_INFREQUENT_ACCESS"}
+    Conditions:
+      IsProd: !Equals [!Ref Env, prod]
+      IsDev: !Not [!Condition IsProd]
+    Mappings:
+      Retention: {prod: {Days: 21}, dev: {Days: 1}}
+    Resources:
+      Sessions:
+        Type: AWS::DynamoDB::Table
+        Properties:
+          TableName: !Sub "sessions-${Env}"
+          BillingMode: PAY_PER_REQUEST
+          AttributeDefinitions:
+            - {AttributeName: sessionId, AttributeType: S}
+            - {AttributeName: userId, AttributeType: S}
+          KeySchema:
+            - {AttributeName: sessionId, KeyType: HASH}
+          GlobalSecondaryIndexes:
+            - IndexName: !Join ["-", [by, user]]
+              KeySchema: [{AttributeName: userId, KeyType: HASH}]
+              Projection: {ProjectionType: INCLUDE, NonKeyAttributes: [expiresAt]}
+              ContributorInsightsSpecification: {Enabled: true}
+          TimeToLiveSpecification: {AttributeName: expiresAt, Enabled: true}
+          StreamSpecification: {StreamViewType: NEW_IMAGE}
+          PointInTimeRecoverySpecification:
+            PointInTimeRecoveryEnabled: !If [IsProd, true, false]
+            RecoveryPeriodInDays: !FindInMap [Retention, !Ref Env, Days]
+          TableClass: !Select [1, !Ref Classes]
+          DeletionProtectionEnabled: !If [IsDev, false, true]
+          Tags:
+            - {Key: Team, Value: identity}
+            - {Key: Stack, Value: !Ref "AWS::StackName"}
+          KinesisStreamSpecification: {StreamArn: !GetAtt Stream.Arn}
+          ResourcePolicy: {PolicyDocument: {Version: "2012-10-17", Statement: []}}
+          ContributorInsightsSpecification: {Enabled: true}
+          OnDemandThroughput: {MaxReadRequestUnits: 5000, MaxWriteRequestUnits: 1000}
+          WarmThroughput: {ReadUnitsPerSecond: 15000, WriteUnitsPerSecond: 5000}
+          SSESpecification: {SSEEnabled: true, SSEType: KMS, KMSMasterKeyId: alias/sessions}
+      Stream:
+        Type: AWS::Kinesis::Stream
+        Properties: {ShardCount: 1}
+      DevOnly:
+        Type: AWS::DynamoDB::Table
+        Condition: IsDev
+        Properties:
+          AttributeDefinitions: [{AttributeName: k, AttributeType: S}]
+          KeySchema: [{AttributeName: k, KeyType: HASH}]
+          BillingMode: PAY_PER_REQUEST
+    """)
+
+
+def test_short_forms_are_evaluated_and_losses_reported(tmp_path):
+    path = tmp_path / "sessions.yaml"
+    path.write_text(TEMPLATE)
+    got = import_files(tmp_path, path, region="eu-west-1")
+    assert [t["source"]["table"] for t in got.data["tables"]] == ["sessions-prod"]
+    assert got.codes("condition-false") and "DevOnly" in " ".join(n.subject for n in got.notices)
+    source = got.table("sessions-prod")
+    assert source["billing"] == "on_demand" and source["ttl"] == {"attribute": "expiresAt"}
+    assert source["stream"] == "new_image"
+    assert source["point_in_time_recovery"] == {"enabled": True, "recovery_period_days": 21}
+    assert source["table_class"] == "standard_infrequent_access" and source["deletion_protection"] is True
+    assert source["tags"] == {"Team": "identity", "Stack": "StackName"}
+    assert any("AWS::StackName is known only to a deployed stack" in m for m in got.codes("estimate"))
+    assert source["gsis"] == [{"name": "by-user", "key": {"partition": {"name": "userId", "type": "S"}},
+                               "projection": ["expiresAt"]}]
+    lost = " | ".join(got.codes("not-in-spec"))
+    for what in ("Kinesis streaming destination", "resource-based policy", "contributor insights",
+                 "on-demand max throughput", "warm throughput", "AWS KMS key alias/sessions"):
+        assert what in lost, what
+    assert lost.count("contributor insights") == 2  # the table's and the index's
+    assert "Cloud KMS key" in lost
+
+
+def test_a_dev_parameter_flips_the_conditions(tmp_path):
+    path = tmp_path / "sessions.yaml"
+    path.write_text(TEMPLATE)
+    got = import_files(tmp_path, path, region="eu-west-1", parameters=(("Env", "dev"),))
+    assert [t["source"]["table"] for t in got.data["tables"]] == ["sessions-dev", "DevOnly"]
+    source = got.table("sessions-dev")
+    assert source["point_in_time_recovery"] == {"enabled": False} and source["deletion_protection"] is False

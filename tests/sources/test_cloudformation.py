@@ -1,0 +1,93 @@
+"""CloudFormation / SAM templates -> spec: AWS's sample templates, an AWS sample's table
+with Application Auto Scaling and its global-table version, and SAM SimpleTables, checked
+field by field (tests/fixtures/README.md names where each comes from)."""
+
+from __future__ import annotations
+
+from .helpers import FIXTURES, import_files
+
+HERE = FIXTURES / "cloudformation"
+
+
+def test_aws_sample_dynamodb_table_with_a_parameter_without_default(tmp_path):
+    got = import_files(tmp_path, HERE / "DynamoDB_Table.yaml")
+    source = got.table("myDynamoDBTable")
+    assert source["key"] == {"partition": {"name": "HashKeyElementName", "type": "S"}}
+    assert any("parameter HashKeyElementName has no Default: pass --parameter HashKeyElementName=VALUE" in m
+               for m in got.codes("estimate"))
+    assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 5, 10)
+    assert source["point_in_time_recovery"] == {"enabled": True}
+    assert (source["stream"], source["table_class"], source["deletion_protection"]) == ("none", "standard", False)
+    assert any("<stack>-myDynamoDBTable-<random>" in m for m in got.codes("estimate"))
+    assert got.codes("default-region")
+
+    given = import_files(tmp_path, HERE / "DynamoDB_Table.yaml", region="eu-west-1",
+                         parameters=(("HashKeyElementName", "isbn"), ("ReadCapacityUnits", "50")))
+    source = given.table("myDynamoDBTable")
+    assert source["key"] == {"partition": {"name": "isbn", "type": "S"}}
+    assert (source["region"], source["reads"], source["writes"]) == ("eu-west-1", 50, 10)
+    assert not given.codes("default-region")
+    assert "key.partition" not in " ".join(n.subject for n in given.notices)
+
+
+def test_aws_sample_secondary_indexes_json(tmp_path):
+    got = import_files(tmp_path, HERE / "DynamoDB_Secondary_Indexes.json")
+    source = got.table("TableOfBooks")
+    assert source["key"] == {"partition": {"name": "Category", "type": "S"}, "sort": {"name": "Title", "type": "S"}}
+    assert (source["reads"], source["writes"]) == (5, 10)
+    assert source["gsis"] == [{"name": "TitleIndex", "key": {"partition": {"name": "Title", "type": "S"}},
+                               "projection": "keys_only", "reads": 5, "writes": 10}]
+    assert source["lsis"] == [{"name": "LanguageIndex", "sort": {"name": "Language", "type": "S"},
+                               "projection": "keys_only"}]
+    assert source["point_in_time_recovery"] == {"enabled": True}
+    assert "# CloudFormation TableOfBooks.Properties.GlobalSecondaryIndexes[0].ProvisionedThroughput.ReadCapacityUnits" \
+        in got.text
+
+
+def test_a_table_with_scalable_targets_and_policies(tmp_path):
+    got = import_files(tmp_path, HERE / "global-table-1-initial.yaml", region="us-east-1")
+    source = got.table("CfnTestPrices")
+    assert source["key"] == {"partition": {"name": "priceId", "type": "S"}, "sort": {"name": "date", "type": "S"}}
+    assert (source["reads"], source["writes"]) == (10, 10)
+    assert source["autoscaling"] == {"min_reads": 10, "max_reads": 20, "min_writes": 10, "max_writes": 20,
+                                     "target_utilization": 70.0}
+    assert "# CloudFormation TableReadCapacityScalableTarget.Properties.MinCapacity" in got.text
+    assert source["stream"] == "keys_only"
+    assert got.spec.tables[0].source.autoscaling is not None
+
+
+def test_a_global_table_with_per_replica_autoscaling(tmp_path):
+    got = import_files(tmp_path, HERE / "global-table-6-test-scaling.yaml", region="us-east-1")
+    source = got.table("CfnTestPrices")
+    assert source["region"] == "us-east-1" and not got.codes("default-region")
+    assert source["autoscaling"] == {"min_reads": 12, "max_reads": 22, "min_writes": 12, "max_writes": 22,
+                                     "target_utilization": 72.0}
+    assert (source["reads"], source["writes"]) == (12, 12)  # the floors: a global table's template has no current units
+    assert any(m.startswith("12 is an estimate: the auto scaling minimum") for m in got.codes("estimate"))
+    assert source["replicas"] == [{"region": "us-east-2", "reads": 13}]
+    assert any("read auto scaling of replica us-east-2" in m for m in got.codes("not-in-spec"))
+    assert source["deletion_protection"] is True and source["stream"] == "keys_only"
+
+    other = import_files(tmp_path, HERE / "global-table-6-test-scaling.yaml", region="us-east-2")
+    source = other.table("CfnTestPrices")
+    assert source["region"] == "us-east-2" and source["replicas"] == [{"region": "us-east-1", "reads": 12}]
+    assert source["autoscaling"]["min_reads"] == 13 and source["autoscaling"]["target_utilization"] == 72.0
+
+
+def test_sam_simple_tables(tmp_path):
+    got = import_files(tmp_path, HERE / "sam-api-backend.yaml")
+    source = got.table("Table")
+    assert source["key"] == {"partition": {"name": "id", "type": "S"}}
+    assert source["billing"] == "on_demand" and "reads" not in source
+    assert source["peak"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
+    assert len([m for m in got.codes("estimate") if "peak" in m]) == 2
+
+    tagged = import_files(tmp_path, HERE / "sam-simple-table-with-extra-tags.yaml")
+    assert tagged.table("MinimalTableWithTags")["tags"] == {"TagKey1": "TagValue1", "TagKey2": "", "TagKey3": "value",
+                                                            "TagKey4": "123"}
+
+    sized = import_files(tmp_path, HERE / "sam-simple-table-ref-parameter-intrinsic.yaml",
+                         parameters=(("ReadCapacity", "40"),))
+    source = sized.table("MinimalTableRefParamLongForm")
+    assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 40, 15)
+    assert any("AWS-managed KMS key (SSEEnabled)" in m and "Cloud KMS key" in m for m in sized.codes("not-in-spec"))
