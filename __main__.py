@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pulumi
 
-from components import BigtableInstance, launch_loads, warn_on_source_drift
+from components import BigtableInstance, BigtableMonitoring, launch_loads, warn_on_source_drift
 from ddb2bigtable.load.jobs import load_jobs
 from ddb2bigtable.program import plan_for_stack, stack_outputs
 from ddb2bigtable.spec.errors import InputError
@@ -23,6 +23,10 @@ for warning in plan.warnings:
     pulumi.log.warn(f"{warning.code} {warning.instance}/{warning.table or '-'}: {warning.message}")
 account = stage.load.service_account if stage.load else None
 instances = {i.id: BigtableInstance(i.id, i, stage.gcp_project, account) for i in plan.instances}
+for i in plan.instances:
+    if i.operations and i.operations.enabled:
+        BigtableMonitoring(f"{i.id}-monitoring", i, stage.gcp_project,
+                           pulumi.ResourceOptions(depends_on=[instances[i.id]]))
 for key, value in stack_outputs(plan).items():
     pulumi.export(key, value)
 jobs = launch_loads(load_jobs(stage, specs, plan), instances)  # post-deploy hook: only on `up`, on change

@@ -170,6 +170,34 @@ class CostEstimate:
 
 
 @dataclass(frozen=True)
+class AlertPlan:
+    """One alert policy: a threshold on one metric, held for `duration_seconds`."""
+
+    id: str  # stable across plans: "<cluster>-cpu", "<instance>-replication", ...
+    kind: str  # a key of operations.MEANING
+    resource: str  # the monitored resource type
+    metric: str
+    filter: str  # the Cloud Monitoring filter, resource labels included
+    threshold: float
+    duration_seconds: int
+    severity: str  # CRITICAL | WARNING (AlertPolicy.severity)
+    why: str
+    denominator: str | None = None  # a ratio alert's denominator filter
+    aligner: str = "ALIGN_MEAN"  # per-minute alignment: MEAN for gauges, RATE for counts, MAX for delays
+
+
+@dataclass(frozen=True)
+class OperationsPlan:
+    """Alert policies and a dashboard for one instance (plan/operations.py says why each)."""
+
+    enabled: bool
+    channels: tuple[str, ...]
+    alerts: tuple[AlertPlan, ...]
+    why: str
+    dashboard_json: str = ""  # Monitoring's dashboard document (plan/dashboard.py), ready to send
+
+
+@dataclass(frozen=True)
 class InstancePlan:
     id: str
     display_name: str
@@ -182,6 +210,7 @@ class InstancePlan:
     tables: tuple[TablePlan, ...]
     app_profiles: tuple[AppProfilePlan, ...]
     cost: CostEstimate
+    operations: OperationsPlan | None = None
 
 
 @dataclass(frozen=True)

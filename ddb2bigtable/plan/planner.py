@@ -20,6 +20,7 @@ from .clusters import plan_clusters
 from .cost import estimate
 from .labels import instance_labels
 from .model import InstancePlan, PlanWarning, StagePlan
+from .operations import plan_operations
 from .routing import plan_app_profiles
 from .tables import plan_table
 from .topology import placements
@@ -62,6 +63,8 @@ def plan_instance(spec: Spec, stage: Stage) -> tuple[InstancePlan, list[PlanWarn
         storage_type=storage, node_scaling_factor=spec.instance.node_scaling_factor,
         deletion_protection=protected, labels=labels, clusters=tuple(clusters), tables=tuple(tables),
         app_profiles=tuple(plan_app_profiles(spec, clusters)), cost=estimate(spec, stage, clusters),
+        operations=plan_operations(stage, instance_id, clusters,
+                                   dataflow_load=stage.load is not None and stage.load.runner == "dataflow"),
     ), warnings
 
 

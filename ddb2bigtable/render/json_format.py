@@ -15,6 +15,7 @@ from ..plan.model import (
     CostLine,
     FamilyPlan,
     InstancePlan,
+    OperationsPlan,
     PlanWarning,
     StagePlan,
     TablePlan,
@@ -86,8 +87,18 @@ def _instance(i: InstancePlan) -> dict[str, Any]:
         "node_scaling_factor": i.node_scaling_factor, "deletion_protection": i.deletion_protection,
         "labels": dict(i.labels), "clusters": [_cluster(c) for c in i.clusters],
         "tables": [_table(t) for t in i.tables], "app_profiles": [_profile(p) for p in i.app_profiles],
-        "cost": _cost(i.cost),
+        "cost": _cost(i.cost), "operations": _operations(i.operations),
     }
+
+
+def _operations(o: OperationsPlan | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {"enabled": o.enabled, "channels": list(o.channels), "why": o.why,
+            "alerts": [{"id": a.id, "kind": a.kind, "metric": a.metric, "resource": a.resource, "filter": a.filter,
+                        "denominator": a.denominator, "aligner": a.aligner, "threshold": a.threshold,
+                        "duration_seconds": a.duration_seconds, "severity": a.severity, "why": a.why}
+                       for a in o.alerts]}
 
 
 def _warning(w: PlanWarning) -> dict[str, Any]:

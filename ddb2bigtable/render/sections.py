@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..plan.cost import amount
-from ..plan.model import ClusterPlan, CostLine, InstancePlan, StagePlan
+from ..plan.model import AlertPlan, ClusterPlan, CostLine, InstancePlan, StagePlan
+from ..plan.operations import MEANING
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,34 @@ def instance_sections(i: InstancePlan) -> list[Section]:
         (line.item, f"{amount(line.quantity)} {line.unit}", f"${line.unit_price:g}", money(line.monthly_usd),
          "yes" if line.estimate else "") for line in group), _cost_notes(group))
         for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) if group]
-    return [clusters, tables, profiles, summary, *lines]
+    return [clusters, tables, profiles, *_alerts(i), summary, *lines]
+
+
+_PERCENT_KINDS = ("cpu", "hot-node", "storage", "errors")
+
+
+def _threshold(a: AlertPlan) -> str:
+    if a.kind in _PERCENT_KINDS:
+        return f"> {a.threshold * 100:g} %"
+    if a.kind == "at-max":
+        return f"= {a.threshold + 0.5:.0f} nodes"
+    if a.kind == "replication":
+        return f"> {a.threshold:g} s"
+    return f"> {a.threshold:g}"
+
+
+def _alerts(i: InstancePlan) -> list[Section]:
+    """The alert table: one row per policy; each kind's metric and meaning once, in the notes."""
+    o = i.operations
+    if o is None or not o.enabled:
+        return []
+    rows = tuple((a.id.removesuffix(f"-{a.kind}"), a.kind, _threshold(a),
+                  f"{a.duration_seconds // 60}m" if a.duration_seconds else "at once", a.severity.lower())
+                 for a in o.alerts)
+    channels = ", ".join(o.channels) or "none (set alerts.channels in the stack file)"
+    kinds = {a.kind: f"{a.kind} ({a.metric}): {MEANING[a.kind]}" for a in o.alerts}
+    return [Section("Alerts", ("on", "alert", "threshold", "for", "severity"), rows,
+                    (f"notify: {channels}", *kinds.values()))]
 
 
 def stage_totals(plan: StagePlan) -> Section:

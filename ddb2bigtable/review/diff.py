@@ -11,7 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..plan.model import AppProfilePlan, ClusterPlan, GcPolicy, InstancePlan, StagePlan, TablePlan
+from ..plan.model import (
+    AlertPlan,
+    AppProfilePlan,
+    ClusterPlan,
+    GcPolicy,
+    InstancePlan,
+    OperationsPlan,
+    StagePlan,
+    TablePlan,
+)
 from ..plan.sizing import NODE_FIGURES
 
 Flag = Literal["DESTRUCTIVE", "RISK"] | None
@@ -173,7 +182,32 @@ def _instance(old: InstancePlan, new: InstancePlan) -> list[Change]:
         if a is None or b is None or _routing(a) != _routing(b):
             out.append(Change(f"{scope}/app profile {pid}", "routing", _routing(a) if a else "-",
                               _routing(b) if b else "-"))
+    return out + _alerts(scope, old.operations, new.operations)
+
+
+def _alerts(scope: str, old: OperationsPlan | None, new: OperationsPlan | None) -> list[Change]:
+    """Alerts turned on or off, added or removed, and thresholds or durations that moved:
+    on-call sees in the pull request when "normal" is redefined."""
+    before = {a.id: a for a in old.alerts} if old and old.enabled else {}
+    after = {a.id: a for a in new.alerts} if new and new.enabled else {}
+    out = []
+    for aid in sorted(before.keys() | after.keys()):
+        a, b = before.get(aid), after.get(aid)
+        where = f"{scope}/alert {aid}"
+        if a is None and b is not None:
+            out.append(Change(where, "alert added", "-", _rule(b), None, b.why))
+        elif b is None and a is not None:
+            out.append(Change(where, "alert removed", _rule(a), "-"))
+        elif a is not None and b is not None and (a.threshold, a.duration_seconds) != (b.threshold, b.duration_seconds):
+            out.append(Change(where, "alert threshold", _rule(a), _rule(b), None, b.why))
+    if old and new and old.enabled and new.enabled and old.channels != new.channels:
+        out.append(Change(f"{scope}/alerts", "notification channels", ", ".join(old.channels) or "none",
+                          ", ".join(new.channels) or "none"))
     return out
+
+
+def _rule(a: AlertPlan) -> str:
+    return f"> {a.threshold:g} for {a.duration_seconds}s"
 
 
 def _risks(plan: StagePlan) -> list[Change]:

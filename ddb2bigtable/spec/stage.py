@@ -40,6 +40,14 @@ class LoadSettings:
 
 
 @dataclass(frozen=True)
+class AlertSettings:
+    """Day-2 monitoring: alert policies and a dashboard per instance (plan/operations.py)."""
+
+    enabled: bool = True
+    channels: tuple[str, ...] = ()  # projects/P/notificationChannels/ID
+
+
+@dataclass(frozen=True)
 class Stage:
     """One environment's overrides of its specs; defaults are production-safe."""
 
@@ -58,6 +66,7 @@ class Stage:
     load: LoadSettings | None = None
     emulator: bool = False
     live_source: bool = False  # `source.live`: compare the live DynamoDB tables with the specs
+    alerts: AlertSettings = AlertSettings()  # on by default; never created for an emulator stage
     template: str | None = None  # the stage this one was made from (ephemeral stacks)
     location: Location | None = None  # of the ddb2bigtable:stage key, for planner errors
 
@@ -181,6 +190,10 @@ def _stage(name: str, doc: YamlDocument, data: dict[str, Any], location: Locatio
         fields["load"] = LoadSettings(**data["load"])
     if "source" in data:
         fields["live_source"] = fields.pop("source")["live"]
+    if "alerts" in data:
+        alerts = data["alerts"]
+        fields["alerts"] = AlertSettings(enabled=alerts.get("enabled", True),
+                                         channels=tuple(alerts.get("channels", ())))
     project = doc.value_at(("config", PROJECT_KEY))
     if base is None:
         return Stage(name=name, file=doc.file, gcp_project=project, location=location, **fields)

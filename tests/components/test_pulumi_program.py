@@ -133,7 +133,8 @@ def test_every_resource_is_a_child_of_a_component(deployed):
         if r.type.startswith("gcp:"):
             assert r.parent in components, r.name
         else:
-            assert r.type in ("ddb2bigtable:bigtable:Instance", "ddb2bigtable:bigtable:Table")
+            assert r.type in ("ddb2bigtable:bigtable:Instance", "ddb2bigtable:bigtable:Table",
+                              "ddb2bigtable:bigtable:Monitoring")
 
 
 def test_protection_follows_the_stage(deployed):

@@ -176,3 +176,16 @@ def test_the_emulator_stage_costs_nothing_in_a_diff(repo):
     assert local["cost"]["bigtable"] == {"before": 0.0, "after": 0.0, "delta": 0.0, "percent": None}
     assert sum(i.cost.bigtable_monthly_usd for i in plan_files(repo, "local").instances) > 0  # what the cloud would charge
     assert run(repo, "--base", "HEAD~1", "--stage", "local", "--fail-on", "cost-increase:1").returncode == 0
+
+
+def test_a_higher_autoscaling_maximum_moves_the_at_max_alert_in_the_diff(repo):
+    """On-call sees in the pull request when the plan's "normal" moves."""
+    before = {c.id: c.autoscaling.max_nodes for i in plan_files(repo, "prod").instances for c in i.clusters
+              if i.id == "shop-global"}
+    change(repo, "specs/shop-global.yaml", "max_reads: 20000", "max_reads: 40000")
+    prod = stage(diff_json(repo), "prod")
+    moved = {c["scope"]: (c["before"], c["after"]) for c in prod["changes"] if c["what"] == "alert threshold"}
+    east = "shop-global/alert shop-global-us-east4-a-at-max"
+    assert east in moved, prod["changes"]
+    assert moved[east][0] == f"> {before['shop-global-us-east4-a'] - 0.5:g} for 1800s"
+    assert float(moved[east][1].split()[1]) > before["shop-global-us-east4-a"]
