@@ -1,7 +1,8 @@
 """`ddb2bigtable` command line. Exit codes: 0 ok, 1 a check failed, 2 bad input.
 
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
-One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up).
+One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
+`import_cmd` (import).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import click
 
 from .diff import diff
+from .import_cmd import import_
 from .load import load, up, verify
 from .plan import plan, validate
 
@@ -19,5 +21,5 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff):
+for command in (validate, plan, load, verify, up, diff, import_):
     main.add_command(command)

@@ -1,0 +1,70 @@
+"""`import`: DynamoDB table definitions in, one spec v1 out (a file or stdout).
+
+Warnings (every estimate, every setting a spec cannot hold, what a source cannot tell) go
+to stderr, one line each, so stdout stays the spec when no `-o` is given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..sources.detect import KINDS, all_tables, read_sources
+from ..sources.emit import build, to_json, to_yaml
+from ..sources.model import DEFAULT_REGION, Options
+from ..sources.spec_file import check_spec, refuse_existing, write_spec
+from ..spec.errors import InputError, Problem
+from .output import fail
+
+
+def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key:
+            fail(InputError([Problem("--parameter", 1, 1, "", f"{value!r} is not KEY=VALUE")]))
+        pairs.append((key, text))
+    return tuple(pairs)
+
+
+@click.command("import")
+@click.argument("source", nargs=-1, required=True)
+@click.option("--instance", required=True, help="The Bigtable instance id the spec describes (6-33 characters).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the spec here (atomically). Default: stdout.")
+@click.option("--from", "kind", type=click.Choice(KINDS),
+              help="Source kind. Default: detected from each file's content.")
+@click.option("--format", "fmt", type=click.Choice(["yaml", "json"]),
+              help="yaml (a comment on every value) or json. Default: json for an -o ending in .json, else yaml.")
+@click.option("--force", is_flag=True, help="Replace an existing -o file.")
+@click.option("--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
+              help="A CloudFormation template parameter (repeatable); others take their Default.")
+@click.option("--region",
+              help=f"The AWS region of templates (they name none). Default: {DEFAULT_REGION}, with a warning.")
+def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: str | None, fmt: str | None,
+            force: bool, parameters: tuple[str, ...], region: str | None) -> None:
+    """Make a spec from DynamoDB table definitions: `aws dynamodb describe-table` output or
+    CloudFormation/SAM templates. Every value's comment names its origin; every estimate is
+    marked and warned about."""
+    options = Options(region, _parameters(parameters))
+    try:
+        if output is not None:
+            refuse_existing(output, force)
+        found = read_sources(list(source), options, kind)
+        doc = build(instance, all_tables(found), list(source))
+        text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
+            else to_yaml(doc)
+        check_spec(text, str(output or "<stdout>"))
+        notices = [n for i in found for n in i.notices] + list(doc.notices)
+        for notice in notices:
+            click.echo(str(notice), err=True)
+        if output is None:
+            click.echo(text, nl=False)
+            return
+        write_spec(output, text, force)
+    except InputError as error:
+        fail(error)
+    estimates = sum(n.code == "estimate" for n in notices)
+    click.echo(f"wrote {output}: {len(doc.tree['tables'])} table(s), {estimates} estimate(s) to replace; "
+               f"next: ddb2bigtable validate {output}", err=True)
