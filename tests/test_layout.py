@@ -28,7 +28,8 @@ ALLOWED: dict[str, set[str]] = {
     "sources": {"spec"},  # importers: DynamoDB definitions -> spec documents (read by load_spec)
     "load": {"codec", "exports", "plan", "spec"},
     "render": {"load", "plan", "review", "spec"},  # reports of loads, plans and diffs
-    "cli": {"exports", "load", "plan", "render", "review", "sources", "spec"},  # exports: ExportError means exit 2
+    "replicate": {"codec", "exports", "load", "spec"},  # the stream applied with the load's codec and writer
+    "cli": {"exports", "load", "plan", "render", "replicate", "review", "sources", "spec"},  # exports: ExportError means exit 2
     "program": {"load", "plan", "spec"},
     "__main__": {"cli"},
 }

@@ -1,0 +1,10 @@
+"""Zero-downtime migration: a table's DynamoDB stream replicated into Bigtable after the load.
+
+- `run.run_replicate`: read the stream from the export's time (or a checkpoint) and apply it.
+- `lineage.ready_shards`, `lineage.unreachable_start`: which shards to read, and whether
+  the stream still reaches the start point.
+- `apply.record_rows`: one stream record -> row mutations with the load's codec (why
+  replays converge, and what cell times replication writes).
+- `checkpoint.save_checkpoint`: per-shard positions, saved after Bigtable acknowledged.
+- `stream.StreamReader`: the only module that talks to AWS (boto3).
+"""

@@ -1,0 +1,79 @@
+"""Stream records -> Bigtable row mutations: the same codec and mapping as the load.
+
+Convergence comes from order, not from timestamps. Every write replaces (`replace=True`:
+the item's previous cells are deleted in the same MutateRow, before the new ones), so
+the last record applied decides what a row holds, whatever cell times were there. The
+stream gives one item's records in order (one shard at a time, parents before children),
+and `waves` keeps that order on the way to Bigtable: two mutations of one row are never
+in flight together. So replaying any earlier stretch of the stream, or a record twice,
+ends at DynamoDB's latest image once the replay has passed it.
+
+Cell times: a record's cells carry its ApproximateCreationDateTime (whole milliseconds),
+raised to the start point when earlier. Deterministic (a replayed record writes the
+very same versions), never decreasing along one item's records, and never below the
+cells the load wrote at the export's time, so a timestamp-filtered read or a family's
+max-age GC sees a replicated change as newer than the snapshot. TTL families keep the
+item's expiry as the load does (codec/app_writes.py), and an item whose TTL has passed
+is deleted, as DynamoDB no longer returns it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..codec.codec import Codec
+from ..codec.mutations import CodecError, Expired, RowMutation
+from .stream import StreamRecord
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What one record writes (rows in order), or why it cannot be written."""
+
+    record: StreamRecord
+    rows: tuple[RowMutation, ...]
+    refused: str | None = None
+
+
+def write_time(record: StreamRecord, start_micros: int) -> int:
+    return max(record.micros, start_micros) // 1000 * 1000
+
+
+def record_rows(codec: Codec, record: StreamRecord, *, start_micros: int, now_micros: int) -> Applied:
+    """The row mutations that make Bigtable hold what DynamoDB held after `record`."""
+    try:
+        if record.kind in ("remove", "ttl"):
+            return Applied(record, (codec.delete(record.old_image or record.keys),))
+        if record.new_image is None:
+            return Applied(record, (), f"a {record.kind.upper()} record without NewImage")
+        written = codec.encode(record.new_image, write_time_micros=write_time(record, start_micros),
+                               now_micros=now_micros, replace=True)
+        new = written.delete if isinstance(written, Expired) else written
+        if new is None:
+            return Applied(record, ())
+        if record.old_image is None:
+            return Applied(record, (new,))
+        # The old image may sit elsewhere (a rule chosen by an attribute that changed):
+        # its cells go first, in the same MutateRow when it is the same row.
+        old = codec.delete(record.old_image)
+        if old.key == new.key:
+            return Applied(record, (RowMutation(new.key, (*old.mutations, *new.mutations)),))
+        return Applied(record, (old, new))
+    except CodecError as error:
+        return Applied(record, (), str(error))
+
+
+def waves(applied: Iterable[Applied]) -> list[list[tuple[Applied, RowMutation]]]:
+    """The rows in batches that may be written concurrently: a row's mutations go in
+    successive waves, so Bigtable applies them in the records' order."""
+    out: list[list[tuple[Applied, RowMutation]]] = []
+    last_wave: dict[bytes, int] = {}
+    for one in applied:
+        for row in one.rows:
+            wave = last_wave.get(row.key, -1) + 1
+            last_wave[row.key] = wave
+            if wave == len(out):
+                out.append([])
+            out[wave].append((one, row))
+    return out

@@ -1,0 +1,59 @@
+"""What a replication run did: records applied per kind, rate, lag, where it stopped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .lineage import iso
+
+KINDS = ("insert", "modify", "remove", "ttl")
+
+
+@dataclass
+class ReplicateReport:
+    table: str
+    stream_arn: str
+    start_micros: int
+    resumed: bool  # from a checkpoint (else from the start point)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    dead_letters: int = 0
+    skipped_before_start: int = 0
+    shards_finished: int = 0
+    shards_seen: int = 0
+    seconds: float = 0.0
+    newest_micros: int | None = None  # the newest applied record's ApproximateCreationDateTime
+    ended_micros: int = 0
+    stopped: str = "caught up"  # or "interrupted"
+    dead_letter_file: str | None = None
+    checkpoint_file: str = ""
+
+    @property
+    def applied(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def records_per_second(self) -> float:
+        return (self.applied + self.dead_letters) / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def lag_seconds(self) -> float | None:
+        """Now (when the run ended) minus the newest applied record's time: how far Bigtable
+        trails DynamoDB. Streams round record times down, so it reads up to a second (a
+        minute on DynamoDB Local) high. None when nothing was applied."""
+        if self.newest_micros is None:
+            return None
+        return max(0.0, (self.ended_micros - self.newest_micros) / 1_000_000)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"table": self.table, "stream_arn": self.stream_arn, "start": iso(self.start_micros),
+                "resumed": self.resumed, "stopped": self.stopped, "applied": self.applied,
+                "inserts": self.counts["insert"], "modifies": self.counts["modify"],
+                "removes": self.counts["remove"], "ttl_deletes": self.counts["ttl"],
+                "dead_letters": self.dead_letters, "skipped_before_start": self.skipped_before_start,
+                "shards_seen": self.shards_seen, "shards_finished": self.shards_finished,
+                "seconds": round(self.seconds, 3), "records_per_second": round(self.records_per_second, 1),
+                "newest_record": iso(self.newest_micros) if self.newest_micros is not None else None,
+                "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
+                "checkpoint": self.checkpoint_file, "dead_letter_file": self.dead_letter_file}
+

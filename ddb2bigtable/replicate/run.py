@@ -1,0 +1,247 @@
+"""`replicate`: a table's DynamoDB stream applied to its Bigtable table until caught up,
+or for as long as it runs (`follow`).
+
+One shard at a time, parents before children (lineage.py), each page of records turned
+into row mutations with the load's codec and the table's recorded types (apply.py),
+written through the load's writer in waves that keep each row's order, then
+checkpointed (checkpoint.py). A record Bigtable refuses, or one the codec cannot
+write, goes to `replicate-dead-letters.jsonl` in the work folder with its shard and
+sequence number. Writes go through the `migration-load` app profile when the plan has
+it: single-cluster routing, so Bigtable applies them in the order they are sent.
+SIGINT and SIGTERM stop after the page in flight, its checkpoint saved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from google.cloud.bigtable.data import mutations
+
+from ..codec.codec import Codec
+from ..exports.manifests import ExportError, open_export
+from ..load.client_hooks import Source
+from ..load.state import LoadState, target
+from ..load.work_folder import FILE_MODE, locked, private_dir
+from ..load.writer import Writer, WriteSettings, row_entry
+from ..spec.errors import InputError, Problem
+from ..spec.model import TableSpec
+from .apply import Applied, record_rows, waves
+from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint, resume_problem, save_checkpoint
+from .lineage import Shard, before_start, ready_shards, unreachable_start
+from .report import ReplicateReport
+from .stream import StreamReader, StreamRecord
+
+DEAD_LETTERS = "replicate-dead-letters.jsonl"
+POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
+
+
+@dataclass(frozen=True)
+class ReplicateOptions:
+    project: str
+    instance_id: str
+    app_profile_id: str | None
+    work_dir: Path  # the load's work folder: its state.json has the table's types
+    since_micros: int | None = None  # start point; None: resume from the checkpoint
+    follow: bool = False  # keep polling until stopped (else stop when caught up)
+    endpoint_url: str | None = None
+    writer: WriteSettings = field(default_factory=WriteSettings)
+
+
+def start_point(since: str) -> int:
+    """`--since`: an ISO 8601 time with its zone, else an export whose exportTime it is."""
+    try:
+        moment = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            return open_export(since).export_time_micros
+        except ExportError as error:
+            raise InputError([Problem(since, 1, 1, "--since", f"neither a time (2026-11-24T01:00:00Z) nor a "
+                                                              f"readable export: {error}")]) from None
+    if moment.tzinfo is None:
+        raise InputError([Problem(since, 1, 1, "--since", "give the time's zone (Z for UTC, or +02:00)")])
+    return int(moment.timestamp() * 1_000_000)
+
+
+def now_micros() -> int:
+    return time.time_ns() // 1000
+
+
+def _table_types(table: TableSpec, options: ReplicateOptions, where: dict[str, str]) -> dict[str, str]:
+    """The types the load wrote this table's cells with: replication must write the same."""
+    state_file = options.work_dir / "state.json"
+    types = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
+    if not types:
+        raise InputError([Problem(str(state_file), 1, 1, "", f"no load of {table.id} into {where} is recorded "
+                                                             f"here: load the export first (replication writes with "
+                                                             f"the types the load inferred), or give its --work-dir")])
+    return types
+
+
+def _opening(options: ReplicateOptions, path: Path, arn: str, where: dict[str, str],
+             created: int | None) -> Checkpoint:
+    """The checkpoint to resume, or a new one at the start point; refuses what would lose writes."""
+    saved = load_checkpoint(path)
+    now = now_micros()
+    if saved is not None and options.since_micros is not None:
+        raise InputError([Problem(str(path), 1, 1, "--since", "a checkpoint exists: rerun without --since to "
+                                                              "resume from it, or delete it to start again from "
+                                                              "--since")])
+    if saved is None and options.since_micros is None:
+        raise InputError([Problem(str(path), 1, 1, "--since", "no checkpoint yet: give --since the export you "
+                                                              "loaded (or its exportTime)")])
+    if saved is not None:
+        why = resume_problem(saved, path, arn, where) or unreachable_start(saved.saved_micros, created, now)
+        if why:
+            raise InputError([Problem(str(path), 1, 1, "", f"cannot resume: the checkpoint {why}")])
+        return saved
+    assert options.since_micros is not None
+    why = unreachable_start(options.since_micros, created, now)
+    if why:
+        raise InputError([Problem(arn, 1, 1, "--since", why)])
+    return Checkpoint(arn, where, options.since_micros, now)
+
+
+class _Run:
+    def __init__(self, reader: StreamReader, writer: Writer, codec: Codec, checkpoint: Checkpoint,
+                 report: ReplicateReport, options: ReplicateOptions,
+                 progress: Callable[[ReplicateReport], None] | None):
+        self.reader, self.writer, self.codec, self.checkpoint = reader, writer, codec, checkpoint
+        self.report, self.options, self.progress = report, options, progress
+        self.path = options.work_dir / CHECKPOINT
+        self.stopping = False
+
+    async def run(self) -> None:
+        while not self.stopping:
+            shards = self.reader.shards(self.checkpoint.stream_arn)
+            self.report.shards_seen = len(shards)
+            finished_one = False
+            for shard in ready_shards(shards, set(self.checkpoint.finished)):
+                finished_one |= await self._drain(shard)
+                if self.stopping:
+                    break
+            if not finished_one:  # every ready shard answered "no more records": caught up
+                if not self.options.follow:
+                    return
+                await asyncio.sleep(POLL_SECONDS)
+        self.report.stopped = "interrupted"
+
+    async def _drain(self, shard: Shard) -> bool:
+        """Reads and applies `shard` up to now; True when it ended (its children are ready)."""
+        for page in self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id)):
+            await self._apply(page.records)
+            last = page.records[-1].sequence if page.records else None
+            if last or page.ended:
+                self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros())
+                save_checkpoint(self.path, self.checkpoint)
+            if page.ended:
+                self.report.shards_finished += 1
+                return True
+            if self.stopping:
+                break
+        return False
+
+    async def _apply(self, records: list[StreamRecord]) -> None:
+        start, now = self.checkpoint.start_micros, now_micros()
+        kept = [r for r in records if not before_start(r.micros, start)]
+        self.report.skipped_before_start += len(records) - len(kept)
+        applied = [record_rows(self.codec, r, start_micros=start, now_micros=now) for r in kept]
+        refused: dict[tuple[str, int], str] = {(a.record.shard, int(a.record.sequence)): a.refused
+                                               for a in applied if a.refused}
+        by_source = {(a.record.shard, int(a.record.sequence)): a for a in applied}
+
+        def rejected(source: Source, reason: str) -> None:
+            refused.setdefault((source.file, source.line), reason)
+
+        for wave in waves(a for a in applied if not a.refused):
+            entries = [row_entry(row, Source(a.record.shard, int(a.record.sequence))) for a, row in wave]
+            await self.writer.write(_one_chunk(entries), rejected)
+        for key, reason in refused.items():
+            self._dead_letter(by_source[key], reason)
+        for a in applied:
+            if (a.record.shard, int(a.record.sequence)) not in refused:
+                self.report.counts[a.record.kind] += 1
+        if kept:
+            newest = max(r.micros for r in kept)
+            self.report.newest_micros = max(newest, self.report.newest_micros or newest)
+        if self.progress:
+            self.progress(self.report)
+
+    def _dead_letter(self, applied: Applied, reason: str) -> None:
+        """Appended (a rerun may replay a record: its dead letter then appears again)."""
+        r = applied.record
+        path = private_dir(self.options.work_dir) / DEAD_LETTERS
+        line = json.dumps({"shard": r.shard, "sequence_number": r.sequence, "event": r.kind, "keys": r.keys,
+                           "reason": reason})
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        with os.fdopen(fd, "a", encoding="utf-8") as out:
+            out.write(line + "\n")
+        self.report.dead_letters += 1
+        self.report.dead_letter_file = str(path)
+
+
+async def _one_chunk(entries: list[mutations.RowMutationEntry]) -> AsyncIterator[list[mutations.RowMutationEntry]]:
+    yield entries
+
+
+async def replicate_table(table: TableSpec, options: ReplicateOptions,
+                          progress: Callable[[ReplicateReport], None] | None = None,
+                          reader: StreamReader | None = None) -> ReplicateReport:
+    """`reader`: the stream to read (default: the spec's source table through boto3)."""
+    where = target(options.project, options.instance_id, table.id)
+    reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
+    stream = reader.stream()
+    path = options.work_dir / CHECKPOINT
+    with locked(options.work_dir):
+        codec = Codec(table, _table_types(table, options, where))
+        checkpoint = _opening(options, path, stream.arn, where, stream.created_micros)
+        save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came
+        report = ReplicateReport(table.id, stream.arn, checkpoint.start_micros, resumed=options.since_micros is None,
+                                 checkpoint_file=str(path))
+        began = time.monotonic()
+        async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
+                          options.writer) as writer:
+            run = _Run(reader, writer, codec, checkpoint, report, options, progress)
+            with _stop_on_signals(run):
+                await run.run()
+        report.seconds = time.monotonic() - began
+        report.ended_micros = now_micros()
+        return report
+
+
+class _stop_on_signals:
+    """SIGINT (Ctrl-C) and SIGTERM ask the run to stop after the page in flight."""
+
+    def __init__(self, run: _Run):
+        self.run = run
+        self.installed: list[signal.Signals] = []
+
+    def __enter__(self) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, self._stop)
+                self.installed.append(sig)
+            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
+                pass
+
+    def _stop(self) -> None:
+        self.run.stopping = True
+
+    def __exit__(self, *exc: object) -> None:
+        loop = asyncio.get_running_loop()
+        for sig in self.installed:
+            loop.remove_signal_handler(sig)
+
+
+def run_replicate(table: TableSpec, options: ReplicateOptions,
+                  progress: Callable[[ReplicateReport], None] | None = None,
+                  reader: StreamReader | None = None) -> ReplicateReport:
+    return asyncio.run(replicate_table(table, options, progress, reader))

@@ -1,0 +1,159 @@
+"""The DynamoDB side: the table's stream through boto3, and its records as plain values.
+
+Every AWS call is here, so the rest of the package is pure decisions and Bigtable writes.
+boto3's "standard" retry mode retries throttling and dropped connections with backoff;
+an iterator that expired (15 minutes unused) is renewed after the last record read.
+Bad input (no such table, stream disabled or without new images, unreachable start
+point, no credentials) is an `InputError` that says what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..codec.items import Item
+from ..spec.errors import InputError, Problem
+from .lineage import REEXPORT, Shard, shards_from
+
+ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
+TTL_PRINCIPAL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
+
+
+@dataclass(frozen=True)
+class StreamRecord:
+    """One stream record, as much of it as replication uses."""
+
+    shard: str
+    sequence: str
+    kind: str  # insert | modify | remove | ttl (a REMOVE by DynamoDB's TTL)
+    micros: int  # ApproximateCreationDateTime, epoch microseconds (rounded down by AWS)
+    keys: Item
+    new_image: Item | None
+    old_image: Item | None
+
+
+def parse_record(shard: str, raw: dict[str, Any]) -> StreamRecord:
+    data = raw["dynamodb"]
+    kind = raw["eventName"].lower()
+    if kind == "remove" and raw.get("userIdentity") == TTL_PRINCIPAL:
+        kind = "ttl"
+    moment = data["ApproximateCreationDateTime"]  # boto3 gives a datetime
+    return StreamRecord(shard, data["SequenceNumber"], kind, int(moment.timestamp() * 1_000_000),
+                        data["Keys"], data.get("NewImage"), data.get("OldImage"))
+
+
+@dataclass(frozen=True)
+class Stream:
+    arn: str
+    created_micros: int | None
+
+
+@dataclass(frozen=True)
+class Page:
+    records: list[StreamRecord]
+    ended: bool  # a closed shard read to its end: finished
+
+
+def _problem(where: str, message: str) -> InputError:
+    return InputError([Problem(where, 1, 1, "", message)])
+
+
+class StreamReader:
+    """One table's stream, read shard by shard; keeps each open shard's next iterator."""
+
+    def __init__(self, table: str, region: str, endpoint_url: str | None):
+        import boto3
+        from botocore.config import Config
+
+        config = Config(retries={"mode": "standard", "max_attempts": 10})
+        self.table, self.where = table, f"DynamoDB table {table} ({endpoint_url or region})"
+        self._db = boto3.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
+        self._streams = boto3.client("dynamodbstreams", region_name=region, endpoint_url=endpoint_url, config=config)
+        self._iterators: dict[str, str] = {}
+
+    def stream(self) -> Stream:
+        """The table's current stream; refuses a disabled one and views without new images."""
+        table = self._call(self._db.describe_table, TableName=self.table)["Table"]
+        spec = table.get("StreamSpecification") or {}
+        if not spec.get("StreamEnabled") or not table.get("LatestStreamArn"):
+            raise _problem(self.where, "has no stream enabled, so its writes cannot be replicated: enable one "
+                                       f"(view type NEW_AND_OLD_IMAGES), then {REEXPORT}")
+        view = spec.get("StreamViewType")
+        if view not in APPLICABLE_VIEWS:
+            raise _problem(self.where, f"streams {view} records, which lack the item's new image: change the "
+                                       f"stream's view type to NEW_AND_OLD_IMAGES, then {REEXPORT}")
+        arn = table["LatestStreamArn"]
+        created = self._describe(arn).get("CreationRequestDateTime")
+        return Stream(arn, int(created.timestamp() * 1_000_000) if created else None)
+
+    def shards(self, arn: str) -> list[Shard]:
+        """Every shard DescribeStream lists (it pages at 100)."""
+        found, after = [], None
+        while True:
+            page = self._describe(arn, after)
+            found += page["Shards"]
+            after = page.get("LastEvaluatedShardId")
+            if not after:
+                return shards_from(found)
+
+    def read(self, arn: str, shard: Shard, after: str | None) -> Iterator[Page]:
+        """Pages of `shard` after sequence number `after` (None: from its oldest record),
+        until a page is empty (caught up) or the closed shard ends."""
+        from botocore.exceptions import ClientError
+
+        iterator = self._iterators.pop(shard.id, None) or self._iterator(arn, shard.id, after)
+        while iterator:
+            try:
+                answer = self._call(self._streams.get_records, ShardIterator=iterator, Limit=1000)
+            except ClientError as error:
+                if error.response["Error"]["Code"] != "ExpiredIteratorException":
+                    raise
+                iterator = self._iterator(arn, shard.id, after)
+                continue
+            records = [parse_record(shard.id, r) for r in answer["Records"]]
+            if records:
+                after = records[-1].sequence
+            iterator = answer.get("NextShardIterator")
+            if not records:
+                if iterator:
+                    self._iterators[shard.id] = iterator  # where the next poll starts
+                yield Page([], ended=iterator is None)
+                return
+            yield Page(records, ended=iterator is None)
+
+    def _iterator(self, arn: str, shard: str, after: str | None) -> str:
+        how = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after} if after else \
+            {"ShardIteratorType": "TRIM_HORIZON"}
+        return self._call(self._streams.get_shard_iterator, StreamArn=arn, ShardId=shard, **how)["ShardIterator"]
+
+    def _describe(self, arn: str, after: str | None = None) -> dict[str, Any]:
+        extra = {"ExclusiveStartShardId": after} if after else {}
+        return self._call(self._streams.describe_stream, StreamArn=arn, **extra)["StreamDescription"]
+
+    def _call(self, operation: Any, **kwargs: Any) -> Any:
+        """One AWS call, its bad-input failures as `InputError`s saying what to do."""
+        from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+        try:
+            return operation(**kwargs)
+        except NoCredentialsError:
+            raise _problem(self.where, "no AWS credentials found: set AWS_PROFILE or AWS_ACCESS_KEY_ID and "
+                                       "AWS_SECRET_ACCESS_KEY (any values for DynamoDB Local)") from None
+        except ClientError as error:
+            code = error.response["Error"]["Code"]
+            if code == "ResourceNotFoundException":
+                raise _problem(self.where, f"not found ({error.response['Error'].get('Message', code)}): check "
+                                           f"source.table and source.region in the spec, or --endpoint-url") from None
+            if code == "TrimmedDataAccessException":
+                raise _problem(self.where, f"the stream no longer holds the records after the checkpoint "
+                                           f"(older than 24 hours); {REEXPORT}") from None
+            if code in ("AccessDeniedException", "UnrecognizedClientException"):
+                raise _problem(self.where, f"{code}: the credentials may not read this table and its stream "
+                                           f"(dynamodb:DescribeTable, dynamodb:DescribeStream, "
+                                           f"dynamodb:GetShardIterator, dynamodb:GetRecords)") from None
+            raise
+        except BotoCoreError as error:
+            raise _problem(self.where, f"cannot be reached: {error}") from None
