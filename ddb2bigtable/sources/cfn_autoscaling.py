@@ -85,14 +85,16 @@ def scalings(loc: Located, resources: dict[str, Any], ctx: Context) -> tuple[dic
 
 def apply(tables: list[TableDefinition], found: dict[Key, Scaling]) -> tuple[list[TableDefinition], list[Notice]]:
     """The tables with the auto scaling that points at them; the rest named in notices."""
-    out, used = [], set()
+    out: list[TableDefinition] = []
+    used: set[Key] = set()
     for table in tables:
         name = table.name.value
-        read, write = found.get((name, None, "Read")), found.get((name, None, "Write"))
-        used |= {k for k in ((name, None, "Read"), (name, None, "Write")) if k in found}
+        own: tuple[Key, Key] = ((name, None, "Read"), (name, None, "Write"))
+        read, write = found.get(own[0]), found.get(own[1])
+        used |= {k for k in own if k in found}
         gsis = []
         for gsi in table.gsis:
-            keys = ((name, gsi.name.value, "Read"), (name, gsi.name.value, "Write"))
+            keys: tuple[Key, Key] = ((name, gsi.name.value, "Read"), (name, gsi.name.value, "Write"))
             used |= {k for k in keys if k in found}
             gsis.append(replace(gsi, read_scaling=found.get(keys[0], gsi.read_scaling),
                                 write_scaling=found.get(keys[1], gsi.write_scaling)))

@@ -10,15 +10,12 @@ indexes, stream, TTL, class, tags, what a spec cannot hold) are read here once.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .intrinsics import Unresolved
-from .located import Located, Path, dotted
-from .model import Dropped, KeyAttr, LsiDef, Projection, Sourced, given
+from .located import Located, Path, dotted, walk
+from .model import STREAM_VIEWS, TABLE_CLASSES, Dropped, KeyAttr, KeyType, LsiDef, Projection, Sourced, given
 
-STREAM_VIEWS = {"KEYS_ONLY": "keys_only", "NEW_IMAGE": "new_image", "OLD_IMAGE": "old_image",
-                "NEW_AND_OLD_IMAGES": "new_and_old_images"}
-TABLE_CLASSES = {"STANDARD": "standard", "STANDARD_INFREQUENT_ACCESS": "standard_infrequent_access"}
 _CMEK = "Bigtable cannot use an AWS key: a CMEK needs a Cloud KMS key; add instance.kms_keys: {REGION: " \
         "projects/P/locations/L/keyRings/R/cryptoKeys/K} (docs/spec.md)"
 
@@ -34,15 +31,7 @@ class Fields:
         return f"CloudFormation {self.logical}.{dotted(self.base[2:] + rel)}"
 
     def raw(self, rel: Path) -> Any:
-        value: Any = self.props
-        for part in rel:
-            if isinstance(value, dict) and part in value:
-                value = value[part]
-            elif isinstance(value, list) and isinstance(part, int) and part < len(value):
-                value = value[part]
-            else:
-                return None
-        return value
+        return walk(self.props, rel)
 
     def has(self, rel: Path) -> bool:
         return self.raw(rel) is not None
@@ -94,8 +83,8 @@ def capacity(f: Fields, rel: Path, provisioned: bool) -> tuple[Sourced[int] | No
             f.integer((*rel, "WriteCapacityUnits"), "WriteCapacityUnits"))
 
 
-def attribute_types(f: Fields) -> dict[str, str]:
-    types = {}
+def attribute_types(f: Fields) -> dict[str, KeyType]:
+    types: dict[str, KeyType] = {}
     for at in f.items(("AttributeDefinitions",), "AttributeDefinitions"):
         name = f.text((*at, "AttributeName"), "AttributeName")
         kind = f.text((*at, "AttributeType"), "AttributeType")
@@ -103,11 +92,11 @@ def attribute_types(f: Fields) -> dict[str, str]:
             raise f.fail(at, "an attribute definition needs AttributeName and AttributeType")
         if kind.value not in ("S", "N", "B") and not kind.is_estimate:
             raise f.fail((*at, "AttributeType"), f"AttributeType {kind.value!r}: key attributes are S, N or B")
-        types[name.value] = kind.value if kind.value in ("S", "N", "B") else "S"
+        types[name.value] = cast(KeyType, kind.value if kind.value in ("S", "N", "B") else "S")
     return types
 
 
-def key_schema(f: Fields, rel: Path, types: dict[str, str]) -> tuple[Sourced[KeyAttr], Sourced[KeyAttr] | None]:
+def key_schema(f: Fields, rel: Path, types: dict[str, KeyType]) -> tuple[Sourced[KeyAttr], Sourced[KeyAttr] | None]:
     """(partition, sort) of a KeySchema, typed from AttributeDefinitions."""
     parts: dict[str, Sourced[KeyAttr]] = {}
     for at in f.items(rel, "KeySchema"):
@@ -117,8 +106,8 @@ def key_schema(f: Fields, rel: Path, types: dict[str, str]) -> tuple[Sourced[Key
             raise f.fail(at, "a key schema element needs AttributeName and KeyType")
         if name.value not in types:
             raise f.fail(at, f"key attribute {name.value!r} is not in AttributeDefinitions; add it there")
-        parts[role.value] = Sourced(KeyAttr(name.value, types[name.value]),  # type: ignore[arg-type]
-                                    f.origin(at) + " + AttributeDefinitions", name.estimate)
+        parts[role.value] = Sourced(KeyAttr(name.value, types[name.value]), f.origin(at) + " + AttributeDefinitions",
+                                    name.estimate)
     if "HASH" not in parts:
         raise f.fail(rel, "the KeySchema has no HASH key; add one")
     return parts["HASH"], parts.get("RANGE")
@@ -134,7 +123,7 @@ def projection(f: Fields, rel: Path) -> Sourced[Projection]:
     return Sourced(kind.value.lower(), kind.origin, kind.estimate)
 
 
-def lsis(f: Fields, types: dict[str, str]) -> tuple[LsiDef, ...]:
+def lsis(f: Fields, types: dict[str, KeyType]) -> tuple[LsiDef, ...]:
     out = []
     for at in f.items(("LocalSecondaryIndexes",), "LocalSecondaryIndexes"):
         name = f.text((*at, "IndexName"), "IndexName")

@@ -49,20 +49,25 @@ def _reads(f: Fields, rel: Path) -> tuple[Sourced[int] | None, Scaling | None]:
             scaling(f, (*settings, "ReadCapacityAutoScalingSettings")))
 
 
-def _home(f: Fields, region: str | None, logical: str) -> tuple[int, Sourced[str], list[Notice]]:
-    replicas = [(at, f.text((*at, "Region"), "Region")) for at in f.items(("Replicas",), "Replicas")]
-    if not replicas or any(r is None for _, r in replicas):
+def _regions(f: Fields) -> list[Sourced[str]]:
+    """Each replica's region, in the template's order."""
+    regions = [f.text((*at, "Region"), "Region") for at in f.items(("Replicas",), "Replicas")]
+    if not regions or any(r is None for r in regions):
         raise f.fail(("Replicas",), "a global table needs Replicas, each with a Region")
+    return [r for r in regions if r is not None]
+
+
+def _home(f: Fields, regions: list[Sourced[str]], region: str | None) -> tuple[int, Sourced[str], list[Notice]]:
+    """The index of the home replica, its region, and the warning when it was not chosen."""
     if region is None:
-        at, first = replicas[0]
-        return at[1], first, [Notice("default-region", logical, f"the stack's region is not in a template: "  # type: ignore[union-attr]
-                                     f"{first.value} (the first replica) taken as the home region; pass --region "  # type: ignore[union-attr]
-                                     "to choose another replica")]
-    for at, r in replicas:
-        if r is not None and r.value == region:
-            return at[1], Sourced(region, f"--region, a replica at {r.origin}"), []
+        first = regions[0]
+        return 0, first, [Notice("default-region", f.logical, f"a template names no stack region: {first.value} "
+                                 "(the first replica) taken as the home region; pass --region to choose another")]
+    for i, r in enumerate(regions):
+        if r.value == region:
+            return i, Sourced(region, f"--region, a replica at {r.origin}"), []
     raise f.fail(("Replicas",), f"--region {region} is not one of this global table's replicas "
-                 f"({', '.join(r.value for _, r in replicas if r)}): pass the stack's region")
+                 f"({', '.join(r.value for r in regions)}): pass the stack's region")
 
 
 def _differences(f: Fields, home: Path, other: Path, region: str) -> list[Dropped]:
@@ -81,7 +86,8 @@ def _differences(f: Fields, home: Path, other: Path, region: str) -> list[Droppe
 
 def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, list[Notice]]:
     """One `AWS::DynamoDB::GlobalTable` resource, seen from its home region."""
-    home_index, home_region, notices = _home(f, region, f.logical)
+    regions = _regions(f)
+    home_index, home_region, notices = _home(f, regions, region)
     home: Path = ("Replicas", home_index)
     types = attribute_types(f)
     partition, sort = key_schema(f, ("KeySchema",), types)
@@ -89,17 +95,17 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
     provisioned = mode.value == "provisioned"
     reads, read_scaling = _reads(f, home) if provisioned else (None, None)
     replicas, lost = [], dropped(f) + dropped(f, home)
-    for at in f.items(("Replicas",), "Replicas"):
-        if at[1] == home_index:
+    for i, where in enumerate(regions):
+        if i == home_index:
             continue
-        where = f.text((*at, "Region"), "Region")
-        fixed, auto = _reads(f, at) if provisioned else (None, None)
+        replica: Path = ("Replicas", i)
+        fixed, auto = _reads(f, replica) if provisioned else (None, None)
         if auto is not None:
             fixed = Sourced(auto.minimum.value, auto.minimum.origin,
-                            f"replica {where.value} auto scales reads {auto.minimum.value}-{auto.maximum.value}: "  # type: ignore[union-attr]
+                            f"replica {where.value} auto scales reads {auto.minimum.value}-{auto.maximum.value}: "
                             "its current RCU is in `aws dynamodb describe-table` in that region")
-        replicas.append(ReplicaDef(where, fixed))  # type: ignore[arg-type]
-        lost += _differences(f, home, at, where.value)  # type: ignore[union-attr]
+        replicas.append(ReplicaDef(where, fixed))
+        lost += _differences(f, home, replica, where.value)
     home_gsis = {str(f.raw((*at, "IndexName"))): at for at in f.items((*home, "GlobalSecondaryIndexes"), "Indexes")}
     gsis = []
     for at in f.items(("GlobalSecondaryIndexes",), "GlobalSecondaryIndexes"):

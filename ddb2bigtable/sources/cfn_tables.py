@@ -22,9 +22,9 @@ from .cfn_fields import (
     tag_list,
     ttl,
 )
-from .model import GsiDef, KeyAttr, Sourced, TableDefinition, given
+from .model import GsiDef, KeyAttr, KeyType, Sourced, TableDefinition, given
 
-SAM_TYPES = {"String": "S", "Number": "N", "Binary": "B"}
+SAM_TYPES: dict[str, KeyType] = {"String": "S", "Number": "N", "Binary": "B"}
 
 
 def table_name(f: Fields) -> Sourced[str]:
@@ -83,12 +83,12 @@ def read_simple_table(f: Fields, region: Sourced[str]) -> TableDefinition:
     sam_type = f.text(("PrimaryKey", "Type"), "PrimaryKey.Type")
     if sam_type is not None and sam_type.value not in SAM_TYPES and not sam_type.is_estimate:
         raise f.fail(("PrimaryKey", "Type"), f"PrimaryKey.Type {sam_type.value!r}: SAM takes String, Number or Binary")
-    kind = SAM_TYPES.get(sam_type.value, "S") if sam_type else "S"
+    kind: KeyType = SAM_TYPES.get(sam_type.value, "S") if sam_type else "S"
     origin = (f"{key_name.origin}, {sam_type.origin}" if sam_type and f.has(("PrimaryKey", "Name"))
               else sam_type.origin if sam_type
               else f.origin(()) + (" (no PrimaryKey.Type: String)" if f.has(("PrimaryKey", "Name"))
                                    else " (no PrimaryKey: id, String)"))
-    partition = Sourced(KeyAttr(key_name.value, kind), origin, key_name.estimate)  # type: ignore[arg-type]
+    partition = Sourced(KeyAttr(key_name.value, kind), origin, key_name.estimate)
     provisioned = f.has(("ProvisionedThroughput",))
     mode = (given("provisioned", f.origin(("ProvisionedThroughput",))) if provisioned
             else given("on_demand", f.origin(()) + " (no ProvisionedThroughput: SAM makes it PAY_PER_REQUEST)"))

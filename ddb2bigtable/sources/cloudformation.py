@@ -99,6 +99,6 @@ def read(loc: Located, options: Options) -> Imported:
                           if any(r["Type"] in NESTED for r in resources.values()) else ""))
     if any(r["Type"] in (TABLE, SIMPLE) for r in resources.values()):
         notices = region_notices + notices
-    found, scaling_notices = cfn_autoscaling.scalings(loc, resources, ctx)
-    tables, unmatched = cfn_autoscaling.apply(tables, found)
+    scaling, scaling_notices = cfn_autoscaling.scalings(loc, resources, ctx)
+    tables, unmatched = cfn_autoscaling.apply(tables, scaling)
     return Imported(loc.file, KIND, tuple(tables), tuple(notices + scaling_notices + unmatched))

@@ -9,14 +9,17 @@ those are named as missing with the command that prints them.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
-from .located import Located, Path, dotted
+from .located import Located, Path, dotted, walk
 from .model import (
+    STREAM_VIEWS,
+    TABLE_CLASSES,
     Dropped,
     GsiDef,
     Imported,
     KeyAttr,
+    KeyType,
     LsiDef,
     Options,
     ReplicaDef,
@@ -26,9 +29,6 @@ from .model import (
 )
 
 KIND = "describe-table"
-STREAM_VIEWS = {"KEYS_ONLY": "keys_only", "NEW_IMAGE": "new_image", "OLD_IMAGE": "old_image",
-                "NEW_AND_OLD_IMAGES": "new_and_old_images"}
-TABLE_CLASSES = {"STANDARD": "standard", "STANDARD_INFREQUENT_ACCESS": "standard_infrequent_access"}
 GIB = 1024**3
 
 
@@ -46,23 +46,19 @@ class _Reader:
         return f"describe-table {dotted(path)}"
 
     def get(self, path: Path, kinds: tuple[type, ...], what: str, required: bool = False) -> Any:
-        value: Any = self.loc.data
-        for part in path:
-            inside = (isinstance(value, dict) and part in value) or (
-                isinstance(value, list) and isinstance(part, int) and part < len(value))
-            if not inside:
-                if required:
-                    raise self.loc.fail(path, f"{what} is missing: this is not complete describe-table output; "
-                                        "save `aws dynamodb describe-table --table-name NAME --output json` again")
-                return None
-            value = value[part]
+        value = walk(self.loc.data, path)
+        if value is None:
+            if required:
+                raise self.loc.fail(path, f"{what} is missing: this is not complete describe-table output; "
+                                    "save `aws dynamodb describe-table --table-name NAME --output json` again")
+            return None
         return self.loc.check(path, value, kinds, what)
 
     def items(self, path: Path, what: str) -> list[tuple[Path, dict[str, Any]]]:
         found = self.get(path, (list,), what) or []
         return [((*path, i), self.loc.check((*path, i), item, (dict,), what)) for i, item in enumerate(found)]
 
-    def key(self, path: Path, types: dict[str, str]) -> tuple[Sourced[KeyAttr], Sourced[KeyAttr] | None]:
+    def key(self, path: Path, types: dict[str, KeyType]) -> tuple[Sourced[KeyAttr], Sourced[KeyAttr] | None]:
         """(partition, sort) of a KeySchema, each typed from AttributeDefinitions."""
         parts: dict[str, Sourced[KeyAttr]] = {}
         for at, element in self.items(path, "KeySchema"):
@@ -84,13 +80,13 @@ class _Reader:
         return given(kind.lower(), self.origin((*path, "ProjectionType")))
 
 
-def _types(r: _Reader) -> dict[str, str]:
-    out = {}
+def _types(r: _Reader) -> dict[str, KeyType]:
+    out: dict[str, KeyType] = {}
     for at, d in r.items(("Table", "AttributeDefinitions"), "AttributeDefinitions"):
         kind = r.loc.check((*at, "AttributeType"), d.get("AttributeType"), (str,), "AttributeType")
         if kind not in ("S", "N", "B"):
             raise r.loc.fail((*at, "AttributeType"), f"AttributeType {kind!r}: a key is S, N or B")
-        out[r.loc.check((*at, "AttributeName"), d.get("AttributeName"), (str,), "AttributeName")] = kind
+        out[r.loc.check((*at, "AttributeName"), d.get("AttributeName"), (str,), "AttributeName")] = cast(KeyType, kind)
     return out
 
 
@@ -116,7 +112,7 @@ def _size(r: _Reader) -> dict[str, Any]:
     return out
 
 
-def _gsis(r: _Reader, types: dict[str, str], provisioned: bool) -> tuple[GsiDef, ...]:
+def _gsis(r: _Reader, types: dict[str, KeyType], provisioned: bool) -> tuple[GsiDef, ...]:
     out = []
     for at, _ in r.items(("Table", "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes"):
         partition, sort = r.key((*at, "KeySchema"), types)
@@ -127,7 +123,7 @@ def _gsis(r: _Reader, types: dict[str, str], provisioned: bool) -> tuple[GsiDef,
     return tuple(out)
 
 
-def _lsis(r: _Reader, types: dict[str, str]) -> tuple[LsiDef, ...]:
+def _lsis(r: _Reader, types: dict[str, KeyType]) -> tuple[LsiDef, ...]:
     out = []
     for at, _ in r.items(("Table", "LocalSecondaryIndexes"), "LocalSecondaryIndexes"):
         _, sort = r.key((*at, "KeySchema"), types)
@@ -196,7 +192,7 @@ def read(loc: Located, options: Options) -> Imported:
     protection = r.get(("Table", "DeletionProtectionEnabled"), (bool,), "DeletionProtectionEnabled")
     replicas, lost = _replicas(r, region.value)
     where = f"--table-name {name} --region {region.value}"
-    missing = (f"describe-table does not show TTL: `aws dynamodb describe-time-to-live {where}`; "
+    missing: tuple[str, ...] = (f"describe-table does not show TTL: `aws dynamodb describe-time-to-live {where}`; "
                "add `ttl: {attribute: NAME}` if it is enabled",
                "describe-table does not show tags: "
                f"`aws dynamodb list-tags-of-resource --resource-arn {arn or 'ARN'}`; add them under `tags:`")

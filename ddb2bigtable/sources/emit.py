@@ -46,7 +46,9 @@ class _Builder:
     def __init__(self) -> None:
         self.notices: list[Notice] = []
 
-    def leaf(self, sourced: Sourced[Any], subject: str, value: Any = None) -> Leaf:
+    def leaf(self, sourced: Sourced[Any] | None, subject: str, value: Any = None) -> Leaf:
+        if sourced is None:  # `estimates.complete` sets every field the spec needs
+            raise ValueError(f"{subject}: no value and no estimate")
         shown = sourced.value if value is None else value
         if sourced.estimate is None:
             return Leaf(shown, sourced.origin)

@@ -9,6 +9,7 @@ every estimate, so nothing invented passes as a fact.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from .model import Dropped, GsiDef, Rates, Scaling, Sourced, TableDefinition, guessed
 
@@ -84,7 +85,7 @@ def complete(table: TableDefinition) -> TableDefinition:
     """`table` with every field the spec needs set, the missing ones as estimates."""
     provisioned = table.billing.value == "provisioned"
     dropped = list(table.dropped)
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if provisioned:
         reads = _units(table, table.reads, table.read_scaling, "RCU", "Table.ProvisionedThroughput")
         writes = _units(table, table.writes, table.write_scaling, "WCU", "Table.ProvisionedThroughput")

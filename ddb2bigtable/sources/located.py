@@ -69,6 +69,18 @@ _KIND_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "tru
                list: "a list"}
 
 
+def walk(value: Any, path: Path) -> Any:
+    """The value at `path` inside nested mappings and lists, or None when it is not there."""
+    for part in path:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and isinstance(part, int) and part < len(value):
+            value = value[part]
+        else:
+            return None
+    return value
+
+
 def dotted(path: Path) -> str:
     return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
 

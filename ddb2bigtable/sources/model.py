@@ -18,6 +18,11 @@ T = TypeVar("T")
 KeyType = Literal["S", "N", "B"]
 Projection = str | tuple[str, ...]  # "all" | "keys_only" | attribute names
 
+# AWS's words -> the spec's, shared by every reader
+STREAM_VIEWS = {"KEYS_ONLY": "keys_only", "NEW_IMAGE": "new_image", "OLD_IMAGE": "old_image",
+                "NEW_AND_OLD_IMAGES": "new_and_old_images"}
+TABLE_CLASSES = {"STANDARD": "standard", "STANDARD_INFREQUENT_ACCESS": "standard_infrequent_access"}
+
 
 @dataclass(frozen=True)
 class Sourced(Generic[T]):
