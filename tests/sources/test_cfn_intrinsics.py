@@ -92,3 +92,87 @@ def test_a_dev_parameter_flips_the_conditions(tmp_path):
     assert [t["source"]["table"] for t in got.data["tables"]] == ["sessions-dev", "DevOnly"]
     source = got.table("sessions-dev")
     assert source["point_in_time_recovery"] == {"enabled": False} and source["deletion_protection"] is False
+
+
+SCALING = textwrap.dedent("""\
+    Resources:
+      OrdersTable:
+        Type: AWS::DynamoDB::Table
+        Properties:
+          TableName: Orders
+          AttributeDefinitions:
+            - {AttributeName: id, AttributeType: S}
+            - {AttributeName: status, AttributeType: S}
+          KeySchema: [{AttributeName: id, KeyType: HASH}]
+          ProvisionedThroughput: {ReadCapacityUnits: 300, WriteCapacityUnits: 100}
+          GlobalSecondaryIndexes:
+            - IndexName: by-status
+              KeySchema: [{AttributeName: status, KeyType: HASH}]
+              Projection: {ProjectionType: KEYS_ONLY}
+              ProvisionedThroughput: {ReadCapacityUnits: 50, WriteCapacityUnits: 100}
+      ReadTarget:
+        Type: AWS::ApplicationAutoScaling::ScalableTarget
+        Properties:
+          ServiceNamespace: dynamodb
+          ResourceId: !Sub "table/${OrdersTable}"
+          ScalableDimension: dynamodb:table:ReadCapacityUnits
+          MinCapacity: 100
+          MaxCapacity: 900
+      WriteTarget:
+        Type: AWS::ApplicationAutoScaling::ScalableTarget
+        Properties:
+          ServiceNamespace: dynamodb
+          ResourceId: !Join ["/", [table, !Ref OrdersTable]]
+          ScalableDimension: dynamodb:table:WriteCapacityUnits
+          MinCapacity: 50
+          MaxCapacity: 400
+      IndexReadTarget:
+        Type: AWS::ApplicationAutoScaling::ScalableTarget
+        Properties:
+          ServiceNamespace: dynamodb
+          ResourceId: !Join ["/", [table, !Ref OrdersTable, index, by-status]]
+          ScalableDimension: dynamodb:index:ReadCapacityUnits
+          MinCapacity: 10
+          MaxCapacity: 200
+      ReadPolicy:
+        Type: AWS::ApplicationAutoScaling::ScalingPolicy
+        Properties:
+          PolicyName: reads
+          PolicyType: TargetTrackingScaling
+          ServiceNamespace: dynamodb
+          ResourceId: table/Orders
+          ScalableDimension: dynamodb:table:ReadCapacityUnits
+          TargetTrackingScalingPolicyConfiguration: {TargetValue: 70}
+      WritePolicy:
+        Type: AWS::ApplicationAutoScaling::ScalingPolicy
+        Properties:
+          PolicyName: writes
+          PolicyType: TargetTrackingScaling
+          ScalingTargetId: !Ref WriteTarget
+          TargetTrackingScalingPolicyConfiguration: {TargetValue: 55}
+      ElsewhereTarget:
+        Type: AWS::ApplicationAutoScaling::ScalableTarget
+        Properties:
+          ServiceNamespace: dynamodb
+          ResourceId: table/Elsewhere
+          ScalableDimension: dynamodb:table:ReadCapacityUnits
+          MinCapacity: 1
+          MaxCapacity: 2
+    """)
+
+
+def test_scalable_targets_by_sub_join_and_policies_by_either_link(tmp_path):
+    path = tmp_path / "orders.yaml"
+    path.write_text(SCALING)
+    got = import_files(tmp_path, path, region="us-east-1")
+    source = got.table("Orders")
+    assert source["autoscaling"] == {"min_reads": 100, "max_reads": 900, "min_writes": 50, "max_writes": 400,
+                                     "target_utilization": 55.0}
+    assert "target_utilization: 55.0  # CloudFormation WritePolicy.Properties.TargetTrackingScalingPolicyConfiguration" \
+        ".TargetValue" in got.text
+    lost = " | ".join(got.codes("not-in-spec"))
+    assert "separate read and write target utilisations" in lost and "55 %, the lower, was kept" in lost
+    assert "auto scaling of index by-status (reads 10-200)" in lost
+    assert source["gsis"][0]["reads"] == 50
+    assert any("table/Elsewhere" == n.subject and "not defined in the template" in n.message
+               for n in got.notices if n.code == "autoscaling-unmatched")
