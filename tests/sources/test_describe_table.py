@@ -3,6 +3,8 @@ the DescribeTable API reference, checked field by field."""
 
 from __future__ import annotations
 
+import json
+
 from .helpers import FIXTURES, import_files
 
 HERE = FIXTURES / "describe-table"
@@ -44,3 +46,21 @@ def test_a_global_table_with_indexes_replicas_and_a_kms_key(tmp_path):
     assert "warm throughput" in lost
     assert "pitr" not in lost and any("describe-continuous-backups" in m for m in got.codes("estimate"))
     assert {c.gcp_region for i in got.plan.instances for c in i.clusters} >= {"us-east4"}
+
+
+def test_an_on_demand_table_gets_an_estimated_peak_with_the_cloudwatch_command(tmp_path):
+    data = json.loads((HERE / "music-collection.json").read_text())
+    data["Table"]["BillingModeSummary"] = {"BillingMode": "PAY_PER_REQUEST"}
+    data["Table"]["ProvisionedThroughput"] = {"NumberOfDecreasesToday": 0, "ReadCapacityUnits": 0,
+                                              "WriteCapacityUnits": 0}
+    data["Table"]["OnDemandThroughput"] = {"MaxReadRequestUnits": 2000, "MaxWriteRequestUnits": -1}
+    path = tmp_path / "on-demand.json"
+    path.write_text(json.dumps(data, indent=2))
+    got = import_files(tmp_path, path, region="eu-west-1")
+    source = got.table("MusicCollection")
+    assert source["billing"] == "on_demand" and "reads" not in source and "writes" not in source
+    assert source["peak"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
+    peaks = [m for m in got.codes("estimate") if "ConsumedReadCapacityUnits" in m]
+    assert len(peaks) == 2 and "--dimensions Name=TableName,Value=MusicCollection" in peaks[0]
+    assert any("on-demand max throughput {'MaxReadRequestUnits': 2000}" in m for m in got.codes("not-in-spec"))
+    assert not any("describe-scalable-targets" in m for m in got.codes("not-in-source"))
