@@ -75,7 +75,7 @@ def _gsi(table: TableDefinition, gsi: GsiDef, provisioned: bool) -> tuple[GsiDef
                for what, s in (("reads", gsi.read_scaling), ("writes", gsi.write_scaling)) if s is not None]
     if not provisioned:
         return gsi, dropped
-    index = f"Table.GlobalSecondaryIndexes[?IndexName==`{gsi.name.value}`].ProvisionedThroughput"
+    index = "Table.GlobalSecondaryIndexes[].[IndexName,ProvisionedThroughput]"
     reads = _units(table, gsi.reads, gsi.read_scaling, f"RCU of index {gsi.name.value}", index)
     writes = _units(table, gsi.writes, gsi.write_scaling, f"WCU of index {gsi.name.value}", index)
     return replace(gsi, reads=reads, writes=writes), dropped
