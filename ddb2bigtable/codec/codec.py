@@ -107,24 +107,9 @@ class Codec(RowDecoder):
         """Attributes stored self-describing (typed DynamoDB JSON), not in their own type."""
         return self._typed_json
 
-    def stored(self, name: str) -> str:
-        """How an attribute's values are stored: its declared/inferred type, else `mixed`."""
-        return self._types.get(name, MIXED)
-
-    def value_family(self, plan: Plan) -> str:
-        return plan.family or self._default_family
-
     def value_qualifier_text(self, plan: Plan) -> str:
+        assert plan.index is not None  # value plans come from rules (rule_plan sets the index)
         return self.table.mapping.rules[plan.index].qualifier or plan.value_attr or "value"
-
-    def marker_family(self, plan: Plan) -> str:
-        """Where a keys-only item's marker cell goes (qualifier = empty attribute name)."""
-        return plan.family if plan.index is not None and plan.family else self._default_family
-
-    def json_family(self, plan: Plan, name: str) -> str:
-        if plan.index is not None and plan.family:
-            return plan.family
-        return self._attribute_family.get(name, self._default_family)
 
     # --- encode ---------------------------------------------------------------------------
 
@@ -261,6 +246,7 @@ class Codec(RowDecoder):
             data = encode_value(value, self.stored(plan.value_attr))
         else:
             template = plan.value_template
+            assert template is not None  # a value plan has a value attribute or a value template
             data = template.render(self._fields.encode(plan, item, template.fields, for_value=True))
         return [SetCell(family, self._value_qualifier(plan, item), data, self._time(plan, family, item, times))]
 

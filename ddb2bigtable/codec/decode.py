@@ -12,16 +12,50 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cell_values import EMPTY_MARKER, decode_value, element_from_value, member_from_qualifier
+from ..spec.model import KeyAttribute
+from .cell_values import EMPTY_MARKER, MIXED, decode_value, element_from_value, member_from_qualifier
 from .items import AttributeValue, Item
 from .mutations import Cell, CodecError
-from .row_keys import key_part, salt_prefix, strip_salt
-from .rules import TAIL, Plan
+from .row_keys import KeyTemplate, key_part, salt_prefix, strip_salt
+from .rules import TAIL, Fields, Plan
 from .timestamps import FAR_FUTURE_MICROS, epoch_seconds, time_attribute
 
 
 class RowDecoder:
-    """`Codec.decode` and its helpers; the state is the Codec's (see `Codec.__init__`)."""
+    """`Codec.decode` and its helpers. The compiled mapping they read is declared here and
+    built by `Codec.__init__` (the encoder reads the same state)."""
+
+    _types: dict[str, str]  # attribute -> stored type (declared, else inferred)
+    _default_family: str
+    _attribute_family: dict[str, str]
+    _delimiter: str
+    _salt: int | None
+    _pk: KeyAttribute
+    _keys: dict[str, KeyAttribute]
+    _ttl: str | None
+    _ttl_families: frozenset[str]
+    _layout: dict[str, tuple[str, str]]
+    _member_family: dict[str, str]
+    _list_column: dict[tuple[str, bytes], str]
+    _fields: Fields
+    _plans: list[Plan]
+    _qualifiers: dict[int | None, KeyTemplate]
+
+    def stored(self, name: str) -> str:
+        """How an attribute's values are stored: its declared/inferred type, else `mixed`."""
+        return self._types.get(name, MIXED)
+
+    def value_family(self, plan: Plan) -> str:
+        return plan.family or self._default_family
+
+    def marker_family(self, plan: Plan) -> str:
+        """Where a keys-only item's marker cell goes (qualifier = empty attribute name)."""
+        return plan.family if plan.index is not None and plan.family else self._default_family
+
+    def json_family(self, plan: Plan, name: str) -> str:
+        if plan.index is not None and plan.family:
+            return plan.family
+        return self._attribute_family.get(name, self._default_family)
 
     def decode(self, key: bytes, cells: Iterable[Cell]) -> list[Item]:
         """The items one row holds (one for the default mapping; several for rule designs)."""

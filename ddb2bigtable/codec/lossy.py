@@ -61,6 +61,7 @@ def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
         if plan.value_attr:
             kept = [plan.value_attr]
         else:
+            assert plan.value_template is not None  # a value plan has a value attribute or a template
             kept = ["the value template's " + ", ".join(f"{{{f}}}" for f in plan.value_template.fields)]
         kept += [f for f in plan.addressing_fields if f not in kept and f not in plan.implied]
         if at:
