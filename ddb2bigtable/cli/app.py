@@ -2,7 +2,7 @@
 
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
 One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
-`import_cmd` (import).
+`replicate_cmd` (replicate), `import_cmd` (import).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from .diff import diff
 from .import_cmd import import_
 from .load import load, up, verify
 from .plan import plan, validate
+from .replicate_cmd import replicate
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,5 +22,5 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff, import_):
+for command in (validate, plan, load, verify, up, diff, replicate, import_):
     main.add_command(command)

@@ -7,20 +7,22 @@ export writer, stamped with the time of the Scan (as AWS stamps exportTime).
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
+from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, RowRange
 
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.items import Item
 from ddb2bigtable.codec.mutations import Cell, CodecError
 from ddb2bigtable.exports.writer import write_export
-from ddb2bigtable.load.run import run_load
+from ddb2bigtable.load.run import LoadOptions, run_load
 from ddb2bigtable.load.state import LoadState, target
 from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import canonical
@@ -31,7 +33,8 @@ from ddb2bigtable.spec.model import TableSpec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
-from ..load.test_load_emulator import PROJECT, options, read_all
+
+PROJECT = "local-project"  # the local stage's gcp:project, so the CLI finds what the tests load
 
 _names = itertools.count()
 
@@ -58,6 +61,7 @@ def create(dynamodb, tmp: Path, spec_file: str = "movies.yaml", stream: str | No
     document = yaml.safe_load((ROOT / "specs" / spec_file).read_text())
     source = document["tables"][0]["source"]
     source["table"] = name = f"{source['table']}-{n}"
+    document["instance"]["id"] = f"{document['instance']['id'][:20]}-r{n}"  # the plan's id: the CLI finds it
     if ttl:
         source["ttl"] = {"attribute": ttl}
     tmp.mkdir(parents=True, exist_ok=True)
@@ -66,8 +70,7 @@ def create(dynamodb, tmp: Path, spec_file: str = "movies.yaml", stream: str | No
     spec = load_spec(path)
     table = spec.tables[0]
     (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
-    instance_id = f"r{n}-{instance.id}"[:33]
-    ensure_tables(PROJECT, replace(instance, id=instance_id))
+    ensure_tables(PROJECT, instance)
     keys = [k for k in (table.source.key.partition, table.source.key.sort) if k is not None]
     settings = {"StreamSpecification": {"StreamEnabled": True, "StreamViewType": stream}} if stream else {}
     dynamodb.client().create_table(
@@ -75,7 +78,7 @@ def create(dynamodb, tmp: Path, spec_file: str = "movies.yaml", stream: str | No
         AttributeDefinitions=[{"AttributeName": k.name, "AttributeType": k.type} for k in keys],
         KeySchema=[{"AttributeName": k.name, "KeyType": kind} for k, kind in zip(keys, ("HASH", "RANGE"), strict=False)],
         **settings)
-    return Scenario(path, table, name, instance_id, tmp / "work")
+    return Scenario(path, table, name, instance.id, tmp / "work")
 
 
 def scan(dynamodb, name: str) -> list[Item]:
@@ -89,7 +92,9 @@ def export_and_load(dynamodb, scenario: Scenario, tmp: Path) -> Path:
     items = scan(dynamodb, scenario.dynamo_table)
     arn = f"arn:aws:dynamodb:us-west-2:000000000000:table/{scenario.dynamo_table}"
     scenario.export = write_export(tmp / "export", arn, items, export_time=moment, items_per_file=50)
-    report = run_load(scenario.table, str(scenario.export), options(scenario.instance_id, scenario.work_dir))
+    report = run_load(scenario.table, str(scenario.export),
+                      LoadOptions(project=PROJECT, instance_id=scenario.instance_id, app_profile_id="migration-load",
+                                  work_dir=scenario.work_dir))
     assert report.complete, report
     return scenario.export
 
@@ -146,3 +151,10 @@ def _key(item: Item) -> str:
             return sorted(map(str, value))
         return str(value)
     return repr(frozen(canonical(item)))
+
+
+def read_all(instance_id: str, table_id: str) -> list:
+    async def go():
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            return await client.get_table(instance_id, table_id).read_rows(ReadRowsQuery(row_ranges=[RowRange()]))
+    return asyncio.run(go())

@@ -1,0 +1,79 @@
+"""`replicate`: a table's DynamoDB stream applied to Bigtable after the load (zero-downtime
+migration). Resolves spec, stage and target as `load` does; the run is in replicate/run.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from ..spec.errors import InputError, Problem
+from .output import fail
+
+
+@click.command()
+@click.argument("spec")
+@click.option("--table", "table_id", required=True, help="The spec's table id to replicate.")
+@click.option("--stage", default="local", show_default=True, help="Stage giving project and instance.")
+@click.option("--since", default=None,
+              help="Start point: the export that was loaded (its exportTime) or an ISO time with zone; "
+                   "omit to resume from the checkpoint.")
+@click.option("--until-caught-up", "until_caught_up", is_flag=True,
+              help="Stop once every shard has no more records (the default).")
+@click.option("--follow", is_flag=True, help="Keep polling the stream until Ctrl-C or SIGTERM (checkpoint saved).")
+@click.option("--endpoint-url", default=None,
+              help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The load's work folder: its types, the checkpoint, dead letters "
+                   "(default .ddb2bigtable/<stage>/<instance>/<table>).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
+              endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
+    """Apply the table's DynamoDB stream to Bigtable from the export's time; exit 1 on dead letters."""
+    try:
+        if follow and until_caught_up:
+            raise InputError([Problem("replicate", 1, 1, "--follow", "give --follow or --until-caught-up, not both")])
+        code = _run(root, spec, table_id, stage, since, follow, endpoint_url, work_dir, fmt)
+    except InputError as error:
+        fail(error)
+    sys.exit(code)
+
+
+def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
+         endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
+    from ..load.emulator import quiet_connection_warning
+    from ..load.local_stage import WORK_DIR
+    from ..load.writer import WriteError
+    from ..replicate.run import ReplicateOptions, run_replicate, start_point
+    from ..replicate.stream import ENDPOINT_ENV
+    from .load_runs import resolve
+
+    target = resolve(root, spec, table_id, stage_name)
+    profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
+    options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
+                               work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
+                               since_micros=start_point(since) if since else None, follow=follow,
+                               endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV))
+    try:
+        with quiet_connection_warning():
+            report = run_replicate(target.table, options)
+    except WriteError as error:
+        click.echo(f"replicate stopped: {error} (the checkpoint covers what was written: rerun to resume)", err=True)
+        return 1
+    summary = report.as_json()
+    if fmt == "json":
+        click.echo(json.dumps(summary, indent=2))
+    else:
+        lag = "-" if summary["lag_seconds"] is None else f"{summary['lag_seconds']:,.1f} s"
+        click.echo(f"{table_id}: {report.stopped}; {summary['applied']:,} records applied "
+                   f"({summary['inserts']:,} inserts, {summary['modifies']:,} modifies, {summary['removes']:,} "
+                   f"removes, {summary['ttl_deletes']:,} TTL deletes), {summary['dead_letters']:,} dead letters, "
+                   f"{summary['records_per_second']:,.0f} records/s, lag {lag}")
+        click.echo(f"checkpoint: {report.checkpoint_file}")
+        if report.dead_letter_file:
+            click.echo(f"dead letters: {report.dead_letter_file}")
+    return 1 if report.dead_letters else 0
