@@ -2,13 +2,14 @@
 
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
 One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
-`replicate_cmd` (replicate), `import_cmd` (import).
+`replicate_cmd` (replicate), `import_cmd` (import), `advise_cmd` (advise).
 """
 
 from __future__ import annotations
 
 import click
 
+from .advise_cmd import advise_command
 from .diff import diff
 from .import_cmd import import_
 from .load import load, up, verify
@@ -22,5 +23,5 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff, replicate, import_):
+for command in (validate, plan, load, verify, up, diff, replicate, import_, advise_command):
     main.add_command(command)

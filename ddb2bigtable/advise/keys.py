@@ -1,0 +1,315 @@
+"""Row-key checks on sampled items: what the seeds' "row keys to avoid" look like in data.
+
+Each check is a pure function of the sampled keys (`KeyView`s) and returns its findings.
+They look at the key as the mapping builds it: the *leading* value is the first field of
+the row-key template the item's rule (or the default mapping) uses, with the rule's
+prefix removed, because that is what decides which tablet a write lands on. Thresholds
+are set so that a finding holds for most of the sample, never for a few odd items, and
+distribution checks wait for `MIN_ITEMS` items (the seeds' 9-item designs say nothing
+about distributions).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..codec.codec import Codec, CodecError
+from ..codec.items import AttributeValue, Item
+from ..spec.model import TableSpec
+from .findings import (
+    DATA_ORDER,
+    DOMAIN_NAMES,
+    FEW_DOMAINS,
+    KEYS_TO_AVOID,
+    PRIVACY,
+    TIME_BASED,
+    VERSIONING,
+    Finding,
+    percent,
+)
+
+MIN_ITEMS = 50  # below this a share or a count of distinct values says nothing
+MIN_PATTERN_ITEMS = 10  # a value pattern (version prefix, domain, digest) in fewer items is an anecdote
+MOST = 0.8  # "in most sampled items"
+HOT_SHARE = 0.25  # one partition value holding a quarter of the items: a quarter of the writes on one range
+EPOCH_2000, EPOCH_2100 = 946_684_800, 4_102_444_800  # seconds: what counts as "now-ish" epoch time
+
+
+@dataclass(frozen=True)
+class KeyView:
+    """One sampled item's key, as the checks need it."""
+
+    field: str | None  # the first field of its row-key template
+    leading: str | None  # that field's value as text (S or N), rule prefix removed
+    partition: str | None  # the partition key's value as text (None for B)
+    sort: str | None
+    segments: tuple[str, ...]  # the row key split at its delimiters
+
+
+def key_views(codec: Codec, items: Iterable[Item]) -> list[KeyView]:
+    """The key of each item the codec can key (the others are the limits check's)."""
+    table = codec.table
+    key = table.source.key
+    split = re.compile("[" + re.escape(table.mapping.delimiter + "#/|") + "]")
+    views = []
+    for item in items:
+        plan = next(p for p in codec.plans if p.index is None or p.matches(item))
+        field = plan.row.fields[0] if plan.row.fields else None
+        leading = _text(item.get(field)) if field else None
+        prefix = plan.prefixes.get(field or "") if plan.strips else None
+        if leading is not None and prefix:
+            leading = leading.removeprefix(prefix)
+        try:
+            row_key = codec.row_key(item).decode("utf-8", "replace")
+        except CodecError:  # the limits check reports it
+            continue
+        views.append(KeyView(field, leading, _text(item.get(key.partition.name)),
+                             _text(item.get(key.sort.name)) if key.sort else None,
+                             tuple(s for s in split.split(row_key) if s)))
+    return views
+
+
+def _text(value: AttributeValue | None) -> str | None:
+    if not value:
+        return None
+    (tag, inner), = value.items()
+    return inner if tag in ("S", "N") else None
+
+
+def _field(views: list[KeyView]) -> str:
+    names = Counter(v.field for v in views if v.field)
+    return names.most_common(1)[0][0] if names else "the row key"
+
+
+def _example(values: Iterable[str]) -> str:
+    return next(iter(values), "")[:60]
+
+
+# --- time and order -----------------------------------------------------------------------
+
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+_EPOCH = re.compile(r"(\d{9,16})(?:\.\d+)?")
+
+
+def is_time(text: str) -> bool:
+    """Epoch seconds, milliseconds or microseconds between 2000 and 2100, or an ISO-8601 date
+    or time, at the start of `text`."""
+    iso = _ISO.match(text)
+    if iso:
+        try:
+            datetime.fromisoformat(iso.group().replace("Z", "+00:00"))
+            return True
+        except ValueError:
+            return False
+    epoch = _EPOCH.match(text)
+    if not epoch or (len(text) > epoch.end() and text[epoch.end()].isdigit()):
+        return False
+    digits = int(epoch.group(1))
+    return any(EPOCH_2000 <= digits / scale <= EPOCH_2100 for scale in (1, 1_000, 1_000_000))
+
+
+def time_leading(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    leading = [v.leading for v in views if v.leading is not None]
+    if table.mapping.salt or len(leading) < MIN_ITEMS:
+        return []
+    times = [t for t in leading if is_time(t)]
+    if len(times) < MOST * len(leading):
+        return []
+    return [Finding(
+        "time-leading-key", "warning", table.id,
+        f"the row key starts with {_field(views)}, a time in {percent(len(times), len(leading))} of "
+        f"{len(leading):,} sampled items (e.g. `{_example(times)}`): new writes all land at the end of the table",
+        TIME_BASED,
+        "put a high-cardinality value (a device or user id) before the time, as the seeds' "
+        "`machine_4223421#1425330757685`; or salt the key so writes spread over several ranges "
+        "(time-range reads then fan out over the buckets)",
+        "salt: {buckets: 8}   # under mapping: about 2-4 buckets per node you expect")]
+
+
+_INTEGER = re.compile(r"\d{1,18}")
+
+
+def sequential_ids(table: TableSpec, views: list[KeyView], export_items: int) -> list[Finding]:
+    """Integer leading values, nearly one per item, packed in a range not much wider than
+    the export's item count: ids handed out in order (new ones are the busy ones)."""
+    leading = [v.leading for v in views if v.leading is not None]
+    if table.mapping.salt or len(leading) < MIN_ITEMS:
+        return []
+    numbers = {int(t) for t in leading if _INTEGER.fullmatch(t) and not is_time(t)}
+    if len(numbers) < MOST * len(leading) or len(numbers) < MIN_ITEMS:
+        return []
+    span = max(numbers) - min(numbers) + 1
+    if span > 4 * max(export_items, len(numbers)):
+        return []
+    return [Finding(
+        "sequential-id-key", "warning", table.id,
+        f"the row key starts with {_field(views)}, an integer id in {percent(len(numbers), len(leading))} of "
+        f"{len(leading):,} sampled items, {len(numbers):,} distinct ids within {min(numbers):,}..{max(numbers):,} "
+        f"for an export of {export_items:,} items: ids handed out in order, so the newest (busiest) rows sit together",
+        KEYS_TO_AVOID,
+        "write the id reversed (digits back to front) so consecutive ids land far apart, as the seeds suggest; "
+        "or salt the key",
+        "salt: {buckets: 8}   # under mapping: spreads consecutive ids over 8 ranges")]
+
+
+def hot_partition(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    values = Counter(v.partition for v in views if v.partition is not None)
+    total = sum(values.values())
+    if total < MIN_ITEMS:
+        return []
+    top = values.most_common(3)
+    if top[0][1] < HOT_SHARE * total:
+        return []
+    shares = ", ".join(f"`{value[:40]}` {percent(count, total)}" for value, count in top)
+    name = table.source.key.partition.name
+    return [Finding(
+        "hot-partition", "warning", table.id,
+        f"{percent(top[0][1], total)} of {total:,} sampled items share partition key {name} = `{top[0][0][:40]}` "
+        f"({len(values):,} distinct values; top: {shares})",
+        FEW_DOMAINS,
+        f"one {name} value holds a large share of the data, so its key range takes that share of the writes; "
+        "lead the row key with a value that has more distinct values (a rule's `row_key` template), or keep "
+        "the hot value out of the key's first segment")]
+
+
+# --- DynamoDB habits ----------------------------------------------------------------------
+
+_SHARD = re.compile(r"(.+?)[#_.:-](\d{1,2})")
+
+
+def write_sharding(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    """Partition keys `<key>#<n>`: a small n, the same numbers under several keys, several
+    items per value: DynamoDB's write sharding (the seeds: Bigtable calls it salting)."""
+    values = Counter(v.partition for v in views if v.partition is not None)
+    total = sum(values.values())
+    if total < MIN_ITEMS:
+        return []
+    shards: dict[str, set[int]] = {}
+    matched = 0
+    for value, count in values.items():
+        m = _SHARD.fullmatch(value)
+        if m:
+            shards.setdefault(m.group(1), set()).add(int(m.group(2)))
+            matched += count
+    suffixes = {n for ns in shards.values() for n in ns}
+    sharded = [ns for ns in shards.values() if len(ns) > 1]
+    # One key with numbered values (`dev-0`..`dev-39`) is as likely a set of entities; shards
+    # show as the same numbers repeated under several keys, each number holding several items.
+    if (matched < MOST * total or len(sharded) < 2 or len(sharded) < 0.5 * len(shards)
+            or sum(len(ns) for ns in sharded) < 0.5 * len(sharded) * len(suffixes) or total < 2 * len(values)):
+        return []
+    buckets = max(suffixes) + 1 if 0 in suffixes else max(suffixes)
+    base = max(shards, key=lambda b: len(shards[b]))
+    return [Finding(
+        "write-sharding", "warning", table.id,
+        f"{percent(matched, total)} of {total:,} sampled items have a partition key ending in a shard number "
+        f"({min(suffixes)}..{max(suffixes)}; {len(shards):,} keys in {len(values):,} shards, e.g. `{base[:40]}` "
+        f"in {len(shards[base])})",
+        DATA_ORDER,
+        "Bigtable calls this salting and can do it for you: let the application write the plain key and "
+        "salt the row key in the mapping (the same key always lands in the same bucket, so reads stay one "
+        "range); until then the suffix stays part of each row key",
+        f"salt: {{buckets: {buckets}}}   # under mapping")]
+
+
+_VERSION = re.compile(r"v(\d+)_")
+
+
+def version_prefix(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    sorts = [v.sort for v in views if v.sort is not None]
+    versions = [m for m in (_VERSION.match(s) for s in sorts) if m]
+    if len(versions) < MIN_PATTERN_ITEMS or len(versions) < 0.5 * len(sorts):
+        return []
+    numbers = Counter(int(m.group(1)) for m in versions)
+    if 0 not in numbers:
+        return []
+    sort = table.source.key.sort
+    name = sort.name if sort else "the sort key"
+    return [Finding(
+        "version-prefix", "warning", table.id,
+        f"{percent(len(versions), len(sorts))} of {len(sorts):,} sampled sort keys ({name}) start with a version "
+        f"prefix (v0_ .. v{max(numbers)}_; v0_ in {numbers[0]:,} items): DynamoDB's versioning by copies",
+        VERSIONING,
+        "every Bigtable cell is versioned by its timestamp: keep one row per item (the v0_ copy), write each "
+        "change as a new cell version and let the family's GC keep as many versions as you need; the vN_ "
+        "copies, the read of the old value and the second write go away",
+        "families:\n  - name: cf\n    gc: {max_versions: 10}   # the versions you keep today\n"
+        "rules:\n  - sort_key_prefix: \"v0_\"   # the current copy; the vN_ items become its older versions")]
+
+
+# --- readability and privacy --------------------------------------------------------------
+
+_HOST = re.compile(r"(?:[a-z]+://)?((?:[a-z0-9-]+\.)+[a-z]{2,})(?=$|[/:#|])", re.I)
+_TLDS = frozenset("com org net edu gov io co uk de fr jp cn ru br in it es nl au ca us info biz dev app".split())
+_DIGEST = re.compile(r"[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}", re.I)
+
+
+def domain_not_reversed(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    leading = [v.leading for v in views if v.leading is not None]
+    hosts = [m.group(1) for m in (_HOST.match(t) for t in leading) if m]
+    forward = [h for h in hosts if h.rsplit(".", 1)[1].lower() in _TLDS and h.split(".", 1)[0].lower() not in _TLDS]
+    if len(forward) < MIN_PATTERN_ITEMS or len(forward) < MOST * len(leading):
+        return []
+    example = _example(forward)
+    return [Finding(
+        "domain-not-reversed", "info", table.id,
+        f"the row key starts with a domain name in {percent(len(forward), len(leading))} of {len(leading):,} "
+        f"sampled items (e.g. `{example}`): rows of one site (maps.google.com, drive.google.com) lie apart",
+        DOMAIN_NAMES,
+        f"store the name reversed (`{'.'.join(reversed(example.split('.')))}`) so one domain's rows are one "
+        "range and compress together; the application writes and reads the reversed form")]
+
+
+def hashed_key(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    leading = [v.leading for v in views if v.leading is not None]
+    digests = [t for t in leading if _DIGEST.fullmatch(t)]
+    if len(digests) < MIN_PATTERN_ITEMS or len(digests) < MOST * len(leading):
+        return []
+    return [Finding(
+        "hashed-key", "warning", table.id,
+        f"the row key starts with {_field(views)}, a hex digest (MD5/SHA length) in "
+        f"{percent(len(digests), len(leading))} of {len(leading):,} sampled items (e.g. `{_example(digests)}`)",
+        KEYS_TO_AVOID,
+        "a hash gives up Bigtable's order (no prefix or range reads) and makes Key Visualizer unreadable: key "
+        "by the readable value the hash was made from; if it was there to spread writes, salt the key instead",
+        "salt: {buckets: 8}   # under mapping, with the readable value as the key")]
+
+
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.I)
+_PHONE = re.compile(r"\+\d{7,15}|\+?\d{1,3}[ .-]\(?\d{2,4}\)?[ .-]\d{3,4}[ .-]\d{3,4}")
+
+
+def personal_kind(segment: str) -> str | None:
+    """`e-mail`, `phone` or `IP address` when a row-key segment is one."""
+    if _EMAIL.fullmatch(segment):
+        return "e-mail"
+    if _PHONE.fullmatch(segment):
+        return "phone"
+    try:
+        ipaddress.ip_address(segment)
+    except ValueError:
+        return None
+    return "IP address"
+
+
+def personal_data(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    kinds: Counter[str] = Counter()
+    for v in views:
+        found = {k for k in map(personal_kind, v.segments) if k}
+        kinds.update(found)
+    if not kinds:
+        return []
+    kind, count = kinds.most_common(1)[0]
+    if count < 5 or count < 0.5 * len(views):
+        return []
+    return [Finding(
+        "personal-data-key", "warning", table.id,
+        f"row keys carry personal data ({kind}) in {percent(count, len(views))} of {len(views):,} sampled items",
+        PRIVACY,
+        "row keys are service data: logs, encryption and tools may show them to people who must not see "
+        "personal data; key by an opaque id and keep the personal value in a cell")]

@@ -1,0 +1,114 @@
+"""`advise`: the spec's checks, then the sample's, then the stage's cost, as one report.
+
+I/O stays here (reading the export, timing it); every check it calls is a pure function
+of the spec, the sampled items or the plan.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..codec.codec import Codec
+from ..codec.type_inference import infer_types
+from ..exports.manifests import open_export
+from ..plan.planner import plan_stage
+from ..spec.errors import InputError, Problem
+from ..spec.model import Spec, TableSpec
+from ..spec.stage import load_stage
+from . import keys
+from .cost import consolidation
+from .findings import KEYS_TO_AVOID, ROW_KEYS, Finding
+from .limits import row_sizes, size_findings
+from .sample import Sample, sample_size, take_sample
+
+DEFAULT_SAMPLE = "10000"
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """What was read of one table's export, for the report's header."""
+
+    table: str
+    export: str
+    items: int
+    export_items: int
+    files_read: int
+    files: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Report:
+    specs: tuple[str, ...]
+    tables: tuple[str, ...]
+    sampled: tuple[Sampled, ...]
+    findings: tuple[Finding, ...]
+
+
+def static_findings(table: TableSpec) -> list[Finding]:
+    """What the spec alone shows: binary key attributes (raw bytes in the row key)."""
+    key = table.source.key
+    binary = [k.name for k in (key.partition, key.sort) if k is not None and k.type == "B"]
+    if not binary:
+        return []
+    return [Finding(
+        "binary-key", "warning", table.id,
+        f"key attribute{'s' if len(binary) > 1 else ''} {', '.join(binary)} {'are' if len(binary) > 1 else 'is'} "
+        f"binary (B): its raw bytes become the row key",
+        KEYS_TO_AVOID,
+        "raw bytes are fine in cells but make row keys unreadable (Key Visualizer, debugging): key by a "
+        "readable string form of the value (hex, or the id it encodes) written by the application")]
+
+
+def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
+    """The sample's checks, with the codec the load would use (types inferred from the sample)."""
+    codec = Codec(table, infer_types(sample.items, table))
+    views = keys.key_views(codec, sample.items)
+    found: list[Finding] = []
+    if len(sample.items) < keys.MIN_ITEMS:
+        found.append(Finding(
+            "sample-too-small", "info", table.id,
+            f"{len(sample.items):,} items sampled ({sample.export_items:,} in the export): the distribution checks "
+            f"(time-leading keys, sequential ids, hot partitions, write sharding) need {keys.MIN_ITEMS}",
+            ROW_KEYS, "sample more items (--sample)" if len(sample.items) < sample.export_items else
+            "the whole export was read: judge the key's distribution from a larger export or from production"))
+    for check in (keys.time_leading, keys.hot_partition, keys.write_sharding, keys.version_prefix,
+                  keys.domain_not_reversed, keys.hashed_key, keys.personal_data):
+        found += check(table, views)
+    found += keys.sequential_ids(table, views, sample.export_items)
+    found += size_findings(table.id, row_sizes(codec, sample.items, sample.export_time_micros), sample.fraction)
+    return found
+
+
+def _chosen(specs: list[Spec], table_id: str | None) -> list[TableSpec]:
+    tables = [t for spec in specs for t in spec.tables if table_id in (None, t.id)]
+    if not tables:
+        known = ", ".join(t.id for spec in specs for t in spec.tables)
+        raise InputError([Problem(specs[0].path, 1, 1, "tables", f"no table {table_id!r}; the specs hold {known}")])
+    return tables
+
+
+def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None = None,
+           sample: str = DEFAULT_SAMPLE, root: Path = Path("."), stage: str | None = None) -> Report:
+    """Every finding for the chosen tables; the sample's when `export` is given (one table),
+    the stage's cost when `stage` is. Raises InputError (bad table or stage), ExportError
+    (the export cannot be read) and ValueError (`sample` is neither a count nor a fraction)."""
+    tables = _chosen(specs, table_id)
+    findings = [f for t in tables for f in static_findings(t)]
+    sampled: list[Sampled] = []
+    if export is not None:
+        if len(tables) > 1:
+            raise InputError([Problem(specs[0].path, 1, 1, "tables", "--export samples one table; the specs hold "
+                                      f"{', '.join(t.id for t in tables)}: choose one with --table")])
+        start = time.perf_counter()
+        manifest = open_export(export)
+        taken = take_sample(manifest, sample_size(sample, manifest.item_count))
+        findings += data_findings(tables[0], taken)
+        sampled.append(Sampled(tables[0].id, export, len(taken.items), taken.export_items, taken.files_read,
+                               taken.files, time.perf_counter() - start))
+    if stage is not None:
+        chosen = load_stage(stage, root)
+        findings += consolidation(chosen, specs, list(plan_stage(chosen, specs).instances))
+    return Report(tuple(s.path for s in specs), tuple(t.id for t in tables), tuple(sampled), tuple(findings))

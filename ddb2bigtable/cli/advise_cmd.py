@@ -1,0 +1,66 @@
+"""`advise`: the schema-design seeds applied to specs and a sample of an export. Prints
+the report; exit 1 with --fail-on when a finding is that severe, 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ..advise.report import counts, sections, to_json, to_markdown
+from ..advise.run import DEFAULT_SAMPLE, advise
+from ..advise.sample import sample_size
+from ..exports.manifests import ExportError
+from ..render.terminal import print_section
+from ..spec.errors import InputError
+from ..spec.loader import load_specs
+from .output import EXIT_BAD_INPUT, fail
+
+
+def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A count or a fraction, checked before the export is opened."""
+    try:
+        sample_size(value, 1)
+    except ValueError as error:
+        raise click.BadParameter(str(error).removeprefix(f"--sample {value!r}: ")) from None
+    return value
+
+
+@click.command(name="advise")
+@click.argument("specs", nargs=-1, required=True)
+@click.option("--table", "table_id", default=None, help="Only this table id of the specs.")
+@click.option("--export", default=None, help="DynamoDB export of the table to sample: local folder, gs:// or s3://.")
+@click.option("--sample", default=DEFAULT_SAMPLE, show_default=True, callback=_sample,
+              help="Items to read: a count (10000) or a fraction of the export (0.01).")
+@click.option("--stage", default=None, help="Also check this stage's plan for instances to consolidate.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
+              show_default=True)
+@click.option("--fail-on", type=click.Choice(["warning", "error"]), default=None,
+              help="Exit 1 when a finding of this severity or worse exists.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ (for --stage).")
+def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | None, sample: str,
+                   stage: str | None, fmt: str, fail_on: str | None, root: Path) -> None:
+    """Check specs (and a sample of an export) against Bigtable's schema design advice."""
+    try:
+        report = advise(load_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
+                        stage=stage)
+    except InputError as error:
+        fail(error)
+    except ExportError as error:
+        click.echo(f"{error}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if fmt == "json":
+        click.echo(json.dumps(to_json(report), indent=2))
+    elif fmt == "markdown":
+        click.echo(to_markdown(report))
+    else:
+        console = Console()
+        for section in sections(report):
+            print_section(section, console)
+        console.print(counts(report), highlight=False)
+    if fail_on and any(f.at_least(fail_on) for f in report.findings):
+        sys.exit(1)

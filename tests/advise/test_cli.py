@@ -1,0 +1,92 @@
+"""`ddb2bigtable advise`: formats, --fail-on, and bad input as exit 2 without a traceback."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from ddb2bigtable.cli.app import main
+
+from ..conftest import ROOT
+from .helpers import export_of, spec_file
+
+
+def _run(*args: str):
+    return CliRunner().invoke(main, ["advise", *args])
+
+
+def _time_keyed(tmp_path) -> tuple[str, str]:
+    spec = spec_file(tmp_path, ("ts", "N"))
+    export = export_of(tmp_path, ({"ts": 1_740_000_000 + i, "v": i} for i in range(100)))
+    return str(spec), str(export)
+
+
+def test_table_fits_80_columns(tmp_path):
+    spec, export = _time_keyed(tmp_path)
+    result = _run(spec, "--export", export)
+    assert result.exit_code == 0, result.output
+    assert "time-leading-key" in result.output and "0 error, 1 warning, 0 info" in result.output
+    assert max(len(line) for line in result.output.splitlines()) <= 80
+
+
+def test_fail_on(tmp_path):
+    spec, export = _time_keyed(tmp_path)
+    assert _run(spec, "--export", export, "--fail-on", "warning").exit_code == 1
+    assert _run(spec, "--export", export, "--fail-on", "error").exit_code == 0
+
+
+def test_json_version_1(tmp_path):
+    spec, export = _time_keyed(tmp_path)
+    document = json.loads(_run(spec, "--export", export, "--format", "json").output)
+    assert document["version"] == 1 and document["tables"] == ["things"]
+    assert document["sampled"][0] | {"seconds": 0} == {"table": "things", "export": export, "items": 100,
+                                                       "export_items": 100, "files_read": 1, "files": 1, "seconds": 0}
+    (finding,) = document["findings"]
+    assert finding["code"] == "time-leading-key" and finding["severity"] == "warning"
+    assert finding["seed"] == {"file": "003_fe54338615fd5aa3.txt", "heading": "Datos basados en el tiempo",
+                               "english": "Time-based data"}
+    assert finding["snippet"].startswith("salt:")
+
+
+def test_markdown(tmp_path):
+    spec, export = _time_keyed(tmp_path)
+    text = _run(spec, "--export", export, "--format", "markdown").output
+    assert text.startswith("## ddb2bigtable advise: `things`\n\n0 error, 1 warning, 0 info.")
+    assert "| warning | time-leading-key | things |" in text and "```yaml\nsalt: {buckets: 8}" in text
+
+
+def test_binary_key_is_found_from_the_spec(tmp_path):
+    result = _run(str(spec_file(tmp_path, ("blob", "B"))), "--format", "json")
+    (finding,) = json.loads(result.output)["findings"]
+    assert finding["code"] == "binary-key" and "blob is binary" in finding["evidence"]
+    assert json.loads(_run(str(spec_file(tmp_path, ("id", "S"), name="plain")), "--format", "json").output)[
+        "findings"] == []
+
+
+def test_missing_export_exits_2(tmp_path):
+    result = _run(str(ROOT / "specs" / "movies.yaml"), "--export", str(tmp_path / "nowhere"))
+    assert result.exit_code == 2 and "nowhere: no such folder" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_bad_spec_exits_2(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\ninstance: {id: x}\n")
+    result = _run(str(bad))
+    assert result.exit_code == 2 and f"{bad}:" in result.output and "Traceback" not in result.output
+
+
+def test_unknown_table_and_ambiguous_export_exit_2(tmp_path):
+    spec = str(ROOT / "specs" / "shop-global.yaml")
+    result = _run(spec, "--table", "nope")
+    assert result.exit_code == 2 and "no table 'nope'" in result.output
+    two = _run(str(ROOT / "specs" / "movies.yaml"), str(ROOT / "specs" / "product-catalog.yaml"),
+               "--export", str(ROOT / "exports" / "movies"))
+    assert two.exit_code == 2 and "choose one with --table" in two.output
+
+
+def test_bad_sample_exits_2():
+    result = _run(str(ROOT / "specs" / "movies.yaml"), "--export", str(ROOT / "exports" / "movies"),
+                  "--sample", "2e3")
+    assert result.exit_code == 2 and "Invalid value for '--sample': give a count" in result.output

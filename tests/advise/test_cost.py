@@ -1,0 +1,57 @@
+"""consolidate-instances: small instances of a stage, priced apart and merged by the plan."""
+
+from __future__ import annotations
+
+from ddb2bigtable.advise.run import advise
+from ddb2bigtable.plan.planner import plan_files
+from ddb2bigtable.spec.loader import load_specs
+
+from ..conftest import ROOT, write_project
+from .helpers import codes
+
+
+def _spec(name: str, region: str, reads: int) -> str:
+    return f"""
+        version: 1
+        instance: {{id: {name}-inst}}
+        tables:
+          - id: {name}
+            source: {{table: {name.title()}, region: {region}, key: {{partition: {{name: pk, type: S}}}},
+                      reads: {reads}, writes: 10, storage_gb: 1}}
+        """
+
+
+def test_prod_stage_small_instances_in_one_region():
+    """prod: Movies and the videos both run in us-west-2 on less than a node each; the
+    invoices (eu-west-1) and the catalog (us-east-1) have no neighbour in their region."""
+    stage = plan_files(ROOT, "prod")
+    specs = load_specs([str(ROOT / p) for p in
+                        ("specs/invoices-adjacency.yaml", "specs/movies.yaml", "specs/product-catalog.yaml",
+                         "specs/shop-global.yaml", "specs/video-single-table.yaml")])
+    (found,) = advise(specs, root=ROOT, stage="prod").findings
+    apart = sum(i.cost.bigtable_monthly_usd for i in stage.instances if i.id in ("movies-sample", "video-library"))
+    assert found.code == "consolidate-instances" and found.severity == "info" and found.table == "movies-sample"
+    assert "2 instances" in found.evidence and f"(${apart:,.2f}/month)" in found.evidence
+    assert "movies-sample 0" in found.evidence and "video-library 0.37" in found.evidence
+    saving = float(found.evidence.rsplit("): $", 1)[1].split("/month")[0].replace(",", ""))
+    assert 0 < saving < apart
+    assert "- id: movies   # from" in found.snippet and "- id: videos   # from" in found.snippet
+
+
+def test_two_small_instances_merge(tmp_path):
+    root = write_project(tmp_path, {"a": _spec("alpha", "us-east-1", 10), "b": _spec("beta", "us-east-1", 20)})
+    specs = load_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
+    (found,) = advise(specs, root=root, stage="test").findings
+    assert "one shared instance needs 1 " in found.evidence
+
+
+def test_a_busy_instance_is_not_merged(tmp_path):
+    root = write_project(tmp_path, {"a": _spec("alpha", "us-east-1", 10), "b": _spec("beta", "us-east-1", 90000)})
+    specs = load_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
+    assert codes(advise(specs, root=root, stage="test").findings) == []
+
+
+def test_small_instances_in_different_regions_are_not_merged(tmp_path):
+    root = write_project(tmp_path, {"a": _spec("alpha", "us-east-1", 10), "b": _spec("beta", "eu-west-1", 10)})
+    specs = load_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
+    assert codes(advise(specs, root=root, stage="test").findings) == []
