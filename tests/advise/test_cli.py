@@ -90,3 +90,14 @@ def test_bad_sample_exits_2():
     result = _run(str(ROOT / "specs" / "movies.yaml"), "--export", str(ROOT / "exports" / "movies"),
                   "--sample", "2e3")
     assert result.exit_code == 2 and "Invalid value for '--sample': give a count" in result.output
+
+
+def test_too_many_families(tmp_path):
+    def families(n: int, name: str) -> list[dict]:
+        spec = spec_file(tmp_path, ("id", "S"), mapping={"families": [{"name": f"f{i}"} for i in range(n)],
+                                                          "default_family": "f0"}, name=name)
+        return json.loads(_run(str(spec), "--format", "json").output)["findings"]
+
+    (finding,) = families(101, "wide")
+    assert finding["code"] == "too-many-families" and "writes 101 column families" in finding["evidence"]
+    assert families(100, "narrow") == []
