@@ -98,9 +98,12 @@ def _opening(options: ReplicateOptions, path: Path, arn: str, where: dict[str, s
         raise InputError([Problem(str(path), 1, 1, "--since", "no checkpoint yet: give --since the export you "
                                                               "loaded (or its exportTime)")])
     if saved is not None:
-        why = resume_problem(saved, path, arn, where) or unreachable_start(saved.saved_micros, created, now)
+        why = resume_problem(saved, path, arn, where)
         if why:
             raise InputError([Problem(str(path), 1, 1, "", f"cannot resume: the checkpoint {why}")])
+        why = unreachable_start(saved.saved_micros, None, now, "its last save")
+        if why:
+            raise InputError([Problem(str(path), 1, 1, "", f"cannot resume from this checkpoint: {why}")])
         return saved
     assert options.since_micros is not None
     why = unreachable_start(options.since_micros, created, now)

@@ -24,8 +24,13 @@ def test_writes_after_the_export_reach_bigtable_and_both_sides_are_equal(dynamod
     for i in range(20):
         db.put_item(TableName=scenario.dynamo_table, Item=movie(2000 + i % 4, f"Film {i}", tags={"SS": ["a", "b"]}))
     export = export_and_load(dynamodb, scenario, tmp_path)
-    for i in range(20, 25):
-        db.put_item(TableName=scenario.dynamo_table, Item=movie(2010, f"Film {i}", tags={"SS": ["new"]}))
+    for i in range(20, 25):  # every type a stream record carries, binary ones as bytes
+        db.put_item(TableName=scenario.dynamo_table, Item=movie(2010, f"Film {i}", tags={"SS": ["new"]},
+                                                               poster={"B": bytes([0, i, 255])},
+                                                               cuts={"BS": [b"\x01", bytes([i])]},
+                                                               seen={"BOOL": True}, sequel={"NULL": True},
+                                                               scores={"NS": ["1", "2.5"]},
+                                                               crew={"L": [{"S": "a"}, {"N": "3"}]}))
     for i in range(5):  # a changed value and a removed attribute: the replaced row loses it
         db.update_item(TableName=scenario.dynamo_table, Key={"year": {"N": str(2000 + i % 4)}, "title": {"S": f"Film {i}"}},
                        UpdateExpression="SET info.rating = :r REMOVE tags", ExpressionAttributeValues={":r": {"N": "9"}})

@@ -119,3 +119,50 @@ def test_a_child_shards_records_are_applied_after_its_parents(dynamodb, bigtable
                              {"child": [change("MODIFY", 20, "9"), change("REMOVE", 21, None, ttl=True)]})
     again = run_replicate(scenario.table, scenario.replicate_options(dynamodb), reader=expired)
     assert again.counts["ttl"] == 1 and again.applied == 1 and bigtable_rows(scenario) == []
+
+
+def test_a_checkpoint_older_than_the_streams_retention_is_not_resumed(dynamodb, bigtable_emulator, tmp_path,
+                                                                      monkeypatch):
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    run_replicate(scenario.table, scenario.replicate_options(dynamodb, since_micros=start_point(str(export))))
+    path = scenario.work_dir / "replicate.json"
+    saved = json.loads(path.read_text())
+    path.write_text(json.dumps(saved | {"saved_micros": saved["saved_micros"] - 25 * 3600 * 1_000_000}))
+    message = refusal(scenario, dynamodb)
+    assert "cannot resume from this checkpoint: its last save (" in message and "more than 24 hours ago" in message
+
+
+def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dynamodb, bigtable_emulator, tmp_path,
+                                                                           monkeypatch):
+    """The emulator retries a write to a missing family until the deadline: a transient
+    failure. The page is not checkpointed, so the rerun writes it again."""
+    from ddb2bigtable.codec.mutations import RowMutation, SetCell
+    from ddb2bigtable.load.writer import WriteError, WriteSettings
+    from ddb2bigtable.replicate import run
+    from ddb2bigtable.replicate.apply import Applied
+
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    db = dynamodb.client()
+    for title in ("One", "Two", "Three"):
+        db.put_item(TableName=scenario.dynamo_table, Item=movie(2002, title))
+    real = run.record_rows
+
+    def broken(codec, record, **kw) -> Applied:
+        applied = real(codec, record, **kw)
+        if record.keys["title"] == {"S": "Two"}:
+            return Applied(record, (RowMutation(b"two", (SetCell("no_such_family", b"q", b"v", 1000),)),))
+        return applied
+
+    monkeypatch.setattr(run, "record_rows", broken)
+    options = scenario.replicate_options(dynamodb, since_micros=start_point(str(export)),
+                                         writer=WriteSettings(operation_timeout_seconds=1))
+    with pytest.raises(WriteError, match="after retries"):
+        run_replicate(scenario.table, options)
+    assert json.loads((scenario.work_dir / "replicate.json").read_text())["after"] == {}
+    monkeypatch.setattr(run, "record_rows", real)
+    report = run_replicate(scenario.table, scenario.replicate_options(dynamodb))
+    assert report.counts["insert"] == 3 and differences(dynamodb, scenario) == []

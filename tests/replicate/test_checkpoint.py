@@ -1,0 +1,37 @@
+"""The checkpoint file: private, atomic, and refused when it cannot be trusted."""
+
+from __future__ import annotations
+
+import pytest
+
+from ddb2bigtable.replicate.checkpoint import Checkpoint, load_checkpoint, resume_problem, save_checkpoint
+from ddb2bigtable.spec.errors import InputError
+
+TARGET = {"project": "p", "instance": "i", "table": "t", "endpoint": "127.0.0.1:1"}
+
+
+def test_a_checkpoint_round_trips_and_is_its_owners_only(tmp_path):
+    path = tmp_path / "work" / "replicate.json"
+    saved = Checkpoint("arn:stream", TARGET, 1_000, 2_000).advanced("shardId-1", "42", False, 3_000)
+    saved = saved.advanced("shardId-0", None, True, 4_000)
+    save_checkpoint(path, saved)
+    assert load_checkpoint(path) == saved and saved.after == {"shardId-1": "42"}
+    assert saved.finished == {"shardId-0"} and saved.saved_micros == 4_000
+    assert path.stat().st_mode & 0o777 == 0o600 and path.parent.stat().st_mode & 0o777 == 0o700
+    assert not path.with_suffix(".tmp").exists() and load_checkpoint(tmp_path / "none.json") is None
+
+
+def test_a_damaged_checkpoint_is_bad_input_that_says_what_to_do(tmp_path):
+    path = tmp_path / "replicate.json"
+    path.write_text('{"stream_arn": "arn", "after": ')
+    with pytest.raises(InputError, match="damaged.*delete it and rerun with --since"):
+        load_checkpoint(path)
+
+
+def test_another_target_or_another_stream_is_not_resumed(tmp_path):
+    checkpoint = Checkpoint("arn:old-stream", TARGET, 1_000)
+    path = tmp_path / "replicate.json"
+    assert resume_problem(checkpoint, path, "arn:old-stream", TARGET) is None
+    assert "was written for" in resume_problem(checkpoint, path, "arn:old-stream", TARGET | {"instance": "j"})
+    moved = resume_problem(checkpoint, path, "arn:new-stream", TARGET)
+    assert "disabled and enabled again" in moved and "Re-export" in moved
