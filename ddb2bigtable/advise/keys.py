@@ -24,7 +24,7 @@ from ..spec.model import TableSpec
 from .findings import (
     DATA_ORDER,
     DOMAIN_NAMES,
-    FEW_DOMAINS,
+    GENERAL,
     KEYS_TO_AVOID,
     PRIVACY,
     TIME_BASED,
@@ -171,7 +171,7 @@ def hot_partition(table: TableSpec, views: list[KeyView]) -> list[Finding]:
         "hot-partition", "warning", table.id,
         f"{percent(top[0][1], total)} of {total:,} sampled items share partition key {name} = `{top[0][0][:40]}` "
         f"({len(values):,} distinct values; top: {shares})",
-        FEW_DOMAINS,
+        GENERAL,
         f"one {name} value holds a large share of the data, so its key range takes that share of the writes; "
         "lead the row key with a value that has more distinct values (a rule's `row_key` template), or keep "
         "the hot value out of the key's first segment")]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
 from ..codec.mutations import Expired, SetCell
-from .findings import KEYS_TO_AVOID, ROWS, Finding, percent
+from .findings import ROW_KEYS, ROWS, Finding, percent
 
 MB = 1_000_000
 ROW_ADVISED = 100 * MB  # seeds, "Rows": keep a row's values below 100 MB
@@ -68,7 +68,7 @@ def size_findings(table_id: str, sizes: RowSizes, fraction: float) -> list[Findi
             "item-not-writable", "error", table_id,
             f"{sizes.failed:,} of {tried:,} sampled items ({percent(sizes.failed, tried)}) cannot be written "
             f"with this mapping; the first: {sizes.first_error}",
-            KEYS_TO_AVOID,
+            ROW_KEYS,
             "change the mapping so each item fits Bigtable's limits (row key at most 4 KiB: a shorter row_key "
             "template), or fix the data; `load` would dead-letter these items"))
     if not sizes.rows:

@@ -15,17 +15,16 @@ from ..codec.type_inference import infer_types
 from ..exports.manifests import open_export
 from ..plan.planner import plan_stage
 from ..spec.errors import InputError, Problem
-from ..spec.families import family_names
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import load_stage
 from . import keys
 from .cost import consolidation
-from .findings import FAMILIES, KEYS_TO_AVOID, ROW_KEYS, Finding
+from .findings import ROW_KEYS, Finding
 from .limits import row_sizes, size_findings
 from .sample import Sample, sample_size, take_sample
+from .static import static_findings, table_per_dataset
 
 DEFAULT_SAMPLE = "10000"
-MAX_FAMILIES = 100  # seeds, "Column families": more than 100 per table can degrade performance
 
 
 @dataclass(frozen=True)
@@ -47,31 +46,6 @@ class Report:
     tables: tuple[str, ...]
     sampled: tuple[Sampled, ...]
     findings: tuple[Finding, ...]
-
-
-def static_findings(table: TableSpec) -> list[Finding]:
-    """What the spec alone shows: binary key attributes (raw bytes in the row key), and
-    more column families than the seeds' 100."""
-    found = []
-    key = table.source.key
-    binary = [k.name for k in (key.partition, key.sort) if k is not None and k.type == "B"]
-    if binary:
-        found.append(Finding(
-            "binary-key", "warning", table.id,
-            f"key attribute{'s' if len(binary) > 1 else ''} {', '.join(binary)} "
-            f"{'are' if len(binary) > 1 else 'is'} binary (B): its raw bytes become the row key",
-            KEYS_TO_AVOID,
-            "raw bytes are fine in cells but make row keys unreadable (Key Visualizer, debugging): key by a "
-            "readable string form of the value (hex, or the id it encodes) written by the application"))
-    families = family_names(table)
-    if len(families) > MAX_FAMILIES:
-        found.append(Finding(
-            "too-many-families", "warning", table.id,
-            f"the mapping writes {len(families)} column families (at most {MAX_FAMILIES} advised)",
-            FAMILIES,
-            "put related columns in one family (GC is per family: group columns by the retention they need); "
-            "a family per attribute is rarely needed"))
-    return found
 
 
 def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
@@ -108,7 +82,7 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
     the stage's cost when `stage` is. Raises InputError (bad table or stage), ExportError
     (the export cannot be read) and ValueError (`sample` is neither a count nor a fraction)."""
     tables = _chosen(specs, table_id)
-    findings = [f for t in tables for f in static_findings(t)]
+    findings = [f for t in tables for f in static_findings(t)] + table_per_dataset(tables)
     sampled: list[Sampled] = []
     if export is not None:
         if len(tables) > 1:

@@ -101,3 +101,31 @@ def test_too_many_families(tmp_path):
     (finding,) = families(101, "wide")
     assert finding["code"] == "too-many-families" and "writes 101 column families" in finding["evidence"]
     assert families(100, "narrow") == []
+
+
+def _specs_with(tmp_path, tables: dict[str, dict | None]) -> str:
+    import yaml
+
+    path = tmp_path / "many.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "instance": {"id": "many-inst"}, "tables": [
+        {"id": name, "source": {"table": name.title(), "region": "us-east-1", "reads": 10, "writes": 10,
+                                "key": {"partition": {"name": "id", "type": "S"}}}} | ({"mapping": m} if m else {})
+        for name, m in tables.items()]}))
+    return str(path)
+
+
+def test_a_table_per_year_or_per_customer(tmp_path):
+    by_year = _specs_with(tmp_path, {"orders_2023": None, "orders_2024": None, "payments": None})
+    (finding,) = json.loads(_run(by_year, "--format", "json").output)["findings"]
+    assert finding["code"] == "table-per-dataset" and finding["table"] == "orders_2023"
+    assert finding["evidence"].endswith("differ only in the end of their id: orders_2023, orders_2024")
+    assert finding["seed"]["heading"] == "Multiusuario"
+    mapping = {"attributes": [{"name": "total", "type": "N"}]}
+    by_customer = _specs_with(tmp_path, {"orders-acme": mapping, "orders-globex": mapping})
+    assert [f["code"] for f in json.loads(_run(by_customer, "--format", "json").output)["findings"]] == [
+        "table-per-dataset"]
+
+
+def test_same_keyed_tables_of_different_data_pass(tmp_path):
+    different = _specs_with(tmp_path, {"user_orders": None, "user_profiles": None, "user_sessions": None})
+    assert json.loads(_run(different, "--format", "json").output)["findings"] == []

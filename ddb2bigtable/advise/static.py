@@ -1,0 +1,69 @@
+"""Checks on the spec alone: what the key types, the families and the list of tables show."""
+
+from __future__ import annotations
+
+import re
+
+from ..spec.families import family_names
+from ..spec.model import KeySchema, Mapping, TableSpec
+from .findings import FAMILIES, KEYS_TO_AVOID, MULTI_TENANCY, Finding
+
+MAX_FAMILIES = 100  # seeds, "Column families": more than 100 per table can degrade performance
+# A table id's last segment: a year, a month, a number (`orders_2024`, `orders-2024-05`,
+# `events.7`) or a name (`orders-acme`).
+_SUFFIX = re.compile(r"(.+?)[-_.]([A-Za-z0-9]+(?:[-_][0-9]{2})?)")
+
+
+def static_findings(table: TableSpec) -> list[Finding]:
+    """What the spec alone shows: binary key attributes (raw bytes in the row key), and
+    more column families than the seeds' 100."""
+    found = []
+    key = table.source.key
+    binary = [k.name for k in (key.partition, key.sort) if k is not None and k.type == "B"]
+    if binary:
+        found.append(Finding(
+            "binary-key", "warning", table.id,
+            f"key attribute{'s' if len(binary) > 1 else ''} {', '.join(binary)} "
+            f"{'are' if len(binary) > 1 else 'is'} binary (B): its raw bytes become the row key",
+            KEYS_TO_AVOID,
+            "raw bytes are fine in cells but make row keys unreadable (Key Visualizer, debugging): key by a "
+            "readable string form of the value (hex, or the id it encodes) written by the application"))
+    families = family_names(table)
+    if len(families) > MAX_FAMILIES:
+        found.append(Finding(
+            "too-many-families", "warning", table.id,
+            f"the mapping writes {len(families)} column families (at most {MAX_FAMILIES} advised)",
+            FAMILIES,
+            "put related columns in one family (GC is per family: group columns by the retention they need); "
+            "a family per attribute is rarely needed"))
+    return found
+
+
+def table_per_dataset(tables: list[TableSpec]) -> list[Finding]:
+    """Tables with the same key whose ids differ only in a last segment that names a year,
+    a month or a number (`orders_2023`, `orders_2024`), or in a name when their mappings
+    are the same and say something (`orders-acme`, `orders-globex` with the same declared
+    attributes): one dataset split by time or by customer, which the seeds keep in one
+    table with a row-key prefix each. Same-keyed tables of different data (`user_orders`,
+    `user_profiles`, default mappings) are not reported."""
+    groups: dict[tuple[str, KeySchema, bool], list[TableSpec]] = {}
+    for t in tables:
+        m = _SUFFIX.fullmatch(t.id)
+        if m:
+            numbered = m.group(2)[0].isdigit()
+            groups.setdefault((m.group(1), t.source.key, numbered), []).append(t)
+    found = []
+    for (stem, key, numbered), group in groups.items():
+        same = all(t.mapping == group[0].mapping for t in group) and group[0].mapping != Mapping()
+        if len(group) < 2 or not (numbered or same):
+            continue
+        ids = ", ".join(t.id for t in group)
+        found.append(Finding(
+            "table-per-dataset", "warning", group[0].id,
+            f"{len(group)} tables keyed alike ({key.partition.name}{', ' + key.sort.name if key.sort else ''}) "
+            f"differ only in the end of their id: {ids}",
+            MULTI_TENANCY,
+            f"keep one table `{stem}` and put the differing part first in the row key (`2024#...`, "
+            "`acme#...`): each dataset reads as one range and drops as one range, and an instance holds "
+            "at most 1,000 tables"))
+    return found
