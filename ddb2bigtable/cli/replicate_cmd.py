@@ -6,12 +6,19 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..spec.errors import InputError, Problem
 from .output import fail
+
+if TYPE_CHECKING:
+    from ..replicate.report import ReplicateReport
 
 
 @click.command()
@@ -59,8 +66,8 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
                                since_micros=start_point(since) if since else None, follow=follow,
                                endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV))
     try:
-        with quiet_connection_warning():
-            report = run_replicate(target.table, options)
+        with quiet_connection_warning(), _progress_line(fmt) as progress:
+            report = run_replicate(target.table, options, progress)
     except WriteError as error:
         click.echo(f"replicate stopped: {error} (the checkpoint covers what was written: rerun to resume)", err=True)
         return 1
@@ -77,3 +84,22 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
         if report.dead_letter_file:
             click.echo(f"dead letters: {report.dead_letter_file}")
     return 1 if report.dead_letters else 0
+
+
+@contextmanager
+def _progress_line(fmt: str) -> Iterator[Callable[[ReplicateReport], None] | None]:
+    """A live line (applied, rate, lag) while it runs, on a terminal only."""
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if fmt == "json" or not console.is_terminal:
+        yield None
+        return
+    began = time.monotonic()
+    with console.status("replicating: waiting for the stream") as status:
+        def show(report: ReplicateReport) -> None:
+            rate = (report.applied + report.dead_letters) / max(time.monotonic() - began, 1e-6)
+            lag = "-" if report.newest_micros is None else f"{time.time() - report.newest_micros / 1e6:,.0f} s"
+            status.update(f"replicating: {report.applied:,} applied, {report.dead_letters:,} dead letters, "
+                          f"{rate:,.0f} records/s, lag {lag}")
+        yield show

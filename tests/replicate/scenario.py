@@ -86,12 +86,17 @@ def scan(dynamodb, name: str) -> list[Item]:
     return [item for page in pages for item in page["Items"]]
 
 
-def export_and_load(dynamodb, scenario: Scenario, tmp: Path) -> Path:
-    """The snapshot: a Scan written as a full export at the time of the Scan, then loaded."""
+def snapshot(dynamodb, scenario: Scenario, dest: Path) -> Path:
+    """A Scan written as a full export at the time of the Scan."""
     moment = datetime.now(UTC)
     items = scan(dynamodb, scenario.dynamo_table)
     arn = f"arn:aws:dynamodb:us-west-2:000000000000:table/{scenario.dynamo_table}"
-    scenario.export = write_export(tmp / "export", arn, items, export_time=moment, items_per_file=50)
+    return write_export(dest, arn, items, export_time=moment, items_per_file=50)
+
+
+def export_and_load(dynamodb, scenario: Scenario, tmp: Path) -> Path:
+    """The snapshot, loaded."""
+    scenario.export = snapshot(dynamodb, scenario, tmp / "export")
     report = run_load(scenario.table, str(scenario.export),
                       LoadOptions(project=PROJECT, instance_id=scenario.instance_id, app_profile_id="migration-load",
                                   work_dir=scenario.work_dir))

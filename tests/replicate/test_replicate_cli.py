@@ -13,7 +13,7 @@ import threading
 import time
 
 from ..conftest import ROOT
-from .scenario import create, differences, export_and_load
+from .scenario import create, differences, export_and_load, snapshot
 from .test_replicate_emulator import movie
 
 
@@ -27,9 +27,9 @@ def environment() -> dict[str, str]:
     return {**os.environ, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"}
 
 
-def replicate(scenario, dynamodb, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(command(scenario, dynamodb, *args), capture_output=True, text=True, env=environment(),
-                          timeout=300)
+def replicate(scenario, dynamodb, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command(scenario, dynamodb, *args), capture_output=True, text=True,
+                          env=environment() | env, timeout=300)
 
 
 def writes(dynamodb, scenario, first: int, count: int, pause: float = 0.0) -> None:
@@ -60,8 +60,15 @@ def test_replicate_until_caught_up_through_the_cli(dynamodb, bigtable_emulator, 
     assert (report["inserts"], report["modifies"], report["removes"]) == (30, 15, 6)
     assert report["applied"] == 51 and report["records_per_second"] > 0 and report["lag_seconds"] is not None
     assert differences(dynamodb, scenario) == []
-    text = replicate(scenario, dynamodb)  # resumes from the checkpoint: nothing new
+    fresh = snapshot(dynamodb, scenario, tmp_path / "after")  # and `verify` agrees, with a new Scan
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "verify", str(scenario.spec_file), "--table",
+                          scenario.table.id, "--export", str(fresh), "--stage", "local", "--root", str(ROOT),
+                          "--work-dir", str(scenario.work_dir), "--format", "json"], capture_output=True, text=True)
+    verified = json.loads(out.stdout)
+    assert out.returncode == 0 and verified["ok"] and verified["checked"] == 24, out.stderr
+    text = replicate(scenario, dynamodb, FORCE_COLOR="1")  # resumes from the checkpoint: nothing new
     assert text.returncode == 0 and "caught up; 0 records applied" in text.stdout, text.stderr
+    assert "replicating: 0 applied, 0 dead letters" in text.stderr  # the live line, as on a terminal
 
 
 def test_bad_input_is_exit_2_with_a_located_message_and_no_traceback(dynamodb, bigtable_emulator, tmp_path):
