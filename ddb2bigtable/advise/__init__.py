@@ -2,6 +2,6 @@
 
 - `run.advise`: spec checks, then a bounded sample's, then a stage's cost, as one `run.Report`.
 - `sample.take_sample`: the first items of each data file in turn, stopping at the limit.
-- `keys`, `limits`, `cost`: the checks, pure functions returning `findings.Finding`s.
+- `static`, `keys`, `habits`, `limits`, `cost`: the checks, pure functions returning `findings.Finding`s.
 - `report.to_json` / `report.to_markdown` / `report.sections`: the report three ways.
 """

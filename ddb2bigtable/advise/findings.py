@@ -42,6 +42,7 @@ GENERAL = Seed(_DESIGN, "Conceptos generales", "General concepts")
 PRIVACY = Seed(_DESIGN, "Privacidad", "Privacy")
 DOMAIN_NAMES = Seed(_DESIGN, "Nombres de dominio", "Domain names")
 DATA_ORDER = Seed(_DYNAMODB, "Ordenación de datos", "Data sorting: write sharding is salting")
+SINGLE_TABLE = Seed(_DYNAMODB, "Patrón de diseño de una sola tabla", "Single table design pattern")
 VERSIONING = Seed(_DYNAMODB, "Control de las versiones de los datos", "Data versioning")
 
 

@@ -1,5 +1,8 @@
 """Row-key checks on sampled items: what the seeds' "row keys to avoid" look like in data.
 
+`habits.py` has the DynamoDB habits (write sharding, version prefixes, split items); both
+read the sampled keys as `KeyView`s, built here.
+
 Each check is a pure function of the sampled keys (`KeyView`s) and returns its findings.
 They look at the key as the mapping builds it: the *leading* value is the first field of
 the row-key template the item's rule (or the default mapping) uses, with the rule's
@@ -22,13 +25,11 @@ from ..codec.codec import Codec, CodecError
 from ..codec.items import AttributeValue, Item
 from ..spec.model import TableSpec
 from .findings import (
-    DATA_ORDER,
     DOMAIN_NAMES,
     GENERAL,
     KEYS_TO_AVOID,
     PRIVACY,
     TIME_BASED,
-    VERSIONING,
     Finding,
     percent,
 )
@@ -175,71 +176,6 @@ def hot_partition(table: TableSpec, views: list[KeyView]) -> list[Finding]:
         f"one {name} value holds a large share of the data, so its key range takes that share of the writes; "
         "lead the row key with a value that has more distinct values (a rule's `row_key` template), or keep "
         "the hot value out of the key's first segment")]
-
-
-# --- DynamoDB habits ----------------------------------------------------------------------
-
-_SHARD = re.compile(r"(.+?)[#_.:-](\d{1,2})")
-
-
-def write_sharding(table: TableSpec, views: list[KeyView]) -> list[Finding]:
-    """Partition keys `<key>#<n>`: a small n, the same numbers under several keys, several
-    items per value: DynamoDB's write sharding (the seeds: Bigtable calls it salting)."""
-    values = Counter(v.partition for v in views if v.partition is not None)
-    total = sum(values.values())
-    if total < MIN_ITEMS:
-        return []
-    shards: dict[str, set[int]] = {}
-    matched = 0
-    for value, count in values.items():
-        m = _SHARD.fullmatch(value)
-        if m:
-            shards.setdefault(m.group(1), set()).add(int(m.group(2)))
-            matched += count
-    suffixes = {n for ns in shards.values() for n in ns}
-    sharded = [ns for ns in shards.values() if len(ns) > 1]
-    # One key with numbered values (`dev-0`..`dev-39`) is as likely a set of entities; shards
-    # show as the same numbers repeated under several keys, each number holding several items.
-    if (matched < MOST * total or len(sharded) < 2 or len(sharded) < 0.5 * len(shards)
-            or sum(len(ns) for ns in sharded) < 0.5 * len(sharded) * len(suffixes) or total < 2 * len(values)):
-        return []
-    buckets = max(suffixes) + 1 if 0 in suffixes else max(suffixes)
-    base = max(shards, key=lambda b: len(shards[b]))
-    return [Finding(
-        "write-sharding", "warning", table.id,
-        f"{percent(matched, total)} of {total:,} sampled items have a partition key ending in a shard number "
-        f"({min(suffixes)}..{max(suffixes)}; {len(shards):,} keys in {len(values):,} shards, e.g. `{base[:40]}` "
-        f"in {len(shards[base])})",
-        DATA_ORDER,
-        "Bigtable calls this salting and can do it for you: let the application write the plain key and "
-        "salt the row key in the mapping (the same key always lands in the same bucket, so reads stay one "
-        "range); until then the suffix stays part of each row key",
-        f"salt: {{buckets: {buckets}}}   # under mapping")]
-
-
-_VERSION = re.compile(r"v(\d+)_")
-
-
-def version_prefix(table: TableSpec, views: list[KeyView]) -> list[Finding]:
-    sorts = [v.sort for v in views if v.sort is not None]
-    versions = [m for m in (_VERSION.match(s) for s in sorts) if m]
-    if len(versions) < MIN_PATTERN_ITEMS or len(versions) < 0.5 * len(sorts):
-        return []
-    numbers = Counter(int(m.group(1)) for m in versions)
-    if 0 not in numbers:
-        return []
-    sort = table.source.key.sort
-    name = sort.name if sort else "the sort key"
-    return [Finding(
-        "version-prefix", "warning", table.id,
-        f"{percent(len(versions), len(sorts))} of {len(sorts):,} sampled sort keys ({name}) start with a version "
-        f"prefix (v0_ .. v{max(numbers)}_; v0_ in {numbers[0]:,} items): DynamoDB's versioning by copies",
-        VERSIONING,
-        "every Bigtable cell is versioned by its timestamp: keep one row per item (the v0_ copy), write each "
-        "change as a new cell version and let the family's GC keep as many versions as you need; the vN_ "
-        "copies, the read of the old value and the second write go away",
-        "families:\n  - name: cf\n    gc: {max_versions: 10}   # the versions you keep today\n"
-        "rules:\n  - sort_key_prefix: \"v0_\"   # the current copy; the vN_ items become its older versions")]
 
 
 # --- readability and privacy --------------------------------------------------------------

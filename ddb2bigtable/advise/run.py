@@ -17,7 +17,7 @@ from ..plan.planner import plan_stage
 from ..spec.errors import InputError, Problem
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import load_stage
-from . import keys
+from . import habits, keys
 from .cost import consolidation
 from .findings import ROW_KEYS, Finding
 from .limits import row_sizes, size_findings
@@ -60,8 +60,8 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
             f"(time-leading keys, sequential ids, hot partitions, write sharding) need {keys.MIN_ITEMS}",
             ROW_KEYS, "sample more items (--sample)" if len(sample.items) < sample.export_items else
             "the whole export was read: judge the key's distribution from a larger export or from production"))
-    for check in (keys.time_leading, keys.hot_partition, keys.write_sharding, keys.version_prefix,
-                  keys.domain_not_reversed, keys.hashed_key, keys.personal_data):
+    for check in (keys.time_leading, keys.hot_partition, habits.write_sharding, habits.version_prefix,
+                  habits.split_items, keys.domain_not_reversed, keys.hashed_key, keys.personal_data):
         found += check(table, views)
     found += keys.sequential_ids(table, views, sample.export_items)
     found += size_findings(table.id, row_sizes(codec, sample.items, sample.export_time_micros), sample.fraction)

@@ -153,3 +153,41 @@ def test_personal_kinds():
     assert personal_kind("a.b@example.org") == "e-mail" and personal_kind("+14155550100") == "phone"
     assert personal_kind("10.1.2.3") == "IP address" and personal_kind("2001:db8::1") == "IP address"
     assert personal_kind("20200501") is None and personal_kind("tablet") is None
+
+
+def _videos(n: int) -> list[dict]:
+    items = []
+    for v in range(n):
+        vid = f"{v:04d}"
+        items += [{"VideoId": vid, "SK": "Video", "Formats": {"480": f"https://storage/{vid}/480"}},
+                  {"VideoId": vid, "SK": "VideoStatsLikes", "Count": v},
+                  {"VideoId": vid, "SK": "VideoStatsViews", "Count": 10 * v}]
+        items += [{"VideoId": vid, "SK": f"VideoComment#{90000000 - c * 7:08d}", "Content": f"comment {c}"}
+                  for c in range(v % 3 + 1)]
+    return items
+
+
+def test_split_items_the_seeds_video_table_before_its_remodel(tmp_path):
+    found = findings(tmp_path, _videos(20), ("VideoId", "S"), ("SK", "S"))
+    assert codes(found) == ["split-items"]
+    (split,) = found
+    assert split.evidence.startswith("100 % of 20 sampled partitions hold several item types by sort key")
+    assert split.seed.heading == "Patrón de diseño de una sola tabla"
+    lines = split.snippet.splitlines()
+    assert lines[:3] == ["families:", "  - name: VideoStatsLikes", "    gc: {max_versions: 1}"]
+    assert lines[9:14] == ["rules:", '  - sort_key_prefix: "VideoStatsLikes"', '    row_key: "{VideoId}"',
+                           "    family: VideoStatsLikes", '    qualifier: "{SK}"']
+    # the suggested rules are a valid mapping that writes every item, one row per video
+    import yaml
+
+    (tmp_path / "again").mkdir()
+    again = findings(tmp_path / "again", _videos(20), ("VideoId", "S"), ("SK", "S"),
+                     mapping=yaml.safe_load(split.snippet))
+    assert codes(again) == []
+
+
+def test_a_catalog_with_its_own_subcategories_is_not_split(tmp_path):
+    """Near miss: the seeds' product catalog grown: each category's skus have their own kinds."""
+    items = [{"category": f"cat{c}", "sku": f"sub{c}x{s}#brand{b}", "Price": b}
+             for c in range(20) for s in range(3) for b in range(2)]
+    assert codes(findings(tmp_path, items, ("category", "S"), ("sku", "S"))) == []

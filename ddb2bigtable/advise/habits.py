@@ -1,0 +1,124 @@
+"""DynamoDB habits in sampled keys that Bigtable makes unnecessary (the seeds' "Bigtable
+for DynamoDB users"): write sharding, versions as copies, and an entity split into items
+to stay under 400 KB. Pure functions of the sampled keys, as in `keys.py`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ..spec.model import TableSpec
+from .findings import DATA_ORDER, SINGLE_TABLE, VERSIONING, Finding, percent
+from .keys import MIN_ITEMS, MIN_PATTERN_ITEMS, MOST, KeyView
+
+_SHARD = re.compile(r"(.+?)[#_.:-](\d{1,2})")
+
+
+def write_sharding(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    """Partition keys `<key>#<n>`: a small n, the same numbers under several keys, several
+    items per value: DynamoDB's write sharding (the seeds: Bigtable calls it salting)."""
+    values = Counter(v.partition for v in views if v.partition is not None)
+    total = sum(values.values())
+    if total < MIN_ITEMS:
+        return []
+    shards: dict[str, set[int]] = {}
+    matched = 0
+    for value, count in values.items():
+        m = _SHARD.fullmatch(value)
+        if m:
+            shards.setdefault(m.group(1), set()).add(int(m.group(2)))
+            matched += count
+    suffixes = {n for ns in shards.values() for n in ns}
+    sharded = [ns for ns in shards.values() if len(ns) > 1]
+    # One key with numbered values (`dev-0`..`dev-39`) is as likely a set of entities; shards
+    # show as the same numbers repeated under several keys, each number holding several items.
+    if (matched < MOST * total or len(sharded) < 2 or len(sharded) < 0.5 * len(shards)
+            or sum(len(ns) for ns in sharded) < 0.5 * len(sharded) * len(suffixes) or total < 2 * len(values)):
+        return []
+    buckets = max(suffixes) + 1 if 0 in suffixes else max(suffixes)
+    base = max(shards, key=lambda b: len(shards[b]))
+    return [Finding(
+        "write-sharding", "warning", table.id,
+        f"{percent(matched, total)} of {total:,} sampled items have a partition key ending in a shard number "
+        f"({min(suffixes)}..{max(suffixes)}; {len(shards):,} keys in {len(values):,} shards, e.g. `{base[:40]}` "
+        f"in {len(shards[base])})",
+        DATA_ORDER,
+        "Bigtable calls this salting and can do it for you: let the application write the plain key and "
+        "salt the row key in the mapping (the same key always lands in the same bucket, so reads stay one "
+        "range); until then the suffix stays part of each row key",
+        f"salt: {{buckets: {buckets}}}   # under mapping")]
+
+
+_VERSION = re.compile(r"v(\d+)_")
+
+
+def version_prefix(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    sorts = [v.sort for v in views if v.sort is not None]
+    versions = [m for m in (_VERSION.match(s) for s in sorts) if m]
+    if len(versions) < MIN_PATTERN_ITEMS or len(versions) < 0.5 * len(sorts):
+        return []
+    numbers = Counter(int(m.group(1)) for m in versions)
+    if 0 not in numbers:
+        return []
+    sort = table.source.key.sort
+    name = sort.name if sort else "the sort key"
+    return [Finding(
+        "version-prefix", "warning", table.id,
+        f"{percent(len(versions), len(sorts))} of {len(sorts):,} sampled sort keys ({name}) start with a version "
+        f"prefix (v0_ .. v{max(numbers)}_; v0_ in {numbers[0]:,} items): DynamoDB's versioning by copies",
+        VERSIONING,
+        "every Bigtable cell is versioned by its timestamp: keep one row per item (the v0_ copy), write each "
+        "change as a new cell version and let the family's GC keep as many versions as you need; the vN_ "
+        "copies, the read of the old value and the second write go away",
+        "families:\n  - name: cf\n    gc: {max_versions: 10}   # the versions you keep today\n"
+        "rules:\n  - sort_key_prefix: \"v0_\"   # the current copy; the vN_ items become its older versions")]
+
+
+_KIND = re.compile(r"[^#]*?(?=#|\d*$)")
+_FAMILY = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+MAX_KINDS = 20  # an item type per concern (Video, VideoComment, VideoStats...), not an open set
+
+
+def sort_kind(sort: str) -> str:
+    """The item type a sort key names: before its first `#`, else without trailing digits
+    (`VideoComment#98765481` -> `VideoComment`, `VideoStatsLikes` stays)."""
+    match = _KIND.match(sort)
+    return match.group() if match else sort
+
+
+def split_items(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    """Under the default mapping (one row per item), partitions made of the same few item
+    types (an entity, its comments, its counters): the single-table design DynamoDB needs
+    because an item holds 400 KB, which the seeds gather into one Bigtable row."""
+    sort = table.source.key.sort
+    if table.mapping.rules or sort is None or sort.type != "S":
+        return []
+    kinds: dict[str, set[str]] = {}
+    for v in views:
+        if v.partition is not None and v.sort is not None:
+            kinds.setdefault(v.partition, set()).update(k for k in (sort_kind(v.sort),) if k)
+    items = sum(1 for v in views if v.sort is not None)
+    every = Counter(k for ks in kinds.values() for k in ks)
+    if items < MIN_ITEMS or len(kinds) < 5 or not 2 <= len(every) <= MAX_KINDS:
+        return []
+    mixed = sum(1 for ks in kinds.values() if len(ks) > 1)
+    common = [k for k, n in every.most_common() if n >= 0.5 * len(kinds)]
+    if mixed < MOST * len(kinds) or len(common) < 2:
+        return []
+    pk = table.source.key.partition.name
+    ordered = sorted(every, key=lambda k: (-len(k), k))  # the first matching rule wins: longer prefixes first
+    family = {k: k if _FAMILY.fullmatch(k) else table.mapping.default_family for k in ordered}
+    families = "".join(f"  - name: {f}\n    gc: {{max_versions: 1}}\n" for f in dict.fromkeys(family.values()))
+    rules = "".join(f"  - sort_key_prefix: \"{k}\"\n    row_key: \"{{{pk}}}\"\n"
+                    f"    family: {family[k]}\n    qualifier: \"{{{sort.name}}}\"\n" for k in ordered)
+    return [Finding(
+        "split-items", "info", table.id,
+        f"{percent(mixed, len(kinds))} of {len(kinds):,} sampled partitions hold several item types by sort key "
+        f"({', '.join(f'`{k}`' for k in common[:5])} in half of them or more); the default mapping makes each "
+        "item its own row",
+        SINGLE_TABLE,
+        f"a Bigtable row holds far more than an item's 400 KB and updates one cell as cheaply as a small row: "
+        f"gather each {pk}'s items in one row (a family per item type; counters as cells), so the entity "
+        "reads and deletes as one row; run advise again with the new mapping to see the rows' size",
+        "families:\n" + families + "rules:\n" + rules.rstrip("\n"))]
