@@ -58,8 +58,8 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
             "sample-too-small", "info", table.id,
             f"{len(sample.items):,} items sampled ({sample.export_items:,} in the export): the distribution checks "
             f"(time-leading keys, sequential ids, hot partitions, write sharding) need {keys.MIN_ITEMS}",
-            ROW_KEYS, "sample more items (--sample)" if len(sample.items) < sample.export_items else
-            "the whole export was read: judge the key's distribution from a larger export or from production"))
+            ROW_KEYS, "the whole export was read: judge the key's distribution from a larger export or from "
+            "production" if sample.complete else "sample more items (--sample)"))
     for check in (keys.time_leading, keys.hot_partition, habits.write_sharding, habits.version_prefix,
                   habits.split_items, keys.domain_not_reversed, keys.hashed_key, keys.personal_data):
         found += check(table, views)

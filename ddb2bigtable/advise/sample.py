@@ -29,11 +29,12 @@ class Sample:
     files: int
     export_time_micros: int
     bad_lines: int = 0  # lines that are not items (the load dead-letters them)
+    complete: bool = False  # every data file was read to its end
 
     @property
     def fraction(self) -> float:
         """The share of the export sampled: 1.0 when every item was read."""
-        return len(self.items) / self.export_items if self.export_items else 1.0
+        return 1.0 if self.complete or not self.export_items else len(self.items) / self.export_items
 
 
 _COUNT = re.compile(r"[1-9]\d*")
@@ -71,4 +72,5 @@ def take_sample(manifest: Manifest, limit: int) -> Sample:
                     taken += 1
                 if taken >= quota:
                     break
-    return Sample(tuple(items), manifest.item_count, read, len(manifest.files), manifest.export_time_micros, bad)
+    return Sample(tuple(items), manifest.item_count, read, len(manifest.files), manifest.export_time_micros, bad,
+                  complete=len(items) < limit or len(items) >= manifest.item_count)

@@ -16,13 +16,14 @@ def test_every_file_gives_its_share_and_reading_stops(tmp_path):
     assert len(sample.items) == 50 and sample.files_read == sample.files == 10
     firsts = sorted(item["pk"]["S"] for item in sample.items)
     assert firsts[:5] == ["k0000", "k0001", "k0002", "k0003", "k0004"] and "k0900" in firsts and "k0005" not in firsts
-    assert sample.fraction == 0.05 and sample.export_items == 1000
+    assert sample.fraction == 0.05 and sample.export_items == 1000 and not sample.complete
 
 
 def test_a_short_file_leaves_its_share_to_the_next(tmp_path):
     folder = export_of(tmp_path, ({"pk": f"k{i:03d}"} for i in range(105)), per_file=100)  # files of 100 and 5
     sample = take_sample(open_export(str(folder)), 20)
     assert len(sample.items) == 15  # 10 from the first file, then the 5 the second holds
+    assert sample.complete and sample.fraction == 1.0
 
 
 def test_a_small_limit_reads_only_the_first_files(tmp_path):
