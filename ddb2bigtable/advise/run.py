@@ -22,7 +22,7 @@ from .cost import consolidation
 from .findings import ROW_KEYS, Finding
 from .limits import row_sizes, size_findings
 from .sample import Sample, sample_size, take_sample
-from .static import static_findings, table_per_dataset
+from .static import named_hot_keys, static_findings, table_per_dataset
 
 DEFAULT_SAMPLE = "10000"
 
@@ -68,8 +68,8 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
     return found
 
 
-def _chosen(specs: list[Spec], table_id: str | None) -> list[TableSpec]:
-    tables = [t for spec in specs for t in spec.tables if table_id in (None, t.id)]
+def _chosen(specs: list[Spec], table_id: str | None) -> list[tuple[Spec, TableSpec]]:
+    tables = [(spec, t) for spec in specs for t in spec.tables if table_id in (None, t.id)]
     if not tables:
         known = ", ".join(t.id for spec in specs for t in spec.tables)
         raise InputError([Problem(specs[0].path, 1, 1, "tables", f"no table {table_id!r}; the specs hold {known}")])
@@ -81,8 +81,10 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
     """Every finding for the chosen tables; the sample's when `export` is given (one table),
     the stage's cost when `stage` is. Raises InputError (bad table or stage), ExportError
     (the export cannot be read) and ValueError (`sample` is neither a count nor a fraction)."""
-    tables = _chosen(specs, table_id)
-    findings = [f for t in tables for f in static_findings(t)] + table_per_dataset(tables)
+    chosen = _chosen(specs, table_id)
+    tables = [t for _, t in chosen]
+    findings = [f for spec, t in chosen for f in static_findings(t) + named_hot_keys(spec, t, export is not None)]
+    findings += table_per_dataset(tables)
     sampled: list[Sampled] = []
     if export is not None:
         if len(tables) > 1:
@@ -95,6 +97,6 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
         sampled.append(Sampled(tables[0].id, export, len(taken.items), taken.export_items, taken.files_read,
                                taken.files, time.perf_counter() - start))
     if stage is not None:
-        chosen = load_stage(stage, root)
-        findings += consolidation(chosen, specs, list(plan_stage(chosen, specs).instances))
+        planned = load_stage(stage, root)
+        findings += consolidation(planned, specs, list(plan_stage(planned, specs).instances))
     return Report(tuple(s.path for s in specs), tuple(t.id for t in tables), tuple(sampled), tuple(findings))

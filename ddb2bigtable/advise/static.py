@@ -1,11 +1,13 @@
-"""Checks on the spec alone: what the key types, the families and the list of tables show."""
+"""Checks on the spec alone: what the key types, the families and the list of tables show,
+and the plan's own name-based `hot-key` warning under the plan's code."""
 
 from __future__ import annotations
 
 import re
 
+from ..plan.advice import advise as plan_advice
 from ..spec.families import family_names
-from ..spec.model import KeySchema, Mapping, TableSpec
+from ..spec.model import KeySchema, Mapping, Spec, TableSpec
 from .findings import FAMILIES, KEYS_TO_AVOID, MULTI_TENANCY, Finding
 
 MAX_FAMILIES = 100  # seeds, "Column families": more than 100 per table can degrade performance
@@ -67,3 +69,17 @@ def table_per_dataset(tables: list[TableSpec]) -> list[Finding]:
             "`acme#...`): each dataset reads as one range and drops as one range, and an instance holds "
             "at most 1,000 tables"))
     return found
+
+
+def named_hot_keys(spec: Spec, table: TableSpec, sampled: bool) -> list[Finding]:
+    """`plan`'s `hot-key` warnings for the table (a partition key named like a time or a
+    counter, a GSI keyed by a name like `status`), under the same code: without data that
+    is all a spec shows. When the table is `sampled`, the data's own checks
+    (`time-leading-key`, `sequential-id-key`, `hot-partition`) replace the guess from the
+    partition key's name; the GSI warnings stay (the sample does not read views)."""
+    by_name = f"partition key {table.source.key.partition.name} "  # how plan.advice words its guess
+    return [Finding("hot-key", "warning", table.id, w.message, KEYS_TO_AVOID,
+                    "give the table's export (--export): the sample shows whether its keys really start with a "
+                    "time or a sequential id, or crowd into few values")
+            for w in plan_advice(spec, spec.instance.id, 1)
+            if w.code == "hot-key" and w.table == table.id and not (sampled and w.message.startswith(by_name))]

@@ -191,3 +191,18 @@ def test_a_catalog_with_its_own_subcategories_is_not_split(tmp_path):
     items = [{"category": f"cat{c}", "sku": f"sub{c}x{s}#brand{b}", "Price": b}
              for c in range(20) for s in range(3) for b in range(2)]
     assert codes(findings(tmp_path, items, ("category", "S"), ("sku", "S"))) == []
+
+
+def test_the_plans_hot_key_guess_gives_way_to_the_data(tmp_path):
+    """`created_at` reads like a time (plan's `hot-key`, same code here without data); the
+    sample shows it is an order number: no finding once the data is read."""
+    from ddb2bigtable.advise.run import advise
+    from ddb2bigtable.spec.loader import load_spec
+
+    from .helpers import export_of, spec_file
+
+    spec = load_spec(spec_file(tmp_path, ("created_at", "S")))
+    (guess,) = advise([spec]).findings
+    assert guess.code == "hot-key" and guess.evidence.startswith("partition key created_at looks sequential")
+    export = export_of(tmp_path, ({"created_at": f"order-{i * 7919 % 1000:03d}x{i}"} for i in range(100)))
+    assert codes(advise([spec], export=str(export)).findings) == []
