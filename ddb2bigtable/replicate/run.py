@@ -37,7 +37,7 @@ from .apply import Applied, record_rows, waves
 from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint, resume_problem, save_checkpoint
 from .lineage import Shard, before_start, ready_shards, unreachable_start
 from .report import ReplicateReport
-from .stream import StreamReader, StreamRecord
+from .stream import Page, StreamReader, StreamRecord
 
 DEAD_LETTERS = "replicate-dead-letters.jsonl"
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
@@ -137,19 +137,29 @@ class _Run:
         self.report.stopped = "interrupted"
 
     async def _drain(self, shard: Shard) -> bool:
-        """Reads and applies `shard` up to now; True when it ended (its children are ready)."""
-        for page in self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id)):
-            await self._apply(page.records)
-            last = page.records[-1].sequence if page.records else None
-            if last or page.ended:
-                self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros())
-                save_checkpoint(self.path, self.checkpoint)
-            if page.ended:
-                self.report.shards_finished += 1
-                return True
-            if self.stopping:
-                break
-        return False
+        """Reads and applies `shard` up to now; True when it ended (its children are ready).
+        The next page is read (in a thread) while this one is written: the checkpoint
+        still only moves past pages Bigtable acknowledged."""
+        pages = self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id))
+        ahead: asyncio.Future[Page | None] | None = asyncio.ensure_future(asyncio.to_thread(next, pages, None))
+        try:
+            while ahead is not None and (page := await ahead) is not None:
+                more = page.records and not page.ended  # an empty or last page ends the reading
+                ahead = asyncio.ensure_future(asyncio.to_thread(next, pages, None)) if more else None
+                await self._apply(page.records)
+                last = page.records[-1].sequence if page.records else None
+                if last or page.ended:
+                    self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros())
+                    save_checkpoint(self.path, self.checkpoint)
+                if page.ended:
+                    self.report.shards_finished += 1
+                    return True
+                if self.stopping:
+                    break
+            return False
+        finally:
+            if ahead is not None:  # a page read ahead of a stop or a failure: read again next time
+                await asyncio.wait([ahead])
 
     async def _apply(self, records: list[StreamRecord]) -> None:
         start, now = self.checkpoint.start_micros, now_micros()

@@ -83,9 +83,10 @@ class RecordedStream:
         self.read_order.append(shard.id)
         records = [parse_record(shard.id, r) for r in self._records[shard.id]
                    if after is None or int(r["dynamodb"]["SequenceNumber"]) > int(after)]
-        yield Page(records, ended=shard.closed)
-        if not shard.closed:
-            yield Page([], ended=False)
+        for i, one in enumerate(records):  # a page per record: pages are read ahead of their writes
+            yield Page([one], ended=shard.closed and i == len(records) - 1)
+        if not shard.closed or not records:
+            yield Page([], ended=shard.closed)
 
 
 def change(kind: str, seq: int, rating: str | None, ttl: bool = False) -> dict:
