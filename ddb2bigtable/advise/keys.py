@@ -83,8 +83,9 @@ def _text(value: AttributeValue | None) -> str | None:
 
 
 def _field(views: list[KeyView]) -> str:
+    """The row key's first field, as evidence names it (the most common one across rules)."""
     names = Counter(v.field for v in views if v.field)
-    return names.most_common(1)[0][0] if names else "the row key"
+    return f"`{names.most_common(1)[0][0]}`" if names else "its first field"
 
 
 def _example(values: Iterable[str]) -> str:

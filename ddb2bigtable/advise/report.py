@@ -25,9 +25,13 @@ def _sampled(report: Report) -> Section:
         for s in report.sampled))
 
 
+def _count(n: int, severity: str) -> str:
+    return f"{n} {severity}" + ("s" if n != 1 and severity != "info" else "")
+
+
 def counts(report: Report) -> str:
-    """`0 error, 2 warning, 1 info (spec checks only)`: the report in one line."""
-    found = ", ".join(f"{sum(f.severity == s for f in report.findings)} {s}" for s in reversed(SEVERITIES))
+    """`0 errors, 2 warnings, 1 info (spec checks only: ...)`: the report in one line."""
+    found = ", ".join(_count(sum(f.severity == s for f in report.findings), s) for s in reversed(SEVERITIES))
     return found + ("" if report.sampled else " (spec checks only: no --export)")
 
 
@@ -51,9 +55,9 @@ def to_markdown(report: Report) -> str:
     findings = _ordered(report)
     out = [f"## ddb2bigtable advise: {', '.join(f'`{t}`' for t in report.tables)}", "", f"{counts(report)}.", ""]
     if report.sampled:
-        out += [*section_table(_sampled(report)), ""]
+        out += ["**Sampled**", "", *section_table(_sampled(report)), ""]
     if findings:
-        out += [*section_table(_listed(findings)), ""]
+        out += ["**Findings**", "", *section_table(_listed(findings)), ""]
     for f in findings:
         out += [f"<details><summary><code>{f.code}</code> ({f.table}): what to change</summary>", "",
                 f.suggestion, ""]

@@ -26,7 +26,7 @@ def test_table_fits_80_columns(tmp_path):
     spec, export = _time_keyed(tmp_path)
     result = _run(spec, "--export", export)
     assert result.exit_code == 0, result.output
-    assert "time-leading-key" in result.output and "0 error, 1 warning, 0 info" in result.output
+    assert "time-leading-key" in result.output and "0 errors, 1 warning, 0 info" in result.output
     assert max(len(line) for line in result.output.splitlines()) <= 80
 
 
@@ -52,7 +52,7 @@ def test_json_version_1(tmp_path):
 def test_markdown(tmp_path):
     spec, export = _time_keyed(tmp_path)
     text = _run(spec, "--export", export, "--format", "markdown").output
-    assert text.startswith("## ddb2bigtable advise: `things`\n\n0 error, 1 warning, 0 info.")
+    assert text.startswith("## ddb2bigtable advise: `things`\n\n0 errors, 1 warning, 0 info.")
     assert "| warning | time-leading-key | things |" in text and "```yaml\nsalt: {buckets: 8}" in text
 
 
