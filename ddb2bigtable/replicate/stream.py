@@ -101,7 +101,9 @@ class StreamReader:
 
     def read(self, arn: str, shard: Shard, after: str | None) -> Iterator[Page]:
         """Pages of `shard` after sequence number `after` (None: from its oldest record),
-        until a page is empty (caught up) or the closed shard ends."""
+        until an open shard's page is empty (caught up for now) or a closed shard ends. A
+        closed shard can answer empty pages before its end (AWS: "it might take multiple
+        calls to get to a portion of the shard that contains stream records"): read on."""
         from botocore.exceptions import ClientError
 
         iterator = self._iterators.pop(shard.id, None) or self._iterator(arn, shard.id, after)
@@ -117,6 +119,8 @@ class StreamReader:
             if records:
                 after = records[-1].sequence
             iterator = answer.get("NextShardIterator")
+            if not records and iterator and shard.closed:
+                continue
             if not records:
                 if iterator:
                     self._iterators[shard.id] = iterator  # where the next poll starts
