@@ -19,6 +19,8 @@ is deleted, as DynamoDB no longer returns it.
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -77,3 +79,11 @@ def waves(applied: Iterable[Applied]) -> list[list[tuple[Applied, RowMutation]]]
                 out.append([])
             out[wave].append((one, row))
     return out
+
+
+def dead_letter_json(record: StreamRecord, reason: str) -> str:
+    """One dead letter: where the record is in the stream (to find it again), the item's
+    keys (binary ones in base64, as DynamoDB JSON writes them) and why."""
+    return json.dumps({"shard": record.shard, "sequence_number": record.sequence, "event": record.kind,
+                       "keys": record.keys, "reason": reason},
+                      default=lambda b: base64.b64encode(b).decode())

@@ -14,7 +14,6 @@ SIGINT and SIGTERM stop after the page in flight, its checkpoint saved.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import time
@@ -33,7 +32,7 @@ from ..load.work_folder import FILE_MODE, locked, private_dir
 from ..load.writer import Writer, WriteSettings, row_entry
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
-from .apply import Applied, record_rows, waves
+from .apply import Applied, dead_letter_json, record_rows, waves
 from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint, resume_problem, save_checkpoint
 from .lineage import Shard, before_start, ready_shards, unreachable_start
 from .report import ReplicateReport
@@ -189,10 +188,8 @@ class _Run:
 
     def _dead_letter(self, applied: Applied, reason: str) -> None:
         """Appended (a rerun may replay a record: its dead letter then appears again)."""
-        r = applied.record
         path = private_dir(self.options.work_dir) / DEAD_LETTERS
-        line = json.dumps({"shard": r.shard, "sequence_number": r.sequence, "event": r.kind, "keys": r.keys,
-                           "reason": reason})
+        line = dead_letter_json(applied.record, reason)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         with os.fdopen(fd, "a", encoding="utf-8") as out:
             out.write(line + "\n")

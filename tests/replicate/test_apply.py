@@ -3,13 +3,15 @@ random earlier stretches of a random stream against an in-memory Bigtable."""
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.mutations import Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from ddb2bigtable.load.verify import canonical
-from ddb2bigtable.replicate.apply import record_rows, waves, write_time
+from ddb2bigtable.replicate.apply import dead_letter_json, record_rows, waves, write_time
 from ddb2bigtable.replicate.stream import StreamRecord
 from ddb2bigtable.spec.loader import load_spec
 
@@ -71,6 +73,12 @@ def test_a_record_the_codec_cannot_write_is_refused_with_its_reason():
     bad = record_rows(codec, record("insert", 4, keys("Rush"), movie("Rush") | {"info": {"S": "not a map"}}),
                       start_micros=START, now_micros=START)
     assert bad.rows == () and "info is S in this item, but the spec declares it M" in bad.refused
+
+
+def test_a_dead_letter_names_shard_sequence_and_keys_binary_ones_in_base64():
+    line = dead_letter_json(record("insert", 5, {"id": {"B": b"\x00\xff"}}), "why")
+    assert json.loads(line) == {"shard": "shardId-1", "sequence_number": "5", "event": "insert",
+                                "keys": {"id": {"B": "AP8="}}, "reason": "why"}
 
 
 def test_waves_keep_each_rows_order_and_send_other_rows_together():
