@@ -22,7 +22,8 @@ def _ordered(report: Report) -> list[Finding]:
 def _sampled(report: Report) -> Section:
     return Section("Sampled", ("table", "items", "of", "files", "seconds"), tuple(
         (s.table, f"{s.items:,}", f"{s.export_items:,}", f"{s.files_read}/{s.files}", f"{s.seconds:.2f}")
-        for s in report.sampled))
+        for s in report.sampled), tuple(f"{s.table}: lines read that are not items: {s.bad_lines:,} (load "
+                                        "dead-letters them)" for s in report.sampled if s.bad_lines))
 
 
 def _count(n: int, severity: str) -> str:
@@ -73,7 +74,8 @@ def to_json(report: Report) -> dict[str, Any]:
         "specs": list(report.specs),
         "tables": list(report.tables),
         "sampled": [{"table": s.table, "export": s.export, "items": s.items, "export_items": s.export_items,
-                     "files_read": s.files_read, "files": s.files, "seconds": round(s.seconds, 3)}
+                     "files_read": s.files_read, "files": s.files, "bad_lines": s.bad_lines,
+                     "seconds": round(s.seconds, 3)}
                     for s in report.sampled],
         "findings": [{"code": f.code, "severity": f.severity, "table": f.table, "evidence": f.evidence,
                       "seed": {"file": f.seed.file, "heading": f.seed.heading, "english": f.seed.english},

@@ -38,6 +38,7 @@ class Sampled:
     files_read: int
     files: int
     seconds: float
+    bad_lines: int = 0  # lines read that are not items (`load` dead-letters them)
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
         found.append(Finding(
             "sample-too-small", "info", table.id,
             f"{len(sample.items):,} items sampled ({sample.export_items:,} in the export): the distribution checks "
-            f"(time-leading keys, sequential ids, hot partitions, write sharding) need {keys.MIN_ITEMS}",
+            f"(time-leading keys, sequential ids, hot partitions, write sharding, split items) need "
+            f"{keys.MIN_ITEMS}",
             ROW_KEYS, "the whole export was read: judge the key's distribution from a larger export or from "
             "production" if sample.complete else "sample more items (--sample)"))
     for check in (keys.time_leading, keys.hot_partition, habits.write_sharding, habits.version_prefix,
@@ -95,7 +97,7 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
         taken = take_sample(manifest, sample_size(sample, manifest.item_count))
         findings += data_findings(tables[0], taken)
         sampled.append(Sampled(tables[0].id, export, len(taken.items), taken.export_items, taken.files_read,
-                               taken.files, time.perf_counter() - start))
+                               taken.files, time.perf_counter() - start, taken.bad_lines))
     if stage is not None:
         planned = load_stage(stage, root)
         findings += consolidation(planned, specs, list(plan_stage(planned, specs).instances))

@@ -41,7 +41,8 @@ def test_json_version_1(tmp_path):
     document = json.loads(_run(spec, "--export", export, "--format", "json").output)
     assert document["version"] == 1 and document["tables"] == ["things"]
     assert document["sampled"][0] | {"seconds": 0} == {"table": "things", "export": export, "items": 100,
-                                                       "export_items": 100, "files_read": 1, "files": 1, "seconds": 0}
+                                                       "export_items": 100, "files_read": 1, "files": 1,
+                                                       "bad_lines": 0, "seconds": 0}
     (finding,) = document["findings"]
     assert finding["code"] == "time-leading-key" and finding["severity"] == "warning"
     assert finding["seed"] == {"file": "003_fe54338615fd5aa3.txt", "heading": "Datos basados en el tiempo",

@@ -42,3 +42,21 @@ def test_sample_size(text, items, expected):
 def test_bad_sample_size(text):
     with pytest.raises(ValueError):
         sample_size(text, 100)
+
+
+def test_bad_lines_are_counted_not_sampled(tmp_path):
+    import gzip
+
+    from ddb2bigtable.advise.report import sections
+    from ddb2bigtable.advise.run import advise
+    from ddb2bigtable.spec.loader import load_spec
+
+    from .helpers import spec_file
+
+    folder = export_of(tmp_path, ({"pk": f"k{i}"} for i in range(3)))
+    (data,) = (folder / "data").iterdir()
+    lines = gzip.decompress(data.read_bytes()).splitlines()
+    data.write_bytes(gzip.compress(b"\n".join([lines[0], b"{not json", lines[2]]) + b"\n"))
+    report = advise([load_spec(spec_file(tmp_path, ("pk", "S")))], export=str(folder))
+    assert report.sampled[0].items == 2 and report.sampled[0].bad_lines == 1
+    assert sections(report)[0].notes == ("things: lines read that are not items: 1 (load dead-letters them)",)
