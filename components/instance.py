@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 import pulumi_gcp as gcp
 
@@ -13,9 +15,9 @@ LOAD_ROLE = "roles/bigtable.user"  # read/write data; no admin: the load needs n
 PRIORITY = {"HIGH": "PRIORITY_HIGH", "MEDIUM": "PRIORITY_MEDIUM", "LOW": "PRIORITY_LOW"}
 
 
-def cluster_args(cluster: ClusterPlan, scaling_factor: int) -> dict[str, object]:
+def cluster_args(cluster: ClusterPlan, scaling_factor: int) -> gcp.bigtable.InstanceClusterArgsDict:
     """One cluster block: `num_nodes` or `autoscaling_config`, never both (provider pitfall)."""
-    args: dict[str, object] = {
+    args: gcp.bigtable.InstanceClusterArgsDict = {
         "cluster_id": cluster.id,
         "zone": cluster.zone,
         "storage_type": cluster.storage_type.upper(),
@@ -32,8 +34,8 @@ def cluster_args(cluster: ClusterPlan, scaling_factor: int) -> dict[str, object]
     return args
 
 
-def app_profile_args(profile: AppProfilePlan, all_clusters: tuple[str, ...]) -> dict[str, object]:
-    args: dict[str, object] = {
+def app_profile_args(profile: AppProfilePlan, all_clusters: tuple[str, ...]) -> dict[str, Any]:
+    args: dict[str, Any] = {
         "app_profile_id": profile.id,
         "description": profile.why[:200],
         "standard_isolation": {"priority": PRIORITY[profile.priority]},

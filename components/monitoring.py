@@ -14,17 +14,19 @@ from ddb2bigtable.plan.model import AlertPlan, InstancePlan
 RUNBOOK = "README.md, section 'When an alert fires'"
 
 
-def condition_args(alert: AlertPlan) -> dict[str, object]:
+def condition_args(alert: AlertPlan) -> gcp.monitoring.AlertPolicyConditionArgsDict:
     """One threshold condition; a ratio alert sums numerator and denominator across series."""
-    aggregation: dict[str, object] = {"alignment_period": "60s", "per_series_aligner": alert.aligner}
-    threshold: dict[str, object] = {
+    reducer = "REDUCE_SUM" if alert.denominator else None
+    aggregation: gcp.monitoring.AlertPolicyConditionConditionThresholdAggregationArgsDict = {
+        "alignment_period": "60s", "per_series_aligner": alert.aligner, "cross_series_reducer": reducer}
+    threshold: gcp.monitoring.AlertPolicyConditionConditionThresholdArgsDict = {
         "filter": alert.filter, "comparison": "COMPARISON_GT", "threshold_value": alert.threshold,
         "duration": f"{alert.duration_seconds}s", "aggregations": [aggregation],
     }
     if alert.denominator:
-        aggregation["cross_series_reducer"] = "REDUCE_SUM"
         threshold["denominator_filter"] = alert.denominator
-        threshold["denominator_aggregations"] = [dict(aggregation)]
+        threshold["denominator_aggregations"] = [{
+            "alignment_period": "60s", "per_series_aligner": alert.aligner, "cross_series_reducer": reducer}]
     name = alert.metric.rsplit("/", 1)[-1] + (" ratio" if alert.denominator else "")
     held = f" for {alert.duration_seconds // 60} min" if alert.duration_seconds >= 60 else ""
     return {"display_name": f"{name} > {alert.threshold:g}{held}", "condition_threshold": threshold}

@@ -3,7 +3,7 @@ DynamoDB types onto ION (sets as annotated lists)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from amazon.ion import simpleion
 from amazon.ion.core import IonType
@@ -53,7 +53,7 @@ def _ion_line(line: bytes) -> Any:
     return record
 
 
-def _is_ion(value: object, ion_type: IonType) -> bool:
+def _is_ion(value: object, ion_type: IonType) -> TypeGuard[Any]:
     return not isinstance(value, IonPyNull) and getattr(value, "ion_type", None) is ion_type
 
 

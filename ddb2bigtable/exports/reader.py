@@ -13,7 +13,7 @@ import gzip
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..codec.items import Item
 from .ion_lines import ion_full, ion_incremental
@@ -146,8 +146,8 @@ def _gzip_lines(stream: Any, limit: int) -> Iterator[bytes | None]:
             if total > limit:
                 raise _TooMuch
             chunk = tail + out
-            lines = chunk.split(b"\n")
-            tail = lines.pop()
+            lines = cast(list[bytes | None], chunk.split(b"\n"))  # None marks a line dropped as too long
+            tail = cast(bytes, lines.pop())
             if dropping and lines:
                 lines[0], dropping = None, False
             if len(chunk) > MAX_LINE:  # only then can a line be too long (rare: no per-line cost)

@@ -35,11 +35,12 @@ import json
 import random
 import re
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Context, Decimal
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -131,7 +132,7 @@ def write_export(
         }) + b"\n")
     _write_with_md5(export_dir / "manifest-files.json", b"".join(entries))
 
-    summary = {
+    summary: dict[str, Any] = {
         "version": "2020-06-30" if export_type == FULL_EXPORT else "2023-08-01",
         "exportArn": f"{table_arn}/export/{export_id}",
         "startTime": _iso(start),
@@ -280,7 +281,8 @@ def _ion(value: AttributeValue) -> str:
         return _ion_struct(inner)
     if tag == "L":
         return "[" + ",".join(_ion(v) for v in inner) + "]"
-    member = {"SS": _ion_string, "NS": _ion_decimal, "BS": _ion_blob}[tag]
+    members: dict[str, Callable[[Any], str]] = {"SS": _ion_string, "NS": _ion_decimal, "BS": _ion_blob}
+    member = members[tag]
     return f"$dynamodb_{tag}::[" + ",".join(member(v) for v in inner) + "]"
 
 

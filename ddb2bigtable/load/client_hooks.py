@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -63,7 +63,7 @@ def read_responses_raw(client: BigtableDataClient | BigtableDataClientAsync) -> 
     same field names, so the client's own per-row error handling and retries run
     unchanged on it; only this client's gRPC call is wrapped (the `_gapic_client.mutate_rows`
     that the locked client's MutateRows operation, async and sync, calls per attempt)."""
-    gapic = getattr(client, "_gapic_client", None)
+    gapic: Any = getattr(client, "_gapic_client", None)
     call = getattr(gapic, "mutate_rows", None)
     if hooks_off():
         return
@@ -71,13 +71,19 @@ def read_responses_raw(client: BigtableDataClient | BigtableDataClientAsync) -> 
         warnings.warn("the Bigtable client has no _gapic_client.mutate_rows: it reads its answers itself "
                       "(correct, slower)", RuntimeWarning, stacklevel=2)
         return
-    if isinstance(client, BigtableDataClientAsync):
-        async def mutate_rows(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            return _raw_stream(await call(*args, **kwargs))
-    else:
-        def mutate_rows(*args: Any, **kwargs: Any) -> Any:
-            return map(_RESPONSE_PB, call(*args, **kwargs))
-    gapic.mutate_rows = mutate_rows
+    gapic.mutate_rows = _async_raw(call) if isinstance(client, BigtableDataClientAsync) else _sync_raw(call)
+
+
+def _async_raw(call: Callable[..., Any]) -> Callable[..., Any]:
+    async def mutate_rows(*args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        return _raw_stream(await call(*args, **kwargs))
+    return mutate_rows
+
+
+def _sync_raw(call: Callable[..., Any]) -> Callable[..., Any]:
+    def mutate_rows(*args: Any, **kwargs: Any) -> Any:
+        return map(_RESPONSE_PB, call(*args, **kwargs))
+    return mutate_rows
 
 
 async def _raw_stream(responses: AsyncIterator[Any]) -> AsyncIterator[Any]:

@@ -199,7 +199,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
                         codec.encode(record.item or {}, write_time_micros=0, now_micros=now), Expired):
                     report.expired += 1
                     continue
-                key = codec.row_key(record.item if record.kind == "put" else record.keys)
+                key = codec.row_key((record.item if record.kind == "put" else record.keys) or {})
             except CodecError as error:  # loaded, it would have been a dead letter
                 report.mismatched += 1
                 report.problem(record, "does not fit the table's types or mapping", str(error))

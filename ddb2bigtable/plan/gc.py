@@ -37,7 +37,7 @@ def _why(family: FamilyGc, policy: GcPolicy, table: TableSpec) -> str:
         return f"explicit policy from the mapping: {policy.describe()}"
     if family.origin == "timestamps":
         return "list items stored as timestamped cells: every version is data, none collected"
-    if family.origin == "ttl":
+    if family.origin == "ttl" and table.source.ttl is not None:
         return (f"TTL on {table.source.ttl.attribute}: cell timestamp = expiry, max_age 1s drops it once expired "
                 f"(one-second expiration pattern), max_versions 1 keeps one version per item")
     return "one version per item, as DynamoDB keeps"

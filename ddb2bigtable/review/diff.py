@@ -24,6 +24,7 @@ from ..plan.model import (
 from ..plan.sizing import NODE_FIGURES
 
 Flag = Literal["DESTRUCTIVE", "RISK"] | None
+Status = Literal["changed", "unchanged", "added", "removed"]
 STORAGE_RISK = 0.9  # storage per node above 90 % of the target leaves no room before the floor
 
 
@@ -40,7 +41,7 @@ class Change:
 @dataclass(frozen=True)
 class StageDiff:
     stage: str
-    status: Literal["changed", "unchanged", "added", "removed"]
+    status: Status
     changes: tuple[Change, ...]
     nodes_before: int
     nodes_after: int
@@ -94,7 +95,7 @@ def _clusters(scope: str, old: InstancePlan, new: InstancePlan) -> list[Change]:
     for region in sorted(before.keys() & after.keys()):
         a, b = before[region], after[region]
         where = f"{scope}/cluster {region}"
-        replaced = "DESTRUCTIVE"
+        replaced: Flag = "DESTRUCTIVE"
         if a.zone != b.zone:
             out.append(Change(where, "zone", a.zone, b.zone, replaced,
                               "changing a cluster's zone replaces the whole instance and its data"))
@@ -263,7 +264,8 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
                           f"stage {stage} is gone: its instances are deleted") for i in old.instances]
     elif new is not None:
         changes = [Change(i.id, "instance added", "-", i.id) for i in new.instances]
-    status = ("added" if old is None else "removed" if new is None else "changed" if changes else "unchanged")
+    status: Status = ("added" if old is None else "removed" if new is None else "changed" if changes
+                      else "unchanged")
     nodes_before, bigtable_before, dynamodb_before = _totals(old)
     nodes_after, bigtable_after, dynamodb_after = _totals(new)
     if status == "unchanged" and (bigtable_before, dynamodb_before) != (bigtable_after, dynamodb_after):

@@ -14,7 +14,7 @@ from typing import Any
 from . import ids
 from .errors import Problem
 from .mapping_checks import check_mapping
-from .model import KeyAttribute, Source, TableSpec
+from .model import Gsi, KeyAttribute, Lsi, Source, TableSpec
 from .regions import AWS_REGIONS, gcp_for
 from .schema_check import did_you_mean
 from .yaml_source import JsonPath, YamlDocument, format_path
@@ -188,7 +188,8 @@ def _check_ttl(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]
 def _check_indexes(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
     out: list[Problem] = []
     names: dict[str, str] = {}
-    for kind, indexes in (("gsis", source.gsis), ("lsis", source.lsis)):
+    both: tuple[tuple[str, tuple[Gsi | Lsi, ...]], ...] = (("gsis", source.gsis), ("lsis", source.lsis))
+    for kind, indexes in both:
         for j, index in enumerate(indexes):
             where = f"{kind}[{j}]"
             if index.name in names:

@@ -90,7 +90,7 @@ def _read_spec(path: Path, file: str) -> tuple[Spec | None, InstanceSpec | None,
     data = doc.data
     raw_instance = data.get("instance") if isinstance(data.get("instance"), dict) else None
     instance = _instance(doc) if clean(issues, ("instance",)) and raw_instance is not None else None
-    raw_tables = data.get("tables") if isinstance(data.get("tables"), list) else []
+    raw_tables: list[Any] = data["tables"] if isinstance(data.get("tables"), list) else []
     tables = [_table(doc, i) if clean(issues, ("tables", i)) else None for i in range(len(raw_tables))]
     if raw_instance is not None:
         problems += check_instance(doc, raw_instance, tables, lambda field: clean(issues, ("instance", field)))
@@ -100,9 +100,10 @@ def _read_spec(path: Path, file: str) -> tuple[Spec | None, InstanceSpec | None,
             problems += check_table(doc, ("tables", i), table)
         elif isinstance(raw_tables[i], dict):
             problems += _check_sound_parts(doc, issues, i, raw_tables[i])
-    if problems or instance is None or None in tables:
+    sound = [t for t in tables if t is not None]
+    if problems or instance is None or len(sound) != len(tables):
         return None, instance, problems
-    return Spec(path=file, instance=instance, tables=tuple(tables)), instance, []  # type: ignore[arg-type]
+    return Spec(path=file, instance=instance, tables=tuple(sound)), instance, []
 
 
 def _check_sound_parts(doc: YamlDocument, issues: list[Issue], i: int, raw: dict[str, Any]) -> list[Problem]:
@@ -113,7 +114,7 @@ def _check_sound_parts(doc: YamlDocument, issues: list[Issue], i: int, raw: dict
 
     out = check_table_id(doc, ("tables", i), raw["id"]) if sound("id") and isinstance(raw.get("id"), str) else []
     source = raw.get("source")
-    if sound("source"):
+    if sound("source") and isinstance(source, dict):
         out += check_source(doc, ("tables", i, "source"), _source(source))
     elif isinstance(source, dict):
         home = source.get("region") if sound("source", "region") and isinstance(source.get("region"), str) else None

@@ -72,7 +72,12 @@ _AWS_WORDS = {"PAY_PER_REQUEST": "on_demand", "PROVISIONED": "provisioned", "KEY
 
 def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at: JsonPath) -> list[Issue]:
     path = (*at, *error.absolute_path)
-    kind, value, schema = error.validator, error.instance, error.schema
+    # The failing keyword, the value it failed on, and that keyword's schema object and
+    # argument (jsonschema's stubs type them as "maybe unset"; a raised error has them).
+    kind = error.validator
+    value: Any = error.instance
+    schema: Any = error.schema
+    argument: Any = error.validator_value
     if kind in ("anyOf", "oneOf"):
         deeper = [e for e in error.context or () if e.relative_path]
         if deeper:  # the value has the right shape for a branch; report inside it
@@ -84,39 +89,39 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
     if kind == "required":
         unknown = [k for k in value if k not in schema.get("properties", {})]
         return [((*path, name), doc.problem(path, _missing_key(root, schema, name), key=True))
-                for name in error.validator_value
+                for name in argument
                 if name not in value and not any(did_you_mean(k, [name]) for k in unknown)]
     why = _description(root, error.absolute_schema_path)
     if kind == "type":
-        message = f"expected {_types(error.validator_value)}, got {_show(value)}"
-        if "string" in _as_list(error.validator_value) and isinstance(value, bool):
+        message = f"expected {_types(argument)}, got {_show(value)}"
+        if "string" in _as_list(argument) and isinstance(value, bool):
             message += " (YAML reads unquoted yes, no, on and off as true/false: put the text in quotes)"
-        elif "string" in _as_list(error.validator_value) and isinstance(value, (int, float)):
+        elif "string" in _as_list(argument) and isinstance(value, (int, float)):
             message += f" (put it in quotes if it is text: '{value}')"
-        elif _quoted(value, _as_list(error.validator_value)):
+        elif _quoted(value, _as_list(argument)):
             message += " (the quotes make it text: remove the quotes)"
     elif kind == "enum":
-        choices = error.validator_value
+        choices = argument
         message = f"expected one of {', '.join(map(_show, choices))}; got {_show(value)}"
         if isinstance(value, str):
             message += _spelling_hint(value, [c for c in choices if isinstance(c, str)])
     elif kind == "const":
-        message = f"expected {_show(error.validator_value)}, got {_show(value)}"
+        message = f"expected {_show(argument)}, got {_show(value)}"
     elif kind in _COMPARISONS:
         noun = _types(schema.get("type", "number"))
-        message = f"expected {noun} {_COMPARISONS[kind]} {error.validator_value}, got {_show(value)}"
+        message = f"expected {noun} {_COMPARISONS[kind]} {argument}, got {_show(value)}"
     elif kind in ("minLength", "maxLength"):
         bound = "at least" if kind == "minLength" else "at most"
-        message = f"expected {bound} {error.validator_value} characters, got {len(value)} ({_show(value)})"
+        message = f"expected {bound} {argument} characters, got {len(value)} ({_show(value)})"
     elif kind in ("minItems", "maxItems"):
         bound = "at least" if kind == "minItems" else "at most"
-        message = f"expected {bound} {error.validator_value} item(s), got {len(value)}"
+        message = f"expected {bound} {argument} item(s), got {len(value)}"
     elif kind == "uniqueItems":
         message = "an item is listed twice; keep one of them"
     elif kind == "pattern":
         # The rule itself, not only what the value is for: the schema holding a pattern
         # describes it in words (tests/spec/test_schema_words.py keeps that true).
-        rule = schema.get("description") or f"text matching {error.validator_value}"
+        rule = schema.get("description") or f"text matching {argument}"
         if not why or why == rule:
             return [(path, doc.problem(path, f"expected {rule}, got {_show(value)}"))]
         return [(path, doc.problem(path, f"expected {why}, got {_show(value)}; the rule: {rule}"))]
@@ -165,7 +170,8 @@ def _description(root: dict[str, Any], schema_path: Iterable[str | int]) -> str 
     value, so a property never borrows its parent's words.
     """
     parts = list(schema_path)[:-1]  # the last part is the failing keyword
-    node, why, i = root, _own_description(root, root), 0
+    node: Any = root  # a schema object, or a list under anyOf/oneOf/allOf
+    why, i = _own_description(root, root), 0
     while i < len(parts):
         key = parts[i]
         while key not in node and "$ref" in node:

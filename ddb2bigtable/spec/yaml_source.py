@@ -213,6 +213,7 @@ class _Builder:
         try:
             if isinstance(node, yaml.SequenceNode):
                 return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+            assert isinstance(node, yaml.MappingNode)  # the composer makes scalars, sequences, mappings
             return self._mapping(node, path)
         finally:
             self._active.discard(id(node))

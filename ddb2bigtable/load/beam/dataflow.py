@@ -67,7 +67,7 @@ def pipeline_options_for(job: LoadJobPlan, package_dir: Path) -> PipelineOptions
         raise DataflowUnavailable(f"{job.instance_id}/{job.table_id}: a Dataflow load needs the stage's GCP "
                                   f"project (gcp:project)")
     work_location(job)  # a clear error without a temp_location
-    temp = job.temp_location.rstrip("/")
+    temp = (job.temp_location or "").rstrip("/")
     settings: dict[str, Any] = {
         "runner": "DataflowRunner",
         "project": job.project,
@@ -191,5 +191,5 @@ def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:
                         now_micros=int(time.time() * 1_000_000), types=None, sample=job.sample)
         pipeline = beam.Pipeline(options=options)
         build_pipeline(pipeline, load)
-        result = pipeline.run()
+        result: Any = pipeline.run()  # a DataflowPipelineResult: it has the job id
         return result.job_id()

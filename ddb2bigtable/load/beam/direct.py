@@ -55,7 +55,8 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
             return report
     work = options.work_dir
     state_path = work / "state.json"
-    report.lossy = list(Codec(table, state.types).lossy)
+    types = state.types or {}  # saved just above
+    report.lossy = list(Codec(table, types).lossy)
     pending = [f for f in manifest.files if f.key not in state.done]
     _clear_stale_outputs(work, pending, fresh=not state.done)
     counts: dict[str, FileCounts] = {}
@@ -80,13 +81,12 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
             continue
         c = counts.get(f.key)
         if c is None:
-            error = report.error if report.error and f.key in report.error else None
-            report.files.append(FileReport(f.key, f.item_count, FileCounts(), "failed", error))
+            why = report.error if report.error and f.key in report.error else None
+            report.files.append(FileReport(f.key, f.item_count, FileCounts(), "failed", why))
             continue
-        error = None
-        if c.read != f.item_count:
-            error = f"{f.key}: the manifest promises {f.item_count} items, the file holds {c.read} lines"
-        report.files.append(FileReport(f.key, f.item_count, c, "loaded", error))
+        short = (f"{f.key}: the manifest promises {f.item_count} items, the file holds {c.read} lines"
+                 if c.read != f.item_count else None)
+        report.files.append(FileReport(f.key, f.item_count, c, "loaded", short))
         state.done[f.key] = c
     state.save(state_path)
     report.seconds = time.monotonic() - started

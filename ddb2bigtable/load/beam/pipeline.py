@@ -51,19 +51,19 @@ from ..work_folder import DEAD_LETTER_DIR, EXPIRED_DIR, record_json
 from ..writer import Collections, Source, WriteSettings, read_responses_raw, row_entry, sort_failures
 
 
-def _import_beam():
+def _import_beam_quietly() -> None:
     """Apache Beam, without its import-time warnings about optional GCP modules (the base
     install lacks them on purpose; `launch_dataflow` says what to install when needed)."""
     previous = logging.root.manager.disable
     logging.disable(logging.WARNING)
     try:
-        import apache_beam
+        import apache_beam  # noqa: F401  imported for its side effect: the module cache
     finally:
         logging.disable(previous)
-    return apache_beam
 
 
-beam = _import_beam()
+_import_beam_quietly()
+import apache_beam as beam  # noqa: E402  the module imported quietly above
 from apache_beam.metrics import Metrics  # noqa: E402
 
 # Re-exported for direct.py and dataflow.py, so Beam is always first imported quietly, here.
@@ -182,7 +182,7 @@ class WriteRows(beam.DoFn):
         self.project, self.instance_id, self.table_id = load.project, load.instance_id, load.table.id
         self.app_profile_id, self.settings, self.redact = load.app_profile_id, load.writer, load.redact
         self.drain_every = 5 * load.writer.flow_control_max_mutation_count
-        self._batcher = None
+        self._batcher: Any = None  # the open MutationsBatcher, between start_bundle and its close
         self._collections = Collections(load.writer.rows_per_collection)
 
     def setup(self) -> None:
@@ -269,16 +269,19 @@ def build_pipeline(pipeline: beam.Pipeline, load: BeamLoad) -> None:
     encoded = keys | "ReadAndEncode" >> beam.ParDo(ReadAndEncode(load), types).with_outputs(
         EXPIRED, DEAD, COUNTS, main="rows")
     written = encoded.rows | "WriteRows" >> beam.ParDo(WriteRows(load)).with_outputs(DEAD, COUNTS)
-    text = {"file_name_suffix": ".jsonl", "skip_if_empty": True}
+
+    def text_sink(prefix: str) -> Any:
+        return beam.io.WriteToText(prefix, file_name_suffix=".jsonl", skip_if_empty=True)
+
     ((encoded[DEAD], written[DEAD])
      | "AllDeadLetters" >> beam.Flatten()
-     | "WriteDeadLetters" >> beam.io.WriteToText(load.path(DEAD_LETTER_DIR, f"beam-{load.run_id}"), **text))
+     | "WriteDeadLetters" >> text_sink(load.path(DEAD_LETTER_DIR, f"beam-{load.run_id}")))
     (encoded[EXPIRED]
-     | "WriteExpired" >> beam.io.WriteToText(load.path(EXPIRED_DIR, f"beam-{load.run_id}"), **text))
+     | "WriteExpired" >> text_sink(load.path(EXPIRED_DIR, f"beam-{load.run_id}")))
     ((encoded[COUNTS], written[COUNTS])
      | "AllCounts" >> beam.Flatten()
      | "CountsPerFile" >> beam.CombinePerKey(_sum_counts)
      | "CountsAsJson" >> beam.MapTuple(lambda key, counts: json.dumps({"file": key, **counts}))
-     | "WriteCounts" >> beam.io.WriteToText(load.path("beam-runs", load.run_id, "counts"), **text))
+     | "WriteCounts" >> text_sink(load.path("beam-runs", load.run_id, "counts")))
 
 
