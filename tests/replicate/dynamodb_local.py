@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ddb2bigtable.load.emulator import free_port, wait_for_port
+from ddb2bigtable.load.emulator import EmulatorError, free_port, wait_for_port
 
 from ..conftest import ROOT
 
@@ -62,7 +62,9 @@ def start(home: Path = HOME, timeout: float = 60.0) -> DynamoDBLocal:
     running = DynamoDBLocal(port, process)
     try:
         wait_for_port("127.0.0.1", port, timeout)
-    except Exception:
+    except EmulatorError:
         running.stop()
-        raise
+        raise RuntimeError(f"DynamoDB Local did not listen on 127.0.0.1:{port} within {timeout:.0f} s (exit status "
+                           f"{process.poll()}; it needs Java 17+: `java -jar {home / 'DynamoDBLocal.jar'} -help` "
+                           f"says why)") from None
     return running
