@@ -10,6 +10,8 @@ Both exports are written in the run as real DynamoDB exports (`exports/writer.py
 10,000 items per data file, so 10 and 100 files; ~250-byte items: a user id, a sequence
 number, five attributes), then `advise.run.advise` (manifests, sample, type inference,
 every check, the codec on each sampled item) is timed on each, interleaved, best of N.
+One more run of each under `tracemalloc` (untimed) gives the peak of what Python
+allocated: it too must not grow with the export.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,6 +49,14 @@ def time_advise(spec: Path, export: Path) -> tuple[float, int]:
     return time.perf_counter() - start, report.sampled[0].items
 
 
+def peak_mib(spec: Path, export: Path) -> float:
+    tracemalloc.start()
+    advise([load_spec(spec)], export=str(export), sample="10000")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -69,8 +80,10 @@ def main() -> None:
             for n in sizes:
                 seconds, sampled[n] = time_advise(spec, exports[n])
                 best[n] = min(best[n], seconds)
+        peaks = {n: peak_mib(spec, exports[n]) for n in sizes}
     for n in sizes:
-        print(f"advise --sample 10000, {n:>9,} items: {best[n]:6.2f} s ({sampled[n]:,} items sampled)")
+        print(f"advise --sample 10000, {n:>9,} items: {best[n]:6.2f} s ({sampled[n]:,} items sampled, "
+              f"peak {peaks[n]:.1f} MiB allocated)")
     print(f"time, {sizes[1]:,} vs {sizes[0]:,} items: {best[sizes[1]] / best[sizes[0]]:.2f} "
           f"(1.0 = independent of the export's size; {sizes[1] / sizes[0]:.0f} = reading it all)")
 
