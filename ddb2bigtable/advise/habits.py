@@ -90,7 +90,7 @@ def sort_kind(sort: str) -> str:
 def split_items(table: TableSpec, views: list[KeyView]) -> list[Finding]:
     """Under the default mapping (one row per item), partitions made of the same few item
     types (an entity, its comments, its counters): the single-table design DynamoDB needs
-    because an item holds 400 KB, which the seeds gather into one Bigtable row."""
+    because an item holds at most 400 KB, which the seeds gather into one Bigtable row."""
     sort = table.source.key.sort
     if table.mapping.rules or sort is None or sort.type != "S":
         return []
