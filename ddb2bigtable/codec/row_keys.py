@@ -49,10 +49,10 @@ from dataclasses import dataclass
 from ..spec.mapping_syntax import template_fields
 from .items import AttributeValue, value_type
 from .mutations import CodecError
+from .numbers import is_number
 
 ESCAPE = b"\\"
 ALT_ESCAPE = b"%"
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _MAX_EXPONENT = 999  # the codes below cover |e| <= 999; DynamoDB allows -130..125
 
 
@@ -60,7 +60,7 @@ _MAX_EXPONENT = 999  # the codes below cover |e| <= 999; DynamoDB allows -130..1
 
 def parse_number(text: str) -> tuple[bool, str, int]:
     """(negative, significant digits, scientific exponent); digits "" means zero."""
-    if not isinstance(text, str) or not _NUMBER.fullmatch(text):
+    if not is_number(text):
         raise CodecError(f"{text!r} is not a number")
     negative = text.startswith("-")
     body = text.lstrip("+-")
@@ -134,7 +134,7 @@ def number_from_key(form: str) -> str:
     if negative:
         plain = plain.translate(_COMPLEMENT)
     text = ("-" if negative else "") + plain
-    if not _NUMBER.fullmatch(plain or "x") or number_key(text) != form:
+    if not is_number(plain) or number_key(text) != form:
         raise CodecError(f"{form!r} is not an ordered number")
     return text
 

@@ -27,6 +27,7 @@ import orjson
 from ..spec.model import TableSpec
 from .cell_values import MIXED
 from .items import Item, value_type
+from .numbers import PLAIN_JSON_NUMBER
 from .value_forms import fits_plain, plain_number
 
 AttributeTypes = dict[str, str]  # attribute -> "S", "N", ..., "counter", or "mixed"
@@ -59,9 +60,8 @@ def infer_types(items: Iterable[Item], table: TableSpec) -> AttributeTypes:
 
 # Inside an M or L written by orjson (no spaces; every quote inside a string escaped), what
 # plain JSON cannot hold: a set or binary tag, or a number whose text is not a JSON number
-# (the lookahead is value_forms' plain-number rule, then the closing quote).
-_NOT_PLAIN_INSIDE = re.compile(
-    rb'"(?:SS|NS|BS|B)":|"N":"(?!-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")')
+# (the lookahead is the plain-number rule of numbers.py, then the closing quote).
+_NOT_PLAIN_INSIDE = re.compile(rb'"(?:SS|NS|BS|B)":|"N":"(?!' + PLAIN_JSON_NUMBER.encode() + rb'")')
 
 
 class TypeScan:

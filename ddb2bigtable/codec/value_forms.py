@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from typing import Any
 
 import orjson
 
 from .items import ALL_TYPES, AttributeValue
 from .mutations import CodecError
-
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII)
+from .numbers import is_number, is_plain_json_number
 
 
 class _Num(str):
@@ -30,12 +28,12 @@ class _Num(str):
 
 _VALID = {
     "S": lambda v: isinstance(v, str),
-    "N": lambda v: isinstance(v, str),
+    "N": is_number,
     "B": lambda v: isinstance(v, bytes | bytearray),
     "BOOL": lambda v: isinstance(v, bool),
     "NULL": lambda v: v is True,
     "SS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-    "NS": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "NS": lambda v: isinstance(v, list) and all(is_number(x) for x in v),
     "BS": lambda v: isinstance(v, list) and all(isinstance(x, bytes | bytearray) for x in v),
     "M": lambda v: isinstance(v, dict),
     "L": lambda v: isinstance(v, list),
@@ -112,7 +110,7 @@ def plain_number(text: str) -> bool:
     """Whether a DynamoDB number's text is also a JSON number (`.5`, `1.` and `007` are not)."""
     if text.isascii() and text.isdigit():  # the common case, without the regex
         return text[0] != "0" or len(text) == 1
-    return bool(_JSON_NUMBER.fullmatch(text))
+    return is_plain_json_number(text)
 
 
 # --- plain JSON (exact number text) -------------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Callable
 from decimal import Context, Decimal
 from typing import Any
@@ -17,8 +16,8 @@ from typing import Any
 import orjson
 
 from ..codec.items import AttributeValue, Item
+from ..codec.numbers import is_number
 
-_NUMBER = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?", re.ASCII)
 # DynamoDB nests maps and lists at most 32 levels deep (AWS, "Constraints in Amazon
 # DynamoDB", Attributes: nested attribute depth; read 2026-11-23). A deeper value cannot
 # come from DynamoDB, and walking it would exhaust Python's stack or orjson's limits.
@@ -110,7 +109,7 @@ def _fast_value(value: Any) -> AttributeValue:
             raise _Invalid
         return value
     if tag == "N":
-        if type(inner) is not str or not _NUMBER.fullmatch(inner):
+        if not is_number(inner):
             raise _Invalid
         return value
     if tag == "M":
@@ -161,7 +160,7 @@ def _json_s(value: object, path: str) -> str:
 
 
 def _json_n(value: object, path: str) -> str:
-    if not isinstance(value, str) or not _NUMBER.fullmatch(value):
+    if not is_number(value):
         raise BadLine(f"{path}: {value!r} is not a number"[:300])
     return value
 

@@ -1,0 +1,29 @@
+"""Number text, the one place that says what a number is.
+
+Two rules, for two questions:
+
+- `is_number`: is this text a DynamoDB number (the `N` of a typed value)? Optional sign,
+  digits with an optional point (`1`, `1.`, `.5`), optional exponent; ASCII digits only
+  (Python's `\\d` alone would take `٣`). The export reader, the codec's value check and the
+  row-key encoder all ask this, so an item is valid or invalid the same way everywhere.
+- `is_plain_json_number`: can this text be written as-is as a JSON number? JSON is
+  stricter (no `+`, no leading zeros, no bare `.`), and the plain-JSON form of maps and
+  lists keeps a number's exact text, so a number it cannot hold makes the value typed.
+"""
+
+from __future__ import annotations
+
+import re
+
+NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+PLAIN_JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_NUMBER = re.compile(NUMBER)
+_PLAIN = re.compile(PLAIN_JSON_NUMBER)
+
+
+def is_number(text: object) -> bool:
+    return isinstance(text, str) and _NUMBER.fullmatch(text) is not None
+
+
+def is_plain_json_number(text: str) -> bool:
+    return _PLAIN.fullmatch(text) is not None
