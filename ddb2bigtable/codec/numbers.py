@@ -14,6 +14,7 @@ Two rules, for two questions:
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
 PLAIN_JSON_NUMBER = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
@@ -21,7 +22,7 @@ _NUMBER = re.compile(NUMBER)
 _PLAIN = re.compile(PLAIN_JSON_NUMBER)
 
 
-def is_number(text: object) -> bool:
+def is_number(text: object) -> TypeGuard[str]:
     return isinstance(text, str) and _NUMBER.fullmatch(text) is not None
 
 
