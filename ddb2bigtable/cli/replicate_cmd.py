@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 @click.option("--until-caught-up", "until_caught_up", is_flag=True,
               help="Stop once every shard has no more records (the default).")
 @click.option("--follow", is_flag=True, help="Keep polling the stream until Ctrl-C or SIGTERM (checkpoint saved).")
+@click.option("--fetch-keys-only", is_flag=True,
+              help="For a KEYS_ONLY (or OLD_IMAGE) stream: read each changed item with a consistent BatchGetItem.")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -39,19 +41,19 @@ if TYPE_CHECKING:
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
-              endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
+              fetch_keys_only: bool, endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
     """Apply the table's DynamoDB stream to Bigtable from the export's time; exit 1 on dead letters."""
     try:
         if follow and until_caught_up:
             raise InputError([Problem("replicate", 1, 1, "--follow", "give --follow or --until-caught-up, not both")])
-        code = _run(root, spec, table_id, stage, since, follow, endpoint_url, work_dir, fmt)
+        code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt)
     except InputError as error:
         fail(error)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
-         endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
+         fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..load.writer import WriteError
@@ -64,7 +66,8 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
     options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                                work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
                                since_micros=start_point(since) if since else None, follow=follow,
-                               endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV))
+                               endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV),
+                               fetch_keys_only=fetch_keys_only)
     try:
         with quiet_connection_warning(), _progress_line(fmt) as progress:
             report = run_replicate(target.table, options, progress)

@@ -22,9 +22,10 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..codec.codec import Codec
+from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
 from .stream import StreamRecord
 
@@ -45,7 +46,7 @@ def write_time(record: StreamRecord, start_micros: int) -> int:
 def record_rows(codec: Codec, record: StreamRecord, *, start_micros: int, now_micros: int) -> Applied:
     """The row mutations that make Bigtable hold what DynamoDB held after `record`."""
     try:
-        if record.kind in ("remove", "ttl"):
+        if record.kind in ("remove", "ttl") or record.gone:
             return Applied(record, (codec.delete(record.old_image or record.keys),))
         if record.new_image is None:
             return Applied(record, (), f"a {record.kind.upper()} record without NewImage")
@@ -64,6 +65,23 @@ def record_rows(codec: Codec, record: StreamRecord, *, start_micros: int, now_mi
         return Applied(record, (old, new))
     except CodecError as error:
         return Applied(record, (), str(error))
+
+
+def with_current_images(records: list[StreamRecord], current: list[Item], key_names: list[str]) -> list[StreamRecord]:
+    """KEYS_ONLY (or OLD_IMAGE) records with the item as the table holds it now: an INSERT
+    or MODIFY takes it as its new image, or deletes when it is gone. Later than the record,
+    never earlier, so replaying still ends at the latest image."""
+    def key(item: Item) -> str:
+        return json.dumps([item.get(name) for name in key_names], sort_keys=True, default=repr)
+
+    now = {key(item): item for item in current}
+    out = []
+    for r in records:
+        if r.kind in ("insert", "modify") and r.new_image is None:
+            image = now.get(key(r.keys))
+            r = replace(r, new_image=image, gone=image is None)
+        out.append(r)
+    return out
 
 
 def waves(applied: Iterable[Applied]) -> list[list[tuple[Applied, RowMutation]]]:

@@ -32,7 +32,7 @@ from ..load.work_folder import FILE_MODE, locked, private_dir
 from ..load.writer import Writer, WriteSettings, row_entry
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
-from .apply import Applied, dead_letter_json, record_rows, waves
+from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
 from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint, resume_problem, save_checkpoint
 from .lineage import Shard, before_start, ready_shards, unreachable_start
 from .report import ReplicateReport
@@ -51,6 +51,7 @@ class ReplicateOptions:
     since_micros: int | None = None  # start point; None: resume from the checkpoint
     follow: bool = False  # keep polling until stopped (else stop when caught up)
     endpoint_url: str | None = None
+    fetch_keys_only: bool = False  # a stream without new images: read each changed item (BatchGetItem)
     writer: WriteSettings = field(default_factory=WriteSettings)
 
 
@@ -164,6 +165,12 @@ class _Run:
         start, now = self.checkpoint.start_micros, now_micros()
         kept = [r for r in records if not before_start(r.micros, start)]
         self.report.skipped_before_start += len(records) - len(kept)
+        if self.options.fetch_keys_only:
+            wanted = [r.keys for r in kept if r.kind in ("insert", "modify") and r.new_image is None]
+            if wanted:
+                current = await asyncio.to_thread(self.reader.current, wanted)
+                schema = self.codec.table.source.key
+                kept = with_current_images(kept, current, [k.name for k in (schema.partition, schema.sort) if k])
         applied = [record_rows(self.codec, r, start_micros=start, now_micros=now) for r in kept]
         refused: dict[tuple[str, int], str] = {(a.record.shard, int(a.record.sequence)): a.refused
                                                for a in applied if a.refused}
@@ -207,7 +214,7 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
     """`reader`: the stream to read (default: the spec's source table through boto3)."""
     where = target(options.project, options.instance_id, table.id)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
-    stream = reader.stream()
+    stream = reader.stream(options.fetch_keys_only)
     path = options.work_dir / CHECKPOINT
     with locked(options.work_dir):
         codec = Codec(table, _table_types(table, options, where))

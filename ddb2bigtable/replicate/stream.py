@@ -9,6 +9,7 @@ point, no credentials) is an `InputError` that says what to do.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +34,7 @@ class StreamRecord:
     keys: Item
     new_image: Item | None
     old_image: Item | None
+    gone: bool = False  # a KEYS_ONLY record whose item GetItem no longer finds: delete it
 
 
 def parse_record(shard: str, raw: dict[str, Any]) -> StreamRecord:
@@ -74,17 +76,19 @@ class StreamReader:
         self._streams = boto3.client("dynamodbstreams", region_name=region, endpoint_url=endpoint_url, config=config)
         self._iterators: dict[str, str] = {}
 
-    def stream(self) -> Stream:
-        """The table's current stream; refuses a disabled one and views without new images."""
+    def stream(self, fetch_keys_only: bool = False) -> Stream:
+        """The table's current stream; refuses a disabled one, and views without new images
+        unless `fetch_keys_only` (the items are then read with BatchGetItem: `current`)."""
         table = self._call(self._db.describe_table, TableName=self.table)["Table"]
         spec = table.get("StreamSpecification") or {}
         if not spec.get("StreamEnabled") or not table.get("LatestStreamArn"):
             raise _problem(self.where, "has no stream enabled, so its writes cannot be replicated: enable one "
                                        f"(view type NEW_AND_OLD_IMAGES), then {REEXPORT}")
         view = spec.get("StreamViewType")
-        if view not in APPLICABLE_VIEWS:
+        if view not in APPLICABLE_VIEWS and not fetch_keys_only:
             raise _problem(self.where, f"streams {view} records, which lack the item's new image: change the "
-                                       f"stream's view type to NEW_AND_OLD_IMAGES, then {REEXPORT}")
+                                       f"stream's view type to NEW_AND_OLD_IMAGES, then {REEXPORT}; or give "
+                                       f"--fetch-keys-only to read each changed item with a consistent GetItem")
         arn = table["LatestStreamArn"]
         created = self._describe(arn).get("CreationRequestDateTime")
         return Stream(arn, int(created.timestamp() * 1_000_000) if created else None)
@@ -127,6 +131,19 @@ class StreamReader:
                 yield Page([], ended=iterator is None)
                 return
             yield Page(records, ended=iterator is None)
+
+    def current(self, keys: list[Item]) -> list[Item]:
+        """The items at these keys as the table holds them now (strongly consistent
+        BatchGetItem, 100 keys a call, unprocessed keys asked again); missing ones are gone."""
+        found: list[Item] = []
+        unique = list({json.dumps(k, sort_keys=True, default=repr): k for k in keys}.values())
+        for i in range(0, len(unique), 100):
+            wanted: dict[str, Any] = {self.table: {"Keys": unique[i:i + 100], "ConsistentRead": True}}
+            while wanted:
+                answer = self._call(self._db.batch_get_item, RequestItems=wanted)
+                found += answer["Responses"].get(self.table, [])
+                wanted = answer.get("UnprocessedKeys") or {}
+        return found
 
     def _iterator(self, arn: str, shard: str, after: str | None) -> str:
         how = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after} if after else \

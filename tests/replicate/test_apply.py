@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.mutations import Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from ddb2bigtable.load.verify import canonical
-from ddb2bigtable.replicate.apply import dead_letter_json, record_rows, waves, write_time
+from ddb2bigtable.replicate.apply import dead_letter_json, record_rows, waves, with_current_images, write_time
 from ddb2bigtable.replicate.stream import StreamRecord
 from ddb2bigtable.spec.loader import load_spec
 
@@ -79,6 +79,16 @@ def test_a_dead_letter_names_shard_sequence_and_keys_binary_ones_in_base64():
     line = dead_letter_json(record("insert", 5, {"id": {"B": b"\x00\xff"}}), "why")
     assert json.loads(line) == {"shard": "shardId-1", "sequence_number": "5", "event": "insert",
                                 "keys": {"id": {"B": "AP8="}}, "reason": "why"}
+
+
+def test_keys_only_records_take_the_items_current_image_or_delete_it():
+    codec = Codec(MOVIES, {})
+    stream = [record("insert", 1, keys("A")), record("modify", 2, keys("B")), record("remove", 3, keys("C"))]
+    filled = with_current_images(stream, [movie("A", "7")], ["year", "title"])
+    assert filled[0].new_image == movie("A", "7") and not filled[0].gone
+    assert filled[1].gone and filled[2] == stream[2]
+    (gone,) = record_rows(codec, filled[1], start_micros=START, now_micros=START).rows
+    assert gone.mutations == (DeleteRow(),)
 
 
 def test_waves_keep_each_rows_order_and_send_other_rows_together():

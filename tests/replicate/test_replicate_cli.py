@@ -75,7 +75,8 @@ def test_bad_input_is_exit_2_with_a_located_message_and_no_traceback(dynamodb, b
     scenario = create(dynamodb, tmp_path, stream="KEYS_ONLY")
     for args, says in [(("--since", "yesterday"), "neither a time"),
                        (("--since", "2026-11-24T01:00:00Z", "--follow", "--until-caught-up"), "not both"),
-                       (("--since", "2026-11-24T01:00:00Z"), "KEYS_ONLY")]:
+                       (("--since", "2026-11-24T01:00:00Z"), "KEYS_ONLY"),
+                       (("--since", "2026-11-24T01:00:00Z", "--fetch-keys-only"), "load the export first")]:
         out = replicate(scenario, dynamodb, *args)
         assert out.returncode == 2 and says in out.stderr and "Traceback" not in out.stderr, out.stderr
 

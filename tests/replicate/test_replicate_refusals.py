@@ -73,7 +73,7 @@ class RecordedStream:
     def __init__(self, shards: list[dict], records: dict[str, list[dict]]):
         self._shards, self._records, self.read_order = shards_from(shards), records, []
 
-    def stream(self) -> Stream:
+    def stream(self, fetch_keys_only: bool = False) -> Stream:
         return Stream("arn:aws:dynamodb:us-west-2:000000000000:table/Movies/stream/recorded", None)
 
     def shards(self, arn: str):
@@ -167,3 +167,21 @@ def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dyna
     monkeypatch.setattr(run, "record_rows", real)
     report = run_replicate(scenario.table, scenario.replicate_options(dynamodb))
     assert report.counts["insert"] == 3 and differences(dynamodb, scenario) == []
+
+
+def test_a_keys_only_stream_replicates_with_fetch_keys_only(dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path, stream="KEYS_ONLY")
+    db, name = dynamodb.client(), scenario.dynamo_table
+    for i in range(6):
+        db.put_item(TableName=name, Item=movie(2005, f"K{i}"))
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    db.put_item(TableName=name, Item=movie(2006, "New") | {"extra": {"S": "x"}})
+    db.update_item(TableName=name, Key={"year": {"N": "2005"}, "title": {"S": "K1"}}, UpdateExpression="SET n = :n",
+                   ExpressionAttributeValues={":n": {"N": "1"}})
+    db.update_item(TableName=name, Key={"year": {"N": "2005"}, "title": {"S": "K2"}}, UpdateExpression="SET n = :n",
+                   ExpressionAttributeValues={":n": {"N": "2"}})
+    db.delete_item(TableName=name, Key={"year": {"N": "2005"}, "title": {"S": "K2"}})  # its MODIFY finds it gone
+    report = run_replicate(scenario.table, scenario.replicate_options(
+        dynamodb, since_micros=start_point(str(export)), fetch_keys_only=True))
+    assert report.dead_letters == 0 and report.counts["remove"] == 1 and differences(dynamodb, scenario) == []
