@@ -55,7 +55,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # any ddb2bigtable import runs its __init__ first, which configures gRPC
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 
 from ddb2bigtable.codec.codec import Codec, Expired  # noqa: E402
 from ddb2bigtable.codec.mutations import DeleteRow, SetCell  # noqa: E402

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,7 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-import ddb2bigtable  # noqa: F401  (first: it configures gRPC before anything imports it)
+# The session forks load encoders: gRPC's fork handlers off before gRPC is imported
+# (load/encoder.py says why), as the CLI does for its process.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,3 +4,9 @@
 - `plan` (`validate`, `plan`), `diff`, `load` (`load`, `verify`, `up`; they run `load_runs`).
 - `output.fail`: bad input as located lines and exit code 2, for every command.
 """
+
+import os
+
+# This package is the program: its process forks encoders (load/encoder.py says why fork),
+# so it turns gRPC's fork handlers off before anything imports gRPC (read once, at import).
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")

@@ -13,8 +13,11 @@ writer prefetches at most `PREFETCH` chunks from each.
 
 Fork, not spawn: the child gets the codec and the imported modules as they are (spawning
 would import the Bigtable client again, about a second, longer than a small load) and
-never touches gRPC. If the child dies, the writer says so and the data file is not
-marked done: a rerun resumes with it, as after any failure.
+never touches gRPC. gRPC's fork handlers would only pause its threads around each fork
+and log "skipping fork() handlers" when a call is in flight, so a program that loads sets
+GRPC_ENABLE_FORK_SUPPORT=0 before gRPC is first imported (the CLI does, in its package; so do the
+test session and the benchmarks). If the child dies, the writer says so and the data file
+is not marked done: a rerun resumes with it, as after any failure.
 """
 
 from __future__ import annotations
