@@ -40,6 +40,9 @@ from .stream import Page, StreamReader, StreamRecord
 
 DEAD_LETTERS = "replicate-dead-letters.jsonl"
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
+# Pages read from one shard before the next ready shard's turn: a shard that never runs
+# dry (a busy table) must not starve the others.
+PAGES_PER_VISIT = 10
 
 
 @dataclass(frozen=True)
@@ -125,27 +128,31 @@ class _Run:
         while not self.stopping:
             shards = self.reader.shards(self.checkpoint.stream_arn)
             self.report.shards_seen = len(shards)
-            finished_one = False
+            again = False  # a shard ended (its children are ready) or has more records
             for shard in ready_shards(shards, set(self.checkpoint.finished)):
-                finished_one |= await self._drain(shard)
+                again |= await self._visit(shard)
                 if self.stopping:
                     break
-            if not finished_one:  # every ready shard answered "no more records": caught up
+            if not again:  # every ready shard answered "no more records": caught up
                 if not self.options.follow:
                     return
                 await asyncio.sleep(POLL_SECONDS)
         self.report.stopped = "interrupted"
 
-    async def _drain(self, shard: Shard) -> bool:
-        """Reads and applies `shard` up to now; True when it ended (its children are ready).
-        The next page is read (in a thread) while this one is written: the checkpoint
-        still only moves past pages Bigtable acknowledged."""
+    async def _visit(self, shard: Shard) -> bool:
+        """Reads and applies `shard` up to now, or PAGES_PER_VISIT pages; True when it
+        ended (its children are ready) or may have more. The next page is read (in a
+        thread) while this one is written: the checkpoint still only moves past pages
+        Bigtable acknowledged."""
         pages = self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id))
         ahead: asyncio.Future[Page | None] | None = asyncio.ensure_future(asyncio.to_thread(next, pages, None))
+        read = 0
         try:
             while ahead is not None and (page := await ahead) is not None:
-                more = page.records and not page.ended  # an empty or last page ends the reading
-                ahead = asyncio.ensure_future(asyncio.to_thread(next, pages, None)) if more else None
+                read += 1
+                more = bool(page.records) and not page.ended  # an empty or last page ends the reading
+                ahead = asyncio.ensure_future(asyncio.to_thread(next, pages, None)) \
+                    if more and read < PAGES_PER_VISIT else None
                 await self._apply(page.records)
                 last = page.records[-1].sequence if page.records else None
                 if last or page.ended:
@@ -156,6 +163,8 @@ class _Run:
                     return True
                 if self.stopping:
                     break
+                if more and ahead is None:  # its turn is over, not its records
+                    return True
             return False
         finally:
             if ahead is not None:  # a page read ahead of a stop or a failure: read again next time

@@ -185,3 +185,19 @@ def test_a_keys_only_stream_replicates_with_fetch_keys_only(dynamodb, bigtable_e
     report = run_replicate(scenario.table, scenario.replicate_options(
         dynamodb, since_micros=start_point(str(export)), fetch_keys_only=True))
     assert report.dead_letters == 0 and report.counts["remove"] == 1 and differences(dynamodb, scenario) == []
+
+
+def test_busy_shards_take_turns_so_none_starves(dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    from ddb2bigtable.replicate import run
+
+    credentials(monkeypatch)
+    monkeypatch.setattr(run, "PAGES_PER_VISIT", 3)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    open_shards = [{"ShardId": name, "SequenceNumberRange": {"StartingSequenceNumber": "1"}} for name in ("a", "b")]
+    recorded = RecordedStream(open_shards, {name: [change("INSERT" if i == 1 else "MODIFY", i, str(i))
+                                                   for i in range(1, 8)] for name in ("a", "b")})
+    report = run_replicate(scenario.table, scenario.replicate_options(dynamodb, since_micros=start_point(str(export))),
+                           reader=recorded)
+    assert recorded.read_order == ["a", "b", "a", "b", "a", "b"]  # 3 + 3 + 1 pages each, then caught up
+    assert report.applied == 14 and report.stopped == "caught up"
