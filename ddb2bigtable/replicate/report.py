@@ -23,6 +23,7 @@ class ReplicateReport:
     shards_seen: int = 0
     seconds: float = 0.0
     newest_micros: int | None = None  # the newest applied record's ApproximateCreationDateTime
+    newest_by_shard: dict[str, int] = field(default_factory=dict)  # the same, per shard
     ended_micros: int = 0
     stopped: str = "caught up"  # or "interrupted"
     dead_letter_file: str | None = None
@@ -41,9 +42,15 @@ class ReplicateReport:
         """Now (when the run ended) minus the newest applied record's time: how far Bigtable
         trails DynamoDB. Streams round record times down, so it reads up to a second (a
         minute on DynamoDB Local) high. None when nothing was applied."""
-        if self.newest_micros is None:
-            return None
-        return max(0.0, (self.ended_micros - self.newest_micros) / 1_000_000)
+        return None if self.newest_micros is None else self._lag(self.newest_micros)
+
+    def saw(self, shard: str, micros: int) -> None:
+        """An applied record of `shard` from `micros`."""
+        self.newest_micros = max(micros, self.newest_micros or micros)
+        self.newest_by_shard[shard] = max(micros, self.newest_by_shard.get(shard, micros))
+
+    def _lag(self, micros: int) -> float:
+        return max(0.0, (self.ended_micros - micros) / 1_000_000)
 
     def as_json(self) -> dict[str, Any]:
         return {"table": self.table, "stream_arn": self.stream_arn, "start": iso(self.start_micros),
@@ -55,5 +62,7 @@ class ReplicateReport:
                 "seconds": round(self.seconds, 3), "records_per_second": round(self.records_per_second, 1),
                 "newest_record": iso(self.newest_micros) if self.newest_micros is not None else None,
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
+                "lag_by_shard_seconds": {shard: round(self._lag(newest), 1)
+                                         for shard, newest in sorted(self.newest_by_shard.items())},
                 "checkpoint": self.checkpoint_file, "dead_letter_file": self.dead_letter_file}
 

@@ -196,9 +196,7 @@ class _Run:
         for a in applied:
             if (a.record.shard, int(a.record.sequence)) not in refused:
                 self.report.counts[a.record.kind] += 1
-        if kept:
-            newest = max(r.micros for r in kept)
-            self.report.newest_micros = max(newest, self.report.newest_micros or newest)
+                self.report.saw(a.record.shard, a.record.micros)
         if self.progress:
             self.progress(self.report)
 

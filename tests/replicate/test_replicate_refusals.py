@@ -201,3 +201,4 @@ def test_busy_shards_take_turns_so_none_starves(dynamodb, bigtable_emulator, tmp
                            reader=recorded)
     assert recorded.read_order == ["a", "b", "a", "b", "a", "b"]  # 3 + 3 + 1 pages each, then caught up
     assert report.applied == 14 and report.stopped == "caught up"
+    assert set(report.as_json()["lag_by_shard_seconds"]) == {"a", "b"}
