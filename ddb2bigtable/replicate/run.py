@@ -1,8 +1,9 @@
 """`replicate`: a table's DynamoDB stream applied to its Bigtable table until caught up,
 or for as long as it runs (`follow`).
 
-One shard at a time, parents before children (lineage.py), each page of records turned
-into row mutations with the load's codec and the table's recorded types (apply.py),
+One shard at a time, taking turns (PAGES_PER_VISIT), parents before children (lineage.py;
+an item's records stay in one shard's lineage, so this keeps them in order), each page
+of records turned into row mutations with the load's codec and the table's recorded types (apply.py),
 written through the load's writer in waves that keep each row's order, then
 checkpointed (checkpoint.py). A record Bigtable refuses, or one the codec cannot
 write, goes to `replicate-dead-letters.jsonl` in the work folder with its shard and
