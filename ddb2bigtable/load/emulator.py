@@ -30,6 +30,17 @@ class EmulatorError(Exception):
     """The emulator cannot be found or started; the message says what to do."""
 
 
+def stop_process(process: subprocess.Popen) -> None:
+    """A server this run started, stopped by its PID: asked first, killed after 10 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 @contextmanager
 def pointed_at(address: str) -> Iterator[None]:
     """BIGTABLE_EMULATOR_HOST = `address` for the clients made inside, and as it was after:
@@ -105,13 +116,8 @@ class Emulator:
         return f"{self.host}:{self.port}"
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process is not None:
+            stop_process(self.process)
 
     def __enter__(self) -> Emulator:
         return self

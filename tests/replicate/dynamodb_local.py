@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ddb2bigtable.load.emulator import EmulatorError, free_port, wait_for_port
+from ddb2bigtable.load.emulator import EmulatorError, free_port, stop_process, wait_for_port
 
 from ..conftest import ROOT
 
@@ -39,13 +39,7 @@ class DynamoDBLocal:
                             aws_access_key_id="local", aws_secret_access_key="local")
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def start(home: Path = HOME, timeout: float = 60.0) -> DynamoDBLocal:
