@@ -39,6 +39,7 @@ from ..load.table_admin import ensure_tables
 from ..load.verify import run_verify
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
+from ..plan.routing import load_profile_id
 from ..render.load_report import load_json, print_load, print_up_summary, print_verify, verify_json
 from ..spec.errors import InputError, Problem
 from ..spec.loader import load_specs
@@ -118,7 +119,7 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
         actions = ensure_tables(target.project, target.instance, [table_id])
         if any(a.table == table_id and a.what == "created table" for a in actions):
             reason = "the table was just created (--create-tables), so nothing is loaded yet"
-    profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
+    profile = load_profile_id(target.instance)
     options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                           work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
                           redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table)

@@ -57,12 +57,13 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..load.writer import WriteError
+    from ..plan.routing import load_profile_id
     from ..replicate.run import ReplicateOptions, run_replicate, start_point
     from ..replicate.stream import ENDPOINT_ENV
     from .load_runs import resolve
 
     target = resolve(root, spec, table_id, stage_name)
-    profile = next((p.id for p in target.instance.app_profiles if p.id == "migration-load"), None)
+    profile = load_profile_id(target.instance)
     options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                                work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
                                since_micros=start_point(since) if since else None, follow=follow,

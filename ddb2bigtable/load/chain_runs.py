@@ -15,7 +15,7 @@ from ..exports.manifests import Manifest
 from ..spec.model import TableSpec
 from .chain import Link, ordered_chain
 from .run import LoadOptions, LoadReport
-from .state import LoadState, target
+from .state import STATE_FILE, LoadState, target
 
 LoadOne = Callable[[TableSpec, str, LoadOptions], LoadReport]  # (table, export folder, options)
 
@@ -36,7 +36,7 @@ def run_chain(table: TableSpec, location: str, options: LoadOptions, load_one: L
     chain (the next export would apply changes to a table that misses some)."""
     manifests = ordered_chain(location)
     recorded = () if options.fresh else LoadState.open(
-        options.work_dir / "state.json", "", target(options.project, options.instance_id, table.id))[0].chain
+        options.work_dir / STATE_FILE, "", target(options.project, options.instance_id, table.id))[0].chain
     reports: list[LoadReport] = []
     for i, manifest in enumerate(still_to_load(manifests, recorded)):
         reports.append(load_one(table, manifest.location, options if i == 0 else replace(options, fresh=None)))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..plan.model import StagePlan
-from ..plan.routing import load_cluster
+from ..plan.routing import LOAD_PROFILE, load_cluster
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import Stage
 from .state import fingerprint
@@ -51,7 +51,7 @@ def load_jobs(stage: Stage, specs: list[Spec], plan: StagePlan) -> list[LoadJobP
             export = f"{load.export.rstrip('/')}/{table.id}"
             jobs.append(LoadJobPlan(
                 instance_id=instance.id, table_id=table.id, export=export, project=stage.gcp_project,
-                region=cluster.gcp_region, app_profile_id="migration-load", sample=load.sample,
+                region=cluster.gcp_region, app_profile_id=LOAD_PROFILE, sample=load.sample,
                 temp_location=load.temp_location, service_account=load.service_account, spec_file=spec_file,
                 fingerprint=table_fingerprint(export, table, load.sample),
             ))

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
+from ..plan.routing import load_profile_id
 from ..spec.errors import InputError, Problem
 from ..spec.loader import load_specs
 from ..spec.model import TableSpec
@@ -78,7 +79,7 @@ def _load_and_verify(root: Path, stage: Stage, instance: InstancePlan, table: Ta
     work_dir = root / WORK_DIR / stage.name / instance.id / table.id
     if fresh:  # our own new emulator: nothing to resume into
         shutil.rmtree(work_dir, ignore_errors=True)
-    profile = next((p.id for p in instance.app_profiles if p.id == "migration-load"), None)
+    profile = load_profile_id(instance)
     options = LoadOptions(project=project, instance_id=instance.id, app_profile_id=profile,
                           work_dir=work_dir, sample=stage.load.sample if stage.load else None)
     result.loads.append(run_load(table, str(export), options, progress(f"{instance.id}/{table.id}")))

@@ -32,7 +32,7 @@ from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .forms import form_sentences
 from .preflight import check_target
 from .spot_check import absent_rows, absent_sentence
-from .state import FileCounts, LoadState, fingerprint, target
+from .state import STATE_FILE, FileCounts, LoadState, fingerprint, target
 from .work_folder import DeadLetters, dead_letter_dir, dead_letter_records, locked
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
@@ -132,14 +132,14 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
     report = LoadReport(table=table.id, instance=options.instance_id, export=export,
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
-    state, why = LoadState.open(options.work_dir / "state.json", export_fingerprint(manifest, table),
+    state, why = LoadState.open(options.work_dir / STATE_FILE, export_fingerprint(manifest, table),
                                 target(options.project, options.instance_id, table.id), fresh=options.fresh)
     if why:
         report.notes.append(why)
     chain = extended(state.chain, manifest, export, options.fresh, options.work_dir)
     if chain != state.chain:  # recorded before any row is written: from now on the table may hold it
         state.chain = chain
-        state.save(options.work_dir / "state.json")
+        state.save(options.work_dir / STATE_FILE)
     return manifest, report, state
 
 
@@ -149,7 +149,7 @@ def save_types(state: LoadState, types: AttributeTypes, options: LoadOptions) ->
     table's record of its cells' types gains this export's new attributes."""
     state.types = types
     state.table_types = {**state.table_types, **types}
-    state.save(options.work_dir / "state.json")
+    state.save(options.work_dir / STATE_FILE)
 
 
 async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: DeadLetters,
@@ -232,7 +232,7 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
                              f"{counts.read} lines")
     file_report.status = "loaded"
     run.state.done[f.key] = counts
-    run.state.save(run.options.work_dir / "state.json")
+    run.state.save(run.options.work_dir / STATE_FILE)
 
 
 async def load_table(table: TableSpec, export: str, options: LoadOptions,
@@ -287,7 +287,7 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
         if file_report.file in state.done:
             file_report.status, file_report.error = "failed", "counted as loaded, but its rows are not in the table"
     state.done.clear()
-    state.save(options.work_dir / "state.json")
+    state.save(options.work_dir / STATE_FILE)
 
 
 async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,

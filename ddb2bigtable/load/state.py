@@ -29,6 +29,8 @@ from .chain import Link
 from .emulator import EMULATOR_ENV
 from .work_folder import private_dir, private_open
 
+STATE_FILE = "state.json"  # in a load's work folder: finished files, types, chain, target
+
 
 @dataclass
 class FileCounts:

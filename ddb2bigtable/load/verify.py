@@ -30,7 +30,7 @@ from ..spec.model import TableSpec
 from .chain import ordered_chain
 from .preflight import check_target
 from .run import all_items, export_fingerprint
-from .state import LoadState, target
+from .state import STATE_FILE, LoadState, target
 from .work_folder import dead_letter_records
 
 LOOKUP_BATCH = 500
@@ -134,14 +134,17 @@ def _sampled(records: Iterable[Record], sample: int | None) -> Iterator[Record]:
 
 
 # A row's items, or why its cells cannot be read back (a difference to report, not a crash).
-_RowItems = list[Item] | CodecError
+RowItems = list[Item] | CodecError
 
 
-class _Reader:
+class RowReader:
+    """Rows by key, decoded with the codec; expired TTL cells are left out (the emulator's
+    and Bigtable's GC are lazy). `verify` and replicate's `cutover check` read through it."""
+
     def __init__(self, table, codec: Codec, ttl_families: frozenset[str], now: int):
         self.table, self.codec, self.ttl_families, self.now = table, codec, ttl_families, now
 
-    def _items(self, row) -> _RowItems:
+    def _items(self, row) -> RowItems:
         cells = [Cell(c.family, c.qualifier, c.value, c.timestamp_micros) for c in row
                  if not (c.family in self.ttl_families and c.timestamp_micros < self.now)]  # GC is lazy
         try:
@@ -149,7 +152,7 @@ class _Reader:
         except CodecError as error:
             return error
 
-    async def lookup(self, keys: list[bytes]) -> dict[bytes, _RowItems]:
+    async def lookup(self, keys: list[bytes]) -> dict[bytes, RowItems]:
         rows = await self.table.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys))))
         return {row.row_key: self._items(row) for row in rows}
 
@@ -185,7 +188,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
     async with BigtableDataClientAsync(project=project) as client:
-        reader = _Reader(client.get_table(instance_id, table.id), codec, codec.ttl_families, now)
+        reader = RowReader(client.get_table(instance_id, table.id), codec, codec.ttl_families, now)
         batch: list[tuple[Record, bytes]] = []
         for record in _sampled(records, sample):
             report.checked += 1
@@ -216,15 +219,15 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     return report
 
 
-async def _compare(reader: _Reader, batch: list[tuple[Record, bytes]], report: VerifyReport) -> None:
+async def _compare(reader: RowReader, batch: list[tuple[Record, bytes]], report: VerifyReport) -> None:
     found = await reader.lookup([key for _, key in batch])
     for record, key in batch:
         items = found.get(key, [])
-        if isinstance(items, CodecError):
-            report.mismatched += 1
-            report.problem(record, "different", f"row {key.decode('utf-8', 'replace')} cannot be read back: {items}")
-            continue
         if record.kind == "delete":
+            if isinstance(items, CodecError):
+                report.mismatched += 1
+                report.problem(record, "different", unreadable(key, items))
+                continue
             keys = canonical(record.keys)
             present = any(canonical({k: item.get(k) for k in record.keys or {}}) == keys for item in items)
             if present:
@@ -235,19 +238,48 @@ async def _compare(reader: _Reader, batch: list[tuple[Record, bytes]], report: V
                 report.matched += 1
             continue
         try:
-            expected = canonical(reader.codec.expected(record.item or {}, now_micros=reader.now))
+            expected = reader.codec.expected(record.item or {}, now_micros=reader.now) or {}
         except CodecError as error:
             report.mismatched += 1
             report.problem(record, "does not fit the table's types or mapping", str(error))
             continue
-        if any(canonical(item) == expected for item in items):
+        found_difference = item_difference(expected, items, key)
+        if found_difference is None:
             report.matched += 1
-        elif not items:
+        elif found_difference.kind == "missing":
             report.missing += 1
-            report.problem(record, "missing", f"no row {key!r}")
+            report.problem(record, "missing", found_difference.detail)
         else:
             report.mismatched += 1
-            report.problem(record, "different", _difference(record.item or {}, items))
+            report.problem(record, found_difference.kind, found_difference.detail)
+
+
+@dataclass(frozen=True)
+class Difference:
+    kind: str  # "missing" (no such row) or "different"
+    detail: str  # the wording reports show
+    attributes: tuple[str, ...] = ()  # the attributes that differ, for "different"
+
+
+def unreadable(key: bytes, error: CodecError) -> str:
+    return f"row {key.decode('utf-8', 'replace')} cannot be read back: {error}"
+
+
+def item_difference(expected: Item, items: RowItems, key: bytes) -> Difference | None:
+    """How the row at `key` (its decoded items) fails to hold `expected` (`Codec.expected`
+    of the source item), None when one of its items equals it. Shared by `verify` and
+    `cutover check` so both judge and word a difference the same way."""
+    if isinstance(items, CodecError):
+        return Difference("different", unreadable(key, items))
+    wanted = canonical(expected)
+    if any(canonical(item) == wanted for item in items):
+        return None
+    if not items:
+        return Difference("missing", f"no row {key!r}")
+    closest = items[0]
+    names = tuple(name for name in sorted(set(expected) | set(closest))
+                  if canonical(expected.get(name)) != canonical(closest.get(name)))
+    return Difference("different", "attributes differ: " + ", ".join(names[:10]), names)
 
 
 def _table_types(table: TableSpec, manifests: list[Manifest], work_dir: Path | None,
@@ -256,17 +288,10 @@ def _table_types(table: TableSpec, manifests: list[Manifest], work_dir: Path | N
     (across every export of its chain, whichever one is verified); without a load's state
     for this target, the exports' own types, inferred as a load of them would."""
     if work_dir is not None:
-        state = LoadState.open(work_dir / "state.json", export_fingerprint(manifests[-1], table), where)[0]
+        state = LoadState.open(work_dir / STATE_FILE, export_fingerprint(manifests[-1], table), where)[0]
         if state.table_types:
             return state.table_types
     return infer_types((item for manifest in manifests for item in all_items(manifest)), table)
-
-
-def _difference(expected: Item, items: list[Item]) -> str:
-    closest = items[0]
-    diffs = [name for name in sorted(set(expected) | set(closest))
-             if canonical(expected.get(name)) != canonical(closest.get(name))]
-    return "attributes differ: " + ", ".join(diffs[:10])
 
 
 def run_verify(table: TableSpec, export: str, **kwargs: Any) -> VerifyReport:

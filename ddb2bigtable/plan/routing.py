@@ -12,7 +12,14 @@
 from __future__ import annotations
 
 from ..spec.model import Spec
-from .model import AppProfilePlan, ClusterPlan
+from .model import AppProfilePlan, ClusterPlan, InstancePlan
+
+LOAD_PROFILE = "migration-load"  # the bulk load's (and replication's) LOW-priority profile
+
+
+def load_profile_id(instance: InstancePlan) -> str | None:
+    """The profile loads and replication write through, when the plan has one."""
+    return next((p.id for p in instance.app_profiles if p.id == LOAD_PROFILE), None)
 
 
 def needs_transactions(spec: Spec) -> list[str]:
@@ -45,7 +52,7 @@ def plan_app_profiles(spec: Spec, clusters: list[ClusterPlan]) -> list[AppProfil
             ))
     target = load_cluster(spec, clusters)
     profiles.append(AppProfilePlan(
-        id="migration-load", routing="single", cluster_ids=(target.id,), row_affinity=False,
+        id=LOAD_PROFILE, routing="single", cluster_ids=(target.id,), row_affinity=False,
         allow_transactional_writes=False, priority="LOW",
         why=f"bulk load isolated on {target.id} at LOW priority so serving traffic keeps its latency",
     ))

@@ -19,7 +19,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -28,7 +28,7 @@ from google.cloud.bigtable.data import mutations
 from ..codec.codec import Codec
 from ..exports.manifests import ExportError, open_export
 from ..load.client_hooks import Source
-from ..load.state import LoadState, target
+from ..load.state import STATE_FILE, LoadState, target
 from ..load.work_folder import FILE_MODE, locked, private_dir
 from ..load.writer import Writer, WriteSettings, row_entry
 from ..spec.errors import InputError, Problem
@@ -78,9 +78,10 @@ def now_micros() -> int:
     return time.time_ns() // 1000
 
 
-def _table_types(table: TableSpec, options: ReplicateOptions, where: dict[str, str]) -> dict[str, str]:
-    """The types the load wrote this table's cells with: replication must write the same."""
-    state_file = options.work_dir / "state.json"
+def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> dict[str, str]:
+    """The types the load wrote this table's cells with: replication must write the same,
+    and `cutover check` decode with them."""
+    state_file = work_dir / STATE_FILE
     types = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
     if not types:
         raise InputError([Problem(str(state_file), 1, 1, "", f"no load of {table.id} into {where} is recorded "
@@ -127,6 +128,7 @@ class _Run:
 
     async def run(self) -> None:
         while not self.stopping:
+            began = now_micros()
             shards = self.reader.shards(self.checkpoint.stream_arn)
             self.report.shards_seen = len(shards)
             again = False  # a shard ended (its children are ready) or has more records
@@ -135,6 +137,9 @@ class _Run:
                 if self.stopping:
                     break
             if not again:  # every ready shard answered "no more records": caught up
+                # with everything written before this round began (`cutover check`'s lag)
+                self.checkpoint = replace(self.checkpoint, caught_up_micros=began)
+                save_checkpoint(self.path, self.checkpoint)
                 if not self.options.follow:
                     return
                 await asyncio.sleep(POLL_SECONDS)
@@ -157,7 +162,8 @@ class _Run:
                 await self._apply(page.records)
                 last = page.records[-1].sequence if page.records else None
                 if last or page.ended:
-                    self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros())
+                    self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros(),
+                                                          self.report.newest_micros)
                     save_checkpoint(self.path, self.checkpoint)
                 if page.ended:
                     self.report.shards_finished += 1
@@ -225,7 +231,7 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
     stream = reader.stream(options.fetch_keys_only)
     path = options.work_dir / CHECKPOINT
     with locked(options.work_dir):
-        codec = Codec(table, _table_types(table, options, where))
+        codec = Codec(table, recorded_types(table, options.work_dir, where))
         checkpoint = _opening(options, path, stream.arn, where, stream.created_micros)
         save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came
         report = ReplicateReport(table.id, stream.arn, checkpoint.start_micros, resumed=options.since_micros is None,

@@ -17,7 +17,7 @@ from ...exports.manifests import ExportError
 from ...exports.types import export_types
 from ...spec.model import TableSpec
 from ..run import FileReport, LoadOptions, LoadReport, confirm_rows, save_types, start_load
-from ..state import FileCounts
+from ..state import STATE_FILE, FileCounts
 from ..work_folder import (
     DEAD_LETTER_DIR,
     EXPIRED_DIR,
@@ -54,7 +54,7 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
             report.seconds = time.monotonic() - started
             return report
     work = options.work_dir
-    state_path = work / "state.json"
+    state_path = work / STATE_FILE
     types = state.types or {}  # saved just above
     report.lossy = list(Codec(table, types).lossy)
     pending = [f for f in manifest.files if f.key not in state.done]
