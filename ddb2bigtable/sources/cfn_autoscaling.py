@@ -31,17 +31,21 @@ def _fields(loc: Located, logical: str, resource: dict[str, Any], ctx: Context) 
     return Fields(loc, logical, loc.check(("Resources", logical, "Properties"), props, (dict,), "Properties"))
 
 
-def _key(f: Fields, notices: list[Notice]) -> Key | None:
-    """What a target or policy scales, or None (with a notice) when it cannot be told."""
-    resource, dimension = f.raw(("ResourceId",)), f.raw(("ScalableDimension",))
-    for value, field in ((resource, "ResourceId"), (dimension, "ScalableDimension")):
+def scaling_key(f: Fields, notices: list[Notice], names: tuple[str, str] = ("ResourceId", "ScalableDimension")
+                ) -> Key | None:
+    """What a target or policy scales, or None (with a notice) when it cannot be told.
+
+    `names` are the resource-id and dimension fields: CloudFormation's, or Terraform's
+    `resource_id` / `scalable_dimension` (the Terraform reader asks the same question)."""
+    resource, dimension = f.raw((names[0],)), f.raw((names[1],))
+    for value, field in ((resource, names[0]), (dimension, names[1])):
         if isinstance(value, Unresolved):
             notices.append(Notice("unresolved", f.logical, f"{f.origin((field,))} is not resolved: {value.reason}; "
                                   "its auto scaling is left out"))
             return None
     found_resource, found_dimension = _RESOURCE.match(str(resource)), _DIMENSION.match(str(dimension))
     if not (found_resource and found_dimension):
-        raise f.fail(("ResourceId",), f"a DynamoDB scalable target needs ResourceId table/NAME[/index/INDEX] and a "
+        raise f.fail((names[0],), f"a DynamoDB scalable target needs ResourceId table/NAME[/index/INDEX] and a "
                      f"dynamodb:table|index:Read|WriteCapacityUnits dimension, got {resource!r} and {dimension!r}")
     return found_resource.group(1), found_resource.group(2), found_dimension.group(2)
 
@@ -54,7 +58,7 @@ def scalings(loc: Located, resources: dict[str, Any], ctx: Context) -> tuple[dic
         if resource.get("Type") != TARGET:
             continue
         f = _fields(loc, logical, resource, ctx)
-        if f.raw(("ServiceNamespace",)) != "dynamodb" or (key := _key(f, notices)) is None:
+        if f.raw(("ServiceNamespace",)) != "dynamodb" or (key := scaling_key(f, notices)) is None:
             continue
         low, high = f.integer(("MinCapacity",), "MinCapacity"), f.integer(("MaxCapacity",), "MaxCapacity")
         if low is None or high is None:
@@ -69,7 +73,7 @@ def scalings(loc: Located, resources: dict[str, Any], ctx: Context) -> tuple[dic
         if isinstance(ref, dict) and isinstance(ref.get("Ref"), str) and ref["Ref"] in targets:
             key = targets[ref["Ref"]][0]
         elif f.has(("ResourceId",)) and f.raw(("ServiceNamespace",)) == "dynamodb":
-            key = _key(f, notices)
+            key = scaling_key(f, notices)
         else:
             continue
         target = f.number(("TargetTrackingScalingPolicyConfiguration", "TargetValue"), "TargetValue")

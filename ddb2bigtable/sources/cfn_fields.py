@@ -16,7 +16,7 @@ from .intrinsics import Unresolved
 from .located import Located, Path, dotted, walk
 from .model import STREAM_VIEWS, TABLE_CLASSES, Dropped, KeyAttr, KeyType, LsiDef, Projection, Sourced, given
 
-_CMEK = "Bigtable cannot use an AWS key: a CMEK needs a Cloud KMS key; add instance.kms_keys: {REGION: " \
+CMEK_ADVICE = "Bigtable cannot use an AWS key: a CMEK needs a Cloud KMS key; add instance.kms_keys: {REGION: " \
         "projects/P/locations/L/keyRings/R/cryptoKeys/K} (docs/spec.md)"
 
 
@@ -196,9 +196,9 @@ def dropped(f: Fields, rel: Path = ()) -> list[Dropped]:
                            "Bigtable's Key Visualizer shows hot keys; nothing to declare"))
     key = f.text((*rel, "SSESpecification", "KMSMasterKeyId"), "KMSMasterKeyId")
     if key is not None:
-        out.append(Dropped(f"AWS KMS key {key.value}", key.origin, _CMEK))
+        out.append(Dropped(f"AWS KMS key {key.value}", key.origin, CMEK_ADVICE))
     elif (kind := f.text((*rel, "SSESpecification", "SSEType"), "SSEType")) and kind.value == "KMS":
-        out.append(Dropped("AWS-managed KMS key (SSEType KMS)", kind.origin, _CMEK))
+        out.append(Dropped("AWS-managed KMS key (SSEType KMS)", kind.origin, CMEK_ADVICE))
     elif (sse := f.flag((*rel, "SSESpecification", "SSEEnabled"), "SSEEnabled")) and sse.value:
-        out.append(Dropped("AWS-managed KMS key (SSEEnabled)", sse.origin, _CMEK))
+        out.append(Dropped("AWS-managed KMS key (SSEEnabled)", sse.origin, CMEK_ADVICE))
     return out

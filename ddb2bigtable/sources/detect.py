@@ -1,28 +1,35 @@
 """Which reader a source file needs, decided from its content (or `--from`), and the reading.
 
 A describe-table output is a JSON object with a `Table` holding a `KeySchema`; a
-CloudFormation/SAM template is a mapping with `Resources`. File names say nothing reliable
-(`template.yaml`, `out.json`), so the content decides; `--from KIND` overrides.
+CloudFormation/SAM template is a mapping with `Resources`; `terraform show -json` output has
+`format_version` and `values` (state) or `planned_values` (plan). HCL is neither JSON nor
+YAML, so a `.tf` file, or text with a `resource "aws_...` block, goes to python-hcl2 first.
+Other file names say nothing reliable (`template.yaml`, `out.json`), so the content
+decides; `--from KIND` overrides.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
-from . import cloudformation, describe_table
+from . import cloudformation, describe_table, terraform
 from .located import Located, parse
 from .model import Imported, Options, TableDefinition
+from .tf_hcl import parse_hcl
 
 Reader = Callable[[Located, Options], Imported]
 Probe = Callable[[Any], bool]
 READERS: dict[str, tuple[Probe, Reader]] = {
     describe_table.KIND: (describe_table.is_describe_table, describe_table.read),
     cloudformation.KIND: (cloudformation.is_template, cloudformation.read),
+    terraform.KIND: (terraform.is_terraform, terraform.read),
 }
 KINDS = tuple(READERS)
+_HCL_RESOURCE = re.compile(r'^\s*resource\s+"aws_', re.MULTILINE)
 
 
 def kind_of(loc: Located, forced: str | None) -> str:
@@ -35,11 +42,19 @@ def kind_of(loc: Located, forced: str | None) -> str:
         if probe(loc.data):
             return kind
     raise loc.fail((), "not a source ddb2bigtable can import: expected describe-table JSON (a top-level "
-                   "\"Table\" with \"KeySchema\") or a CloudFormation/SAM template (with \"Resources\")")
+                   "\"Table\" with \"KeySchema\"), a CloudFormation/SAM template (with \"Resources\"), a Terraform "
+                   ".tf file or `terraform show -json` output (with \"format_version\" and \"values\")")
+
+
+def _is_hcl(path: str, text: str, forced: str | None) -> bool:
+    """A `.tf` file, HCL-looking text, or Terraform forced on text that is not JSON (`show -json` is)."""
+    if text.lstrip().startswith(("{", "[")):
+        return False
+    return path.endswith(".tf") or forced == terraform.KIND or _HCL_RESOURCE.search(text) is not None
 
 
 def read_source(path: str, text: str, options: Options, forced: str | None = None) -> Imported:
-    loc = parse(path, text)
+    loc = parse_hcl(path, text) if _is_hcl(path, text, forced) else parse(path, text)
     return READERS[kind_of(loc, forced)][1](loc, options)
 
 

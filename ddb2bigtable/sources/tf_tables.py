@@ -1,0 +1,184 @@
+"""One `aws_dynamodb_table` (its arguments, from a `.tf` file or `terraform show -json`) -> `TableDefinition`.
+
+Both forms hold the same arguments: blocks (`attribute`, `ttl`, `point_in_time_recovery`,
+`global_secondary_index`, `replica`, ...) are lists of mappings, `tags` a mapping. An
+argument left out takes the AWS provider's default, which is what the deployed table runs
+with, so it is a fact with that origin (no billing_mode is PROVISIONED, no
+stream_enabled no stream), not an estimate. Reading goes through `cfn_fields.Fields`, so a
+wrong type is exit-2 input and an unresolved expression an estimate, as for CloudFormation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cfn_fields import CMEK_ADVICE, Fields
+from .located import Located, Path, dotted
+from .model import (
+    STREAM_VIEWS,
+    TABLE_CLASSES,
+    Dropped,
+    GsiDef,
+    KeyAttr,
+    KeyType,
+    LsiDef,
+    Projection,
+    ReplicaDef,
+    Sourced,
+    TableDefinition,
+    given,
+)
+
+_NOT_IN_SPEC = (
+    ("on_demand_throughput", "on-demand max throughput", "Bigtable has no request cap; the plan sizes nodes from "
+     "the peak"),
+    ("warm_throughput", "warm throughput", "Bigtable has no pre-warming; nodes are sized from the peak"),
+    ("import_table", "import from S3", "load the data with `ddb2bigtable load` from an export"),
+)
+
+
+class TfFields(Fields):
+    """The arguments of Terraform resource `address`, read relative to `base`."""
+
+    def __init__(self, loc: Located, address: str, values: dict[str, Any], base: Path):
+        super().__init__(loc, address, values, base)
+
+    def origin(self, rel: Path) -> str:
+        return f"Terraform {self.logical}" + (f".{dotted(rel)}" if rel else "")
+
+    def raw(self, rel: Path) -> Any:
+        """None for "" and empty blocks too: state writes every argument, unset ones empty."""
+        value = super().raw(rel)
+        return None if isinstance(value, (str, list, dict)) and not value else value
+
+
+def _types(f: TfFields) -> dict[str, KeyType]:
+    types: dict[str, KeyType] = {}
+    for at in f.items(("attribute",), "attribute"):
+        name, kind = f.text((*at, "name"), "attribute.name"), f.text((*at, "type"), "attribute.type")
+        if name is None or kind is None:
+            raise f.fail(at, "an attribute block needs name and type")
+        if kind.value not in ("S", "N", "B") and not kind.is_estimate:
+            raise f.fail((*at, "type"), f"attribute type {kind.value!r}: key attributes are S, N or B")
+        types[name.value] = "N" if kind.value == "N" else "B" if kind.value == "B" else "S"
+    return types
+
+
+def _key(f: TfFields, rel: Path, types: dict[str, KeyType]) -> Sourced[KeyAttr] | None:
+    name = f.text(rel, dotted(rel))
+    if name is None:
+        return None
+    if name.value not in types and not name.is_estimate:
+        raise f.fail(rel, f"key attribute {name.value!r} has no attribute block; add one with its type")
+    return Sourced(KeyAttr(name.value, types.get(name.value, "S")), f"{name.origin} + attribute", name.estimate)
+
+
+def _projection(f: TfFields, at: Path) -> Sourced[Projection]:
+    kind = f.text((*at, "projection_type"), "projection_type")
+    if kind is None:
+        return given("all", f.origin(at) + " (no projection_type: ALL)")
+    if kind.value == "INCLUDE":
+        names = f.raw((*at, "non_key_attributes")) or []
+        return given(tuple(str(n) for n in names), f.origin((*at, "non_key_attributes")))
+    return Sourced(kind.value.lower(), kind.origin, kind.estimate)
+
+
+def _flag(f: TfFields, rel: Path, default: str) -> Sourced[bool]:
+    return f.flag(rel, dotted(rel)) or given(False, f.origin(()) + f" (no {default}: false)")
+
+
+def _block_flag(f: TfFields, block: str, field: str) -> Sourced[bool] | None:
+    """`block { field = ... }`: the first block's value, or None without the block."""
+    return f.flag((block, 0, field), f"{block}.{field}") if f.items((block,), block) else None
+
+
+def _stream(f: TfFields) -> Sourced[str]:
+    enabled = f.flag(("stream_enabled",), "stream_enabled")
+    if enabled is None or not enabled.value:
+        return given("none", (enabled.origin if enabled else f.origin(()) + " (no stream_enabled)"))
+    view = f.text(("stream_view_type",), "stream_view_type")
+    if view is None:
+        raise f.fail(("stream_enabled",), "stream_enabled = true needs a stream_view_type")
+    return Sourced(STREAM_VIEWS.get(view.value, "none"), view.origin, view.estimate)
+
+
+def _dropped(f: TfFields, pitr: bool) -> list[Dropped]:
+    out = [Dropped(what, f.origin((arg,)), advice) for arg, what, advice in _NOT_IN_SPEC if f.has((arg,))]
+    if f.items(("server_side_encryption",), "server_side_encryption"):
+        key = f.text(("server_side_encryption", 0, "kms_key_arn"), "kms_key_arn")
+        enabled = f.flag(("server_side_encryption", 0, "enabled"), "server_side_encryption.enabled")
+        if key is not None:
+            out.append(Dropped(f"AWS KMS key {key.value}", key.origin, CMEK_ADVICE))
+        elif enabled is not None and enabled.value:
+            out.append(Dropped("AWS-managed KMS key (server_side_encryption)", enabled.origin, CMEK_ADVICE))
+    for at in f.items(("replica",), "replica"):
+        region = f.raw((*at, "region_name"))
+        if (key := f.text((*at, "kms_key_arn"), "kms_key_arn")) is not None:
+            out.append(Dropped(f"AWS KMS key {key.value} of replica {region}", key.origin, CMEK_ADVICE))
+        own = f.flag((*at, "point_in_time_recovery"), "point_in_time_recovery")
+        if own is not None and own.value != pitr:
+            out.append(Dropped(f"point-in-time recovery {'on' if own.value else 'off'} in replica {region}",
+                               own.origin, "a spec holds one backup setting per table (the home region's): "
+                               "set the replica's backups on the Bigtable side after the migration"))
+    return out
+
+
+def replicas(f: TfFields) -> tuple[ReplicaDef, ...]:
+    found = []
+    for at in f.items(("replica",), "replica"):
+        region = f.text((*at, "region_name"), "replica.region_name")
+        if region is None:
+            raise f.fail(at, "a replica block needs region_name")
+        found.append(ReplicaDef(region))
+    return tuple(found)
+
+
+def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
+    """One `aws_dynamodb_table`'s arguments."""
+    name = f.text(("name",), "name")
+    if name is None:
+        raise f.fail((), "an aws_dynamodb_table needs a name")
+    types = _types(f)
+    partition, sort = _key(f, ("hash_key",), types), _key(f, ("range_key",), types)
+    if partition is None:
+        raise f.fail(("hash_key",), "an aws_dynamodb_table needs a hash_key")
+    mode = f.text(("billing_mode",), "billing_mode")
+    if mode is not None and mode.value not in ("PROVISIONED", "PAY_PER_REQUEST") and not mode.is_estimate:
+        raise f.fail(("billing_mode",), f"billing_mode {mode.value!r}: takes PROVISIONED or PAY_PER_REQUEST")
+    billing = (Sourced("on_demand" if mode.value == "PAY_PER_REQUEST" else "provisioned", mode.origin, mode.estimate)
+               if mode else given("provisioned", f.origin(()) + " (no billing_mode: PROVISIONED)"))
+    provisioned = billing.value == "provisioned"
+
+    def units(at: Path) -> tuple[Sourced[int] | None, Sourced[int] | None]:
+        if not provisioned:
+            return None, None
+        return f.integer((*at, "read_capacity"), "read_capacity"), f.integer((*at, "write_capacity"), "write_capacity")
+
+    gsis = []
+    for at in f.items(("global_secondary_index",), "global_secondary_index"):
+        index, g_partition = f.text((*at, "name"), "name"), _key(f, (*at, "hash_key"), types)
+        if index is None or g_partition is None:
+            raise f.fail(at, "a global_secondary_index needs name and hash_key")
+        gsis.append(GsiDef(index, g_partition, _key(f, (*at, "range_key"), types), _projection(f, at), *units(at)))
+    lsis = []
+    for at in f.items(("local_secondary_index",), "local_secondary_index"):
+        index, l_sort = f.text((*at, "name"), "name"), _key(f, (*at, "range_key"), types)
+        if index is None or l_sort is None:
+            raise f.fail(at, "a local_secondary_index needs name and range_key")
+        lsis.append(LsiDef(index, l_sort, _projection(f, at)))
+    ttl_on = _block_flag(f, "ttl", "enabled")
+    pitr = _block_flag(f, "point_in_time_recovery", "enabled") or given(
+        False, f.origin(()) + " (no point_in_time_recovery: disabled)")
+    days = (f.integer(("point_in_time_recovery", 0, "recovery_period_in_days"), "recovery_period_in_days")
+            if f.items(("point_in_time_recovery",), "point_in_time_recovery") else None)
+    klass = f.text(("table_class",), "table_class")
+    tags = tuple((str(k), v) for k in (f.raw(("tags",)) or {}) if (v := f.text(("tags", k), "tags")) is not None)
+    reads, writes = units(())
+    return TableDefinition(
+        name=name, region=region, partition=partition, sort=sort, billing=billing, reads=reads, writes=writes,
+        ttl_attribute=f.text(("ttl", 0, "attribute_name"), "ttl.attribute_name") if ttl_on and ttl_on.value else None,
+        stream=_stream(f), pitr=pitr, pitr_days=days,
+        table_class=(Sourced(TABLE_CLASSES.get(klass.value, "standard"), klass.origin, klass.estimate) if klass
+                     else given("standard", f.origin(()) + " (no table_class: STANDARD)")),
+        deletion_protection=_flag(f, ("deletion_protection_enabled",), "deletion_protection_enabled"),
+        tags=tags, replicas=replicas(f), gsis=tuple(gsis), lsis=tuple(lsis), dropped=tuple(_dropped(f, pitr.value)))
