@@ -39,14 +39,16 @@ def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
               help="yaml (a comment on every value) or json. Default: json for an -o ending in .json, else yaml.")
 @click.option("--force", is_flag=True, help="Replace an existing -o file.")
 @click.option("--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
-              help="A CloudFormation template parameter (repeatable); others take their Default.")
+              help="A CloudFormation template parameter or Terraform variable (repeatable); others take their "
+                   "default.")
 @click.option("--region",
-              help=f"The AWS region of templates (they name none). Default: {DEFAULT_REGION}, with a warning.")
+              help=f"The AWS region of templates and of Terraform tables whose provider names none. Default: "
+                   f"{DEFAULT_REGION}, with a warning.")
 def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: str | None, fmt: str | None,
             force: bool, parameters: tuple[str, ...], region: str | None) -> None:
-    """Make a spec from DynamoDB table definitions: `aws dynamodb describe-table` output or
-    CloudFormation/SAM templates. Every value's comment names its origin; every estimate is
-    marked and warned about."""
+    """Make a spec from DynamoDB table definitions: `aws dynamodb describe-table` output,
+    CloudFormation/SAM templates, Terraform `.tf` files or `terraform show -json` output.
+    Every value's comment names its origin; every estimate is marked and warned about."""
     options = Options(region, _parameters(parameters))
     try:
         if output is not None:
