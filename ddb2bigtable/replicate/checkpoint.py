@@ -30,11 +30,17 @@ class Checkpoint:
     saved_micros: int = 0
     after: dict[str, str] = field(default_factory=dict)  # shard -> last applied sequence number
     finished: frozenset[str] = frozenset()  # closed shards read to their end
+    # For `cutover check`'s lag: the newest applied record's time, and when a run last
+    # found every shard empty (everything written before it is in Bigtable).
+    newest_micros: int | None = None
+    caught_up_micros: int | None = None
 
-    def advanced(self, shard: str, sequence: str | None, finished: bool, now_micros: int) -> Checkpoint:
+    def advanced(self, shard: str, sequence: str | None, finished: bool, now_micros: int,
+                 newest_micros: int | None = None) -> Checkpoint:
         after = {**self.after, shard: sequence} if sequence else self.after
+        newest = max(filter(None, (self.newest_micros, newest_micros)), default=None)
         return replace(self, after=after, finished=self.finished | {shard} if finished else self.finished,
-                       saved_micros=now_micros)
+                       saved_micros=now_micros, newest_micros=newest)
 
 
 def load_checkpoint(path: Path) -> Checkpoint | None:
@@ -46,11 +52,17 @@ def load_checkpoint(path: Path) -> Checkpoint | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         return Checkpoint(str(data["stream_arn"]), dict(data["target"]), int(data["start_micros"]),
                           int(data["saved_micros"]), {str(k): str(v) for k, v in data["after"].items()},
-                          frozenset(map(str, data["finished"])))
+                          frozenset(map(str, data["finished"])), _micros(data.get("newest_micros")),
+                          _micros(data.get("caught_up_micros")))
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
         raise InputError([Problem(str(path), 1, 1, "", f"the replication checkpoint is damaged "
                                                        f"({type(error).__name__}: {error}); delete it and rerun "
                                                        f"with --since the export you loaded")]) from None
+
+
+def _micros(value: object) -> int | None:
+    """An optional time (checkpoints saved before `cutover check` have none)."""
+    return None if value is None else int(value)  # type: ignore[call-overload]
 
 
 def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
@@ -58,7 +70,8 @@ def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
     tmp = path.with_suffix(".tmp")
     document = {"stream_arn": checkpoint.stream_arn, "target": checkpoint.target,
                 "start_micros": checkpoint.start_micros, "saved_micros": checkpoint.saved_micros,
-                "after": checkpoint.after, "finished": sorted(checkpoint.finished)}
+                "after": checkpoint.after, "finished": sorted(checkpoint.finished),
+                "newest_micros": checkpoint.newest_micros, "caught_up_micros": checkpoint.caught_up_micros}
     with private_open(tmp) as out:
         out.write(json.dumps(document, indent=1, sort_keys=True))
     os.replace(tmp, path)

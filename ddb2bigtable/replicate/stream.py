@@ -1,6 +1,7 @@
 """The DynamoDB side: the table's stream through boto3, and its records as plain values.
 
-Every AWS call is here, so the rest of the package is pure decisions and Bigtable writes.
+Every AWS call is here (`cutover check`'s sampling Scan too), so the rest of the package
+is pure decisions and Bigtable writes.
 boto3's "standard" retry mode retries throttling and dropped connections with backoff;
 an iterator that expired (15 minutes unused) is renewed after the last record read.
 Bad input (no such table, stream disabled or without new images, unreachable start
@@ -10,7 +11,9 @@ point, no credentials) is an `InputError` that says what to do.
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +24,7 @@ from .lineage import REEXPORT, Shard, shards_from
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
 TTL_PRINCIPAL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
+SPREAD = 8  # `sample`: the table is cut into this many times the segments read at once
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,43 @@ class StreamReader:
                 found += answer["Responses"].get(self.table, [])
                 wanted = answer.get("UnprocessedKeys") or {}
         return found
+
+    def sample(self, count: int, segments: int, rng: random.Random) -> list[Item]:
+        """About `count` items of the live table, strongly consistent, for `cutover check`:
+        a parallel Scan of `segments` segments at a time, each stopping after its share.
+        The table is cut into SPREAD times more segments than are read, taken in a random
+        order, so repeated checks see different items (a segment is a range of partition-key
+        hashes read from its start: a table of few partitions shows the same first items).
+        A segment that runs dry (a small table) is made up for by the next ones; one that
+        still has items (a partition holding most of them) goes back in line where it stopped."""
+        total = max(1, segments) * SPREAD
+        line: list[tuple[int, dict[str, Any] | None]] = [(s, None) for s in rng.sample(range(total), total)]
+        found: list[Item] = []
+        with ThreadPoolExecutor(max_workers=max(1, segments)) as pool:
+            while line and len(found) < count:
+                wave, line = line[:segments], line[segments:]
+                share = -(-(count - len(found)) // len(wave))  # ceiling
+                answers = pool.map(self._segment, [s for s, _ in wave], [total] * len(wave),
+                                   [share] * len(wave), [start for _, start in wave])
+                for (segment, _), (items, rest) in zip(wave, answers, strict=True):
+                    found += items
+                    if rest is not None:
+                        line.append((segment, rest))
+        return found[:count]
+
+    def _segment(self, segment: int, total: int, share: int,
+                 start: dict[str, Any] | None) -> tuple[list[Item], dict[str, Any] | None]:
+        """Up to `share` items of one segment from `start`, and where the rest begins (None: no rest)."""
+        items: list[Item] = []
+        while len(items) < share:
+            answer = self._call(self._db.scan, TableName=self.table, Segment=segment, TotalSegments=total,
+                                Limit=share - len(items), ConsistentRead=True,
+                                **({"ExclusiveStartKey": start} if start else {}))
+            items += answer.get("Items", [])
+            start = answer.get("LastEvaluatedKey")
+            if start is None:
+                break
+        return items, start
 
     def _iterator(self, arn: str, shard: str, after: str | None) -> str:
         how = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after} if after else \
