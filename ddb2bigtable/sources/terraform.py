@@ -28,6 +28,7 @@ TARGET, POLICY = "aws_appautoscaling_target", "aws_appautoscaling_policy"
 _ORDER = (TABLE, TARGET, POLICY, REPLICA)  # each may refer to the ones before it
 _ARN = re.compile(r"^arn:aws[\w-]*:dynamodb:([\w-]*):\d*:table/([^/]+)")
 _PROVIDER = re.compile(r"^aws\.([\w-]+)$")
+_META = ("dynamic", "count", "for_each", "depends_on", "lifecycle")
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ def _from_hcl(loc: Located, options: Options) -> tuple[list[Resource], dict[str 
             if k != kind or not isinstance(body, dict):
                 continue
             alias = _PROVIDER.match(str(body.get("provider", "")).strip("${}"))
-            values = scope.evaluate({a: v for a, v in body.items() if a != "provider"})
+            notices += _unexpanded(f"{kind}.{name}", body)
+            values = scope.evaluate({a: v for a, v in body.items() if a not in ("provider", *_META)})
             found.append(Resource(kind, name, values, resource_path(kind, name), alias.group(1) if alias else None))
             for attribute, value in values.items():
                 if not isinstance(value, (dict, list)):
@@ -100,6 +102,20 @@ def _from_hcl(loc: Located, options: Options) -> tuple[list[Resource], dict[str 
                 # a stand-in ARN without region or account, so a replica can name its table
                 scope.refs[f"{kind}.{name}.arn"] = f"arn:aws:dynamodb:::table/{values.get('name')}"
     return found, regions, notices
+
+
+def _unexpanded(address: str, body: dict[str, Any]) -> list[Notice]:
+    """What a plan would expand and this reader does not: named, so nothing goes missing silently."""
+    out = []
+    if "dynamic" in body:
+        names = ", ".join(unquote(n) for entry in body["dynamic"] if isinstance(entry, dict) for n in entry)
+        out.append(Notice("not-evaluated", address, f"dynamic blocks ({names}) are not expanded: write them out, or "
+                          "import `terraform show -json` output, which has them expanded"))
+    for meta in ("count", "for_each"):
+        if meta in body:
+            out.append(Notice("not-evaluated", address, f"{meta} is not expanded: one table is imported; import "
+                              "`terraform show -json` output to get every instance"))
+    return out
 
 
 def _region(loc: Located, options: Options, regions: dict[str | None, Any], resource: Resource,

@@ -110,6 +110,41 @@ def test_terraform_show_json_plan(tmp_path):
     assert "# Terraform provider \"aws\" region" in got.text
 
 
+def test_what_is_not_expanded_is_named(tmp_path):
+    source = tmp_path / "dynamic.tf"
+    source.write_text('''variable "indexes" {
+  default = ["a"]
+}
+
+resource "aws_dynamodb_table" "t" {
+  count        = 1
+  name         = "Things"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+  dynamic "global_secondary_index" {
+    for_each = var.indexes
+    content {
+      name            = global_secondary_index.value
+      hash_key        = "id"
+      projection_type = "ALL"
+    }
+  }
+  lifecycle {
+    ignore_changes = [read_capacity]
+  }
+}
+''')
+    got = import_files(tmp_path, source)
+    source_table = got.table("Things")
+    assert source_table["billing"] == "on_demand" and "gsis" not in source_table
+    said = " ".join(got.codes("not-evaluated"))
+    assert "dynamic blocks (global_secondary_index) are not expanded" in said and "count is not expanded" in said
+
+
 BAD_TABLE = '''resource "aws_dynamodb_table" "t" {
   name     = "T"
   hash_key = "pk"
