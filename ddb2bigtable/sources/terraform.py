@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import cfn_autoscaling
+from .cfn_fields import CMEK_ADVICE
 from .intrinsics import Unresolved
 from .located import Located, Path, walk
 from .model import Imported, Notice, Options, ReplicaDef, Scaling, Sourced, TableDefinition, given
@@ -90,7 +91,7 @@ def _from_hcl(loc: Located, options: Options) -> tuple[list[Resource], dict[str 
         for k, name, body in raw:
             if k != kind or not isinstance(body, dict):
                 continue
-            alias = _PROVIDER.match(str(body.get("provider", "")).strip("${}"))
+            alias = _PROVIDER.match(str(body.get("provider", "")).strip("${}\""))  # aws.X or "aws.X"
             notices += _unexpanded(f"{kind}.{name}", body)
             values = scope.evaluate({a: v for a, v in body.items() if a not in ("provider", *_META)})
             found.append(Resource(kind, name, values, resource_path(kind, name), alias.group(1) if alias else None))
@@ -124,7 +125,8 @@ def _region(loc: Located, options: Options, regions: dict[str | None, Any], reso
     if arn and arn.group(1):
         return given(arn.group(1), f"Terraform {resource.kind}.{resource.name}.arn")
     value = regions.get(resource.provider)
-    where = 'provider "aws"' + (f" (alias {resource.provider})" if resource.provider else "")
+    where = f"{resource.kind}.{resource.name}: provider aws.{resource.provider}" if resource.provider \
+        else 'provider "aws"'
     if isinstance(value, str):
         return given(value, f"Terraform {where} region")
     if isinstance(value, Unresolved):
@@ -145,6 +147,12 @@ def _replica(loc: Located, options: Options, regions: dict[str | None, Any], res
                               "import the table's file together with it"))
         return tables
     region = _region(loc, options, regions, resource, notices)
+    for argument in ("tags", "point_in_time_recovery", "table_class_override", "kms_key_arn"):
+        if f.has((argument,)):
+            advice = CMEK_ADVICE if argument == "kms_key_arn" else (
+                "a spec holds it once per table (the home region's): set it on the Bigtable side if it matters")
+            notices.append(Notice("not-in-spec", f.logical, f"{argument} of the replica in {region.value} "
+                                  f"({f.origin((argument,))}): {advice}"))
     return [replace(t, replicas=(*t.replicas, ReplicaDef(region))) if t.name.value == found.group(2) else t
             for t in tables]
 

@@ -45,6 +45,7 @@ def test_replicas_autoscaling_variables_and_provider_regions(tmp_path):
     assert source["autoscaling"] == {"min_reads": 8, "max_reads": 200, "min_writes": 20, "max_writes": 20,
                                      "target_utilization": 65.0}
     assert source["replicas"] == [{"region": "eu-west-1"}, {"region": "us-west-2"}]
+    assert "# Terraform aws_dynamodb_table_replica.west: provider aws.west region" in got.text
     assert source["ttl"] == {"attribute": "expires"}
     assert source["stream"] == "new_and_old_images"
     assert source["point_in_time_recovery"] == {"enabled": True}
@@ -64,6 +65,19 @@ def test_replicas_autoscaling_variables_and_provider_regions(tmp_path):
     unset = import_files(tmp_path, HERE / "orders-global.tf")
     assert any("variable min_reads has no default: pass --parameter min_reads=VALUE" in m
                for m in unset.codes("estimate"))
+
+
+def test_provider_docs_replica_resource_through_provider_aliases(tmp_path):
+    got = import_files(tmp_path, HERE / "hashicorp-dynamodb-table-replica.tf")
+    source = got.table("TestTable")
+    assert source["region"] == "us-west-2" and not got.codes("default-region")
+    assert source["key"] == {"partition": {"name": "BrodoBaggins", "type": "S"}}
+    assert source["billing"] == "on_demand" and source["stream"] == "new_and_old_images"
+    assert source["replicas"] == [{"region": "us-east-2"}]
+    assert "# Terraform aws_dynamodb_table_replica.example: provider aws.alt region" in got.text
+    assert any(m.startswith("tags of the replica in us-east-2") for m in got.codes("not-in-spec"))
+    assert "tags" not in source and "lsis" not in source and "gsis" not in source
+    assert source["point_in_time_recovery"] == {"enabled": False} and source["deletion_protection"] is False
 
 
 def test_provider_docs_autoscaling_example_alone_names_the_missing_table():
