@@ -19,7 +19,7 @@ from ..spec.errors import InputError, Problem
 from . import cloudformation, describe_table, terraform
 from .located import Located, parse
 from .model import Imported, Options, TableDefinition
-from .tf_hcl import parse_hcl
+from .tf_hcl import parse_configuration, parse_hcl
 
 Reader = Callable[[Located, Options], Imported]
 Probe = Callable[[Any], bool]
@@ -58,11 +58,33 @@ def read_source(path: str, text: str, options: Options, forced: str | None = Non
     return READERS[kind_of(loc, forced)][1](loc, options)
 
 
+def _read_directory(path: str, options: Options, forced: str | None) -> Imported:
+    """A directory is a Terraform configuration: its `.tf` files read together."""
+    if forced not in (None, terraform.KIND):
+        raise InputError([Problem(path, 1, 1, "", f"a directory is read as Terraform, not {forced}: name its files")])
+    texts: dict[str, str] = {}
+    for file in sorted(Path(path).glob("*.tf")):
+        try:
+            texts[str(file)] = file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise InputError([Problem(str(file), 1, 1, "", f"cannot read the file: {error}")]) from None
+    if not texts:
+        raise InputError([Problem(path, 1, 1, "", "a directory source must hold Terraform .tf files; name the "
+                                  "files to import instead")])
+    return terraform.read(parse_configuration(path, texts), options)
+
+
 def read_sources(paths: Sequence[str], options: Options, forced: str | None = None) -> list[Imported]:
     """Every source file, read; all files' problems together in one `InputError`."""
     problems: list[Problem] = []
     found = []
     for path in paths:
+        if Path(path).is_dir():
+            try:
+                found.append(_read_directory(path, options, forced))
+            except InputError as error:
+                problems += error.problems
+            continue
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:

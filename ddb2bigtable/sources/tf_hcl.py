@@ -15,7 +15,7 @@ its dicts, and a message pointing at the resource is what a user needs to find i
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import hcl2
@@ -52,6 +52,42 @@ def parse_hcl(file: str, text: str) -> Located:
         if (found := _HEADER.match(line)) is not None:
             marks[resource_path(found.group(1), found.group(2))] = (number, 1)
     return Located(file, {HCL_KEY: data}, marks)
+
+
+@dataclass(frozen=True)
+class HclLocated(Located):
+    """Several `.tf` files read as one configuration: a problem names the file of its resource."""
+
+    files: dict[Path, str] = field(default_factory=dict)  # resource path -> the file defining it
+
+    def problem(self, path: Path, message: str) -> Problem:
+        at = path
+        while at not in self.files and at:
+            at = at[:-1]
+        found = super().problem(path, message)
+        return replace(found, file=self.files.get(at, self.file))
+
+
+def parse_configuration(directory: str, texts: dict[str, str]) -> HclLocated:
+    """The `.tf` files of one directory (a Terraform module) merged, as Terraform reads them:
+    variables, providers and resources may each sit in a different file."""
+    merged: dict[str, list[Any]] = {}
+    marks: dict[Path, tuple[int, int]] = {}
+    files: dict[Path, str] = {}
+    problems: list[Problem] = []
+    for file, text in sorted(texts.items()):
+        try:
+            one = parse_hcl(file, text)
+        except InputError as error:
+            problems += error.problems
+            continue
+        for key, entries in one.data[HCL_KEY].items():
+            merged.setdefault(key, []).extend(entries if isinstance(entries, list) else [entries])
+        marks.update(one.marks)
+        files.update({at: file for at in one.marks})
+    if problems:
+        raise InputError(problems)
+    return HclLocated(directory, {HCL_KEY: merged}, marks, files)
 
 
 def unquote(name: str) -> str:

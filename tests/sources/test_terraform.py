@@ -80,6 +80,33 @@ def test_provider_docs_replica_resource_through_provider_aliases(tmp_path):
     assert source["point_in_time_recovery"] == {"enabled": False} and source["deletion_protection"] is False
 
 
+def test_a_directory_is_one_configuration(tmp_path):
+    """Variables, providers, the table and its auto scaling in separate files, as modules are laid out."""
+    config = tmp_path / "infra"
+    config.mkdir()
+    (config / "main.tf").write_text((HERE / "hashicorp-dynamodb-table.tf").read_text())
+    (config / "providers.tf").write_text('provider "aws" {\n  region = var.region\n}\n')
+    (config / "variables.tf").write_text('variable "region" {\n  default = "eu-west-1"\n}\n')
+    (config / "autoscaling.tf").write_text((HERE / "hashicorp-appautoscaling-dynamodb.tf").read_text().replace(
+        '"table/tableName"', '"table/${aws_dynamodb_table.basic-dynamodb-table.name}"'))
+    got = import_files(tmp_path, config)
+    source = got.table("GameScores")
+    assert source["region"] == "eu-west-1" and not got.codes("default-region")
+    assert source["autoscaling"] == {"min_reads": 5, "max_reads": 100, "min_writes": 20, "max_writes": 20,
+                                     "target_utilization": 70.0}
+    assert "# Terraform aws_appautoscaling_target.dynamodb_table_read_target.min_capacity" in got.text
+
+    (config / "broken.tf").write_text('resource "aws_dynamodb_table" "x" {\n  name = \n}\n')
+    (config / "main.tf").write_text((HERE / "hashicorp-dynamodb-table.tf").read_text().replace('"UserId"\n', '"Id"\n', 1))
+    result = CliRunner().invoke(main, ["import", str(config), "--instance", "shop-prod"])
+    assert result.exit_code == 2 and f"{config / 'broken.tf'}:2:" in result.stderr, result.stderr
+    (config / "broken.tf").unlink()
+    result = CliRunner().invoke(main, ["import", str(config), "--instance", "shop-prod"])
+    assert result.exit_code == 2 and result.stderr.startswith(f"{config / 'main.tf'}:1:"), result.stderr
+    empty = CliRunner().invoke(main, ["import", str(tmp_path / "infra" / ".."), "--instance", "shop-prod"])
+    assert empty.exit_code == 2 and "must hold Terraform .tf files" in empty.stderr
+
+
 def test_provider_docs_autoscaling_example_alone_names_the_missing_table():
     result = CliRunner().invoke(main, ["import", str(HERE / "hashicorp-appautoscaling-dynamodb.tf"),
                                        "--instance", "shop-prod"])
