@@ -79,6 +79,9 @@ def _from_hcl(loc: Located, options: Options) -> tuple[list[Resource], dict[str 
     scope: Scope = scope_of(data, parameters)
     notices = [Notice("unknown-parameter", loc.file, f"--parameter {k} is not a variable of this file")
                for k in parameters if k not in scope.variables]
+    notices += [Notice("not-evaluated", f"module.{label}", "modules are not expanded: import the module's directory "
+                       "(with --parameter for its variables) or `terraform show -json` output")
+                for label, _ in blocks(data, "module")]
     regions: dict[str | None, Any] = {}
     for label, body in blocks(data, "provider"):
         if label == "aws" and isinstance(body, dict):

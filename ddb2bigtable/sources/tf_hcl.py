@@ -170,7 +170,8 @@ def scope_of(data: dict[str, Any], parameters: dict[str, str]) -> Scope:
             variables[name] = Unresolved(f"variable {name} has no default: pass --parameter {name}=VALUE",
                                          f"var.{name}")
     scope = Scope(variables)
-    for entry in data.get("locals") or []:
-        if isinstance(entry, dict):
-            scope.locals.update({k: scope.evaluate(v) for k, v in entry.items() if not k.startswith("__")})
+    for entry in data.get("locals") or []:  # in order, so a local may use the ones above it
+        for name, value in (entry.items() if isinstance(entry, dict) else ()):
+            if not name.startswith("__"):
+                scope.locals[name] = scope.evaluate(value)
     return scope

@@ -157,9 +157,18 @@ def test_what_is_not_expanded_is_named(tmp_path):
   default = ["a"]
 }
 
+locals {
+  base = "Thi"
+  name = "${local.base}ngs"
+}
+
+module "more_tables" {
+  source = "./tables"
+}
+
 resource "aws_dynamodb_table" "t" {
   count        = 1
-  name         = "Things"
+  name         = local.name
   billing_mode = "PAY_PER_REQUEST"
   hash_key     = "id"
   attribute {
@@ -184,6 +193,8 @@ resource "aws_dynamodb_table" "t" {
     assert source_table["billing"] == "on_demand" and "gsis" not in source_table
     said = " ".join(got.codes("not-evaluated"))
     assert "dynamic blocks (global_secondary_index) are not expanded" in said and "count is not expanded" in said
+    assert "modules are not expanded" in said
+    assert "# Terraform aws_dynamodb_table.t.name" in got.text
 
 
 BAD_TABLE = '''resource "aws_dynamodb_table" "t" {
