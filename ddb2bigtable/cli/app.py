@@ -2,7 +2,7 @@
 
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
 One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
-`replicate_cmd` (replicate), `import_cmd` (import), `advise_cmd` (advise).
+`replicate_cmd` (replicate), `cutover_cmd` (cutover check), `import_cmd` (import), `advise_cmd` (advise).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from .advise_cmd import advise_command
+from .cutover_cmd import cutover
 from .diff import diff
 from .import_cmd import import_
 from .load import load, up, verify
@@ -23,5 +24,5 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff, replicate, import_, advise_command):
+for command in (validate, plan, load, verify, up, diff, replicate, cutover, import_, advise_command):
     main.add_command(command)

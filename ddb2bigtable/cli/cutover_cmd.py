@@ -1,0 +1,92 @@
+"""`cutover check`: a sample of the live DynamoDB table compared with Bigtable, and the
+replication lag, before switching the application over. A group, so the later cutover
+steps can join it; the check itself is in replicate/cutover.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ..spec.errors import InputError
+from .output import fail
+
+if TYPE_CHECKING:
+    from ..replicate.cutover import CutoverReport
+
+SHOWN = 20  # differences listed in text; JSON has them all
+
+
+@click.group()
+def cutover() -> None:
+    """Steps of switching a replicated table over to Bigtable."""
+
+
+@cutover.command()
+@click.argument("spec")
+@click.option("--table", "table_id", required=True, help="The spec's table id to check.")
+@click.option("--stage", default="local", show_default=True, help="Stage giving project and instance.")
+@click.option("--sample", type=int, default=1000, show_default=True, help="Items to read from DynamoDB and compare.")
+@click.option("--segments", type=int, default=4, show_default=True,
+              help="Parallel Scan segments read at once (picked at random among 8 times as many).")
+@click.option("--endpoint-url", default=None,
+              help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The load's work folder: its types and replicate's checkpoint "
+                   "(default .ddb2bigtable/<stage>/<instance>/<table>).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def check(spec: str, table_id: str, stage: str, sample: int, segments: int, endpoint_url: str | None, fmt: str,
+          work_dir: Path | None, root: Path) -> None:
+    """Compare a random sample of the live table with Bigtable; exit 0 when ready to switch, 1 when not."""
+    try:
+        code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt)
+    except InputError as error:
+        fail(error)
+    sys.exit(code)
+
+
+def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, segments: int,
+         endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
+    from ..load.emulator import quiet_connection_warning
+    from ..load.local_stage import WORK_DIR
+    from ..plan.routing import load_profile_id
+    from ..replicate.cutover import CutoverOptions, run_cutover_check
+    from ..replicate.stream import ENDPOINT_ENV
+    from .load_runs import resolve
+
+    target = resolve(root, spec, table_id, stage_name)
+    profile = load_profile_id(target.instance)  # replicate's: reads what it wrote, on the cluster it wrote
+    options = CutoverOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
+                             work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
+                             sample=sample, segments=segments,
+                             endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV))
+    with quiet_connection_warning():
+        report = run_cutover_check(target.table, options)
+    if fmt == "json":
+        click.echo(json.dumps(report.as_json(), indent=2))
+    else:
+        _print(report)
+    return 0 if report.ready else 1
+
+
+def _print(report: CutoverReport) -> None:
+    from ..replicate.cutover import key_text
+
+    click.echo(f"{report.table}: {report.checked:,} checked, {report.matches:,} match, "
+               f"{len(report.mismatches):,} differ, {len(report.missing):,} missing in Bigtable"
+               + (f", {report.expired:,} expired (TTL)" if report.expired else ""))
+    for mismatch in report.mismatches[:SHOWN]:
+        click.echo(f"  differs: {key_text(mismatch['key'])}: {mismatch['detail']}")
+    for gone in report.missing[:SHOWN]:
+        click.echo(f"  missing in Bigtable: {key_text(gone['key'])} (row {gone['row_key']})")
+    lag = report.lag_note if report.lag_seconds is None else f"{report.lag_seconds:,.1f} s ({report.lag_note})"
+    click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s")
+    if report.ready:
+        click.echo("verdict: ready (0 differences in the sample, lag under the limit)")
+    else:
+        click.echo("verdict: not ready: " + "; ".join(report.reasons))

@@ -1,0 +1,107 @@
+"""`cutover check` against DynamoDB Local and the Bigtable emulator: ready after `replicate
+--until-caught-up`; a difference planted in Bigtable only (one attribute changed, one row
+deleted) is found and named; no lag before replicate ran; bad input is exit 2."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+
+from google.cloud.bigtable.data import BigtableDataClientAsync
+
+from ddb2bigtable.codec.mutations import RowMutation
+from ddb2bigtable.load.client_hooks import Source
+from ddb2bigtable.load.writer import row_entry
+from ddb2bigtable.replicate.cutover import NOT_RUN, CutoverOptions, run_cutover_check
+from ddb2bigtable.replicate.stream import StreamReader
+
+from ..conftest import ROOT
+from .scenario import PROJECT, _codec, create, export_and_load, scan
+from .test_replicate_cli import environment, replicate, writes
+from .test_replicate_emulator import movie
+
+
+def cutover_check(scenario, dynamodb, *args: str, table: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ddb2bigtable", "cutover", "check", str(scenario.spec_file),
+                           "--table", table or scenario.table.id, "--stage", "local", "--root", str(ROOT),
+                           "--work-dir", str(scenario.work_dir), "--endpoint-url", dynamodb.endpoint, *args],
+                          capture_output=True, text=True, env=environment(), timeout=300)
+
+
+def plant(scenario, rows: list[RowMutation]) -> None:
+    """Rows written to Bigtable only, as the load's writer writes them."""
+    async def go():
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            table = client.get_table(scenario.instance_id, scenario.table.id)
+            await table.bulk_mutate_rows([row_entry(row, Source("planted", i)) for i, row in enumerate(rows)])
+    asyncio.run(go())
+
+
+def test_ready_after_replicate_then_a_planted_difference_is_named(dynamodb, bigtable_emulator, tmp_path):
+    scenario = create(dynamodb, tmp_path)
+    writes(dynamodb, scenario, 0, 10)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    writes(dynamodb, scenario, 10, 20)
+    out = replicate(scenario, dynamodb, "--since", str(export), "--until-caught-up")
+    assert out.returncode == 0, out.stderr
+
+    ready = cutover_check(scenario, dynamodb, "--sample", "100", "--segments", "3", "--format", "json")
+    assert ready.returncode == 0, ready.stdout + ready.stderr
+    report = json.loads(ready.stdout)
+    assert report["ready"] and report["reasons"] == [], report
+    assert report["checked"] == report["matches"] == 24  # 30 written, 6 deleted: all of them, a small table
+    assert report["mismatches"] == report["missing_in_bigtable"] == []
+    assert report["lag_seconds"] < report["lag_limit_seconds"] == 60 and report["lag"].startswith("caught up at")
+
+    codec, items = _codec(scenario), {i["title"]["S"]: i for i in scan(dynamodb, scenario.dynamo_table)}
+    changed = items["Live 11"] | {"n": {"N": "999"}}  # the attribute changed in Bigtable only
+    now = 2**52  # a cell time after anything replicate wrote: it is the version read back
+    plant(scenario, [codec.encode(changed, write_time_micros=now, now_micros=0, replace=True),
+                     codec.delete(items["Live 12"])])
+
+    found = cutover_check(scenario, dynamodb, "--sample", "100")
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "differs: year=1999, title=Live 11: attributes differ: n" in found.stdout
+    assert "missing in Bigtable: year=1999, title=Live 12" in found.stdout
+    assert "verdict: not ready: 1 item(s) differ; 1 item(s) missing in Bigtable" in found.stdout
+    assert "22 match" in found.stdout and "Traceback" not in found.stderr
+
+    as_json = json.loads(cutover_check(scenario, dynamodb, "--format", "json").stdout)
+    assert as_json["mismatches"] == [{"key": {"year": {"N": "1999"}, "title": {"S": "Live 11"}},
+                                      "attributes": ["n"], "detail": "attributes differ: n"}]
+    assert [m["key"]["title"]["S"] for m in as_json["missing_in_bigtable"]] == ["Live 12"]
+
+
+def test_without_replicate_the_lag_is_unknown_and_the_sample_is_bounded(dynamodb, bigtable_emulator, tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
+    scenario = create(dynamodb, tmp_path)
+    for i in range(40):  # 40 partitions: a segment is a range of partition-key hashes
+        dynamodb.client().put_item(TableName=scenario.dynamo_table, Item=movie(1960 + i, f"Film {i}"))
+    export_and_load(dynamodb, scenario, tmp_path)
+    options = CutoverOptions(project=PROJECT, instance_id=scenario.instance_id, app_profile_id="migration-load",
+                             work_dir=scenario.work_dir, sample=10, segments=2, endpoint_url=dynamodb.endpoint)
+    report = run_cutover_check(scenario.table, options)
+    assert (report.checked, report.matches, report.mismatches, report.missing) == (10, 10, [], [])
+    assert report.lag_seconds is None and report.lag_note == NOT_RUN
+    assert not report.ready and report.reasons == [f"replication lag {NOT_RUN}"]
+    samples = [_sampled_titles(scenario.table, options, seed) for seed in range(4)]
+    assert all(len(titles) == len(set(titles)) == 10 for titles in samples)
+    assert len({title for titles in samples for title in titles}) > 10  # different checks see different items
+
+
+def _sampled_titles(table, options: CutoverOptions, seed: int) -> list[str]:
+    reader = StreamReader(table.source.table, table.source.region, options.endpoint_url)
+    return [i["title"]["S"] for i in reader.sample(options.sample, options.segments, random.Random(seed))]
+
+
+def test_bad_input_is_exit_2_without_a_traceback(dynamodb, bigtable_emulator, tmp_path):
+    scenario = create(dynamodb, tmp_path)  # nothing loaded
+    for args, table, says in [((), None, "no load of"), ((), "nope", "no table 'nope'"),
+                              (("--sample", "0"), None, "--sample: must be at least 1")]:
+        out = cutover_check(scenario, dynamodb, *args, table=table)
+        assert out.returncode == 2 and says in out.stderr and "Traceback" not in out.stderr, out.stderr
