@@ -35,13 +35,13 @@ _META = ("dynamic", "count", "for_each", "depends_on", "lifecycle")
 @dataclass(frozen=True)
 class Resource:
     kind: str
-    name: str
+    address: str  # `aws_dynamodb_table.orders`, `module.db.aws_dynamodb_table.orders` in `show -json`
     values: dict[str, Any]
     base: Path
     provider: str | None = None  # the alias of `provider = aws.ALIAS`
 
     def fields(self, loc: Located) -> TfFields:
-        return TfFields(loc, f"{self.kind}.{self.name}", self.values, self.base)
+        return TfFields(loc, self.address, self.values, self.base)
 
 
 def is_terraform(data: Any) -> bool:
@@ -57,9 +57,9 @@ def _module(module: Any, base: Path, out: list[Resource]) -> None:
     for i, resource in enumerate(module.get("resources") or []):
         if isinstance(resource, dict) and resource.get("mode", "managed") == "managed" \
                 and isinstance(resource.get("values"), dict):
-            name = str(resource.get("address") or resource.get("name"))
-            out.append(Resource(str(resource.get("type")), name.removeprefix(f"{resource.get('type')}."),
-                                resource["values"], (*base, "resources", i, "values")))
+            kind = str(resource.get("type"))
+            address = str(resource.get("address") or f"{kind}.{resource.get('name')}")
+            out.append(Resource(kind, address, resource["values"], (*base, "resources", i, "values")))
     for j, child in enumerate(module.get("child_modules") or []):
         _module(child, (*base, "child_modules", j), out)
 
@@ -97,7 +97,8 @@ def _from_hcl(loc: Located, options: Options) -> tuple[list[Resource], dict[str 
             alias = _PROVIDER.match(str(body.get("provider", "")).strip("${}\""))  # aws.X or "aws.X"
             notices += _unexpanded(f"{kind}.{name}", body)
             values = scope.evaluate({a: v for a, v in body.items() if a not in ("provider", *_META)})
-            found.append(Resource(kind, name, values, resource_path(kind, name), alias.group(1) if alias else None))
+            found.append(Resource(kind, f"{kind}.{name}", values, resource_path(kind, name),
+                                  alias.group(1) if alias else None))
             for attribute, value in values.items():
                 if not isinstance(value, (dict, list)):
                     scope.refs[f"{kind}.{name}.{attribute}"] = value
@@ -126,9 +127,9 @@ def _region(loc: Located, options: Options, regions: dict[str | None, Any], reso
             notices: list[Notice]) -> Sourced[str]:
     arn = _ARN.match(str(resource.values.get("arn") or ""))
     if arn and arn.group(1):
-        return given(arn.group(1), f"Terraform {resource.kind}.{resource.name}.arn")
+        return given(arn.group(1), f"Terraform {resource.address}.arn")
     value = regions.get(resource.provider)
-    where = f"{resource.kind}.{resource.name}: provider aws.{resource.provider}" if resource.provider \
+    where = f"{resource.address}: provider aws.{resource.provider}" if resource.provider \
         else 'provider "aws"'
     if isinstance(value, str):
         return given(value, f"Terraform {where} region")

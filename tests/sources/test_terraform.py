@@ -142,12 +142,23 @@ def test_terraform_show_json_plan(tmp_path):
     values = doc.pop("values")
     del values["root_module"]["resources"][0]["values"]["arn"]
     doc["planned_values"] = values
+    values["root_module"]["child_modules"] = [{"address": "module.west", "resources": [{
+        "address": "module.west.aws_dynamodb_table_replica.events", "mode": "managed",
+        "type": "aws_dynamodb_table_replica", "name": "events", "provider_name": "registry.terraform.io/hashicorp/aws",
+        "schema_version": 0, "values": {"arn": "arn:aws:dynamodb:eu-north-1:123456789012:table/Events",
+                                        "global_table_arn": "arn:aws:dynamodb:eu-central-1:123456789012:table/Events",
+                                        "point_in_time_recovery": False, "tags": None}, "sensitive_values": {}}]}]
     doc["configuration"] = {"provider_config": {"aws": {"name": "aws", "full_name": "registry.terraform.io/hashicorp/aws",
                                                         "expressions": {"region": {"constant_value": "eu-central-1"}}}}}
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps(doc))
     got = import_files(tmp_path, plan)
-    _check_events(got.table("Events"))
+    source = got.table("Events")
+    assert source.pop("replicas") == [{"region": "eu-west-3"}, {"region": "eu-north-1"}]
+    source["replicas"] = [{"region": "eu-west-3"}]
+    _check_events(source)
+    assert "# Terraform module.west.aws_dynamodb_table_replica.events.arn" in got.text
+    assert any(m.startswith("point_in_time_recovery of the replica in eu-north-1") for m in got.codes("not-in-spec"))
     assert "# Terraform provider \"aws\" region" in got.text
 
 
