@@ -113,13 +113,15 @@ def key_schema(f: Fields, rel: Path, types: dict[str, KeyType]) -> tuple[Sourced
     return parts["HASH"], parts.get("RANGE")
 
 
-def projection(f: Fields, rel: Path) -> Sourced[Projection]:
-    kind = f.text((*rel, "ProjectionType"), "ProjectionType")
+def projection(f: Fields, rel: Path, fields: tuple[str, str] = ("ProjectionType", "NonKeyAttributes")
+               ) -> Sourced[Projection]:
+    """An index's projection; `fields` name the type and attribute list (Terraform's differ)."""
+    kind = f.text((*rel, fields[0]), fields[0])
     if kind is None:
-        return given("all", f.origin(rel) + " (no ProjectionType: ALL)")
+        return given("all", f.origin(rel) + f" (no {fields[0]}: ALL)")
     if kind.value == "INCLUDE":
-        names = f.raw((*rel, "NonKeyAttributes")) or []
-        return given(tuple(str(n) for n in names), f.origin((*rel, "NonKeyAttributes")))
+        names = f.raw((*rel, fields[1])) or []
+        return given(tuple(str(n) for n in names), f.origin((*rel, fields[1])))
     return Sourced(kind.value.lower(), kind.origin, kind.estimate)
 
 
@@ -149,9 +151,9 @@ def ttl(f: Fields) -> Sourced[str] | None:
 
 
 def table_class(f: Fields, rel: Path) -> Sourced[str]:
-    klass = f.text(rel, "TableClass")
+    klass = f.text(rel, str(rel[-1]))
     if klass is None:
-        return given("standard", f.origin(()) + " (no TableClass: STANDARD)")
+        return given("standard", f.origin(()) + f" (no {rel[-1]}: STANDARD)")
     return Sourced(TABLE_CLASSES.get(klass.value, "standard"), klass.origin, klass.estimate)
 
 

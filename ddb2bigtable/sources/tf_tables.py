@@ -12,17 +12,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cfn_fields import CMEK_ADVICE, Fields
+from .cfn_fields import CMEK_ADVICE, Fields, projection, table_class
 from .located import Located, Path, dotted
 from .model import (
     STREAM_VIEWS,
-    TABLE_CLASSES,
     Dropped,
     GsiDef,
     KeyAttr,
     KeyType,
     LsiDef,
-    Projection,
     ReplicaDef,
     Sourced,
     TableDefinition,
@@ -35,6 +33,9 @@ _NOT_IN_SPEC = (
     ("warm_throughput", "warm throughput", "Bigtable has no pre-warming; nodes are sized from the peak"),
     ("import_table", "import from S3", "load the data with `ddb2bigtable load` from an export"),
 )
+
+
+_PROJECTION = ("projection_type", "non_key_attributes")
 
 
 class TfFields(Fields):
@@ -71,16 +72,6 @@ def _key(f: TfFields, rel: Path, types: dict[str, KeyType]) -> Sourced[KeyAttr] 
     if name.value not in types and not name.is_estimate:
         raise f.fail(rel, f"key attribute {name.value!r} has no attribute block; add one with its type")
     return Sourced(KeyAttr(name.value, types.get(name.value, "S")), f"{name.origin} + attribute", name.estimate)
-
-
-def _projection(f: TfFields, at: Path) -> Sourced[Projection]:
-    kind = f.text((*at, "projection_type"), "projection_type")
-    if kind is None:
-        return given("all", f.origin(at) + " (no projection_type: ALL)")
-    if kind.value == "INCLUDE":
-        names = f.raw((*at, "non_key_attributes")) or []
-        return given(tuple(str(n) for n in names), f.origin((*at, "non_key_attributes")))
-    return Sourced(kind.value.lower(), kind.origin, kind.estimate)
 
 
 def _flag(f: TfFields, rel: Path, default: str) -> Sourced[bool]:
@@ -159,26 +150,25 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
         index, g_partition = f.text((*at, "name"), "name"), _key(f, (*at, "hash_key"), types)
         if index is None or g_partition is None:
             raise f.fail(at, "a global_secondary_index needs name and hash_key")
-        gsis.append(GsiDef(index, g_partition, _key(f, (*at, "range_key"), types), _projection(f, at), *units(at)))
+        gsis.append(GsiDef(index, g_partition, _key(f, (*at, "range_key"), types), projection(f, at, _PROJECTION),
+                           *units(at)))
     lsis = []
     for at in f.items(("local_secondary_index",), "local_secondary_index"):
         index, l_sort = f.text((*at, "name"), "name"), _key(f, (*at, "range_key"), types)
         if index is None or l_sort is None:
             raise f.fail(at, "a local_secondary_index needs name and range_key")
-        lsis.append(LsiDef(index, l_sort, _projection(f, at)))
+        lsis.append(LsiDef(index, l_sort, projection(f, at, _PROJECTION)))
     ttl_on = _block_flag(f, "ttl", "enabled")
     pitr = _block_flag(f, "point_in_time_recovery", "enabled") or given(
         False, f.origin(()) + " (no point_in_time_recovery: disabled)")
     days = (f.integer(("point_in_time_recovery", 0, "recovery_period_in_days"), "recovery_period_in_days")
             if f.items(("point_in_time_recovery",), "point_in_time_recovery") else None)
-    klass = f.text(("table_class",), "table_class")
     tags = tuple((str(k), v) for k in (f.raw(("tags",)) or {}) if (v := f.text(("tags", k), "tags")) is not None)
     reads, writes = units(())
     return TableDefinition(
         name=name, region=region, partition=partition, sort=sort, billing=billing, reads=reads, writes=writes,
         ttl_attribute=f.text(("ttl", 0, "attribute_name"), "ttl.attribute_name") if ttl_on and ttl_on.value else None,
         stream=_stream(f), pitr=pitr, pitr_days=days,
-        table_class=(Sourced(TABLE_CLASSES.get(klass.value, "standard"), klass.origin, klass.estimate) if klass
-                     else given("standard", f.origin(()) + " (no table_class: STANDARD)")),
+        table_class=table_class(f, ("table_class",)),
         deletion_protection=_flag(f, ("deletion_protection_enabled",), "deletion_protection_enabled"),
         tags=tags, replicas=replicas(f), gsis=tuple(gsis), lsis=tuple(lsis), dropped=tuple(_dropped(f, pitr.value)))
