@@ -41,9 +41,12 @@ def parse_hcl(file: str, text: str) -> Located:
     try:
         data = hcl2.loads(text, serialization_options=_OPTIONS)
     except UnexpectedInput as error:
+        found = getattr(error, "token", None) or getattr(error, "char", None)
+        what = f"unexpected {str(found).strip()[:30]!r}" if found is not None and str(found).strip() else \
+            "unexpected end of file or line"
         raise InputError([Problem(file, error.line if error.line > 0 else 1, max(error.column, 1), "",
-                                  "not valid HCL: python-hcl2 cannot parse here; fix the file (`terraform validate` "
-                                  "points at the same place)")]) from None
+                                  f"not valid HCL ({what}): python-hcl2 cannot parse here; fix the file "
+                                  "(`terraform validate` points at the same place)")]) from None
     except (LarkError, ValueError, TypeError) as error:  # parse errors without a position
         raise InputError([Problem(file, 1, 1, "", f"not valid HCL ({error}); run `terraform validate` on it "
                                   "to find the line, then fix it")]) from None

@@ -221,7 +221,8 @@ BAD_TABLE = '''resource "aws_dynamodb_table" "t" {
 
 
 @pytest.mark.parametrize("name, text, where, says", [
-    ("broken.tf", 'resource "aws_dynamodb_table" "t" {\n  name = \n}\n', "broken.tf:2:", "not valid HCL"),
+    ("broken.tf", 'resource "aws_dynamodb_table" "t" {\n  name = \n}\n', "broken.tf:2:",
+     "not valid HCL (unexpected '}')"),
     ("unclosed.tf", 'resource "aws_dynamodb_table" "t" {\n  name = "T"\n', "unclosed.tf:", "not valid HCL"),
     ("key.tf", BAD_TABLE, "key.tf:1:", "aws_dynamodb_table.t: key attribute 'pk' has no attribute block"),
     ("type.tf", BAD_TABLE.replace('"pk"', '"id"'), "type.tf:1:", "read_capacity must be a whole number, got 'lots'"),
