@@ -5,6 +5,9 @@
 - `describe_table.read`: `aws dynamodb describe-table` output.
 - `cloudformation.read`: CloudFormation / SAM templates (YAML short forms or JSON), with
   `intrinsics.resolve` for parameters and intrinsic functions.
+- `terraform.read`: `.tf` files (python-hcl2, `tf_hcl` resolves variables, locals and
+  same-file references) and `terraform show -json` output; `tf_tables` maps one
+  `aws_dynamodb_table`, reusing the CloudFormation reader's `Fields` and auto scaling.
 - `emit.build`: the tables -> a spec document, estimates and losses as `model.Notice`;
   `emit.to_yaml` (a comment on every value) and `emit.to_json`.
 - `estimates.complete`: what no source gave, filled in as explicit estimates.

@@ -1,6 +1,6 @@
 """A DynamoDB table as its definitions describe it, every value with where it came from.
 
-Each reader (describe-table output, CloudFormation, later live AWS and Terraform) fills
+Each reader (describe-table output, CloudFormation, Terraform, later live AWS) fills
 this model and nothing else, so the emitter and the estimates are written once. A value is
 a `Sourced`: the value, the place that gave it (`CloudFormation Orders.Properties.
 ProvisionedThroughput.ReadCapacityUnits`) and, when no source gave it, the estimate note
