@@ -35,3 +35,19 @@ def test_another_target_or_another_stream_is_not_resumed(tmp_path):
     assert "was written for" in resume_problem(checkpoint, path, "arn:old-stream", TARGET | {"instance": "j"})
     moved = resume_problem(checkpoint, path, "arn:new-stream", TARGET)
     assert "disabled and enabled again" in moved and "Re-export" in moved
+
+
+def test_the_lag_times_round_trip_and_older_checkpoints_have_none(tmp_path):
+    """`cutover check` reads the newest applied record and the last catch-up from here."""
+    import json
+    from dataclasses import replace
+
+    path = tmp_path / "replicate.json"
+    saved = Checkpoint("arn:stream", TARGET, 1_000).advanced("shardId-1", "42", False, 3_000, 2_500)
+    saved = replace(saved.advanced("shardId-1", "43", False, 4_000, None), caught_up_micros=3_900)
+    assert (saved.newest_micros, saved.caught_up_micros) == (2_500, 3_900)  # never goes back
+    save_checkpoint(path, saved)
+    assert load_checkpoint(path) == saved
+    older = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("newest_micros", "caught_up_micros")}
+    path.write_text(json.dumps(older))
+    assert load_checkpoint(path) == replace(saved, newest_micros=None, caught_up_micros=None)

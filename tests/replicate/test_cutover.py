@@ -9,12 +9,15 @@ import json
 import random
 import subprocess
 import sys
+import time
 
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ddb2bigtable.codec.mutations import RowMutation
 from ddb2bigtable.load.client_hooks import Source
+from ddb2bigtable.load.state import target
 from ddb2bigtable.load.writer import row_entry
+from ddb2bigtable.replicate.checkpoint import CHECKPOINT, Checkpoint, save_checkpoint
 from ddb2bigtable.replicate.cutover import NOT_RUN, CutoverOptions, run_cutover_check
 from ddb2bigtable.replicate.stream import StreamReader
 
@@ -89,6 +92,12 @@ def test_without_replicate_the_lag_is_unknown_and_the_sample_is_bounded(dynamodb
     assert (report.checked, report.matches, report.mismatches, report.missing) == (10, 10, [], [])
     assert report.lag_seconds is None and report.lag_note == NOT_RUN
     assert not report.ready and report.reasons == [f"replication lag {NOT_RUN}"]
+    where = target(PROJECT, scenario.instance_id, scenario.table.id)  # replicate caught up 2 minutes ago
+    stale = Checkpoint("arn:stream", where, 0, caught_up_micros=time.time_ns() // 1000 - 120_000_000)
+    save_checkpoint(scenario.work_dir / CHECKPOINT, stale)
+    late = run_cutover_check(scenario.table, options)
+    assert late.lag_seconds is not None and 119 < late.lag_seconds < 180 and late.lag_note.startswith("caught up at")
+    assert not late.ready and late.reasons == [f"replication lag {late.lag_seconds:,.1f} s is not under 60 s"]
     samples = [_sampled_titles(scenario.table, options, seed) for seed in range(4)]
     assert all(len(titles) == len(set(titles)) == 10 for titles in samples)
     assert len({title for titles in samples for title in titles}) > 10  # different checks see different items
