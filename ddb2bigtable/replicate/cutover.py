@@ -10,7 +10,9 @@ from replicate's checkpoint. Ready means no difference in the sample and a lag u
 limit; anything else is "not ready", with why.
 
 An item written while the check runs can differ for a moment (read from DynamoDB before
-replicate applied it): rerun the check; a difference that stays is real.
+replicate applied it), so a differing item is read again from both sides after
+RECHECK_SECONDS; only what still differs is reported (one deleted meanwhile is counted as
+vanished). A difference that stays is real.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
 from ..load.state import target
-from ..load.verify import RowReader, item_difference
+from ..load.verify import Difference, RowReader, item_difference
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .checkpoint import CHECKPOINT, load_checkpoint, resume_problem
@@ -39,6 +41,7 @@ LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less tha
 DEFAULT_SAMPLE = 1000
 DEFAULT_SEGMENTS = 4
 NOT_RUN = "unknown: replicate has not run"
+RECHECK_SECONDS = 2.0  # before a differing item is read again from both sides
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class CutoverOptions:
     endpoint_url: str | None = None
     lag_limit_seconds: float = LAG_LIMIT_SECONDS
     seed: int | None = None  # the sample's segments (None: different items every check)
+    recheck_seconds: float = RECHECK_SECONDS
 
 
 @dataclass
@@ -61,6 +65,7 @@ class CutoverReport:
     checked: int = 0
     matches: int = 0
     expired: int = 0  # past their TTL in the sample: Bigtable need not hold them
+    vanished: int = 0  # differed, then were deleted from DynamoDB before the second look
     mismatches: list[dict[str, Any]] = field(default_factory=list)  # key, attributes, detail
     missing: list[dict[str, Any]] = field(default_factory=list)  # key, row_key
     lag_seconds: float | None = None
@@ -87,7 +92,8 @@ class CutoverReport:
 
     def as_json(self) -> dict[str, Any]:
         return {"table": self.table, "ready": self.ready, "reasons": self.reasons, "checked": self.checked,
-                "matches": self.matches, "expired": self.expired, "mismatches": self.mismatches,
+                "matches": self.matches, "expired": self.expired, "vanished": self.vanished,
+                "mismatches": self.mismatches,
                 "missing_in_bigtable": self.missing,
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
                 "lag": self.lag_note, "lag_limit_seconds": self.lag_limit_seconds,
@@ -139,34 +145,47 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
     rng = random.Random(options.seed)
     items = await asyncio.to_thread(reader.sample, options.sample, options.segments, rng)
-    now = now_micros()
-    wanted: list[tuple[Item, Item, bytes]] = []  # (item, what Bigtable should hold, row key)
-    for item in items:
-        report.checked += 1
-        key = _key_of(table, item)
-        try:
-            expected = codec.expected(item, now_micros=now)
-            if expected is None:
-                report.expired += 1
-                continue
-            wanted.append((item, expected, codec.row_key(item)))
-        except CodecError as error:  # replicate dead-lettered it: Bigtable cannot hold it
-            report.mismatches.append({"key": key, "attributes": [], "detail": f"cannot be written: {error}"})
     async with BigtableDataClientAsync(project=options.project) as client:
         rows = RowReader(client.get_table(options.instance_id, table.id, app_profile_id=options.app_profile_id),
-                         codec, codec.ttl_families, now)
-        found = await rows.lookup([row_key for _, _, row_key in wanted]) if wanted else {}
-    for item, expected, row_key in wanted:
-        difference = item_difference(expected, found.get(row_key, []), row_key)
-        if difference is None:
+                         codec, codec.ttl_families, now_micros())
+        results = await _judged(codec, rows, items)
+        suspects = [item for item, result in results if isinstance(result, Difference)]
+        if suspects:  # written while we read? Read both sides again: only what stays different counts
+            await asyncio.sleep(options.recheck_seconds)
+            fresh = await asyncio.to_thread(reader.current, [_key_of(table, item) for item in suspects])
+            report.vanished = len(suspects) - len(fresh)
+            results = [r for r in results if not isinstance(r[1], Difference)] + await _judged(codec, rows, fresh)
+    for item, result in results:
+        report.checked += 1
+        key = _key_of(table, item)
+        if result == "expired":
+            report.expired += 1
+        elif result is None:
             report.matches += 1
-        elif difference.kind == "missing":
-            report.missing.append({"key": _key_of(table, item), "row_key": row_key.decode("utf-8", "replace")})
-        else:
-            report.mismatches.append({"key": _key_of(table, item), "attributes": list(difference.attributes),
-                                      "detail": difference.detail})
+        elif isinstance(result, Difference) and result.kind == "missing":
+            report.missing.append({"key": key, "row_key": codec.row_key(item).decode("utf-8", "replace")})
+        elif isinstance(result, Difference):
+            report.mismatches.append({"key": key, "attributes": list(result.attributes), "detail": result.detail})
     report.seconds = time.monotonic() - began
     return report
+
+
+async def _judged(codec: Codec, rows: RowReader, items: list[Item]) -> list[tuple[Item, Difference | str | None]]:
+    """Each item with None (Bigtable holds it), "expired" (past its TTL: need not) or its
+    `Difference` (one that cannot be written at all: replicate dead-lettered it)."""
+    results: list[tuple[Item, Difference | str | None]] = []
+    wanted: list[tuple[Item, Item, bytes]] = []  # (item, what Bigtable should hold, row key)
+    for item in items:
+        try:
+            expected = codec.expected(item, now_micros=rows.now)
+            if expected is None:
+                results.append((item, "expired"))
+            else:
+                wanted.append((item, expected, codec.row_key(item)))
+        except CodecError as error:
+            results.append((item, Difference("different", f"cannot be written: {error}")))
+    found = await rows.lookup([row_key for _, _, row_key in wanted]) if wanted else {}
+    return results + [(item, item_difference(expected, found.get(key, []), key)) for item, expected, key in wanted]
 
 
 def run_cutover_check(table: TableSpec, options: CutoverOptions,
