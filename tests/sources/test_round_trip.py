@@ -48,14 +48,19 @@ def _projection(projection) -> dict[str, Any]:
     return PROJECTIONS.get(projection) or {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(projection)}
 
 
-def _attributes(s: Source) -> list[dict[str, str]]:
+def key_attribute_types(s: Source) -> dict[str, str]:
+    """Every attribute a key of the table or of an index uses, with its type (both round trips)."""
     found = {}
     for key in (s.key, *(g.key for g in s.gsis)):
         for attr in (key.partition, key.sort):
             if attr:
                 found[attr.name] = attr.type
     found.update({lsi.sort.name: lsi.sort.type for lsi in s.lsis})
-    return [{"AttributeName": n, "AttributeType": t} for n, t in found.items()]
+    return found
+
+
+def _attributes(s: Source) -> list[dict[str, str]]:
+    return [{"AttributeName": n, "AttributeType": t} for n, t in key_attribute_types(s).items()]
 
 
 def _common(s: Source) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
 from .helpers import import_files
-from .test_round_trip import _without_what_templates_lack
+from .test_round_trip import _without_what_templates_lack, key_attribute_types
 
 NOT_IN_TERRAFORM = {
     "a replica's own read capacity": "the replica block of aws_dynamodb_table has no capacity override: every "
@@ -31,13 +31,7 @@ _ACCOUNT = "123456789012"
 
 
 def _attributes(s: Any) -> list[dict[str, str]]:
-    found = {}
-    for key in (s.key, *(g.key for g in s.gsis)):
-        for attr in (key.partition, key.sort):
-            if attr:
-                found[attr.name] = attr.type
-    found.update({lsi.sort.name: lsi.sort.type for lsi in s.lsis})
-    return [{"name": n, "type": t} for n, t in found.items()]
+    return [{"name": n, "type": t} for n, t in key_attribute_types(s).items()]
 
 
 def _projection(projection: Any) -> dict[str, Any]:
