@@ -204,35 +204,48 @@ def _check_indexes(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Prob
 
 
 def _check_billing(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
-    out: list[Problem] = []
+    """Capacity fields that fit the billing mode, and ranges that are the right way round."""
     present = doc.value_at(sp)
-    if source.billing == "provisioned":
-        for field in ("reads", "writes"):
-            if getattr(source, field) <= 0:
-                unit = "RCU" if field == "reads" else "WCU"
-                out.append(doc.problem((*sp, field), f"a provisioned table needs {field} > 0 (its {unit}); "
-                                                     f"for an on-demand table write billing: on_demand and a peak",
-                                       key=field not in present))
-        for field in ("peak", "average"):
-            if field in present:
-                out.append(doc.problem((*sp, field), f"{field} is for on_demand tables; a provisioned table is "
-                                                     f"sized from reads, writes and autoscaling", key=True))
-        for j, gsi in enumerate(source.gsis):
-            if not gsi.reads or not gsi.writes:
-                out.append(doc.problem((*sp, "gsis", j), f"GSI {gsi.name} of a provisioned table needs its own "
-                                                         f"reads and writes (RCU and WCU) > 0"))
-    else:
-        if source.peak is None:
-            out.append(doc.problem((*sp, "peak"), "an on_demand table needs peak: {reads_per_second: ..., "
-                                                  "writes_per_second: ...}, its peak RRU/WRU per second",
-                                   key=True))
-        for field in ("reads", "writes"):
-            if field in present:
-                out.append(doc.problem((*sp, field), f"an on_demand table has no provisioned {field}; put the "
-                                                     f"rate in peak.{field}_per_second", key=True))
-        if source.autoscaling is not None:
-            out.append(doc.problem((*sp, "autoscaling"), "autoscaling is for provisioned tables; on_demand "
-                                                         "tables scale by themselves", key=True))
+    modal = _provisioned_fields if source.billing == "provisioned" else _on_demand_fields
+    return modal(doc, sp, source, present) + _ordered_ranges(doc, sp, source)
+
+
+def _provisioned_fields(doc: YamlDocument, sp: JsonPath, source: Source, present: Any) -> list[Problem]:
+    out: list[Problem] = []
+    for field in ("reads", "writes"):
+        if getattr(source, field) <= 0:
+            unit = "RCU" if field == "reads" else "WCU"
+            out.append(doc.problem((*sp, field), f"a provisioned table needs {field} > 0 (its {unit}); "
+                                                 f"for an on-demand table write billing: on_demand and a peak",
+                                   key=field not in present))
+    for field in ("peak", "average"):
+        if field in present:
+            out.append(doc.problem((*sp, field), f"{field} is for on_demand tables; a provisioned table is "
+                                                 f"sized from reads, writes and autoscaling", key=True))
+    for j, gsi in enumerate(source.gsis):
+        if not gsi.reads or not gsi.writes:
+            out.append(doc.problem((*sp, "gsis", j), f"GSI {gsi.name} of a provisioned table needs its own "
+                                                     f"reads and writes (RCU and WCU) > 0"))
+    return out
+
+
+def _on_demand_fields(doc: YamlDocument, sp: JsonPath, source: Source, present: Any) -> list[Problem]:
+    out: list[Problem] = []
+    if source.peak is None:
+        out.append(doc.problem((*sp, "peak"), "an on_demand table needs peak: {reads_per_second: ..., "
+                                              "writes_per_second: ...}, its peak RRU/WRU per second", key=True))
+    for field in ("reads", "writes"):
+        if field in present:
+            out.append(doc.problem((*sp, field), f"an on_demand table has no provisioned {field}; put the "
+                                                 f"rate in peak.{field}_per_second", key=True))
+    if source.autoscaling is not None:
+        out.append(doc.problem((*sp, "autoscaling"), "autoscaling is for provisioned tables; on_demand "
+                                                     "tables scale by themselves", key=True))
+    return out
+
+
+def _ordered_ranges(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    out: list[Problem] = []
     if source.autoscaling is not None:
         a = source.autoscaling
         for unit, low, high in (("reads", a.min_reads, a.max_reads), ("writes", a.min_writes, a.max_writes)):
@@ -241,8 +254,8 @@ def _check_billing(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Prob
                                        f"min_{unit} {low} is above max_{unit} {high}; swap them"))
     if source.peak is not None and source.average is not None:
         for unit in ("reads_per_second", "writes_per_second"):
-            if getattr(source.average, unit) > getattr(source.peak, unit):
-                out.append(doc.problem((*sp, "average", unit),
-                                       f"average {unit} {getattr(source.average, unit):g} is above the peak "
-                                       f"{getattr(source.peak, unit):g}; the peak is the highest rate"))
+            average, peak = getattr(source.average, unit), getattr(source.peak, unit)
+            if average > peak:
+                out.append(doc.problem((*sp, "average", unit), f"average {unit} {average:g} is above the peak "
+                                                               f"{peak:g}; the peak is the highest rate"))
     return out
