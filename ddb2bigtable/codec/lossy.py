@@ -53,21 +53,36 @@ def lossy_sentences(codec: CompiledMapping) -> Iterator[str]:
 
 
 def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
-    d = plan.describe()
-    family = codec.value_family(plan)
+    """What one rule's mapping keeps of an item, part by part."""
+    yield from _value_cell(codec, plan)
+    yield from _implied(plan)
+    yield from _times(codec, plan)
+    yield from _templates(codec, plan)
+    if not plan.is_value:
+        yield (f"{plan.describe()}: an update rewrites the cells its new version has; attributes, set members or "
+               f"map keys the new version no longer has stay in the row")
+
+
+def _value_cell(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+    if not plan.is_value:
+        return
     at = plan.time_attribute
-    if plan.is_value:
-        column = f"{family}:{codec.value_qualifier_text(plan)}"
-        if plan.value_attr:
-            kept = [plan.value_attr]
-        else:
-            assert plan.value_template is not None  # a value plan has a value attribute or a template
-            kept = ["the value template's " + ", ".join(f"{{{f}}}" for f in plan.value_template.fields)]
-        kept += [f for f in plan.addressing_fields if f not in kept and f not in plan.implied]
-        if at:
-            kept.append(f"{at} (as the cell time)")
-        yield (f"{d} writes one cell per item, {column}, holding {', '.join(kept)}; "
-               f"any other attribute of its items is not stored")
+    column = f"{codec.value_family(plan)}:{codec.value_qualifier_text(plan)}"
+    if plan.value_attr:
+        kept = [plan.value_attr]
+    else:
+        assert plan.value_template is not None  # a value plan has a value attribute or a template
+        kept = ["the value template's " + ", ".join(f"{{{f}}}" for f in plan.value_template.fields)]
+    kept += [f for f in plan.addressing_fields if f not in kept and f not in plan.implied]
+    if at:
+        kept.append(f"{at} (as the cell time)")
+    yield (f"{plan.describe()} writes one cell per item, {column}, holding {', '.join(kept)}; "
+           f"any other attribute of its items is not stored")
+
+
+def _implied(plan: Plan) -> Iterator[str]:
+    """Key fields the rule implies (by a prefix, or from the other key) instead of storing."""
+    d = plan.describe()
     names = list(plan.implied)
     for name, how in plan.implied.items():
         prefix = plan.prefixes.get(name)
@@ -82,6 +97,11 @@ def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
                    f"it comes back as {prefix!r}; {shared}")
         elif how == "absent":
             yield f"{d}: {name} is not stored (no template names {{{name}}}) and does not come back"
+
+
+def _times(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+    """What cell times hold: items as versions, a time attribute, the TTL."""
+    d, at, family = plan.describe(), plan.time_attribute, codec.value_family(plan)
     if plan.versions_are_items:
         yield (f"{d}: items are versions of {family}:{codec.value_qualifier_text(plan)} at their {at}; two items "
                f"of one row with the same {at} keep only one, and an update that changes {at} leaves the old "
@@ -100,20 +120,24 @@ def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
                    f"a TTL DynamoDB ignores (more than five years past, or not a number) does not come back")
         else:
             yield f"{d}: {ttl.attribute} is not stored"
+
+
+def _templates(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+    """Templates that cannot be split back, and placeholders that come back as text."""
+    d = plan.describe()
     templates = [("row_key", plan.row if plan.strips else None), ("qualifier", plan.qualifier),
                  ("value", plan.value_template)]
     for field, template in templates:
-        if template is not None and not template.decodable:
+        if template is None:
+            continue
+        if not template.decodable:
             yield (f"{d}: its {field} template has two placeholders with nothing between them, so a "
                    f"cell cannot be split back into {', '.join(template.fields)}")
-        for name in template.fields if template is not None else ():
+        for name in template.fields:
             stored = codec.stored(name)
             if name not in plan.implied and stored not in ("S", "N", "B", COUNTER):
                 yield (f"{d}: placeholder {{{name}}} is {stored}"
                        f"{'' if stored != MIXED else ' (its type varies)'}; it comes back as text")
-    if not plan.is_value:
-        yield (f"{d}: an update rewrites the cells its new version has; attributes, set members or map keys "
-               f"the new version no longer has stay in the row")
 
 
 def _shared_families(codec: CompiledMapping) -> Iterator[str]:
