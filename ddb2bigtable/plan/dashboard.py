@@ -34,11 +34,9 @@ def _row(instance_id: str, c: ClusterPlan) -> list[dict[str, Any]]:
              if c.autoscaling else [(c.nodes, "planned nodes")])
 
     def cluster(metric: str) -> str:
-        return (f'metric.type="{metric}" AND resource.type="{metrics.CLUSTER_RESOURCE}" AND '
-                f'resource.labels.instance="{instance_id}" AND resource.labels.cluster="{c.id}"')
+        return metrics.bigtable_filter(metric, metrics.CLUSTER_RESOURCE, instance_id, c.id)
 
-    latency = (f'metric.type="{metrics.LATENCY}" AND resource.type="{metrics.TABLE_RESOURCE}" AND '
-               f'resource.labels.instance="{instance_id}" AND resource.labels.cluster="{c.id}"')
+    latency = metrics.bigtable_filter(metrics.LATENCY, metrics.TABLE_RESOURCE, instance_id, c.id)
     return [
         _chart(f"{c.id}: CPU", cluster(metrics.CPU), [(c.cpu_target / 100, "planned target")]),
         _chart(f"{c.id}: nodes", cluster(metrics.NODES), [(float(n), label) for n, label in nodes]),

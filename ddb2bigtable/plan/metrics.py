@@ -19,3 +19,10 @@ SERVER_ERRORS = "bigtable.googleapis.com/server/error_count"
 SERVER_REQUESTS = "bigtable.googleapis.com/server/request_count"
 LATENCY = "bigtable.googleapis.com/server/latencies"
 DATAFLOW_COUNTER = "dataflow.googleapis.com/job/user_counter"
+
+
+def bigtable_filter(metric: str, resource: str, instance_id: str, cluster_id: str | None = None) -> str:
+    """A Monitoring filter for one Bigtable metric of an instance (and one of its clusters):
+    the alerts and the dashboard read the same series."""
+    text = f'metric.type="{metric}" AND resource.type="{resource}" AND resource.labels.instance="{instance_id}"'
+    return text + (f' AND resource.labels.cluster="{cluster_id}"' if cluster_id else "")

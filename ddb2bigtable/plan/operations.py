@@ -37,6 +37,7 @@ from .metrics import (
     SERVER_REQUESTS,
     STORAGE,
     TABLE_RESOURCE,
+    bigtable_filter,
 )
 from .model import AlertPlan, ClusterPlan, OperationsPlan
 
@@ -62,8 +63,7 @@ ERROR_RATIO = 0.01
 
 
 def _cluster_filter(metric: str, instance_id: str, cluster_id: str) -> str:
-    return (f'metric.type="{metric}" AND resource.type="{CLUSTER_RESOURCE}" AND '
-            f'resource.labels.instance="{instance_id}" AND resource.labels.cluster="{cluster_id}"')
+    return bigtable_filter(metric, CLUSTER_RESOURCE, instance_id, cluster_id)
 
 
 def _cluster_alerts(instance_id: str, c: ClusterPlan) -> list[AlertPlan]:
@@ -102,18 +102,17 @@ def plan_operations(stage: Stage, instance_id: str, clusters: list[ClusterPlan],
     if stage.emulator:
         return OperationsPlan(False, (), (), "the emulator stage has no Cloud Monitoring")
     alerts = [a for c in clusters for a in _cluster_alerts(instance_id, c)]
-    table = f'resource.type="{TABLE_RESOURCE}" AND resource.labels.instance="{instance_id}"'
     if len(clusters) > 1:
         alerts.append(AlertPlan(
             f"{instance_id}-replication", "replication", TABLE_RESOURCE, REPLICATION_DELAY,
-            f'metric.type="{REPLICATION_DELAY}" AND {table}', REPLICATION_DELAY_SECONDS, 600, "WARNING",
+            bigtable_filter(REPLICATION_DELAY, TABLE_RESOURCE, instance_id), REPLICATION_DELAY_SECONDS, 600, "WARNING",
             f"replication between the {len(clusters)} clusters more than a minute behind: reads through "
             f"another cluster return old data", aligner="ALIGN_MAX"))
     alerts.append(AlertPlan(
         f"{instance_id}-errors", "errors", TABLE_RESOURCE, SERVER_ERRORS,
-        f'metric.type="{SERVER_ERRORS}" AND {table}', ERROR_RATIO, 300, "CRITICAL",
+        bigtable_filter(SERVER_ERRORS, TABLE_RESOURCE, instance_id), ERROR_RATIO, 300, "CRITICAL",
         "more than 1 % of requests fail on the server side",
-        denominator=f'metric.type="{SERVER_REQUESTS}" AND {table}', aligner="ALIGN_RATE"))
+        denominator=bigtable_filter(SERVER_REQUESTS, TABLE_RESOURCE, instance_id), aligner="ALIGN_RATE"))
     if dataflow_load:
         alerts.append(AlertPlan(
             f"{instance_id}-dead-letters", "dead-letters", DATAFLOW_RESOURCE, DATAFLOW_COUNTER,
