@@ -112,7 +112,7 @@ def _describe_load(sized: list[LoadShare], levels: dict[Level, list[LoadShare]],
 
 def _nodes_step(load: float, target: int, floor: int, factor: int) -> tuple[int, str]:
     """`sizing.nodes_for` with its arithmetic: load ÷ CPU target, then what raised it."""
-    by_cpu = max(1, math.ceil(load / (target / 100) - 1e-9))
+    by_cpu = sizing.nodes_by_cpu(load, target)
     nodes = sizing.nodes_for(load, target, floor, factor)
     text = f"{load:.2f} ÷ {target} % = {load * 100 / target:.2f} → {by_cpu}"
     if floor > by_cpu:

@@ -93,13 +93,15 @@ def storage_floor(storage_gib: float, storage_type: str, scaling_factor: int) ->
     return round_to_factor(max(1, by_storage), scaling_factor)
 
 
-def nodes_for(load_nodes: float, cpu_target_percent: int, floor: int, scaling_factor: int) -> int:
-    """max(1, ceil(load / target), storage floor), rounded up to the scaling factor.
+def nodes_by_cpu(load_nodes: float, cpu_target_percent: int) -> int:
+    """ceil(load / target), at least 1. A tiny epsilon keeps 2.0000000001 (float noise from a
+    sum of ratios) from becoming 3."""
+    return max(1, math.ceil(load_nodes / (cpu_target_percent / 100) - 1e-9))
 
-    A tiny epsilon keeps 2.0000000001 (float noise from a sum of ratios) from becoming 3.
-    """
-    by_cpu = math.ceil(load_nodes / (cpu_target_percent / 100) - 1e-9)
-    return round_to_factor(max(1, by_cpu, floor), scaling_factor)
+
+def nodes_for(load_nodes: float, cpu_target_percent: int, floor: int, scaling_factor: int) -> int:
+    """max(1, ceil(load / target), storage floor), rounded up to the scaling factor."""
+    return round_to_factor(max(nodes_by_cpu(load_nodes, cpu_target_percent), floor), scaling_factor)
 
 
 def autoscaling_range(min_nodes: int, max_nodes: int, scaling_factor: int) -> tuple[int, int, bool]:
