@@ -28,7 +28,7 @@ import yaml
 
 from ddb2bigtable.advise.run import advise
 from ddb2bigtable.exports.writer import item_from_plain, write_export
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 
 ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/Events"
 SPEC = {"version": 1, "instance": {"id": "bench-advise"}, "tables": [{"id": "events", "source": {
@@ -45,13 +45,13 @@ def items(n: int) -> Iterator[dict]:
 
 def time_advise(spec: Path, export: Path) -> tuple[float, int]:
     start = time.perf_counter()
-    report = advise([load_spec(spec)], export=str(export), sample="10000")
+    report = advise([read_spec(spec)], export=str(export), sample="10000")
     return time.perf_counter() - start, report.sampled[0].items
 
 
 def peak_mib(spec: Path, export: Path) -> float:
     tracemalloc.start()
-    advise([load_spec(spec)], export=str(export), sample="10000")
+    advise([read_spec(spec)], export=str(export), sample="10000")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 2**20

@@ -76,7 +76,7 @@ from ddb2bigtable.load.writer import (  # noqa: E402
     row_entry,
 )
 from ddb2bigtable.plan.planner import plan_stage  # noqa: E402
-from ddb2bigtable.spec.loader import load_spec  # noqa: E402
+from ddb2bigtable.spec.reading import read_spec  # noqa: E402
 from ddb2bigtable.spec.stage import load_stage  # noqa: E402
 
 RowMutationEntry = mutations.RowMutationEntry
@@ -141,7 +141,7 @@ def generate_export(folder: Path, n: int) -> str:
 class DataSet:
     def __init__(self, name: str, spec_path: Path, table_id: str, export: str):
         self.name, self.export = name, export
-        self.spec = load_spec(spec_path)
+        self.spec = read_spec(spec_path)
         self.table = next(t for t in self.spec.tables if t.id == table_id)
         (self.instance,) = plan_stage(load_stage("local", ROOT), [self.spec]).instances
         self.items = open_export(export).item_count
@@ -259,7 +259,7 @@ def child_memory(spec: str, table_id: str, export: str, instance_id: str, work: 
     """In a child process: run_load, then print peak RSS after imports and at the end (KiB),
     and the largest peak RSS of the load's own helper processes (the encoders)."""
     after_imports = _peak_rss_kib()
-    table = next(t for t in load_spec(spec).tables if t.id == table_id)
+    table = next(t for t in read_spec(spec).tables if t.id == table_id)
     options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE, work_dir=Path(work))
     report = run_load(table, export, options)
     peak = _peak_rss_kib()

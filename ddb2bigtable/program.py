@@ -13,8 +13,8 @@ from typing import Any
 from .plan.model import StagePlan
 from .plan.planner import plan_stage
 from .spec.errors import InputError, Problem
-from .spec.loader import load_specs
 from .spec.model import Spec
+from .spec.reading import read_specs
 from .spec.stage import Stage, stage_from_config
 
 
@@ -26,7 +26,7 @@ def plan_for_stack(stack: str, root: Path, config: dict[str, Any]) -> tuple[Stag
                                   "emulator", f"stage {stack!r} runs on the Bigtable emulator, which has no "
                                   f"instance admin for Pulumi to drive: run `ddb2bigtable up --stage {stack}` "
                                   f"instead of `pulumi up`")])
-    specs = load_specs([str(p) for p in stage.spec_paths(root)])
+    specs = read_specs([str(p) for p in stage.spec_paths(root)])
     return stage, specs, plan_stage(stage, specs)
 
 

@@ -16,7 +16,7 @@ from ..advise.sample import sample_size
 from ..exports.manifests import ExportError
 from ..render.terminal import print_section
 from ..spec.errors import InputError
-from ..spec.loader import load_specs
+from ..spec.reading import read_specs
 from .output import EXIT_BAD_INPUT, fail
 
 
@@ -46,7 +46,7 @@ def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | N
                    stage: str | None, fmt: str, fail_on: str | None, root: Path) -> None:
     """Check specs (and a sample of an export) against Bigtable's schema design advice."""
     try:
-        report = advise(load_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
+        report = advise(read_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
                         stage=stage)
     except InputError as error:
         fail(error)

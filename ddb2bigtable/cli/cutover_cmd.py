@@ -54,7 +54,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
          endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
-    from ..plan.routing import load_profile_id
+    from ..plan.app_profiles import load_profile_id
     from ..replicate.cutover import CutoverOptions, run_cutover_check
     from ..replicate.stream import ENDPOINT_ENV
     from .load_runs import resolve

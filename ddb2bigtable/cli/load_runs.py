@@ -37,13 +37,13 @@ from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
 from ..load.run import LoadOptions, LoadReport, run_load
 from ..load.table_admin import ensure_tables
 from ..load.verify import run_verify
+from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
-from ..plan.routing import load_profile_id
 from ..render.load_report import load_json, print_load, print_up_summary, print_verify, verify_json
 from ..spec.errors import InputError, Problem
-from ..spec.loader import load_specs
 from ..spec.model import TableSpec
+from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
 
 
@@ -66,7 +66,7 @@ class Target:
 
 def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Target:
     stage = load_stage(stage_name, root)
-    (spec,) = load_specs([spec_path])
+    (spec,) = read_specs([spec_path])
     table = next((t for t in spec.tables if t.id == table_id), None)
     if table is None:
         ids = ", ".join(t.id for t in spec.tables)

@@ -13,7 +13,7 @@ from ..render.json_format import to_json
 from ..render.markdown import to_markdown
 from ..render.terminal import print_plan
 from ..spec.errors import InputError
-from ..spec.loader import load_specs
+from ..spec.reading import read_specs
 from .output import fail
 
 
@@ -27,7 +27,7 @@ def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> Non
     """Check spec files: schema, then what a schema cannot check, then each stage that plans
     them. All problems at once."""
     try:
-        loaded = load_specs(list(specs))
+        loaded = read_specs(list(specs))
     except InputError as error:
         fail(error)
     problems = stage_problems(root, loaded, list(stages) or None)

@@ -29,7 +29,7 @@ from .items import Item
 from .lossy import layout_notes, lossy_sentences
 from .mutations import Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
 from .row_keys import KeyTemplate, key_part, salt_prefix
-from .rules import TAIL, Fields, Plan, default_plan, rule_plan
+from .rules import TAIL, Fields, RulePlan, default_plan, rule_plan
 from .timestamps import FAR_FUTURE_MICROS, attribute_micros, millis, ttl_timestamp
 from .type_inference import AttributeTypes, declared_types
 from .value_forms import check_value
@@ -76,7 +76,7 @@ class Codec(RowDecoder):
         self._fields = Fields(self._keys, self._types)
         rules = [rule_plan(table, i, r, policies[r.family or m.default_family].max_versions != 1)
                  for i, r in enumerate(m.rules)]
-        self._plans: list[Plan] = [*rules, default_plan(table)]
+        self._plans: list[RulePlan] = [*rules, default_plan(table)]
         self._qualifiers: dict[int | None, KeyTemplate] = {
             p.index: p.attribute_qualifier(self._delimiter) for p in self._plans if not p.is_value}
         self.lossy: tuple[str, ...] = tuple(lossy_sentences(self))
@@ -85,7 +85,7 @@ class Codec(RowDecoder):
     # --- what the other modules ask -------------------------------------------------------
 
     @property
-    def plans(self) -> list[Plan]:
+    def plans(self) -> list[RulePlan]:
         return self._plans
 
     @property
@@ -107,7 +107,7 @@ class Codec(RowDecoder):
         """Attributes stored self-describing (typed DynamoDB JSON), not in their own type."""
         return self._typed_json
 
-    def value_qualifier_text(self, plan: Plan) -> str:
+    def value_qualifier_text(self, plan: RulePlan) -> str:
         assert plan.index is not None  # value plans come from rules (rule_plan sets the index)
         return self.table.mapping.rules[plan.index].qualifier or plan.value_attr or "value"
 
@@ -202,12 +202,12 @@ class Codec(RowDecoder):
                 raise CodecError(f"{name} is {tag} in this item, but type inference over the export found "
                                  f"{stored}; infer the types again over this data")
 
-    def _plan_for(self, item: Item) -> Plan:
+    def _plan_for(self, item: Item) -> RulePlan:
         if len(self._plans) == 1:  # no rules: the default mapping takes every item
             return self._plans[0]
         return next(p for p in self._plans if p.index is None or p.matches(item))
 
-    def _row_key(self, plan: Plan, item: Item) -> bytes:
+    def _row_key(self, plan: RulePlan, item: Item) -> bytes:
         key = plan.row.render(self._fields.encode(plan, item, plan.row.fields, strip=plan.strips))
         if self._salt:
             part = key_part(item[self._pk.name], self._pk.type, self._pk.name)
@@ -218,7 +218,7 @@ class Codec(RowDecoder):
             raise CodecError(f"row key is {len(key):,} bytes; Bigtable allows at most {ROW_KEY_MAX:,} (4 KiB)")
         return key
 
-    def _time(self, plan: Plan, family: str, item: Item, times: _Times) -> int:
+    def _time(self, plan: RulePlan, family: str, item: Item, times: _Times) -> int:
         write, expiry = times
         if plan.timestamp == "write_time":
             return write
@@ -232,12 +232,12 @@ class Codec(RowDecoder):
                              f"which this item does not have")
         return attribute_micros(value, plan.timestamp)
 
-    def _value_qualifier(self, plan: Plan, item: Item) -> bytes:
+    def _value_qualifier(self, plan: RulePlan, item: Item) -> bytes:
         if plan.qualifier is None:
             return (plan.value_attr or "value").encode()
         return plan.qualifier.render(self._fields.encode(plan, item, plan.qualifier.fields))
 
-    def _value_cells(self, plan: Plan, item: Item, times: _Times) -> list[SetCell]:
+    def _value_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[SetCell]:
         family = self.value_family(plan)
         if plan.value_attr is not None:
             value = item.get(plan.value_attr)
@@ -250,7 +250,7 @@ class Codec(RowDecoder):
             data = template.render(self._fields.encode(plan, item, template.fields, for_value=True))
         return [SetCell(family, self._value_qualifier(plan, item), data, self._time(plan, family, item, times))]
 
-    def _attribute_parts(self, plan: Plan, item: Item) -> Iterator[tuple[str, bytes, bytes, int]]:
+    def _attribute_parts(self, plan: RulePlan, item: Item) -> Iterator[tuple[str, bytes, bytes, int]]:
         """(family, qualifier, value, milliseconds before the family's time) per cell."""
         template = self._qualifiers[plan.index]
         prefix = self._fields.encode(plan, item, template.fields)
@@ -287,7 +287,7 @@ class Codec(RowDecoder):
         if not written:  # a row exists only through its cells: keep a keys-only item visible
             yield self.marker_family(plan), qualifier(b""), EXISTS_MARKER, 0
 
-    def _attribute_cells(self, plan: Plan, item: Item, times: _Times) -> list[SetCell]:
+    def _attribute_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[SetCell]:
         cells, base = [], {}
         for family, qualifier, data, before in self._attribute_parts(plan, item):
             if family not in base:

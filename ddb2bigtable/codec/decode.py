@@ -17,7 +17,7 @@ from .cell_values import EMPTY_MARKER, MIXED, decode_value, element_from_value, 
 from .items import AttributeValue, Item
 from .mutations import Cell, CodecError
 from .row_keys import KeyTemplate, key_part, salt_prefix, strip_salt
-from .rules import TAIL, Fields, Plan
+from .rules import TAIL, Fields, RulePlan
 from .timestamps import FAR_FUTURE_MICROS, epoch_seconds, time_attribute
 
 
@@ -38,21 +38,21 @@ class RowDecoder:
     _member_family: dict[str, str]
     _list_column: dict[tuple[str, bytes], str]
     _fields: Fields
-    _plans: list[Plan]
+    _plans: list[RulePlan]
     _qualifiers: dict[int | None, KeyTemplate]
 
     def stored(self, name: str) -> str:
         """How an attribute's values are stored: its declared/inferred type, else `mixed`."""
         return self._types.get(name, MIXED)
 
-    def value_family(self, plan: Plan) -> str:
+    def value_family(self, plan: RulePlan) -> str:
         return plan.family or self._default_family
 
-    def marker_family(self, plan: Plan) -> str:
+    def marker_family(self, plan: RulePlan) -> str:
         """Where a keys-only item's marker cell goes (qualifier = empty attribute name)."""
         return plan.family if plan.index is not None and plan.family else self._default_family
 
-    def json_family(self, plan: Plan, name: str) -> str:
+    def json_family(self, plan: RulePlan, name: str) -> str:
         if plan.index is not None and plan.family:
             return plan.family
         return self._attribute_family.get(name, self._default_family)
@@ -107,7 +107,7 @@ class RowDecoder:
             raise CodecError(f"attribute {name}: its cell cannot be read as {stored} (the type recorded for "
                              f"it): {error}") from None
 
-    def _row_fields(self, pos: int, plan: Plan, body: bytes,
+    def _row_fields(self, pos: int, plan: RulePlan, body: bytes,
                     cache: dict[int, dict[str, AttributeValue] | None]) -> dict[str, AttributeValue] | None:
         if pos not in cache:
             found = plan.row.match(body)
@@ -117,7 +117,7 @@ class RowDecoder:
                 cache[pos] = None
         return cache[pos]
 
-    def _value_claim(self, plan: Plan, family: str, qualifier: bytes) -> dict[str, AttributeValue] | None:
+    def _value_claim(self, plan: RulePlan, family: str, qualifier: bytes) -> dict[str, AttributeValue] | None:
         if family != self.value_family(plan):
             return None
         if plan.qualifier is None:
@@ -128,7 +128,7 @@ class RowDecoder:
         except CodecError:
             return None
 
-    def _value_items(self, plan: Plan, fields: dict[str, AttributeValue], family: str,
+    def _value_items(self, plan: RulePlan, fields: dict[str, AttributeValue], family: str,
                      versions: list[Cell]) -> list[Item]:
         items = []
         for cell in versions if plan.versions_are_items else versions[:1]:
@@ -151,7 +151,7 @@ class RowDecoder:
             items.append(item)
         return items
 
-    def _attribute_claim(self, plan: Plan, family: str, qualifier: bytes):
+    def _attribute_claim(self, plan: RulePlan, family: str, qualifier: bytes):
         found = self._qualifiers[plan.index].match(qualifier)
         if found is None:
             return None
@@ -171,7 +171,7 @@ class RowDecoder:
             return fields, "json", name, tail
         return None
 
-    def _attribute_item(self, plan: Plan, fields: dict[str, AttributeValue], parts: list) -> Item:
+    def _attribute_item(self, plan: RulePlan, fields: dict[str, AttributeValue], parts: list) -> Item:
         item = self._fields.keys_back(plan, fields)
         members: dict[str, list[tuple[bytes, Cell]]] = {}
         for how, name, tail, versions in parts:

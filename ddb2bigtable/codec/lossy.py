@@ -13,7 +13,7 @@ from typing import Protocol
 
 from ..spec.model import TableSpec
 from .cell_values import COUNTER, MIXED
-from .rules import Plan
+from .rules import RulePlan
 
 
 class CompiledMapping(Protocol):
@@ -23,7 +23,7 @@ class CompiledMapping(Protocol):
     table: TableSpec
 
     @property
-    def plans(self) -> list[Plan]: ...
+    def plans(self) -> list[RulePlan]: ...
     @property
     def ttl_families(self) -> frozenset[str]: ...
     @property
@@ -31,9 +31,9 @@ class CompiledMapping(Protocol):
     @property
     def types(self) -> Mapping[str, str]: ...
     def stored(self, name: str) -> str: ...
-    def value_family(self, plan: Plan) -> str: ...
-    def value_qualifier_text(self, plan: Plan) -> str: ...
-    def json_family(self, plan: Plan, name: str) -> str: ...
+    def value_family(self, plan: RulePlan) -> str: ...
+    def value_qualifier_text(self, plan: RulePlan) -> str: ...
+    def json_family(self, plan: RulePlan, name: str) -> str: ...
 
 
 def lossy_sentences(codec: CompiledMapping) -> Iterator[str]:
@@ -52,7 +52,7 @@ def lossy_sentences(codec: CompiledMapping) -> Iterator[str]:
     yield from _shared_families(codec)
 
 
-def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+def _rule_sentences(codec: CompiledMapping, plan: RulePlan) -> Iterator[str]:
     """What one rule's mapping keeps of an item, part by part."""
     yield from _value_cell(codec, plan)
     yield from _implied(plan)
@@ -63,7 +63,7 @@ def _rule_sentences(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
                f"map keys the new version no longer has stay in the row")
 
 
-def _value_cell(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+def _value_cell(codec: CompiledMapping, plan: RulePlan) -> Iterator[str]:
     if not plan.is_value:
         return
     at = plan.time_attribute
@@ -80,7 +80,7 @@ def _value_cell(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
            f"any other attribute of its items is not stored")
 
 
-def _implied(plan: Plan) -> Iterator[str]:
+def _implied(plan: RulePlan) -> Iterator[str]:
     """Key fields the rule implies (by a prefix, or from the other key) instead of storing."""
     d = plan.describe()
     names = list(plan.implied)
@@ -99,7 +99,7 @@ def _implied(plan: Plan) -> Iterator[str]:
             yield f"{d}: {name} is not stored (no template names {{{name}}}) and does not come back"
 
 
-def _times(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+def _times(codec: CompiledMapping, plan: RulePlan) -> Iterator[str]:
     """What cell times hold: items as versions, a time attribute, the TTL."""
     d, at, family = plan.describe(), plan.time_attribute, codec.value_family(plan)
     if plan.versions_are_items:
@@ -122,7 +122,7 @@ def _times(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
             yield f"{d}: {ttl.attribute} is not stored"
 
 
-def _templates(codec: CompiledMapping, plan: Plan) -> Iterator[str]:
+def _templates(codec: CompiledMapping, plan: RulePlan) -> Iterator[str]:
     """Templates that cannot be split back, and placeholders that come back as text."""
     d = plan.describe()
     templates = [("row_key", plan.row if plan.strips else None), ("qualifier", plan.qualifier),

@@ -30,7 +30,7 @@ NOT_ATTRIBUTE_TIMES = (None, "write_time", "ttl")
 
 
 @dataclass(frozen=True)
-class Plan:
+class RulePlan:
     index: int | None  # rules[index]; None for the default mapping
     prefixes: dict[str, str | None]  # key attribute -> the rule's prefix for it
     row: KeyTemplate
@@ -78,16 +78,16 @@ class Plan:
         return KeyTemplate((*q.literals[:-1], q.literals[-1] + delimiter.encode(), b""), (*q.fields, TAIL))
 
 
-def default_plan(table: TableSpec) -> Plan:
+def default_plan(table: TableSpec) -> RulePlan:
     key = table.source.key
     names = [key.partition.name] + ([key.sort.name] if key.sort else [])
     literals = (b"", table.mapping.delimiter.encode(), b"") if key.sort else (b"", b"")
-    return Plan(index=None, prefixes={n: None for n in names}, row=KeyTemplate(literals, tuple(names)),
+    return RulePlan(index=None, prefixes={n: None for n in names}, row=KeyTemplate(literals, tuple(names)),
                 strips=False, family=None, qualifier=None, value_attr=None, value_template=None,
                 timestamp=None, implied={n: "field" for n in names})
 
 
-def rule_plan(table: TableSpec, index: int, rule: MappingRule, keeps_versions: bool) -> Plan:
+def rule_plan(table: TableSpec, index: int, rule: MappingRule, keeps_versions: bool) -> RulePlan:
     """`keeps_versions`: the rule's family GC keeps more than one version per column."""
     key = table.source.key
     keys = [key.partition] + ([key.sort] if key.sort else [])
@@ -108,7 +108,7 @@ def rule_plan(table: TableSpec, index: int, rule: MappingRule, keeps_versions: b
     if value_attr:
         named.add(value_attr)
     implied = {k.name: _implied(k, keys, named, prefixes) for k in keys}
-    plan = Plan(index=index, prefixes=prefixes, row=row, strips=rule.row_key is not None, family=rule.family,
+    plan = RulePlan(index=index, prefixes=prefixes, row=row, strips=rule.row_key is not None, family=rule.family,
                 qualifier=qualifier, value_attr=value_attr, value_template=value_template,
                 timestamp=rule.timestamp, implied=implied)
     shared = any(v in ("prefix", "absent") for v in implied.values())
@@ -136,7 +136,7 @@ class Fields:
         self.keys = keys
         self.stored = stored
 
-    def encode(self, plan: Plan, item: Item, names: tuple[str, ...], *, for_value: bool = False,
+    def encode(self, plan: RulePlan, item: Item, names: tuple[str, ...], *, for_value: bool = False,
                strip: bool = True) -> dict[str, bytes]:
         out: dict[str, bytes] = {}
         for name in names:
@@ -148,7 +148,7 @@ class Fields:
             out[name] = self._bytes(plan, name, value, for_value, strip)
         return out
 
-    def _bytes(self, plan: Plan, name: str, value: AttributeValue, for_value: bool, strip: bool) -> bytes:
+    def _bytes(self, plan: RulePlan, name: str, value: AttributeValue, for_value: bool, strip: bool) -> bytes:
         tag = value_type(value)
         key = self.keys.get(name)
         if key is not None:
@@ -167,7 +167,7 @@ class Fields:
         raise CodecError(f"{plan.describe()}: placeholder {{{name}}} is {tag}; placeholders take strings, "
                          f"numbers or binary")
 
-    def decode(self, plan: Plan, found: dict[str, bytes], *, for_value: bool = False,
+    def decode(self, plan: RulePlan, found: dict[str, bytes], *, for_value: bool = False,
                strip: bool = True) -> dict[str, AttributeValue]:
         """Placeholder values back; key attributes whole again (the rule's prefix put back)."""
         out: dict[str, AttributeValue] = {}
@@ -191,7 +191,7 @@ class Fields:
                 raise CodecError(f"{plan.describe()}: {{{name}}} in the row is not UTF-8 text") from exc
         return out
 
-    def keys_back(self, plan: Plan, fields: dict[str, AttributeValue]) -> Item:
+    def keys_back(self, plan: RulePlan, fields: dict[str, AttributeValue]) -> Item:
         """The item's key attributes from decoded placeholders, prefixes and implications."""
         keys: Item = {}
         for name, how in plan.implied.items():

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..plan.app_profiles import LOAD_PROFILE, load_cluster
 from ..plan.model import StagePlan
-from ..plan.routing import LOAD_PROFILE, load_cluster
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import Stage
 from .state import fingerprint

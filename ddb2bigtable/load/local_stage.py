@@ -13,12 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
-from ..plan.routing import load_profile_id
 from ..spec.errors import InputError, Problem
-from ..spec.loader import load_specs
 from ..spec.model import TableSpec
+from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
 from . import emulator
 from .run import LoadOptions, LoadReport, run_load
@@ -51,7 +51,7 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False,
         raise InputError([Problem(stage.file, where.line if where else 1, where.column if where else 1, "emulator",
                                   f"`up` runs emulator stages; {stage_name!r} is a cloud stage: deploy it with "
                                   f"`pulumi up --stack {stage_name}`")])
-    specs = load_specs([str(p) for p in stage.spec_paths(root)])
+    specs = read_specs([str(p) for p in stage.spec_paths(root)])
     plan = plan_stage(stage, specs)
     project = stage.gcp_project or DEFAULT_PROJECT
     running = emulator.running_or_start()

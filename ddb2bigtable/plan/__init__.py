@@ -1,4 +1,4 @@
-"""Spec + stage -> plan: sizing, topology, clusters, routing, GC, tables, labels, cost.
+"""Spec + stage -> plan: sizing, topology, clusters, app profiles, GC rules, tables, labels, cost.
 
 - `planner.plan_stage` / `planner.plan_files`: the one entry point that runs every rule module.
 - `model`: the frozen plan dataclasses (`StagePlan`, `InstancePlan`, ...) every consumer reads.

@@ -1,6 +1,6 @@
 """Spec + stage -> plan. The one place that calls every rule module in order.
 
-Each decision lives in the module named for it (topology, clusters, gc, tables, routing,
+Each decision lives in the module named for it (topology, clusters, gc_rules, tables, app_profiles,
 labels, advice, cost); this module only wires them and checks what only the combination
 of spec and stage can break (an id made too long by the stage's suffix, CMEK on some
 clusters but not all).
@@ -12,16 +12,16 @@ from pathlib import Path
 
 from ..spec.errors import InputError, Problem
 from ..spec.ids import id_problem
-from ..spec.loader import load_specs
 from ..spec.model import Spec
+from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage, stage_names
 from .advice import advise
+from .app_profiles import plan_app_profiles
 from .clusters import plan_clusters
 from .cost import estimate
 from .labels import instance_labels
 from .model import InstancePlan, PlanWarning, StagePlan
 from .operations import plan_operations
-from .routing import plan_app_profiles
 from .tables import plan_table
 from .topology import placements
 
@@ -88,7 +88,7 @@ def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None)
     """The plan of `stage_name`, for the given specs or, by default, the stage's own list."""
     stage = load_stage(stage_name, root)
     paths = spec_paths if spec_paths else [str(p) for p in stage.spec_paths(root)]
-    return plan_stage(stage, load_specs(paths))
+    return plan_stage(stage, read_specs(paths))
 
 
 def stage_problems(root: Path, specs: list[Spec], names: list[str] | None = None) -> list[Problem]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..spec.model import Gsi, TableSpec
-from . import gc
+from . import gc_rules
 from .model import BackupPlan, MaterializedViewPlan, PlanWarning, TablePlan
 
 STREAM_RETENTION_HOURS = 24  # DynamoDB Streams keep records for 24 hours (AWS Developer Guide, read 2026-11-21)
@@ -41,7 +41,7 @@ def view_query(table: TableSpec, gsi: Gsi) -> str:
 def plan_table(table: TableSpec, instance_id: str, deletion_protection: bool | None
                ) -> tuple[TablePlan, list[PlanWarning]]:
     source = table.source
-    families, warnings = gc.plan_families(table, instance_id)
+    families, warnings = gc_rules.plan_families(table, instance_id)
     stream_hours = STREAM_RETENTION_HOURS if source.stream != "none" else None
     backup = None
     pitr = source.point_in_time_recovery

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from ..spec.errors import InputError, Problem
-from ..spec.loader import load_spec
+from ..spec.reading import read_spec
 
 
 def check_spec(text: str, shown_as: str) -> None:
@@ -24,7 +24,7 @@ def check_spec(text: str, shown_as: str) -> None:
         path = Path(folder) / "spec.yaml"
         path.write_text(text, encoding="utf-8")
         try:
-            load_spec(path)
+            read_spec(path)
         except InputError as error:
             raise InputError([Problem(shown_as, p.line, p.column, p.path,
                                       f"the imported spec is not valid: {p.message}; fix the source or pass "

@@ -9,7 +9,7 @@ mapping win.
 
 This follows from the spec alone, and both sides need it: the codec stamps cells by it
 (expiry or write time, one version or many) and the planner creates the families with it
-(`plan/gc.py` adds the reasons and warnings a reviewer reads).
+(`plan/gc_rules.py` adds the reasons and warnings a reviewer reads).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 These dataclasses mirror the YAML field names (docs/spec.md) one to one, so a
 reader can go from a spec line to the attribute that holds it. They are built only by
-`loader.load_spec`, after the JSON Schema and the cross-checks have passed, so the
+`reading.read_spec`, after the JSON Schema and the cross-checks have passed, so the
 planner can trust every value without re-checking it.
 """
 

@@ -1,6 +1,6 @@
 """JSON Schema errors as sentences a user can act on, located in the YAML.
 
-Shared by the spec loader and the stage loader: both validate against a schema shipped in
+Shared by spec reading and stage reading: both validate against a schema shipped in
 `schema/`, and both report "unknown key 'raeds'; did you mean 'reads'?" rather than
 jsonschema's own wording.
 """

@@ -12,7 +12,7 @@ import yaml
 from ddb2bigtable.advise.findings import Finding
 from ddb2bigtable.advise.run import advise
 from ddb2bigtable.exports.writer import item_from_plain, write_export
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 
 WHEN = datetime(2026, 11, 1, tzinfo=UTC)
 ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/Things"
@@ -41,7 +41,7 @@ def export_of(tmp: Path, items: Iterable[dict[str, Any]], per_file: int = 1000) 
 def findings(tmp: Path, items: Iterable[dict[str, Any]], partition: tuple[str, str],
              sort: tuple[str, str] | None = None, mapping: dict[str, Any] | None = None,
              sample: str = "10000", per_file: int = 1000) -> list[Finding]:
-    spec = load_spec(spec_file(tmp, partition, sort, mapping))
+    spec = read_spec(spec_file(tmp, partition, sort, mapping))
     return list(advise([spec], export=str(export_of(tmp, items, per_file)), sample=sample).findings)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ddb2bigtable.advise.run import advise
 from ddb2bigtable.plan.planner import plan_files
-from ddb2bigtable.spec.loader import load_specs
+from ddb2bigtable.spec.reading import read_specs
 
 from ..conftest import ROOT, write_project
 from .helpers import codes
@@ -25,7 +25,7 @@ def test_prod_stage_small_instances_in_one_region():
     """prod: Movies and the videos both run in us-west-2 on less than a node each; the
     invoices (eu-west-1) and the catalog (us-east-1) have no neighbour in their region."""
     stage = plan_files(ROOT, "prod")
-    specs = load_specs([str(ROOT / p) for p in
+    specs = read_specs([str(ROOT / p) for p in
                         ("specs/invoices-adjacency.yaml", "specs/movies.yaml", "specs/product-catalog.yaml",
                          "specs/shop-global.yaml", "specs/video-single-table.yaml")])
     (found,) = [f for f in advise(specs, root=ROOT, stage="prod").findings if f.code != "hot-key"]
@@ -40,18 +40,18 @@ def test_prod_stage_small_instances_in_one_region():
 
 def test_two_small_instances_merge(tmp_path):
     root = write_project(tmp_path, {"a": _spec("alpha", "us-east-1", 10), "b": _spec("beta", "us-east-1", 20)})
-    specs = load_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
+    specs = read_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
     (found,) = advise(specs, root=root, stage="test").findings
     assert "one shared instance needs 1 " in found.evidence
 
 
 def test_a_busy_instance_is_not_merged(tmp_path):
     root = write_project(tmp_path, {"a": _spec("alpha", "us-east-1", 10), "b": _spec("beta", "us-east-1", 90000)})
-    specs = load_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
+    specs = read_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
     assert codes(advise(specs, root=root, stage="test").findings) == []
 
 
 def test_small_instances_in_different_regions_are_not_merged(tmp_path):
     root = write_project(tmp_path, {"a": _spec("alpha", "us-east-1", 10), "b": _spec("beta", "eu-west-1", 10)})
-    specs = load_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
+    specs = read_specs([str(root / "specs" / "a.yaml"), str(root / "specs" / "b.yaml")])
     assert codes(advise(specs, root=root, stage="test").findings) == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ddb2bigtable.advise.run import advise
-from ddb2bigtable.spec.loader import load_specs
+from ddb2bigtable.spec.reading import read_specs
 
 from ..conftest import ROOT
 from .helpers import codes
@@ -24,20 +24,20 @@ from .helpers import codes
     ("product-catalog.yaml", "products", ["sample-too-small"]),
 ])
 def test_shipped_designs(spec, export, expected):
-    report = advise(load_specs([str(ROOT / "specs" / spec)]), export=str(ROOT / "exports" / export))
+    report = advise(read_specs([str(ROOT / "specs" / spec)]), export=str(ROOT / "exports" / export))
     assert codes(report.findings) == expected
     (sampled,) = report.sampled
     assert sampled.items == sampled.export_items  # small exports are read whole
 
 
 def test_movies_with_a_small_sample_still_reports_nothing():
-    report = advise(load_specs([str(ROOT / "specs" / "movies.yaml")]), export=str(ROOT / "exports" / "movies"),
+    report = advise(read_specs([str(ROOT / "specs" / "movies.yaml")]), export=str(ROOT / "exports" / "movies"),
                     sample="500")
     assert codes(report.findings) == [] and report.sampled[0].items == 500
 
 
 def test_specs_alone():
     """Only the plan's own warning on shop-global's GSI keyed by `status`, under its code."""
-    specs = load_specs([str(p) for p in sorted((ROOT / "specs").glob("*.yaml"))])
+    specs = read_specs([str(p) for p in sorted((ROOT / "specs").glob("*.yaml"))])
     (found,) = advise(specs).findings
     assert (found.code, found.table) == ("hot-key", "orders") and found.evidence.startswith("GSI by-status")

@@ -197,11 +197,11 @@ def test_the_plans_hot_key_guess_gives_way_to_the_data(tmp_path):
     """`created_at` reads like a time (plan's `hot-key`, same code here without data); the
     sample shows it is an order number: no finding once the data is read."""
     from ddb2bigtable.advise.run import advise
-    from ddb2bigtable.spec.loader import load_spec
+    from ddb2bigtable.spec.reading import read_spec
 
     from .helpers import export_of, spec_file
 
-    spec = load_spec(spec_file(tmp_path, ("created_at", "S")))
+    spec = read_spec(spec_file(tmp_path, ("created_at", "S")))
     (guess,) = advise([spec]).findings
     assert guess.code == "hot-key" and guess.evidence.startswith("partition key created_at looks sequential")
     export = export_of(tmp_path, ({"created_at": f"order-{i * 7919 % 1000:03d}x{i}"} for i in range(100)))

@@ -49,7 +49,7 @@ def test_bad_lines_are_counted_not_sampled(tmp_path):
 
     from ddb2bigtable.advise.report import sections
     from ddb2bigtable.advise.run import advise
-    from ddb2bigtable.spec.loader import load_spec
+    from ddb2bigtable.spec.reading import read_spec
 
     from .helpers import spec_file
 
@@ -57,6 +57,6 @@ def test_bad_lines_are_counted_not_sampled(tmp_path):
     (data,) = (folder / "data").iterdir()
     lines = gzip.decompress(data.read_bytes()).splitlines()
     data.write_bytes(gzip.compress(b"\n".join([lines[0], b"{not json", lines[2]]) + b"\n"))
-    report = advise([load_spec(spec_file(tmp_path, ("pk", "S")))], export=str(folder))
+    report = advise([read_spec(spec_file(tmp_path, ("pk", "S")))], export=str(folder))
     assert report.sampled[0].items == 2 and report.sampled[0].bad_lines == 1
     assert sections(report)[0].notes == ("things: lines read that are not items: 1 (load dead-letters them)",)

@@ -16,7 +16,6 @@ from ddb2bigtable.codec.codec import FAR_FUTURE_MICROS, Codec, CodecError, Expir
 from ddb2bigtable.codec.mutations import Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from ddb2bigtable.codec.row_keys import canonical_number
 from ddb2bigtable.codec.type_inference import infer_types
-from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.model import (
     AttributeMapping,
     FamilyMapping,
@@ -30,6 +29,7 @@ from ddb2bigtable.spec.model import (
     TableSpec,
     Ttl,
 )
+from ddb2bigtable.spec.reading import read_spec
 
 from .test_row_keys import dynamo_numbers
 
@@ -324,7 +324,7 @@ def test_default_mapping_replace_and_delete_clear_the_row():
 
 
 def test_rule_replace_and_delete_touch_only_the_items_cells():
-    codec = Codec(load_spec(ROOT / "specs" / "invoices-adjacency.yaml").tables[0], {})
+    codec = Codec(read_spec(ROOT / "specs" / "invoices-adjacency.yaml").tables[0], {})
     payment = {"PK": {"S": "Invoice-0123"}, "SK": {"S": "Payment-0680"}, "DateCreated": {"S": "2023-09-10T15:21:40"},
                "Details": {"M": {"amount_usd": {"N": "120"}}}}
     written = codec.encode(payment, write_time_micros=WRITE, now_micros=NOW, replace=True)
@@ -335,7 +335,7 @@ def test_rule_replace_and_delete_touch_only_the_items_cells():
 
 
 def test_comment_versions_need_their_time_to_be_deleted():
-    codec = Codec(load_spec(ROOT / "specs" / "video-single-table.yaml").tables[0], {})
+    codec = Codec(read_spec(ROOT / "specs" / "video-single-table.yaml").tables[0], {})
     keys = {"VideoId": {"S": "0123"}, "SK": {"S": "VideoComment#98765481"}}
     with pytest.raises(CodecError, match="PostedAt"):
         codec.delete(keys)
@@ -418,7 +418,7 @@ MOVIES = ROOT / "specs" / "movies.yaml"
 
 
 def test_every_movie_round_trips_into_its_own_row_in_year_order():
-    t = load_spec(MOVIES).tables[0]
+    t = read_spec(MOVIES).tables[0]
     items = movies()
     codec = Codec(t, infer_types(items, t))
     assert codec.stored("info") == "M"
@@ -436,7 +436,7 @@ def test_every_movie_round_trips_into_its_own_row_in_year_order():
 @given(st.text(alphabet="ab#\\%é ", min_size=1, max_size=10), st.integers(1900, 2030),
        st.lists(st.decimals(allow_nan=False, allow_infinity=False, places=3), max_size=4))
 def test_movies_like_items_round_trip_exactly(title, year, ratings):
-    t = load_spec(MOVIES).tables[0]
+    t = read_spec(MOVIES).tables[0]
     item = {"year": {"N": str(year)}, "title": {"S": title},
             "info": {"M": {"rating": {"N": "8.30"}, "ratings": {"L": [{"N": str(r)} for r in ratings]},
                            "cast": {"L": [{"M": {"name": {"S": title}, "age": {"N": "1E+1"}}}]},
@@ -493,7 +493,7 @@ plain_values = st.recursive(
        st.datetimes(min_value=datetime(1971, 1, 1)).map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)))
 def test_adjacency_rows_round_trip_any_ids(invoice, payments, details, created):
     """Any invoice and payment ids, any details, any DateCreated written the canonical way."""
-    t = load_spec(INVOICES).tables[0]
+    t = read_spec(INVOICES).tables[0]
     date = {"S": created.isoformat(timespec="milliseconds" if created.microsecond else "seconds")}
     pk = {"S": f"Invoice-{invoice}"}
     items = [{"PK": pk, "SK": pk, "DateCreated": date, "Details": {"M": details}}]

@@ -25,7 +25,7 @@ import pytest
 from ddb2bigtable.codec.codec import Codec, CodecError
 from ddb2bigtable.codec.mutations import Cell, RowMutation, SetCell
 from ddb2bigtable.codec.type_inference import infer_types
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORT_TIME = 1_700_000_000_000_000  # the caller's write time: the export's time
@@ -50,7 +50,7 @@ def M(**values):  # noqa: N802
 
 
 def encode_all(spec: str, items: list[dict]) -> tuple[Codec, list[tuple[bytes, str, bytes, bytes, int]]]:
-    table = load_spec(ROOT / "specs" / spec).tables[0]
+    table = read_spec(ROOT / "specs" / spec).tables[0]
     codec = Codec(table, infer_types(items, table))
     cells = []
     for item in items:
@@ -181,7 +181,7 @@ def test_video_rows_decode_back_to_the_items_except_the_comments_reverse_times()
 
 
 def test_the_seeds_literal_0124_stats_item_is_refused_with_a_reason():
-    table = load_spec(ROOT / "specs" / "video-single-table.yaml").tables[0]
+    table = read_spec(ROOT / "specs" / "video-single-table.yaml").tables[0]
     codec = Codec(table, {})
     item = {"VideoId": S("0124"), "SK": S("VideoStats"), "ViewCount": N("45")}
     with pytest.raises(CodecError, match="stores Formats, which this item does not have"):

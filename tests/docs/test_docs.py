@@ -21,7 +21,7 @@ import pytest
 from ddb2bigtable.cli.app import main
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.plan import capacity, sizing
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.regions import AWS_REGIONS, gcp_for
 from ddb2bigtable.spec.schema_check import load_schema
 
@@ -242,7 +242,7 @@ def test_the_movies_comment_shows_the_row_the_codec_writes():
     spec = ROOT / "specs" / "movies.yaml"
     shown = re.search(r"# Rows look like (\S+): ", spec.read_text(encoding="utf-8"))
     assert shown, "specs/movies.yaml shows an example row"
-    codec = Codec(load_spec(spec).tables[0], {})
+    codec = Codec(read_spec(spec).tables[0], {})
     assert codec.row_key({"year": {"N": "2013"}, "title": {"S": "Rush"}}).decode() == shown.group(1)
     three, twenty = ({"year": {"N": year}, "title": {"S": "x"}} for year in ("3", "20"))
     assert codec.row_key(three) < codec.row_key(twenty)

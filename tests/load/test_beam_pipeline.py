@@ -32,7 +32,7 @@ from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.work_folder import dead_letter_records
 from ddb2bigtable.load.writer import WriteSettings
 from ddb2bigtable.program import plan_for_stack
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT
 from .test_load_emulator import PROJECT, options, prepare, read_all
@@ -165,7 +165,7 @@ def test_types_merged_per_file_are_the_types_of_the_whole_export(export):
     spec_file = {"movies": "movies.yaml", "movies-ion": "movies.yaml", "products": "product-catalog.yaml",
                  "videos": "video-single-table.yaml", "invoices": "invoices-adjacency.yaml"}[export]
     table_id = {"movies-ion": "movies"}.get(export, export)
-    table = next(t for t in load_spec(ROOT / "specs" / spec_file).tables if t.id == table_id)
+    table = next(t for t in read_spec(ROOT / "specs" / spec_file).tables if t.id == table_id)
     manifest = open_export(str(ROOT / "exports" / export))
     items = lambda files: (r.item for f in files for r in read_records(manifest, f) if r.item is not None)  # noqa: E731
     merged = {}

@@ -22,12 +22,12 @@ from ddb2bigtable.exports.reader import MAX_LINE, read_records
 from ddb2bigtable.exports.writer import IncrementalChange, write_export
 from ddb2bigtable.load.buckets import route
 from ddb2bigtable.load.state import FileCounts
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT
 from ..exports.test_export_reader import WHEN
 
-TABLE = load_spec(ROOT / "specs" / "movies.yaml").tables[0]
+TABLE = read_spec(ROOT / "specs" / "movies.yaml").tables[0]
 ARN = "arn:aws:dynamodb:us-west-2:123456789012:table/Movies"
 GOOD = {"year": {"N": "2013"}, "title": {"S": "Rush"}, "info": {"M": {"rating": {"N": "8.3"}}}}
 NOW = 1_800_000_000 * 1_000_000

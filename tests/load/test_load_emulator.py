@@ -21,7 +21,7 @@ from ddb2bigtable.load.run import LoadOptions, run_load
 from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.plan.planner import plan_stage
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -32,7 +32,7 @@ _instances = itertools.count()
 
 def prepare(spec_file: str, stage: str = "local") -> tuple:
     """A fresh instance holding the spec's tables, families and GC rules."""
-    spec = load_spec(ROOT / "specs" / spec_file)
+    spec = read_spec(ROOT / "specs" / spec_file)
     (instance,) = plan_stage(load_stage(stage, ROOT), [spec]).instances
     instance_id = f"t{next(_instances)}-{instance.id}"[:33]
     ensure_tables(PROJECT, _renamed(instance, instance_id))

@@ -33,7 +33,7 @@ from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.writer import WriteSettings
 from ddb2bigtable.plan.planner import plan_stage
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -68,7 +68,7 @@ def rewrite_manifest_md5(export: Path, data_file: Path) -> None:
 
 def tables_for(spec_file: Path, instance_id: str):
     """The spec, with its planned tables, families and GC rules created under `instance_id`."""
-    spec = load_spec(spec_file)
+    spec = read_spec(spec_file)
     (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
     ensure_tables(PROJECT, replace(instance, id=instance_id))
     return spec
@@ -166,7 +166,7 @@ def test_a_loader_killed_half_way_resumes_and_loses_nothing(bigtable_emulator, t
     assert report["complete"] and report["accounted"] == 40_000
     resumed = [f for f in report["files"] if f["status"].startswith("resumed")]
     assert len(resumed) == done_before
-    spec = load_spec(spec_file)
+    spec = read_spec(spec_file)
     verified = run_verify(spec.tables[0], str(export), project="local-project", instance_id="kill-test-instance-local",
                           work_dir=work)
     assert verified.ok and verified.table_items == 40_000  # nothing lost, nothing doubled

@@ -27,7 +27,7 @@ from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.work_folder import locked
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.spec.errors import InputError
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -195,7 +195,7 @@ def test_a_missing_family_is_named(bigtable_emulator, tmp_path):
 
 
 def test_a_stopped_emulator_is_named_not_retried_for_minutes(tmp_path, monkeypatch):
-    spec = load_spec(ROOT / "specs" / "movies.yaml")
+    spec = read_spec(ROOT / "specs" / "movies.yaml")
     with emulator.start() as gone:
         address = gone.address
     monkeypatch.setenv(emulator.EMULATOR_ENV, address)

@@ -28,8 +28,8 @@ from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import canonical
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.replicate.run import ReplicateOptions
-from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.model import TableSpec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -67,7 +67,7 @@ def create(dynamodb, tmp: Path, spec_file: str = "movies.yaml", stream: str | No
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / f"{n}.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
-    spec = load_spec(path)
+    spec = read_spec(path)
     table = spec.tables[0]
     (instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
     ensure_tables(PROJECT, instance)

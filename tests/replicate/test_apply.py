@@ -13,12 +13,12 @@ from ddb2bigtable.codec.mutations import Cell, DeleteCells, DeleteRow, RowMutati
 from ddb2bigtable.load.verify import canonical
 from ddb2bigtable.replicate.apply import dead_letter_json, record_rows, waves, with_current_images, write_time
 from ddb2bigtable.replicate.stream import StreamRecord
-from ddb2bigtable.spec.loader import load_spec
+from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT
 
-MOVIES = load_spec(ROOT / "specs/movies.yaml").tables[0]
-VIDEOS = load_spec(ROOT / "specs/video-single-table.yaml").tables[0]
+MOVIES = read_spec(ROOT / "specs/movies.yaml").tables[0]
+VIDEOS = read_spec(ROOT / "specs/video-single-table.yaml").tables[0]
 START = 1_800_000_000_000_000
 
 

@@ -15,8 +15,8 @@ from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.sources.detect import read_sources
 from ddb2bigtable.sources.emit import Document, build, to_yaml
 from ddb2bigtable.sources.model import Notice, Options
-from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.model import Spec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -46,7 +46,7 @@ def import_files(tmp: Path, *paths: Path, instance: str = "imported", **options:
     text = to_yaml(doc)
     out = tmp / "imported.yaml"
     out.write_text(text)
-    spec = load_spec(out)
+    spec = read_spec(out)
     notices = tuple(n for i in found for n in i.notices) + doc.notices
     check_comments_and_estimates(text, notices)
     return Imported(text, yaml.safe_load(text), notices, spec, plan_stage(load_stage("prod", ROOT), [spec]))

@@ -17,8 +17,8 @@ import yaml
 
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.sources import estimates
-from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.model import InstanceSpec, Mapping, Rate, Source, Spec, TableSpec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -143,7 +143,7 @@ def _without_what_templates_lack(original: Spec, imported: Spec) -> Spec:
 
 
 def test_shop_global_round_trips_through_cloudformation(tmp_path):
-    original = load_spec(ROOT / "specs" / "shop-global.yaml")
+    original = read_spec(ROOT / "specs" / "shop-global.yaml")
     template = tmp_path / "shop-global.template.yaml"
     template.write_text(yaml.safe_dump(to_template(original), sort_keys=False))
     got = import_files(tmp_path, template, instance=original.instance.id, region="us-east-1")

@@ -15,8 +15,8 @@ from dataclasses import replace
 from typing import Any
 
 from ddb2bigtable.plan.planner import plan_stage
-from ddb2bigtable.spec.loader import load_spec
 from ddb2bigtable.spec.model import Replica, Spec
+from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import ROOT
@@ -92,7 +92,7 @@ def to_state(spec: Spec) -> dict[str, Any]:
 
 
 def test_shop_global_round_trips_through_terraform_state(tmp_path):
-    original = load_spec(ROOT / "specs" / "shop-global.yaml")
+    original = read_spec(ROOT / "specs" / "shop-global.yaml")
     state = tmp_path / "terraform.tfstate.json"
     state.write_text(json.dumps(to_state(original), indent=2))
     got = import_files(tmp_path, state, instance=original.instance.id)

@@ -160,10 +160,10 @@ def find_table(job: LoadJobPlan) -> TableSpec:
     """The table a job loads, from the spec file the plan came from; refused when the
     mapping there changed since the plan (its fingerprint would differ)."""
     from ...spec.errors import InputError
-    from ...spec.loader import load_spec
+    from ...spec.reading import read_spec
 
     try:
-        spec = load_spec(job.spec_file)
+        spec = read_spec(job.spec_file)
     except InputError as error:
         raise DataflowUnavailable(f"{job.instance_id}/{job.table_id}: {error}") from None
     table = next((t for t in spec.tables if t.id == job.table_id), None)

@@ -46,12 +46,12 @@ SPEC_SCHEMA = "spec-v1.schema.json"
 
 # --- public API ---------------------------------------------------------------------------
 
-def load_spec(path: str | Path) -> Spec:
+def read_spec(path: str | Path) -> Spec:
     """One spec file as a `Spec`; `InputError` listing every problem otherwise."""
-    return load_specs([path])[0]
+    return read_specs([path])[0]
 
 
-def load_specs(paths: Sequence[str | Path]) -> list[Spec]:
+def read_specs(paths: Sequence[str | Path]) -> list[Spec]:
     """Several spec files at once, so problems of all of them are reported together.
 
     Besides each file's own checks, two files must not describe the same instance.

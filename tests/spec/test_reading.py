@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from ddb2bigtable.spec import ids
 from ddb2bigtable.spec.errors import InputError
-from ddb2bigtable.spec.loader import load_spec, load_specs
 from ddb2bigtable.spec.mapping_syntax import parse_duration, template_fields
 from ddb2bigtable.spec.model import GcRule, KeyAttribute, Location, Rate, Replica
+from ddb2bigtable.spec.reading import read_spec, read_specs
 from ddb2bigtable.spec.stage import LoadSettings, load_stage, stage_names
 from ddb2bigtable.spec.yaml_source import parse_yaml
 
@@ -46,7 +46,7 @@ MINIMAL = """\
 # --- example specs ------------------------------------------------------------------------
 
 def test_product_catalog_keeps_the_seed_layout():
-    spec = load_spec(SPECS / "product-catalog.yaml")
+    spec = read_spec(SPECS / "product-catalog.yaml")
     (table,) = spec.tables
     assert spec.instance.id == "product-catalog"
     assert table.source.key.partition == KeyAttribute("category", "S")
@@ -57,7 +57,7 @@ def test_product_catalog_keeps_the_seed_layout():
 
 
 def test_video_single_table_maps_items_onto_one_row_per_video():
-    (table,) = load_spec(SPECS / "video-single-table.yaml").tables
+    (table,) = read_spec(SPECS / "video-single-table.yaml").tables
     source, mapping = table.source, table.mapping
     assert source.billing == "on_demand" and source.peak == Rate(2000.0, 300.0)
     assert {f.name: f.gc.max_versions for f in mapping.families} == {"Video": 1, "Stats": 1, "UserComments": 500}
@@ -69,7 +69,7 @@ def test_video_single_table_maps_items_onto_one_row_per_video():
 
 
 def test_invoices_strip_the_key_prefixes():
-    (table,) = load_spec(SPECS / "invoices-adjacency.yaml").tables
+    (table,) = read_spec(SPECS / "invoices-adjacency.yaml").tables
     invoice, payment = table.mapping.rules
     assert (invoice.partition_key_prefix, invoice.sort_key_prefix) == ("Invoice-", "Invoice-")
     assert (invoice.family, invoice.qualifier) == ("Invoice", "Details")
@@ -78,7 +78,7 @@ def test_invoices_strip_the_key_prefixes():
 
 
 def test_movies():
-    (table,) = load_spec(SPECS / "movies.yaml").tables
+    (table,) = read_spec(SPECS / "movies.yaml").tables
     assert table.source.key.partition == KeyAttribute("year", "N")
     assert table.source.key.sort == KeyAttribute("title", "S")
     assert table.source.item_count == 4609
@@ -86,7 +86,7 @@ def test_movies():
 
 
 def test_shop_global_is_a_multi_region_multi_table_instance():
-    spec = load_spec(SPECS / "shop-global.yaml")
+    spec = read_spec(SPECS / "shop-global.yaml")
     tables = {t.id: t for t in spec.tables}
     assert list(tables) == ["orders", "carts", "customers", "events"]
     assert spec.instance.row_affinity is True
@@ -113,7 +113,7 @@ def test_shop_global_is_a_multi_region_multi_table_instance():
 
 
 def test_defaults_come_from_the_dataclasses(tmp_path: Path):
-    spec = load_spec(spec_text(tmp_path, MINIMAL.format(instance="shop-test")))
+    spec = read_spec(spec_text(tmp_path, MINIMAL.format(instance="shop-test")))
     source = spec.tables[0].source
     assert source.billing == "provisioned" and source.item_size_kb == 1.0 and source.replicas == ()
     assert spec.instance.storage == "ssd" and spec.instance.kms_keys == {}
@@ -129,7 +129,7 @@ def test_gc_durations_become_seconds_and_kms_keys_load(tmp_path: Path):
     text = MINIMAL.format(instance="shop-test").replace(
         "    tables:", "      kms_keys: {us-east-1: projects/p/locations/us-east4/keyRings/r/cryptoKeys/k}\n    tables:")
     text += "        mapping:\n          families:\n            - {name: cf, gc: {max_age: 36h, max_versions: 2, mode: intersection}}\n"
-    spec = load_spec(spec_text(tmp_path, text))
+    spec = read_spec(spec_text(tmp_path, text))
     assert spec.instance.kms_keys == {"us-east-1": "projects/p/locations/us-east4/keyRings/r/cryptoKeys/k"}
     assert spec.tables[0].mapping.families[0].gc == GcRule(max_versions=2, max_age_seconds=129600, mode="intersection")
 
@@ -138,7 +138,7 @@ def test_two_files_cannot_describe_the_same_instance(tmp_path: Path):
     a = spec_text(tmp_path, MINIMAL.format(instance="shop-test"), "a.yaml")
     b = spec_text(tmp_path, MINIMAL.format(instance="shop-test"), "b.yaml")
     with pytest.raises(InputError) as error:
-        load_specs([a, b])
+        read_specs([a, b])
     (problem,) = error.value.problems
     assert (problem.file, problem.line, problem.column) == (str(b), 3, 7)
     assert f"also used by {a}:3:7" in problem.message
@@ -190,7 +190,7 @@ def test_stage_settings():
 @pytest.mark.parametrize("name", STAGES)
 def test_suffixed_instance_ids_stay_valid(name: str):
     stage = load_stage(name, ROOT)
-    for spec in load_specs(stage.spec_paths(ROOT)):
+    for spec in read_specs(stage.spec_paths(ROOT)):
         assert ids.id_problem("instance", spec.instance.id + stage.instance_suffix) is None
 
 
@@ -254,7 +254,7 @@ def test_any_edit_gives_a_spec_or_located_problems(tmp_path: Path, example: Path
     path = tmp_path / "edited.yaml"
     path.write_text("\n".join(lines) + "\n")
     try:
-        load_spec(path)
+        read_spec(path)
     except InputError as error:
         assert error.problems and all(p.file == str(path) and p.line >= 1 for p in error.problems)
 
@@ -304,7 +304,7 @@ def test_a_region_typo_is_reported_with_the_schema_problems_of_the_same_table(tm
               writes: 10
         """))
     with pytest.raises(InputError) as caught:
-        load_spec(path)
+        read_spec(path)
     assert [(p.line, p.path) for p in caught.value.problems] == [
         (7, "tables[0].source.region"), (13, "tables[0].mapping.default_famly"),
         (18, "tables[1].source.key.partition.type")]
@@ -333,7 +333,7 @@ def test_every_sound_part_is_cross_checked_beside_the_schema_problems(tmp_path):
               writes: 10
         """))
     with pytest.raises(InputError) as caught:
-        load_spec(path)
+        read_spec(path)
     found = [(p.line, p.path) for p in caught.value.problems]
     assert found == [
         (3, "instance.id"), (4, "instance.storage"), (5, "instance.labels.Team"), (6, "instance.zones.us-wset-2"),
