@@ -22,10 +22,10 @@ def plan_for_stack(stack: str, root: Path, config: dict[str, Any]) -> tuple[Stag
     stage = stage_from_config(stack, root, {k: v for k, v in config.items() if v is not None})
     if stage.emulator:
         where = stage.location
-        raise InputError([Problem(stage.file, where.line if where else 1, where.column if where else 1,
-                                  "emulator", f"stage {stack!r} runs on the Bigtable emulator, which has no "
-                                  f"instance admin for Pulumi to drive: run `ddb2bigtable up --stage {stack}` "
-                                  f"instead of `pulumi up`")])
+        raise InputError([Problem.at(where, stage.file, "emulator",
+                                     f"stage {stack!r} runs on the Bigtable emulator, which has no "
+                                     f"instance admin for Pulumi to drive: run `ddb2bigtable up --stage {stack}` "
+                                     f"instead of `pulumi up`")])
     specs = read_specs([str(p) for p in stage.spec_paths(root)])
     return stage, specs, plan_stage(stage, specs)
 

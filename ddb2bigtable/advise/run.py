@@ -74,7 +74,7 @@ def _chosen(specs: list[Spec], table_id: str | None) -> list[tuple[Spec, TableSp
     tables = [(spec, t) for spec in specs for t in spec.tables if table_id in (None, t.id)]
     if not tables:
         known = ", ".join(t.id for spec in specs for t in spec.tables)
-        raise InputError([Problem(specs[0].path, 1, 1, "tables", f"no table {table_id!r}; the specs hold {known}")])
+        raise InputError([Problem.about(specs[0].path, "tables", f"no table {table_id!r}; the specs hold {known}")])
     return tables
 
 
@@ -90,8 +90,8 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
     sampled: list[Sampled] = []
     if export is not None:
         if len(tables) > 1:
-            raise InputError([Problem(specs[0].path, 1, 1, "tables", "--export samples one table; the specs hold "
-                                      f"{', '.join(t.id for t in tables)}: choose one with --table")])
+            raise InputError([Problem.about(specs[0].path, "tables", "--export samples one table; the specs hold "
+                                            f"{', '.join(t.id for t in tables)}: choose one with --table")])
         start = time.perf_counter()
         manifest = open_export(export)
         taken = take_sample(manifest, sample_size(sample, manifest.item_count))

@@ -2,7 +2,7 @@
 
 - `app.main`: the click group; one module per command group registers into it.
 - `plan` (`validate`, `plan`), `diff`, `load` (`load`, `verify`, `up`; they run `load_runs`).
-- `output.fail`: bad input as located lines and exit code 2, for every command.
+- `output.report_error`: any engine error as a message and its exit code (`app` calls it for every command).
 """
 
 import os

@@ -13,11 +13,8 @@ from rich.console import Console
 from ..advise.report import counts, sections, to_json, to_markdown
 from ..advise.run import DEFAULT_SAMPLE, advise
 from ..advise.sample import sample_size
-from ..exports.manifests import ExportError
 from ..render.terminal import print_section
-from ..spec.errors import InputError
 from ..spec.reading import read_specs
-from .output import EXIT_BAD_INPUT, fail
 
 
 def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -45,14 +42,8 @@ def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
 def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | None, sample: str,
                    stage: str | None, fmt: str, fail_on: str | None, root: Path) -> None:
     """Check specs (and a sample of an export) against Bigtable's schema design advice."""
-    try:
-        report = advise(read_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
-                        stage=stage)
-    except InputError as error:
-        fail(error)
-    except ExportError as error:
-        click.echo(f"{error}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    report = advise(read_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
+                    stage=stage)
     if fmt == "json":
         click.echo(json.dumps(to_json(report), indent=2))
     elif fmt == "markdown":

@@ -7,18 +7,33 @@ One module per command group: `plan` (validate, plan), `diff`, `load` (load, ver
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
+from ..spec.errors import Ddb2BigtableError
 from .advise_cmd import advise_command
 from .cutover_cmd import cutover
 from .diff import diff
 from .import_cmd import import_
 from .load import load, up, verify
+from .output import report_error
 from .plan import plan, validate
 from .replicate_cmd import replicate
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The one place an engine error becomes a message and an exit code, so no command
+    repeats the handling and none can forget it."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Ddb2BigtableError as error:
+            report_error(error)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="ddb2bigtable")
 def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""

@@ -12,9 +12,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..spec.errors import InputError
-from .output import fail
-
 if TYPE_CHECKING:
     from ..replicate.cutover import CutoverReport
 
@@ -43,10 +40,7 @@ def cutover() -> None:
 def check(spec: str, table_id: str, stage: str, sample: int, segments: int, endpoint_url: str | None, fmt: str,
           work_dir: Path | None, root: Path) -> None:
     """Compare a random sample of the live table with Bigtable; exit 0 when ready to switch, 1 when not."""
-    try:
-        code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt)
-    except InputError as error:
-        fail(error)
+    code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt)
     sys.exit(code)
 
 

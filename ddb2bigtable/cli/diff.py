@@ -9,9 +9,6 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ..spec.errors import InputError
-from .output import fail
-
 
 @click.command()
 @click.option("--base", required=True, help="Git ref to compare from (e.g. origin/main).")
@@ -28,10 +25,7 @@ def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on
     from ..review.diff_run import run_diff
 
     threshold = _fail_on(fail_on)
-    try:
-        diffs = run_diff(root, base, head, list(stages) or None)
-    except InputError as error:
-        fail(error)
+    diffs = run_diff(root, base, head, list(stages) or None)
     if fmt == "json":
         click.echo(json.dumps(to_json(diffs, base, head), indent=2))
     elif fmt == "markdown":

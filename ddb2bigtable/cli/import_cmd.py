@@ -15,7 +15,6 @@ from ..sources.emit import build, to_json, to_yaml
 from ..sources.model import DEFAULT_REGION, Options
 from ..sources.spec_file import check_spec, refuse_existing, write_spec
 from ..spec.errors import InputError, Problem
-from .output import fail
 
 
 def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -23,7 +22,7 @@ def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     for value in values:
         key, sep, text = value.partition("=")
         if not sep or not key:
-            fail(InputError([Problem("--parameter", 1, 1, "", f"{value!r} is not KEY=VALUE")]))
+            raise InputError([Problem.about("--parameter", "", f"{value!r} is not KEY=VALUE")])
         pairs.append((key, text))
     return tuple(pairs)
 
@@ -50,23 +49,20 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
     CloudFormation/SAM templates, Terraform `.tf` files or `terraform show -json` output.
     Every value's comment names its origin; every estimate is marked and warned about."""
     options = Options(region, _parameters(parameters))
-    try:
-        if output is not None:
-            refuse_existing(output, force)
-        found = read_sources(list(source), options, kind)
-        doc = build(instance, all_tables(found), list(source))
-        text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
-            else to_yaml(doc)
-        check_spec(text, str(output or "<stdout>"))
-        notices = [n for i in found for n in i.notices] + list(doc.notices)
-        for notice in notices:
-            click.echo(str(notice), err=True)
-        if output is None:
-            click.echo(text, nl=False)
-            return
-        write_spec(output, text, force)
-    except InputError as error:
-        fail(error)
+    if output is not None:
+        refuse_existing(output, force)
+    found = read_sources(list(source), options, kind)
+    doc = build(instance, all_tables(found), list(source))
+    text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
+        else to_yaml(doc)
+    check_spec(text, str(output or "<stdout>"))
+    notices = [n for i in found for n in i.notices] + list(doc.notices)
+    for notice in notices:
+        click.echo(str(notice), err=True)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    write_spec(output, text, force)
     estimates = sum(n.code == "estimate" for n in notices)
     click.echo(f"wrote {output}: {len(doc.tree['tables'])} table(s), {estimates} estimate(s) to replace; "
                f"next: ddb2bigtable validate {output}", err=True)

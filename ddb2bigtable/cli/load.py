@@ -9,9 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..spec.errors import InputError
-from .output import fail
-
 
 @click.command()
 @click.argument("spec")
@@ -36,11 +33,8 @@ def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool,
     """Load one table from a DynamoDB export; exit 1 unless every item is accounted for."""
     from .load_runs import run_load_command
 
-    try:
-        code = run_load_command(root, spec, table_id, export, stage, create_tables, runner, work_dir, fmt,
-                                redact=redact, fresh=fresh, allow_other_table=allow_other_table, chain=chain)
-    except InputError as error:
-        fail(error)
+    code = run_load_command(root, spec, table_id, export, stage, create_tables, runner, work_dir, fmt,
+                            redact=redact, fresh=fresh, allow_other_table=allow_other_table, chain=chain)
     sys.exit(code)
 
 
@@ -60,10 +54,7 @@ def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None
     """Decode every row back into DynamoDB items and compare with the export; exit 1 on any difference."""
     from .load_runs import run_verify_command
 
-    try:
-        code = run_verify_command(root, spec, table_id, export, stage, sample, work_dir, fmt, chain=chain)
-    except InputError as error:
-        fail(error)
+    code = run_verify_command(root, spec, table_id, export, stage, sample, work_dir, fmt, chain=chain)
     sys.exit(code)
 
 
@@ -76,8 +67,5 @@ def up(stage: str, keep_running: bool, fmt: str, root: Path) -> None:
     """The emulator stage: create tables, families and GC; load the exports; verify; report."""
     from .load_runs import run_up_command
 
-    try:
-        code = run_up_command(root, stage, keep_running, fmt)
-    except InputError as error:
-        fail(error)
+    code = run_up_command(root, stage, keep_running, fmt)
     sys.exit(code)

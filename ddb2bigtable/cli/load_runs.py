@@ -70,16 +70,18 @@ def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Targe
     table = next((t for t in spec.tables if t.id == table_id), None)
     if table is None:
         ids = ", ".join(t.id for t in spec.tables)
-        raise InputError([Problem(spec_path, 1, 1, "tables", f"no table {table_id!r} in this spec; its tables: {ids}")])
+        raise InputError([Problem.about(spec_path, "tables", f"no table {table_id!r} in this spec; its tables: {ids}")])
     (instance,) = plan_stage(stage, [spec]).instances
     if stage.emulator and not os.environ.get(EMULATOR_ENV):
-        raise InputError([Problem(stage.file, 1, 1, "emulator", f"stage {stage.name!r} targets the emulator: set "
-                                  f"{EMULATOR_ENV}=127.0.0.1:<port> (or run `ddb2bigtable up --stage {stage.name}`)")])
+        raise InputError([Problem.about(stage.file, "emulator",
+                                        f"stage {stage.name!r} targets the emulator: set "
+                                        f"{EMULATOR_ENV}=127.0.0.1:<port> (or run "
+                                        f"`ddb2bigtable up --stage {stage.name}`)")])
     return Target(stage, table, instance, stage.gcp_project or DEFAULT_PROJECT)
 
 
 def _export_problem(export: str, error: Exception) -> InputError:
-    return InputError([Problem(export, 1, 1, "export", str(error))])
+    return InputError([Problem.about(export, "export", str(error))])
 
 
 class _Rate(ProgressColumn):
@@ -172,7 +174,7 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) ->
         with progress_bars(console) as bars:
             result = up(root, stage_name, keep_running=keep_running, progress=bars)
     except (ExportError, EmulatorError) as error:
-        raise InputError([Problem(stage_name, 1, 1, "", str(error))]) from None
+        raise InputError([Problem.about(stage_name, "", str(error))]) from None
     if fmt == "json":
         click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok,
                                "tables_created": [f"{a.table}: {a.what}" for a in result.actions],

@@ -14,7 +14,6 @@ from ..render.markdown import to_markdown
 from ..render.terminal import print_plan
 from ..spec.errors import InputError
 from ..spec.reading import read_specs
-from .output import fail
 
 
 @click.command()
@@ -26,13 +25,10 @@ from .output import fail
 def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> None:
     """Check spec files: schema, then what a schema cannot check, then each stage that plans
     them. All problems at once."""
-    try:
-        loaded = read_specs(list(specs))
-    except InputError as error:
-        fail(error)
+    loaded = read_specs(list(specs))
     problems = stage_problems(root, loaded, list(stages) or None)
     if problems:
-        fail(InputError(problems))
+        raise InputError(problems)
     for spec in specs:
         click.echo(f"ok: {spec}")
 
@@ -48,10 +44,7 @@ def plan(specs: tuple[str, ...], stage: str, fmt: str, root: Path) -> None:
 
     Without SPEC arguments, plans the specs the stage lists.
     """
-    try:
-        stage_plan = plan_files(root, stage, list(specs))
-    except InputError as error:
-        fail(error)
+    stage_plan = plan_files(root, stage, list(specs))
     if fmt == "json":
         click.echo(json.dumps(to_json(stage_plan), indent=2))
     elif fmt == "markdown":

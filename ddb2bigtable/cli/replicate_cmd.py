@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 import click
 
 from ..spec.errors import InputError, Problem
-from .output import fail
 
 if TYPE_CHECKING:
     from ..replicate.report import ReplicateReport
@@ -43,12 +42,9 @@ if TYPE_CHECKING:
 def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
               fetch_keys_only: bool, endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
     """Apply the table's DynamoDB stream to Bigtable from the export's time; exit 1 on dead letters."""
-    try:
-        if follow and until_caught_up:
-            raise InputError([Problem("replicate", 1, 1, "--follow", "give --follow or --until-caught-up, not both")])
-        code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt)
-    except InputError as error:
-        fail(error)
+    if follow and until_caught_up:
+        raise InputError([Problem.about("replicate", "--follow", "give --follow or --until-caught-up, not both")])
+    code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt)
     sys.exit(code)
 
 

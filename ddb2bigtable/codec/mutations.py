@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..spec.errors import Ddb2BigtableError
 
-class CodecError(Exception):
+
+class CodecError(Ddb2BigtableError):
     """An item that cannot be written (or a row that cannot be read back), with a reason a
     user understands: row key over 4 KiB, key attribute missing, counter not an int64, ..."""
 

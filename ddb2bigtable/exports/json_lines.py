@@ -17,6 +17,7 @@ import orjson
 
 from ..codec.items import AttributeValue, Item
 from ..codec.numbers import is_number
+from ..spec.errors import Ddb2BigtableError
 
 # DynamoDB nests maps and lists at most 32 levels deep (AWS, "Constraints in Amazon
 # DynamoDB", Attributes: nested attribute depth; read 2026-11-23). A deeper value cannot
@@ -29,7 +30,7 @@ _MAX_JSON_DEPTH = 2 * MAX_NESTING + 3
 _WIDE = Context(prec=100, Emax=999_999, Emin=-999_999)
 
 
-class BadLine(Exception):
+class BadLine(Ddb2BigtableError):
     """One line is not an item: becomes an "error" record, never stops the file."""
 
 

@@ -26,6 +26,8 @@ import fsspec
 import orjson
 from fsspec.implementations.local import LocalFileSystem
 
+from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError
+
 FULL_EXPORT = "FULL_EXPORT"
 INCREMENTAL_EXPORT = "INCREMENTAL_EXPORT"
 OUTPUT_FORMATS = ("DYNAMODB_JSON", "ION")
@@ -36,8 +38,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
 
-class ExportError(Exception):
+class ExportError(Ddb2BigtableError):
     """The export cannot be read: names the file, what is wrong and what to do."""
+
+    exit_code = EXIT_BAD_INPUT
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ def extended(chain: tuple[Link, ...], manifest: Manifest, export: str, fresh: st
         return (Link.of(manifest),)
     fix = f"give --fresh to apply it anyway (the chain recorded in {work_dir} then starts again with it)"
     if (why := refusal(chain, manifest, fix)) is not None:
-        raise InputError([Problem(export, 1, 1, "export", why)])
+        raise InputError([Problem.about(export, "export", why)])
     return chain if chain and chain[-1].export_id == manifest.export_id else (*chain, Link.of(manifest))
 
 

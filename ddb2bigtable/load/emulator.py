@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..spec.errors import ServiceError
+
 EMULATOR_ENV = "BIGTABLE_EMULATOR_HOST"
 INSTALL_HINT = (
     "the Bigtable emulator was not found. Install it with the Google Cloud CLI: "
@@ -26,7 +28,7 @@ INSTALL_HINT = (
 )
 
 
-class EmulatorError(Exception):
+class EmulatorError(ServiceError):
     """The emulator cannot be found or started; the message says what to do."""
 
 

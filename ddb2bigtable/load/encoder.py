@@ -41,6 +41,7 @@ from ..codec.type_inference import AttributeTypes
 from ..exports.manifests import DataFile, ExportError, Manifest, verify_file
 from ..exports.reader import read_records
 from ..exports.types import FileTypes, merged_types, share_types
+from ..spec.errors import Ddb2BigtableError
 from ..spec.model import TableSpec
 from .buckets import route
 from .state import FileCounts
@@ -174,7 +175,7 @@ def _dies_with_parent(parent: int, target: Callable[..., None], *args: Any) -> N
     target(*args)
 
 
-class EncoderDied(RuntimeError):
+class EncoderDied(Ddb2BigtableError):
     """The encoder process stopped without finishing (killed, out of memory, or a bug)."""
 
 

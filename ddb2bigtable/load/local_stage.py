@@ -48,9 +48,9 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False,
     stage = load_stage(stage_name, root)
     if not stage.emulator:
         where = stage.location
-        raise InputError([Problem(stage.file, where.line if where else 1, where.column if where else 1, "emulator",
-                                  f"`up` runs emulator stages; {stage_name!r} is a cloud stage: deploy it with "
-                                  f"`pulumi up --stack {stage_name}`")])
+        raise InputError([Problem.at(where, stage.file, "emulator",
+                                     f"`up` runs emulator stages; {stage_name!r} is a cloud stage: deploy it with "
+                                     f"`pulumi up --stack {stage_name}`")])
     specs = read_specs([str(p) for p in stage.spec_paths(root)])
     plan = plan_stage(stage, specs)
     project = stage.gcp_project or DEFAULT_PROJECT

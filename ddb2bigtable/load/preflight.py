@@ -56,5 +56,4 @@ def check_target(project: str, instance_id: str, table: TableSpec) -> None:
 
 def _problem(table: TableSpec, message: str) -> InputError:
     where = table.location
-    return InputError([Problem(where.file if where else "spec", where.line if where else 1,
-                               where.column if where else 1, f"tables.{table.id}", message)])
+    return InputError([Problem.at(where, "spec", f"tables.{table.id}", message)])

@@ -124,7 +124,7 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
     before anything is written and keeps them with `save_types`."""
     manifest = open_export(export)
     if manifest.table_name not in (None, table.source.table) and not options.allow_other_table:
-        raise InputError([Problem(export, 1, 1, "export", (
+        raise InputError([Problem.about(export, "export", (
             f"this is an export of DynamoDB table {manifest.table_name} ({manifest.table_arn}), but table "
             f"{table.id} of the spec comes from {table.source.table}: give the export of {table.source.table}, or "
             f"--allow-other-table when it is the same data under another name"))])

@@ -72,8 +72,8 @@ class LoadState:
         Another export (or mapping) of the same target keeps what the table holds
         (`table_types`) and starts its own files over."""
         if path.exists() and not path.is_file():
-            raise InputError([Problem(str(path), 1, 1, "", "is not a file, so it cannot hold the load's resume "
-                                                           f"state: delete it (rm -r {path}) and rerun the load")])
+            raise InputError([Problem.about(str(path), "", "is not a file, so it cannot hold the load's resume "
+                                            f"state: delete it (rm -r {path}) and rerun the load")])
         if not path.is_file():
             return cls(fingerprint, target=target), None
         try:

@@ -124,9 +124,9 @@ def locked(work_dir: Path) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-            raise InputError([Problem(str(work_dir), 1, 1, "", f"another load (PID {holder}) is using this work "
-                                                                f"folder; wait for it to end, or give this load its "
-                                                                f"own --work-dir")]) from None
+            raise InputError([Problem.about(str(work_dir), "", f"another load (PID {holder}) is using this work "
+                                            f"folder; wait for it to end, or give this load its "
+                                            f"own --work-dir")]) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield

@@ -21,13 +21,14 @@ from google.cloud.bigtable.data.exceptions import MutationsExceptionGroup
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
 from ..codec.mutations import DeleteRow, RowMutation, SetCell
+from ..spec.errors import ServiceError
 from .client_hooks import Source, entry, read_responses_raw
 
 # Errors that say "this row will never be accepted", as opposed to "try again later".
 PERMANENT = (api_exceptions.InvalidArgument, api_exceptions.FailedPrecondition, api_exceptions.OutOfRange)
 
 
-class WriteError(Exception):
+class WriteError(ServiceError):
     """Writes failed for a reason retries did not fix; the message says what and where."""
 
 

@@ -28,8 +28,7 @@ from .topology import placements
 
 def _problem_at_instance(spec: Spec, message: str) -> Problem:
     where = spec.instance.location
-    return Problem(where.file if where else spec.path, where.line if where else 1,
-                   where.column if where else 1, "instance.id", message)
+    return Problem.at(where, spec.path, "instance.id", message)
 
 
 def plan_instance(spec: Spec, stage: Stage) -> tuple[InstancePlan, list[PlanWarning]]:

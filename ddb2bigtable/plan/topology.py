@@ -42,15 +42,14 @@ def placements(spec: Spec, stage: Stage) -> list[Placement]:
                 served.append(aws_region)
     where = spec.instance.location
     if not by_gcp:
-        raise InputError([Problem(stage.file, *_line_col(stage), "regions",
-                                  f"stage keeps none of the AWS regions of {spec.path}'s tables; "
-                                  f"add one of them to `regions` or use `all`/`home`")])
+        raise InputError([Problem.at(stage.location, stage.file, "regions",
+                                     f"stage keeps none of the AWS regions of {spec.path}'s tables; "
+                                     f"add one of them to `regions` or use `all`/`home`")])
     if len(by_gcp) > MAX_CLUSTERS:
-        raise InputError([Problem(where.file if where else spec.path, where.line if where else 1,
-                                  where.column if where else 1, "instance",
-                                  f"{len(by_gcp)} GCP regions ({', '.join(by_gcp)}) need {len(by_gcp)} clusters; "
-                                  f"Bigtable allows {MAX_CLUSTERS} per instance: split the tables over two specs "
-                                  f"or keep fewer regions in the stage")])
+        raise InputError([Problem.at(where, spec.path, "instance",
+                                     f"{len(by_gcp)} GCP regions ({', '.join(by_gcp)}) need {len(by_gcp)} clusters; "
+                                     f"Bigtable allows {MAX_CLUSTERS} per instance: split the tables over two specs "
+                                     f"or keep fewer regions in the stage")])
     pinned = spec.instance.zones
     return [
         Placement(gcp_region=gcp, zone=next((pinned[r] for r in aws if r in pinned), gcp_for(aws[0]).zones[0]),
@@ -58,6 +57,3 @@ def placements(spec: Spec, stage: Stage) -> list[Placement]:
         for gcp, aws in by_gcp.items()
     ]
 
-
-def _line_col(stage: Stage) -> tuple[int, int]:
-    return (stage.location.line, stage.location.column) if stage.location else (1, 1)

@@ -55,9 +55,9 @@ def load_checkpoint(path: Path) -> Checkpoint | None:
                           frozenset(map(str, data["finished"])), _micros(data.get("newest_micros")),
                           _micros(data.get("caught_up_micros")))
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
-        raise InputError([Problem(str(path), 1, 1, "", f"the replication checkpoint is damaged "
-                                                       f"({type(error).__name__}: {error}); delete it and rerun "
-                                                       f"with --since the export you loaded")]) from None
+        raise InputError([Problem.about(str(path), "", f"the replication checkpoint is damaged "
+                                        f"({type(error).__name__}: {error}); delete it and rerun "
+                                        f"with --since the export you loaded")]) from None
 
 
 def _micros(value: object) -> int | None:

@@ -119,7 +119,7 @@ def _lag(work_dir: Path, where: dict[str, str], now: int, report: CutoverReport)
         return
     if checkpoint.target != where:
         why = resume_problem(checkpoint, path, checkpoint.stream_arn, where)
-        raise InputError([Problem(str(path), 1, 1, "--work-dir", f"the replication checkpoint {why}")])
+        raise InputError([Problem.about(str(path), "--work-dir", f"the replication checkpoint {why}")])
     times = [t for t in (checkpoint.newest_micros, checkpoint.caught_up_micros) if t is not None]
     if not times:
         report.lag_note = "unknown: replicate has not applied a record or caught up yet"
@@ -135,8 +135,8 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     """The sample compared and the lag read; bad input (no load recorded, unknown table)
     raises `InputError` before anything is read from Bigtable."""
     if options.sample < 1 or options.segments < 1:
-        raise InputError([Problem("cutover check", 1, 1, "--sample" if options.sample < 1 else "--segments",
-                                  "must be at least 1")])
+        raise InputError([Problem.about("cutover check", "--sample" if options.sample < 1 else "--segments",
+                                        "must be at least 1")])
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
     codec = Codec(table, recorded_types(table, options.work_dir, where))

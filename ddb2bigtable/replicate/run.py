@@ -67,10 +67,10 @@ def start_point(since: str) -> int:
         try:
             return open_export(since).export_time_micros
         except ExportError as error:
-            raise InputError([Problem(since, 1, 1, "--since", f"neither a time (2026-11-24T01:00:00Z) nor a "
-                                                              f"readable export: {error}")]) from None
+            raise InputError([Problem.about(since, "--since", f"neither a time (2026-11-24T01:00:00Z) nor a "
+                                            f"readable export: {error}")]) from None
     if moment.tzinfo is None:
-        raise InputError([Problem(since, 1, 1, "--since", "give the time's zone (Z for UTC, or +02:00)")])
+        raise InputError([Problem.about(since, "--since", "give the time's zone (Z for UTC, or +02:00)")])
     return int(moment.timestamp() * 1_000_000)
 
 
@@ -84,9 +84,9 @@ def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> d
     state_file = work_dir / STATE_FILE
     types = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
     if not types:
-        raise InputError([Problem(str(state_file), 1, 1, "", f"no load of {table.id} into {where} is recorded "
-                                                             f"here: load the export first (replication writes with "
-                                                             f"the types the load inferred), or give its --work-dir")])
+        raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
+                                        f"here: load the export first (replication writes with "
+                                        f"the types the load inferred), or give its --work-dir")])
     return types
 
 
@@ -96,24 +96,24 @@ def _opening(options: ReplicateOptions, path: Path, arn: str, where: dict[str, s
     saved = load_checkpoint(path)
     now = now_micros()
     if saved is not None and options.since_micros is not None:
-        raise InputError([Problem(str(path), 1, 1, "--since", "a checkpoint exists: rerun without --since to "
-                                                              "resume from it, or delete it to start again from "
-                                                              "--since")])
+        raise InputError([Problem.about(str(path), "--since", "a checkpoint exists: rerun without --since to "
+                                        "resume from it, or delete it to start again from "
+                                        "--since")])
     if saved is None and options.since_micros is None:
-        raise InputError([Problem(str(path), 1, 1, "--since", "no checkpoint yet: give --since the export you "
-                                                              "loaded (or its exportTime)")])
+        raise InputError([Problem.about(str(path), "--since", "no checkpoint yet: give --since the export you "
+                                        "loaded (or its exportTime)")])
     if saved is not None:
         why = resume_problem(saved, path, arn, where)
         if why:
-            raise InputError([Problem(str(path), 1, 1, "", f"cannot resume: the checkpoint {why}")])
+            raise InputError([Problem.about(str(path), "", f"cannot resume: the checkpoint {why}")])
         why = unreachable_start(saved.saved_micros, None, now, "its last save")
         if why:
-            raise InputError([Problem(str(path), 1, 1, "", f"cannot resume from this checkpoint: {why}")])
+            raise InputError([Problem.about(str(path), "", f"cannot resume from this checkpoint: {why}")])
         return saved
     assert options.since_micros is not None
     why = unreachable_start(options.since_micros, created, now)
     if why:
-        raise InputError([Problem(arn, 1, 1, "--since", why)])
+        raise InputError([Problem.about(arn, "--since", why)])
     return Checkpoint(arn, where, options.since_micros, now)
 
 

@@ -64,7 +64,7 @@ class Page:
 
 
 def _problem(where: str, message: str) -> InputError:
-    return InputError([Problem(where, 1, 1, "", message)])
+    return InputError([Problem.about(where, "", message)])
 
 
 class StreamReader:

@@ -21,11 +21,11 @@ def _git(repo: Path, *args: str) -> bytes:
     try:
         return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True).stdout
     except FileNotFoundError:
-        raise InputError([Problem(str(repo), 1, 1, "", "git is not installed; diff reads specs from git")]) from None
+        raise InputError([Problem.about(str(repo), "", "git is not installed; diff reads specs from git")]) from None
     except subprocess.CalledProcessError as error:
         message = error.stderr.decode(errors="replace").strip().splitlines()
-        raise InputError([Problem(str(repo), 1, 1, "", f"git {' '.join(args[:2])} failed: "
-                                  f"{message[-1] if message else error}")]) from None
+        raise InputError([Problem.about(str(repo), "", f"git {' '.join(args[:2])} failed: "
+                                        f"{message[-1] if message else error}")]) from None
 
 
 def resolve(repo: Path, ref: str) -> str:
@@ -33,8 +33,8 @@ def resolve(repo: Path, ref: str) -> str:
     try:
         return _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}").decode().strip()
     except InputError:
-        raise InputError([Problem(str(repo), 1, 1, "", f"unknown git ref {ref!r}: give a branch, tag or commit "
-                                  f"(e.g. origin/main, HEAD~1)")]) from None
+        raise InputError([Problem.about(str(repo), "", f"unknown git ref {ref!r}: give a branch, tag or commit "
+                                        f"(e.g. origin/main, HEAD~1)")]) from None
 
 
 def materialize(repo: Path, ref: str, dest: Path) -> Path:

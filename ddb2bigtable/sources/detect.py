@@ -61,16 +61,16 @@ def read_source(path: str, text: str, options: Options, forced: str | None = Non
 def _read_directory(path: str, options: Options, forced: str | None) -> Imported:
     """A directory is a Terraform configuration: its `.tf` files read together."""
     if forced not in (None, terraform.KIND):
-        raise InputError([Problem(path, 1, 1, "", f"a directory is read as Terraform, not {forced}: name its files")])
+        raise InputError([Problem.about(path, "", f"a directory is read as Terraform, not {forced}: name its files")])
     texts: dict[str, str] = {}
     for file in sorted(Path(path).glob("*.tf")):
         try:
             texts[str(file)] = file.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            raise InputError([Problem(str(file), 1, 1, "", f"cannot read the file: {error}")]) from None
+            raise InputError([Problem.about(str(file), "", f"cannot read the file: {error}")]) from None
     if not texts:
-        raise InputError([Problem(path, 1, 1, "", "a directory source must hold Terraform .tf files; name the "
-                                  "files to import instead")])
+        raise InputError([Problem.about(path, "", "a directory source must hold Terraform .tf files; name the "
+                                        "files to import instead")])
     return terraform.read(parse_configuration(path, texts), options)
 
 
@@ -88,7 +88,7 @@ def read_sources(paths: Sequence[str], options: Options, forced: str | None = No
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            problems.append(Problem(path, 1, 1, "", f"cannot read the file: {error}"))
+            problems.append(Problem.about(path, "", f"cannot read the file: {error}"))
             continue
         try:
             found.append(read_source(path, text, options, forced))
@@ -108,8 +108,8 @@ def all_tables(found: Sequence[Imported]) -> list[TableDefinition]:
         for table in imported.tables:
             key = (table.name.value, table.region.value)
             if key in seen:
-                problems.append(Problem(imported.path, 1, 1, "", f"table {key[0]} in {key[1]} is also in {seen[key]}: "
-                                        "import each table from one source"))
+                problems.append(Problem.about(imported.path, "", f"table {key[0]} in {key[1]} is also in {seen[key]}: "
+                                              "import each table from one source"))
             seen.setdefault(key, imported.path)
             tables.append(table)
     if problems:

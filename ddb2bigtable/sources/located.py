@@ -124,5 +124,5 @@ def parse(file: str, text: str) -> Located:
             raise InputError([Problem(file, line, column, "", f"not valid YAML: {error.problem or error}; "
                                       "fix the file (a CloudFormation template must load in `cfn-flip`)")]) from None
         except Exception as error:  # cfn-flip raises plain exceptions for malformed `!` tags
-            raise InputError([Problem(file, 1, 1, "", f"not a readable template: {error}")]) from None
+            raise InputError([Problem.about(file, "", f"not a readable template: {error}")]) from None
     return Located(file, data, _locate(text))

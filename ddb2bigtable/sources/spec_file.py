@@ -33,8 +33,8 @@ def check_spec(text: str, shown_as: str) -> None:
 
 def refuse_existing(path: Path, force: bool) -> None:
     if path.exists() and not force:
-        raise InputError([Problem(str(path), 1, 1, "", "the file exists: pass --force to replace it, or choose "
-                                  "another -o")])
+        raise InputError([Problem.about(str(path), "", "the file exists: pass --force to replace it, or choose "
+                                        "another -o")])
 
 
 def write_spec(path: Path, text: str, force: bool) -> None:

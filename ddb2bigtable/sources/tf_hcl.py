@@ -48,8 +48,8 @@ def parse_hcl(file: str, text: str) -> Located:
                                   f"not valid HCL ({what}): python-hcl2 cannot parse here; fix the file "
                                   "(`terraform validate` points at the same place)")]) from None
     except (LarkError, ValueError, TypeError) as error:  # parse errors without a position
-        raise InputError([Problem(file, 1, 1, "", f"not valid HCL ({error}); run `terraform validate` on it "
-                                  "to find the line, then fix it")]) from None
+        raise InputError([Problem.about(file, "", f"not valid HCL ({error}); run `terraform validate` on it "
+                                        "to find the line, then fix it")]) from None
     marks: dict[Path, tuple[int, int]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if (found := _HEADER.match(line)) is not None:

@@ -1,32 +1,81 @@
-"""Errors a user can act on: every one names a file, a line, what was expected.
+"""The engine's errors: one root, two kinds a user can act on, each with its exit code.
 
-The CLI turns `InputError` into exit code 2 with one line per problem and no traceback;
-nothing else in the engine prints or exits.
+`Ddb2BigtableError` is the root every engine error derives from, so the CLI has one
+place that turns any of them into a message and an exit code (never a traceback):
+`InputError` (bad input: spec, stage, export, arguments; exit 2, every problem listed)
+and `ServiceError` (a part the tool talks to failed: the emulator, Bigtable, DynamoDB,
+Dataflow; exit 1, since rerunning may succeed). Nothing else in the engine prints or
+exits. The root lives in `spec` because every package may import `spec`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+
+class Ddb2BigtableError(Exception):
+    """Root of the engine's errors; `exit_code` is what the CLI exits with."""
+
+    exit_code = EXIT_FAILED
+
+
+class ServiceError(Ddb2BigtableError):
+    """A service the tool talks to failed or is missing; the input may be fine."""
+
+
+class _Located(Protocol):
+    @property
+    def file(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def column(self) -> int: ...
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One located problem: `file:line:column: json.path: message`."""
+    """One problem: `file:line:column: json.path: message`.
+
+    `line` and `column` are None where the source has no lines (a URL, a git ref, a
+    folder, a command-line option, a file the tool reads whole): printing `:1:1` there
+    would send a reader to a line that has nothing to do with the problem.
+    """
 
     file: str
-    line: int
-    column: int
+    line: int | None
+    column: int | None
     path: str
     message: str
 
+    @classmethod
+    def about(cls, subject: str, path: str, message: str) -> Problem:
+        """A problem with no line to point at: `subject` is a URL, ref, folder or option."""
+        return cls(subject, None, None, path, message)
+
+    @classmethod
+    def at(cls, where: _Located | None, file: str, path: str, message: str) -> Problem:
+        """A problem at a value's place in its YAML, or about `file` as a whole when the
+        value was not read from a file (a default, a stage built in code)."""
+        if where is None:
+            return cls(file, None, None, path, message)
+        return cls(where.file, where.line, where.column, path, message)
+
     def __str__(self) -> str:
-        where = f"{self.file}:{self.line}:{self.column}"
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        if self.line is not None and self.column is not None:
+            where += f":{self.column}"
         return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
 
 
-class InputError(Exception):
-    """Bad input (spec, stage, CLI arguments): exit code 2, every problem listed."""
+class InputError(Ddb2BigtableError):
+    """Bad input (spec, stage, export, CLI arguments): exit code 2, every problem listed."""
+
+    exit_code = EXIT_BAD_INPUT
 
     def __init__(self, problems: list[Problem]):
-        self.problems = sorted(problems, key=lambda p: (p.file, p.line, p.column, p.path))
+        self.problems = sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0, p.path))
         super().__init__("\n".join(str(p) for p in self.problems))

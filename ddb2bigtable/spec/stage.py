@@ -108,8 +108,8 @@ def _read_stack(name: str, root: Path) -> YamlDocument:
     if not path.is_file():
         known = stage_names(root)
         listed = ", ".join(known) if known else f"none (no Pulumi.<stage>.yaml in {root / STACKS_DIR})"
-        raise InputError([Problem(str(path), 1, 1, "", f"no stage {name!r} ({path} does not exist); "
-                                                       f"existing stages: {listed}{did_you_mean(name, known)}")])
+        raise InputError([Problem.about(str(path), "", f"no stage {name!r} ({path} does not exist); "
+                                        f"existing stages: {listed}{did_you_mean(name, known)}")])
     doc, problems = parse_yaml(path)
     if doc is None:
         raise InputError(problems)

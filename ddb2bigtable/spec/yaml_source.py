@@ -106,12 +106,12 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
         what = "; ".join(p for p in (exc.context, exc.problem) if p)
         return None, [Problem(file, line, column, "", f"YAML syntax error: {what}{_syntax_hint(exc, text)}")]
     except yaml.YAMLError as exc:
-        return None, [Problem(file, 1, 1, "", f"YAML error: {exc}")]
+        return None, [Problem.about(file, "", f"YAML error: {exc}")]
     except RecursionError:
-        return None, [Problem(file, 1, 1, "", f"nested too deeply to read; a spec nests at most {MAX_DEPTH} levels")]
+        return None, [Problem.about(file, "", f"nested too deeply to read; a spec nests at most {MAX_DEPTH} levels")]
     if node is None:
         return None, [Problem(file, 1, 1, "", "the file is empty (nothing but comments or blank lines); "
-                                              "expected a YAML mapping")]
+                              "expected a YAML mapping")]
     written = _written_nodes(node)
     builder = _Builder(YamlDocument(file, None), budget=written * ALIAS_EXPANSION + ALIAS_SLACK)
     try:
@@ -146,18 +146,18 @@ def _read_text(path: Path, file: str) -> tuple[str, Problem | None]:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            return "", Problem(file, 1, 1, "", "not a regular file (a device, FIFO or folder); "
-                                               "give the path of a YAML file")
+            return "", Problem.about(file, "", "not a regular file (a device, FIFO or folder); "
+                                     "give the path of a YAML file")
         if info.st_size > MAX_BYTES:
-            return "", Problem(file, 1, 1, "", f"the file is {info.st_size:,} bytes; a spec or stack file may "
-                                               f"be at most {MAX_BYTES:,} (split the tables over several specs)")
+            return "", Problem.about(file, "", f"the file is {info.st_size:,} bytes; a spec or stack file may "
+                                     f"be at most {MAX_BYTES:,} (split the tables over several specs)")
         with open(path, "rb") as stream:
             data = stream.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:  # it grew while we read it
-            return "", Problem(file, 1, 1, "", f"the file is larger than {MAX_BYTES:,} bytes")
+            return "", Problem.about(file, "", f"the file is larger than {MAX_BYTES:,} bytes")
         return data.decode("utf-8"), None
     except (OSError, UnicodeDecodeError) as exc:
-        return "", Problem(file, 1, 1, "", f"cannot read the file: {exc}")
+        return "", Problem.about(file, "", f"cannot read the file: {exc}")
 
 
 def _written_nodes(root: yaml.Node) -> int:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...exports.manifests import open_export
+from ...spec.errors import ServiceError
 from ...spec.model import TableSpec
 from ..jobs import LoadJobPlan, table_fingerprint
 from .pipeline import BeamLoad, PipelineOptions, beam, build_pipeline
@@ -26,7 +27,7 @@ GCP_EXTRA_HINT = ("launching on Dataflow needs Apache Beam's GCP extra, which is
 CONTAINER_IMAGE_ENV = "DDB2BIGTABLE_SDK_CONTAINER_IMAGE"
 
 
-class DataflowUnavailable(RuntimeError):
+class DataflowUnavailable(ServiceError):
     """Dataflow cannot be used from this environment; the message says what to install or set."""
 
 
