@@ -113,19 +113,20 @@ def make_private(work_dir: Path) -> None:
 
 
 @contextmanager
-def locked(work_dir: Path) -> Iterator[None]:
+def locked(work_dir: Path, name: str = LOCK, who: str = "load") -> Iterator[None]:
     """The work folder for this load alone: two loads of one table at once would truncate
     each other's dead letters and overwrite each other's state. The lock (flock) goes
-    away with the process that holds it, so a killed load never leaves it behind."""
+    away with the process that holds it, so a killed load never leaves it behind.
+    `name`: another lock file in the folder (replicate's processes each hold their own)."""
     private_dir(work_dir)
-    fd = os.open(work_dir / LOCK, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    fd = os.open(work_dir / name, os.O_RDWR | os.O_CREAT, FILE_MODE)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-            raise InputError([Problem.about(str(work_dir), "", f"another load (PID {holder}) is using this work "
-                                            f"folder; wait for it to end, or give this load its "
+            raise InputError([Problem.about(str(work_dir), "", f"another {who} (PID {holder}) is using this work "
+                                            f"folder; wait for it to end, or give this {who} its "
                                             f"own --work-dir")]) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
