@@ -28,6 +28,7 @@ Opt-in layouts put one value in many cells:
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -60,6 +61,26 @@ def _counter(text: str) -> bytes:
     return as_int.to_bytes(8, "big", signed=True)
 
 
+def _ns_cell(inner: list[str], value: AttributeValue) -> bytes:
+    if not fits_plain(value):
+        raise CodecError("a number in this set cannot be written as plain JSON")
+    return b"[" + b",".join(x.encode() for x in inner) + b"]"
+
+
+# stored type -> cell bytes of the value's inner part; M and L (and anything else) are plain JSON
+_ENCODERS: dict[str, Callable[[Any, AttributeValue], bytes]] = {
+    COUNTER: lambda inner, _: _counter(inner),
+    "S": lambda inner, _: inner.encode(),
+    "N": lambda inner, _: inner.encode(),
+    "B": lambda inner, _: bytes(inner),
+    "BOOL": lambda inner, _: TRUE if inner else FALSE,
+    "NULL": lambda inner, _: NULL_BYTES,
+    "SS": lambda inner, _: orjson.dumps(inner),
+    "NS": _ns_cell,
+    "BS": lambda inner, _: orjson.dumps([base64.b64encode(x).decode() for x in inner]),
+}
+
+
 def encode_value(value: AttributeValue, stored: str) -> bytes:
     """One attribute value as one cell, in the form its stored type says."""
     (tag, inner), = value.items()
@@ -67,61 +88,62 @@ def encode_value(value: AttributeValue, stored: str) -> bytes:
         return typed_json(value)
     if tag != ("N" if stored == COUNTER else stored):
         raise CodecError(f"the value is {tag}, but the attribute is stored as {stored}")
-    if stored == COUNTER:
-        return _counter(inner)
-    if stored == "S":
-        return inner.encode()
-    if stored == "N":
-        return inner.encode()
-    if stored == "B":
-        return bytes(inner)
-    if stored == "BOOL":
-        return TRUE if inner else FALSE
-    if stored == "NULL":
-        return NULL_BYTES
-    if stored == "SS":
-        return orjson.dumps(inner)
-    if stored == "NS":
-        if not fits_plain(value):
-            raise CodecError("a number in this set cannot be written as plain JSON")
-        return b"[" + b",".join(x.encode() for x in inner) + b"]"
+    encode = _ENCODERS.get(stored)
+    return encode(inner, value) if encode else plain_json(value)
+
+
+def _counter_value(data: bytes, _: str) -> AttributeValue:
+    if len(data) != 8:
+        raise CodecError(f"counter cell holds {len(data)} bytes, not an 8-byte int64")
+    return {"N": str(int.from_bytes(data, "big", signed=True))}
+
+
+def _text_value(data: bytes, stored: str) -> AttributeValue:
+    try:
+        return {stored: data.decode()}
+    except UnicodeDecodeError as exc:
+        raise CodecError(f"{stored} cell is not UTF-8 text") from exc
+
+
+def _bool_value(data: bytes, _: str) -> AttributeValue:
+    if data not in (TRUE, FALSE):
+        raise CodecError(f"BOOL cell holds {data!r}, not \\x01 or \\x00")
+    return {"BOOL": data == TRUE}
+
+
+def _set_value(data: bytes, stored: str) -> AttributeValue:
+    members = load_plain(data)
+    if not isinstance(members, list):
+        raise CodecError(f"{stored} cell is not a JSON array")
     if stored == "BS":
-        return orjson.dumps([base64.b64encode(x).decode() for x in inner])
-    return plain_json(value)  # M, L
+        return {"BS": [base64.b64decode(x, validate=True) for x in members]}
+    return {stored: [str(x) for x in members]}
 
 
-def decode_value(data: bytes, stored: str) -> AttributeValue:
-    """The inverse of `encode_value`."""
-    if stored == MIXED:
-        return from_typed_json(data)
-    if stored == COUNTER:
-        if len(data) != 8:
-            raise CodecError(f"counter cell holds {len(data)} bytes, not an 8-byte int64")
-        return {"N": str(int.from_bytes(data, "big", signed=True))}
-    if stored in ("S", "N"):
-        try:
-            return {stored: data.decode()}
-        except UnicodeDecodeError as exc:
-            raise CodecError(f"{stored} cell is not UTF-8 text") from exc
-    if stored == "B":
-        return {"B": bytes(data)}
-    if stored == "BOOL":
-        if data not in (TRUE, FALSE):
-            raise CodecError(f"BOOL cell holds {data!r}, not \\x01 or \\x00")
-        return {"BOOL": data == TRUE}
-    if stored == "NULL":
-        return {"NULL": True}
-    if stored in ("SS", "NS", "BS"):
-        members = load_plain(data)
-        if not isinstance(members, list):
-            raise CodecError(f"{stored} cell is not a JSON array")
-        if stored == "BS":
-            return {"BS": [base64.b64decode(x, validate=True) for x in members]}
-        return {stored: [str(x) for x in members]}
+def _json_value(data: bytes, stored: str) -> AttributeValue:
     decoded = from_plain_json(data)
     if next(iter(decoded)) != stored:
         raise CodecError(f"cell holds JSON of type {next(iter(decoded))}, not {stored}")
     return decoded
+
+
+_DECODERS: dict[str, Callable[[bytes, str], AttributeValue]] = {
+    MIXED: lambda data, _: from_typed_json(data),
+    COUNTER: _counter_value,
+    "S": _text_value,
+    "N": _text_value,
+    "B": lambda data, _: {"B": bytes(data)},
+    "BOOL": _bool_value,
+    "NULL": lambda data, _: {"NULL": True},
+    "SS": _set_value,
+    "NS": _set_value,
+    "BS": _set_value,
+}
+
+
+def decode_value(data: bytes, stored: str) -> AttributeValue:
+    """The inverse of `encode_value`."""
+    return _DECODERS.get(stored, _json_value)(data, stored)
 
 
 # --- layouts ------------------------------------------------------------------------------

@@ -19,13 +19,13 @@ time a rule names. The TTL attribute itself is stored like any attribute, so it 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ..spec.families import TTL_RULE, family_gc
 from ..spec.model import TableSpec
 from .cell_values import COUNTER, EMPTY_MARKER, MIXED, SET_MEMBER, element_value, encode_value, member_qualifier
 from .decode import RowDecoder
-from .items import Item
+from .items import AttributeValue, Item
 from .lossy import layout_notes, lossy_sentences
 from .mutations import Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
 from .row_keys import KeyTemplate, key_part, salt_prefix
@@ -268,22 +268,10 @@ class Codec(RowDecoder):
                 continue
             written = True
             how, family = self._layout.get(name, ("json", ""))
-            (tag, inner), = value.items()
             if how == "json":
                 yield self.json_family(plan, name), qualifier(name.encode()), encode_value(value, self.stored(name)), 0
-            elif how == "timestamps":
-                if not inner:
-                    yield family, qualifier(name.encode()), EMPTY_MARKER, 0
-                for i, element in enumerate(inner):
-                    yield family, qualifier(name.encode()), element_value(element), len(inner) - 1 - i
-            elif tag == "M":
-                if not inner:
-                    yield family, qualifier(b""), EMPTY_MARKER, 0
-                for k, v in inner.items():
-                    yield family, qualifier(k.encode()), element_value(v), 0
             else:
-                for member in inner:
-                    yield family, qualifier(member_qualifier(tag, member)), SET_MEMBER, 0
+                yield from _layout_parts(how, family, name, value, qualifier)
         if not written:  # a row exists only through its cells: keep a keys-only item visible
             yield self.marker_family(plan), qualifier(b""), EXISTS_MARKER, 0
 
@@ -306,3 +294,23 @@ def _check_cell(cell: SetCell) -> None:
     if len(cell.value) > CELL_VALUE_MAX:
         raise CodecError(f"cell {cell.family}:{cell.qualifier[:40].decode(errors='replace')} holds "
                          f"{len(cell.value):,} bytes; Bigtable allows at most {CELL_VALUE_MAX:,} (100 MiB)")
+
+
+def _layout_parts(how: str, family: str, name: str, value: AttributeValue,
+                  qualifier: Callable[[bytes], bytes]) -> Iterator[tuple[str, bytes, bytes, int]]:
+    """The cells of an attribute stored in a layout of its own: a list as one column whose
+    versions are its elements, a map's entries or a set's members as one column each."""
+    (tag, inner), = value.items()
+    if how == "timestamps":
+        if not inner:
+            yield family, qualifier(name.encode()), EMPTY_MARKER, 0
+        for i, element in enumerate(inner):
+            yield family, qualifier(name.encode()), element_value(element), len(inner) - 1 - i
+    elif tag == "M":
+        if not inner:
+            yield family, qualifier(b""), EMPTY_MARKER, 0
+        for k, v in inner.items():
+            yield family, qualifier(k.encode()), element_value(v), 0
+    else:
+        for member in inner:
+            yield family, qualifier(member_qualifier(tag, member)), SET_MEMBER, 0
