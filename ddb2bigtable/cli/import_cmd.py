@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from ..sources.aws_clients import DEFAULT_DAYS, LiveOptions
 from ..sources.detect import KINDS, all_tables, read_sources
 from ..sources.emit import build, to_json, to_yaml
 from ..sources.model import DEFAULT_REGION, Options
@@ -43,15 +44,25 @@ def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 @click.option("--region",
               help=f"The AWS region of templates and of Terraform tables whose provider names none. Default: "
                    f"{DEFAULT_REGION}, with a warning.")
+@click.option("--days", type=click.IntRange(1, 455), default=DEFAULT_DAYS, show_default=True,
+              help="Live tables: the CloudWatch window for peak and average traffic (p99 and mean per second).")
+@click.option("--endpoint-url", default=None,
+              help="Live tables: the DynamoDB endpoint (DynamoDB Local). Default: AWS_ENDPOINT_URL_DYNAMODB, else "
+                   "AWS's.")
+@click.option("--metrics-endpoint-url", default=None,
+              help="Live tables: the CloudWatch and Application Auto Scaling endpoint. Default: "
+                   "AWS_ENDPOINT_URL_CLOUDWATCH / AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING, else AWS's.")
 def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: str | None, fmt: str | None,
-            force: bool, parameters: tuple[str, ...], region: str | None) -> None:
-    """Make a spec from DynamoDB table definitions: `aws dynamodb describe-table` output,
-    CloudFormation/SAM templates, Terraform `.tf` files or `terraform show -json` output.
+            force: bool, parameters: tuple[str, ...], region: str | None, days: int, endpoint_url: str | None,
+            metrics_endpoint_url: str | None) -> None:
+    """Make a spec from DynamoDB tables: live ones (`aws://REGION/TABLE`, `aws://REGION/*`,
+    through boto3 and CloudWatch), `aws dynamodb describe-table` output, CloudFormation/SAM
+    templates, Terraform `.tf` files or `terraform show -json` output.
     Every value's comment names its origin; every estimate is marked and warned about."""
     options = Options(region, _parameters(parameters))
     if output is not None:
         refuse_existing(output, force)
-    found = read_sources(list(source), options, kind)
+    found = read_sources(list(source), options, kind, LiveOptions(days, endpoint_url, metrics_endpoint_url))
     doc = build(instance, all_tables(found), list(source))
     text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
         else to_yaml(doc)

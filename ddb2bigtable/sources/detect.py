@@ -5,7 +5,8 @@ CloudFormation/SAM template is a mapping with `Resources`; `terraform show -json
 `format_version` and `values` (state) or `planned_values` (plan). HCL is neither JSON nor
 YAML, so a `.tf` file, or text with a `resource "aws_...` block, goes to python-hcl2 first.
 Other file names say nothing reliable (`template.yaml`, `out.json`), so the content
-decides; `--from KIND` overrides.
+decides; `--from KIND` overrides. A source `aws://REGION/TABLE` (or `aws://REGION/*`) is a
+live table, read through boto3 by `aws_live`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
-from . import cloudformation, describe_table, terraform
+from . import aws_live, cloudformation, describe_table, terraform
+from .aws_clients import LiveOptions
 from .located import Located, parse
 from .model import Imported, Options, TableDefinition
 from .tf_hcl import parse_configuration, parse_hcl
@@ -74,11 +76,19 @@ def _read_directory(path: str, options: Options, forced: str | None) -> Imported
     return terraform.read(parse_configuration(path, texts), options)
 
 
-def read_sources(paths: Sequence[str], options: Options, forced: str | None = None) -> list[Imported]:
-    """Every source file, read; all files' problems together in one `InputError`."""
+def read_sources(paths: Sequence[str], options: Options, forced: str | None = None,
+                 live: LiveOptions | None = None) -> list[Imported]:
+    """Every source file (or live table), read; all sources' problems together in one `InputError`.
+    A live source's service failure (`ServiceError`) stops the reading at once."""
     problems: list[Problem] = []
     found = []
     for path in paths:
+        if aws_live.is_live(path):
+            try:
+                found.append(aws_live.read(path, live or LiveOptions()))
+            except InputError as error:
+                problems += error.problems
+            continue
         if Path(path).is_dir():
             try:
                 found.append(_read_directory(path, options, forced))

@@ -1,0 +1,138 @@
+"""The AWS side of `import aws://REGION/TABLE`: boto3 clients for one region, and every call
+turned into the engine's errors (never a botocore traceback).
+
+Settings come the way boto3 takes them (the credential chain, `AWS_PROFILE`, and the
+standard endpoint variables `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_CLOUDWATCH`,
+`AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING`), plus `--endpoint-url` (DynamoDB) and
+`--metrics-endpoint-url` (CloudWatch and Application Auto Scaling) on the command line,
+so the same command runs against DynamoDB Local and moto. The region is the URL's.
+
+What the user can fix is `InputError` (exit 2): no or rejected credentials, a missing
+permission, an unknown table. What may pass on a rerun is `ServiceError` (exit 1):
+throttling after botocore's retries, an endpoint that does not answer, a server error.
+An operation the endpoint does not implement (DynamoDB Local has no tags or backups) is
+`Unsupported`, which the readers turn into a warning and an estimate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..spec.errors import InputError, Problem, ServiceError
+
+DEFAULT_DAYS = 14
+_DENIED = {"AccessDeniedException", "AccessDenied", "UnauthorizedOperation"}
+_CREDENTIALS = {"UnrecognizedClientException", "InvalidClientTokenId", "ExpiredTokenException", "ExpiredToken",
+                "InvalidSignatureException", "SignatureDoesNotMatch", "MissingAuthenticationToken",
+                "IncompleteSignature", "AuthFailure"}
+_THROTTLED = {"ThrottlingException", "Throttling", "LimitExceededException", "RequestLimitExceeded",
+              "ProvisionedThroughputExceededException", "TooManyRequestsException", "RequestThrottled"}
+_UNSUPPORTED = {"UnknownOperationException", "UnsupportedOperation", "NotImplemented", "InvalidAction"}
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """What the command line adds to a live source."""
+
+    days: int = DEFAULT_DAYS                 # CloudWatch window
+    endpoint_url: str | None = None          # DynamoDB; None: boto3's (AWS_ENDPOINT_URL_DYNAMODB, else AWS)
+    metrics_endpoint_url: str | None = None  # CloudWatch and Application Auto Scaling
+
+
+class Unsupported(Exception):
+    """The endpoint does not implement this operation (DynamoDB Local: tags, backups)."""
+
+
+class Denied(Exception):
+    """The credentials may not call this operation; for optional calls, a warning."""
+
+
+class Clients:
+    """One region's clients, made on first use (an import of a provisioned table with no
+    metrics endpoint never opens CloudWatch)."""
+
+    def __init__(self, url: str, region: str, options: LiveOptions):
+        self.url, self.region, self.options = url, region, options
+        self._made: dict[str, Any] = {}
+
+    def _client(self, service: str, endpoint: str | None) -> Any:
+        if service not in self._made:
+            import boto3
+            from botocore.config import Config
+
+            config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30,
+                            user_agent_extra="ddb2bigtable-import")
+            try:
+                self._made[service] = boto3.session.Session().client(
+                    service, region_name=self.region, endpoint_url=endpoint, config=config)
+            except Exception as error:  # botocore: a malformed endpoint URL, an unreadable profile
+                raise InputError([Problem.about(self.url, "", f"cannot set up the {service} client: {error}")]) \
+                    from None
+        return self._made[service]
+
+    @property
+    def dynamodb(self) -> Any:
+        return self._client("dynamodb", self.options.endpoint_url)
+
+    @property
+    def cloudwatch(self) -> Any:
+        return self._client("cloudwatch", self.options.metrics_endpoint_url)
+
+    @property
+    def autoscaling(self) -> Any:
+        return self._client("application-autoscaling", self.options.metrics_endpoint_url)
+
+    def call(self, operation: str, fn: Callable[..., Any], **kwargs: Any) -> Any:
+        """`fn(**kwargs)`, its failures as the engine's errors (see the module docstring)."""
+        from botocore.exceptions import (
+            BotoCoreError,
+            ClientError,
+            EndpointConnectionError,
+            NoCredentialsError,
+            PartialCredentialsError,
+        )
+
+        try:
+            return fn(**kwargs)
+        except (NoCredentialsError, PartialCredentialsError) as error:
+            raise self._input(f"{operation}: {error}: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and "
+                              "AWS_SECRET_ACCESS_KEY (boto3's credential chain)") from None
+        except EndpointConnectionError as error:
+            raise ServiceError(f"{self.url}: {operation}: cannot reach {error.kwargs.get('endpoint_url')}: is the "
+                               "endpoint (--endpoint-url / --metrics-endpoint-url) running?") from None
+        except ClientError as error:
+            raise self._client_error(operation, error) from None
+        except BotoCoreError as error:
+            raise ServiceError(f"{self.url}: {operation} failed: {error}; rerun later") from None
+
+    def _client_error(self, operation: str, error: Any) -> Exception:
+        info = error.response.get("Error", {})
+        code, message = str(info.get("Code", "")), str(info.get("Message", ""))
+        if code in _UNSUPPORTED:
+            return Unsupported(f"{operation} is not served by this endpoint ({code}: {message})")
+        if code in _DENIED:
+            return Denied(f"{operation} was denied ({message}): the credentials need permission for it")
+        if code in _CREDENTIALS:
+            return self._input(f"{operation}: AWS refused the credentials ({code}: {message}); check AWS_PROFILE "
+                               "or the access keys, and that they are for this account")
+        if code == "ResourceNotFoundException":
+            return self._input(f"{operation}: {message or 'not found'}; list the region's tables with "
+                               f"`aws dynamodb list-tables --region {self.region}`, or import aws://{self.region}/*")
+        if code in _THROTTLED:
+            return ServiceError(f"{self.url}: {operation} was throttled ({code}) after 5 attempts; rerun later "
+                                "or import fewer tables at once")
+        if code == "ValidationException":
+            return self._input(f"{operation}: {message}")
+        return ServiceError(f"{self.url}: {operation} failed ({code or 'no code'}: {message}); rerun later")
+
+    def _input(self, message: str) -> InputError:
+        return InputError([Problem.about(self.url, "", message)])
+
+    def optional(self, operation: str, fn: Callable[..., Any], **kwargs: Any) -> tuple[Any, str | None]:
+        """(response, None), or (None, why) when the endpoint lacks it or the call is denied."""
+        try:
+            return self.call(operation, fn, **kwargs), None
+        except (Unsupported, Denied) as error:
+            return None, str(error)

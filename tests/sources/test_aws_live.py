@@ -1,0 +1,253 @@
+"""`import aws://REGION/TABLE`: live tables in DynamoDB Local (keys, GSIs, LSIs, TTL,
+streams, deletion protection) with their auto scaling and CloudWatch metrics in a moto
+server, and in moto's DynamoDB what DynamoDB Local does not serve (tags, point-in-time
+recovery); each spec checked field by field, validated and planned, every estimate warned.
+
+Neither DynamoDB Local nor moto 5.2.5 serves global-table replicas (2019.11.21: UpdateTable
+ReplicaUpdates is refused or ignored) or a table class: replicas in DescribeTable go
+through describe_table's parser, tested in test_describe_table.py.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from ddb2bigtable.cli.app import main
+from ddb2bigtable.plan.planner import plan_stage
+from ddb2bigtable.sources.aws_clients import LiveOptions
+from ddb2bigtable.sources.detect import read_sources
+from ddb2bigtable.sources.emit import build, to_yaml
+from ddb2bigtable.sources.model import Options
+from ddb2bigtable.spec.errors import InputError
+from ddb2bigtable.spec.reading import read_spec
+from ddb2bigtable.spec.stage import load_stage
+
+from ..conftest import ROOT
+from .helpers import check_comments_and_estimates
+
+REGION = "us-west-2"
+
+
+def _key(name, kind):
+    return [{"AttributeName": name, "KeyType": kind}]
+
+
+def make_orders(ddb, name="Orders"):
+    """A provisioned table with a GSI, an LSI, TTL, a stream and deletion protection."""
+    ddb.create_table(
+        TableName=name,
+        AttributeDefinitions=[{"AttributeName": a, "AttributeType": t} for a, t in
+                              (("customerId", "S"), ("orderId", "S"), ("status", "S"), ("createdAt", "N"),
+                               ("total", "N"))],
+        KeySchema=_key("customerId", "HASH") + _key("orderId", "RANGE"),
+        BillingMode="PROVISIONED", ProvisionedThroughput={"ReadCapacityUnits": 100, "WriteCapacityUnits": 40},
+        GlobalSecondaryIndexes=[{"IndexName": "by-status", "KeySchema": _key("status", "HASH") + _key("createdAt", "RANGE"),
+                                 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["total"]},
+                                 "ProvisionedThroughput": {"ReadCapacityUnits": 20, "WriteCapacityUnits": 10}}],
+        LocalSecondaryIndexes=[{"IndexName": "by-total", "KeySchema": _key("customerId", "HASH") + _key("total", "RANGE"),
+                                "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+        DeletionProtectionEnabled=True)
+    ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiresAt"})
+    for i in range(20):
+        ddb.put_item(TableName=name, Item={"customerId": {"S": f"c{i % 4}"}, "orderId": {"S": f"o{i:04d}"},
+                                           "status": {"S": "open"}, "createdAt": {"N": str(1700000000 + i)},
+                                           "total": {"N": str(i * 3)}, "note": {"S": "x" * 2000}})
+
+
+def register_scaling(aas, resource, dims):
+    for dim, low, high, target in dims:
+        kind = "index" if "/index/" in resource else "table"
+        dimension = f"dynamodb:{kind}:{dim}CapacityUnits"
+        aas.register_scalable_target(ServiceNamespace="dynamodb", ResourceId=resource, ScalableDimension=dimension,
+                                     MinCapacity=low, MaxCapacity=high)
+        aas.put_scaling_policy(
+            PolicyName=f"{resource}-{dim}", ServiceNamespace="dynamodb", ResourceId=resource,
+            ScalableDimension=dimension, PolicyType="TargetTrackingScaling",
+            TargetTrackingScalingPolicyConfiguration={"TargetValue": target, "PredefinedMetricSpecification": {
+                "PredefinedMetricType": f"DynamoDB{dim}CapacityUtilization"}})
+
+
+def put_minutes(cloudwatch, table, metric, per_minute, index=None):
+    """One Sum per minute, `per_minute(k)` for the minute k = 1..len ago."""
+    now = datetime.now(UTC).replace(second=0, microsecond=0)
+    dims = [{"Name": "TableName", "Value": table}]
+    if index:
+        dims.append({"Name": "GlobalSecondaryIndexName", "Value": index})
+    data = [{"MetricName": metric, "Dimensions": dims, "Timestamp": now - timedelta(minutes=k), "Value": value,
+             "Unit": "Count"} for k, value in per_minute]
+    for start in range(0, len(data), 20):
+        cloudwatch.put_metric_data(Namespace="AWS/DynamoDB", MetricData=data[start:start + 20])
+
+
+class Imported:
+    def __init__(self, tmp_path, urls, live):
+        found = read_sources(urls, Options(), None, live)
+        doc = build("shop-imported", [t for i in found for t in i.tables], urls)
+        self.text = to_yaml(doc)
+        self.notices = tuple(n for i in found for n in i.notices) + doc.notices
+        check_comments_and_estimates(self.text, self.notices)
+        path = tmp_path / "imported.yaml"
+        path.write_text(self.text)
+        self.spec = read_spec(path)
+        self.plan = plan_stage(load_stage("prod", ROOT), [self.spec])
+        self.data = yaml.safe_load(self.text)
+
+    def table(self, name):
+        return next(t["source"] for t in self.data["tables"] if t["source"]["table"] == name)
+
+    def said(self, code):
+        return [f"{n.subject}: {n.message}" for n in self.notices if n.code == code]
+
+
+@pytest.fixture(scope="module")
+def local_tables(dynamodb_local_server, moto):
+    ddb = dynamodb_local_server.client()
+    make_orders(ddb)
+    ddb.create_table(TableName="Events", AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "B"},
+                                                               {"AttributeName": "kind", "AttributeType": "S"}],
+                     KeySchema=_key("id", "HASH"), BillingMode="PAY_PER_REQUEST",
+                     GlobalSecondaryIndexes=[{"IndexName": "by-kind", "KeySchema": _key("kind", "HASH"),
+                                              "Projection": {"ProjectionType": "ALL"}}])
+    aas = moto.client("application-autoscaling", REGION)
+    register_scaling(aas, "table/Orders", [("Read", 50, 500, 60.0), ("Write", 20, 200, 60.0)])
+    register_scaling(aas, "table/Orders/index/by-status", [("Read", 10, 100, 70.0)])
+    cloudwatch = moto.client("cloudwatch", REGION)
+    put_minutes(cloudwatch, "Orders", "ConsumedReadCapacityUnits", [(k, 60.0 * 30) for k in range(1, 61)])
+    put_minutes(cloudwatch, "Events", "ConsumedReadCapacityUnits", [(k, 60.0 * k) for k in range(1, 121)])
+    put_minutes(cloudwatch, "Events", "ConsumedWriteCapacityUnits", [(k, 300.0) for k in range(1, 121)])
+    put_minutes(cloudwatch, "Events", "ConsumedWriteCapacityUnits", [(k, 120.0) for k in range(1, 121)], "by-kind")
+    return LiveOptions(14, dynamodb_local_server.endpoint, moto.endpoint)
+
+
+def test_a_provisioned_table_from_dynamodb_local_with_auto_scaling_and_metrics(tmp_path, aws_env, local_tables):
+    got = Imported(tmp_path, [f"aws://{REGION}/Orders"], local_tables)
+    source = got.table("Orders")
+    assert source["region"] == REGION and f"region: {REGION}  # aws://{REGION}/Orders" in got.text
+    assert source["key"] == {"partition": {"name": "customerId", "type": "S"}, "sort": {"name": "orderId", "type": "S"}}
+    assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 100, 40)
+    assert "reads: 100  # DynamoDB DescribeTable Table.ProvisionedThroughput.ReadCapacityUnits" in got.text
+    assert source["autoscaling"] == {"min_reads": 50, "max_reads": 500, "min_writes": 20, "max_writes": 200,
+                                     "target_utilization": 60.0}
+    assert ("min_reads: 50  # Application Auto Scaling table/Orders dynamodb:table:ReadCapacityUnits MinCapacity"
+            in got.text)
+    assert "target_utilization: 60.0  # Application Auto Scaling policy table/Orders-Read TargetValue" in got.text
+    assert source["ttl"] == {"attribute": "expiresAt"} and "# DynamoDB DescribeTimeToLive AttributeName" in got.text
+    assert source["stream"] == "new_and_old_images" and source["deletion_protection"] is True
+    assert source["table_class"] == "standard", "DynamoDB Local reports no TableClassSummary: STANDARD"
+    assert source["item_count"] == 20 and 1.9 < source["item_size_kb"] < 2.2
+    assert source["gsis"] == [{"name": "by-status", "key": {"partition": {"name": "status", "type": "S"},
+                                                             "sort": {"name": "createdAt", "type": "N"}},
+                               "projection": ["total"], "reads": 20, "writes": 10}]
+    assert source["lsis"] == [{"name": "by-total", "sort": {"name": "total", "type": "N"}, "projection": "keys_only"}]
+    # DynamoDB Local serves neither tags nor continuous backups: said, and PITR stays an estimate
+    missing = " ".join(got.said("not-in-source"))
+    assert "ListTagsOfResource is not served by this endpoint" in missing and "tags" not in source
+    assert "DescribeContinuousBackups is not served" in missing
+    assert "point_in_time_recovery" in " ".join(got.said("estimate"))
+    # GSI auto scaling is reported (the spec has no place for it), and how used the capacity is
+    assert any("auto scaling of index by-status (reads 10-100)" in m for m in got.said("not-in-spec"))
+    use = got.said("capacity-use")
+    assert any(m.startswith("Orders: ConsumedReadCapacityUnits: p99 30 RCU/s (30 %)") for m in use), use
+    assert not any("WriteCapacityUnits" in m for m in use), "no write metrics were put"
+    assert got.plan.instances and got.spec.tables[0].source.autoscaling is not None
+
+
+def test_an_on_demand_table_gets_its_peak_and_average_from_cloudwatch(tmp_path, aws_env, local_tables):
+    got = Imported(tmp_path, [f"aws://{REGION}/Events"], local_tables)
+    source = got.table("Events")
+    assert source["billing"] == "on_demand" and "reads" not in source and "autoscaling" not in source
+    assert source["key"] == {"partition": {"name": "id", "type": "B"}}
+    # minute k ago consumed 60k units (k RRU/s), k = 1..120: p99 (nearest rank) is 119
+    assert source["peak"]["reads_per_second"] == 119
+    assert 59.5 <= source["average"]["reads_per_second"] <= 60.5
+    assert 4.9 <= source["peak"]["writes_per_second"] <= 5 and 4.9 <= source["average"]["writes_per_second"] <= 5
+    assert "# CloudWatch p99 of ConsumedReadCapacityUnits/s, 0.08 days (from the first data point; --days 14) " \
+           "(1-minute sums / 60)" in got.text or "# CloudWatch p99 of ConsumedReadCapacityUnits/s, 0.08" in got.text
+    assert "# CloudWatch mean of ConsumedReadCapacityUnits/s" in got.text
+    assert source["gsis"][0]["writes"] == 2 and "reads" not in source["gsis"][0], "no GSI read metrics were put"
+    assert not any("peak" in m for m in got.said("estimate"))
+    assert got.plan.instances
+
+
+def test_every_table_of_a_region_and_the_command_line(tmp_path, aws_env, local_tables):
+    out = tmp_path / "shop.yaml"
+    result = CliRunner().invoke(main, ["import", f"aws://{REGION}/*", "--instance", "shop-imported", "-o", str(out),
+                                       "--endpoint-url", local_tables.endpoint_url, "--metrics-endpoint-url",
+                                       local_tables.metrics_endpoint_url, "--days", "3"])
+    assert result.exit_code == 0, result.output
+    tables = [t["source"]["table"] for t in yaml.safe_load(out.read_text())["tables"]]
+    assert tables == ["Events", "Orders"]
+    assert "3 days" in out.read_text() or "(from the first data point; --days 3)" in out.read_text()
+    assert "warning: Orders: ConsumedReadCapacityUnits: p99 30 RCU/s" in result.stderr
+    assert result.stderr.count("[estimate]") == out.read_text().count("  # estimate:")
+    assert f"wrote {out}: 2 table(s)" in result.stderr
+
+
+def test_tags_and_point_in_time_recovery_from_moto(tmp_path, aws_env, moto):
+    ddb = moto.client("dynamodb", "eu-west-1")
+    ddb.create_table(TableName="Carts", AttributeDefinitions=[{"AttributeName": "cartId", "AttributeType": "S"}],
+                     KeySchema=_key("cartId", "HASH"), BillingMode="PAY_PER_REQUEST",
+                     Tags=[{"Key": "team", "Value": "checkout"}, {"Key": "cost-center", "Value": "42"}],
+                     DeletionProtectionEnabled=False)
+    ddb.update_continuous_backups(TableName="Carts", PointInTimeRecoverySpecification={
+        "PointInTimeRecoveryEnabled": True, "RecoveryPeriodInDays": 21})
+    got = Imported(tmp_path, ["aws://eu-west-1/Carts"], LiveOptions(14, moto.endpoint, moto.endpoint))
+    source = got.table("Carts")
+    assert source["tags"] == {"team": "checkout", "cost-center": "42"}
+    assert "team: checkout  # DynamoDB ListTagsOfResource team" in got.text
+    assert source["point_in_time_recovery"] == {"enabled": True, "recovery_period_days": 21}
+    assert "# DynamoDB DescribeContinuousBackups PointInTimeRecoveryDescription.RecoveryPeriodInDays" in got.text
+    assert source["deletion_protection"] is False
+    # no metrics for Carts: the on-demand peak stays AWS's initial throughput, as an estimate, with a warning
+    assert source["peak"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
+    assert got.said("no-metrics") and any("peak.reads_per_second" in m for m in got.said("estimate"))
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["import", *args, "--instance", "shop-imported"])
+
+
+def test_an_unknown_table_a_bad_url_and_no_credentials_exit_2(tmp_path, aws_env, local_tables):
+    endpoint = ["--endpoint-url", local_tables.endpoint_url, "--metrics-endpoint-url",
+                local_tables.metrics_endpoint_url]
+    result = run(f"aws://{REGION}/Nope", *endpoint)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"aws://{REGION}/Nope: DescribeTable Nope: " in result.stderr and "list-tables" in result.stderr
+    result = run("aws://Orders", *endpoint)
+    assert result.exit_code == 2 and "aws://REGION/TABLE" in result.stderr
+    aws_env.delenv("AWS_ACCESS_KEY_ID")
+    aws_env.delenv("AWS_SECRET_ACCESS_KEY")
+    result = run(f"aws://{REGION}/Orders", *endpoint)
+    assert result.exit_code == 2 and "Unable to locate credentials" in result.stderr
+    assert "AWS_PROFILE" in result.stderr and "Traceback" not in result.output
+
+
+def test_an_endpoint_that_does_not_answer_exits_1(tmp_path, aws_env):
+    from ddb2bigtable.load.emulator import free_port
+
+    result = run(f"aws://{REGION}/Orders", "--endpoint-url", f"http://127.0.0.1:{free_port()}")
+    assert result.exit_code == 1 and "cannot reach" in result.stderr and "Traceback" not in result.output
+
+
+def test_throttling_is_a_service_error_and_a_rejected_key_bad_input():
+    from botocore.exceptions import ClientError
+
+    from ddb2bigtable.sources.aws_clients import Clients
+    from ddb2bigtable.spec.errors import ServiceError
+
+    clients = Clients("aws://us-east-1/T", "us-east-1", LiveOptions())
+
+    def failing(code):
+        def call():
+            raise ClientError({"Error": {"Code": code, "Message": "m"}}, "DescribeTable")
+        return call
+
+    with pytest.raises(ServiceError, match="throttled"):
+        clients.call("DescribeTable T", failing("ThrottlingException"))
+    with pytest.raises(InputError, match="refused the credentials"):
+        clients.call("DescribeTable T", failing("UnrecognizedClientException"))
