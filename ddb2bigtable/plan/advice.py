@@ -10,6 +10,7 @@ import re
 
 from ..spec.model import Spec, TableSpec
 from .model import PlanWarning
+from .no_equivalent import no_equivalent
 
 # Seeds (schema design best practices, "Row keys to avoid"): timestamps or sequential
 # numeric ids at the start of a row key send every write to the same node.
@@ -68,11 +69,11 @@ def advise(spec: Spec, instance_id: str, clusters: int) -> list[PlanWarning]:
                     f"GSI {gsi.name} of on-demand {source.table} has no `reads`: its queries are not in the sizing or "
                     f"the cost; give its peak RRU/s as `reads`" + ("" if gsi.writes is not None else
                                                                    " (its writes are taken as every table write)")))
-        auto = source.autoscaling
-        if auto and not (auto.min_reads <= source.reads <= auto.max_reads
-                         and auto.min_writes <= source.writes <= auto.max_writes):
+        auto = source.autoscaling  # a dimension without autoscaling has no range to be outside
+        ranges = ((source.reads, auto.reads), (source.writes, auto.writes)) if auto else ()
+        if any(bounds is not None and not bounds[0] <= units <= bounds[1] for units, bounds in ranges):
             warnings.append(PlanWarning(
                 "outside-autoscaling", instance_id, table.id,
                 f"{source.table}'s provisioned reads/writes ({source.reads}/{source.writes}) lie outside its "
                 f"autoscaling range; DynamoDB would move them inside it"))
-    return warnings
+    return warnings + no_equivalent(spec, instance_id)

@@ -43,12 +43,14 @@ def _shares(table: TableSpec, placement: Placement, level: Level, stage: Stage,
     """The table's own share, then one per GSI (its view's rows are index-item sized)."""
     source = table.source
     kept = kept_regions(source, stage)
-    parts = [(table.id, capacity.units(source, level), source.item_size_kb, "")]
+    parts = [(table.id, capacity.units(source, level), source.item_size_kb, capacity.limit_note(source))]
     for gsi in source.gsis:
         item_kb, how = capacity.gsi_item_kb(source, gsi)
         writes_how = ("" if gsi.writes is not None or source.billing != "on_demand"
                       else "; no writes given: every table write counted")
-        parts.append((f"{table.id}/{gsi.name}", capacity.gsi_units(source, gsi, level), item_kb, how + writes_how))
+        limit = capacity.limit_note(source, gsi)
+        parts.append((f"{table.id}/{gsi.name}", capacity.gsi_units(source, gsi, level), item_kb,
+                      how + writes_how + (f"; {limit}" if limit else "")))
     shares = []
     for name, units, item_kb, note in parts:
         if kept:
@@ -110,6 +112,13 @@ def _describe_load(sized: list[LoadShare], levels: dict[Level, list[LoadShare]],
     return "; ".join(parts)
 
 
+def _warm_words(spec: Spec) -> str:
+    """Where warm throughput raised the min level, for the autoscaling why ("" if nowhere)."""
+    notes = [f"{t.id}{'/' + g.name if g else ''}: {note}" for t in spec.tables
+             for g in (None, *t.source.gsis) if (note := capacity.warm_note(t.source, g))]
+    return f" [{'; '.join(notes)}: the table serves it at once, so the min does too]" if notes else ""
+
+
 def _nodes_step(load: float, target: int, floor: int, factor: int) -> tuple[int, str]:
     """`sizing.nodes_for` with its arithmetic: load ÷ CPU target, then what raised it."""
     by_cpu = sizing.nodes_by_cpu(load, target)
@@ -127,7 +136,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
     instance_id = spec.instance.id + stage.instance_suffix
     factor = spec.instance.node_scaling_factor
     n = len(placements)
-    source_targets = [t.source.autoscaling.target_utilization for t in spec.tables if t.source.autoscaling]
+    source_targets = [target for t in spec.tables for target in capacity.autoscaling_targets(t.source)]
     target, target_why = sizing.cpu_target(n, stage.failover_headroom, source_targets)
     storage_gib = sum(t.source.storage_gb for t in spec.tables)
     floor = sizing.storage_floor(storage_gib, storage_type, factor)
@@ -158,7 +167,8 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
             (lo, lo_step), (hi, hi_step) = (_nodes_step(_load(levels[lv]), target, floor, factor)
                                             for lv in ("min", "max"))
             lo, hi, raised = sizing.autoscaling_range(lo, hi, factor)
-            auto_why = f"min at {LEVEL_WORDS['min']}: {lo_step}; max at {LEVEL_WORDS['max']}: {hi_step}"
+            auto_why = (f"min at {LEVEL_WORDS['min']}: {lo_step}{_warm_words(spec)}; "
+                        f"max at {LEVEL_WORDS['max']}: {hi_step}")
             if raised:
                 auto_why += f"; min raised to {lo} so max ≤ {sizing.AUTOSCALING_MAX_RATIO} x min"
             if hi > cap:

@@ -12,6 +12,7 @@ from ..spec.model import Spec, TableSpec
 from ..spec.stage import Stage
 from . import capacity, pricing
 from .model import ClusterPlan, CostEstimate, CostLine
+from .tables import pitr_by_region
 from .topology import kept_regions
 
 HOURS_PER_MONTH = 730  # the month both clouds' price pages use
@@ -44,8 +45,7 @@ def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> lis
                            pricing.bigtable_storage(c.gcp_region, c.storage_type)))
     home = clusters[0].gcp_region
     for t in spec.tables:
-        pitr = t.source.point_in_time_recovery
-        if pitr.enabled and t.source.storage_gb:
+        if any(p.enabled for p in pitr_by_region(t.source).values()) and t.source.storage_gb:
             price = pricing.bigtable_backup_storage(home)
             lines.append(_line(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month", price))
     if len(clusters) > 1:
@@ -101,9 +101,11 @@ def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
             lines.append(_line(f"{tag}: {amount(writes)} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
                                "rWCU-hour" if replica else "WCU-hour", pricing.dynamodb(region, item)))
         if source.storage_gb:
-            item = "storage_ia_gb_month" if source.table_class == "standard_infrequent_access" else "storage_gb_month"
+            klass = next((r.table_class for r in source.replicas if r.region == region and r.table_class),
+                         source.table_class)
+            item = "storage_ia_gb_month" if klass == "standard_infrequent_access" else "storage_gb_month"
             lines.append(_line(f"{tag}: storage", source.storage_gb, "GB-month", pricing.dynamodb(region, item)))
-            if source.point_in_time_recovery.enabled:
+            if pitr_by_region(source)[region].enabled:
                 lines.append(_line(f"{tag}: PITR", source.storage_gb, "GB-month",
                                    pricing.dynamodb(region, "pitr_gb_month")))
     return lines

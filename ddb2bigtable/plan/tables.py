@@ -12,13 +12,21 @@ from __future__ import annotations
 
 import re
 
-from ..spec.model import Gsi, TableSpec
+from ..spec.model import Gsi, PointInTimeRecovery, Source, TableSpec
 from . import gc_rules
 from .model import BackupPlan, MaterializedViewPlan, PlanWarning, TablePlan
 
 STREAM_RETENTION_HOURS = 24  # DynamoDB Streams keep records for 24 hours (AWS Developer Guide, read 2026-11-21)
 BACKUP_FREQUENCY_HOURS = 24  # Bigtable automated backups: daily (cloud.google.com/bigtable/docs/backups, 2026-11-21)
 BACKUP_MAX_RETENTION_DAYS = 90  # automated backup retention limit (same page)
+
+
+def pitr_by_region(source: Source) -> dict[str, PointInTimeRecovery]:
+    """Each region's PITR: a replica's own setting, else the table's."""
+    out = {source.region: source.point_in_time_recovery}
+    for r in source.replicas:
+        out[r.region] = r.point_in_time_recovery or source.point_in_time_recovery
+    return out
 
 
 def view_id(table_id: str, gsi_name: str) -> str:
@@ -45,11 +53,19 @@ def plan_table(table: TableSpec, instance_id: str, deletion_protection: bool | N
     stream_hours = STREAM_RETENTION_HOURS if source.stream != "none" else None
     backup = None
     pitr = source.point_in_time_recovery
-    if pitr.enabled:
-        days = min(pitr.recovery_period_days, BACKUP_MAX_RETENTION_DAYS)
+    enabled = pitr_by_region(source)
+    if any(p.enabled for p in enabled.values()):
+        period = max(p.recovery_period_days for p in enabled.values() if p.enabled)
+        days = min(period, BACKUP_MAX_RETENTION_DAYS)
+        where = ""
+        if not all(p.enabled and p.recovery_period_days == pitr.recovery_period_days for p in enabled.values()):
+            on = [f"{r} {p.recovery_period_days} days" for r, p in enabled.items() if p.enabled]
+            off = [r for r, p in enabled.items() if not p.enabled]
+            where = (f" (replicas differ: on in {', '.join(on)}" + (f", off in {', '.join(off)}" if off else "")
+                     + "; a Bigtable table's backups cover every cluster, so the longest period is kept)")
         backup = BackupPlan(
             frequency_hours=BACKUP_FREQUENCY_HOURS, retention_days=days,
-            why=(f"PITR with {pitr.recovery_period_days} days: daily automated backups kept {days} days; "
+            why=(f"PITR with {period} days{where}: daily automated backups kept {days} days; "
                  f"restores go to the last daily backup, not to any second"),
         )
     views = tuple(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import ids
+from .capacity_checks import check_billing, check_replica_settings
 from .errors import Problem
 from .mapping_checks import check_mapping
 from .model import Gsi, KeyAttribute, Lsi, Source, TableSpec
@@ -110,7 +111,8 @@ def check_source(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Proble
     """What the table's source alone can break; run even when the rest of the table has
     schema problems, so one run shows the region typo next to them."""
     return (_check_regions(doc, sp, source) + _check_ttl(doc, sp, source) + _check_indexes(doc, sp, source)
-            + _check_billing(doc, sp, source))
+            + check_billing(doc, sp, source) + check_replica_settings(doc, sp, source)
+            + check_multi_region(doc, sp, source))
 
 
 def _check_regions(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
@@ -203,59 +205,33 @@ def _check_indexes(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Prob
     return out
 
 
-def _check_billing(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
-    """Capacity fields that fit the billing mode, and ranges that are the right way round."""
-    present = doc.value_at(sp)
-    modal = _provisioned_fields if source.billing == "provisioned" else _on_demand_fields
-    return modal(doc, sp, source, present) + _ordered_ranges(doc, sp, source)
+# AWS, "Multi-Region strong consistency" (DynamoDB Developer Guide, globaltables_HowItWorks,
+# read 2026-11-24): an MRSC global table runs in exactly three Regions, as three replicas
+# or two replicas and one witness; a witness holds no replica and serves no requests.
+MRSC_REGIONS = 3
 
 
-def _provisioned_fields(doc: YamlDocument, sp: JsonPath, source: Source, present: Any) -> list[Problem]:
+def check_multi_region(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
+    """`multi_region_consistency: strong` with its three regions, and a witness that is
+    a real region holding no replica."""
     out: list[Problem] = []
-    for field in ("reads", "writes"):
-        if getattr(source, field) <= 0:
-            unit = "RCU" if field == "reads" else "WCU"
-            out.append(doc.problem((*sp, field), f"a provisioned table needs {field} > 0 (its {unit}); "
-                                                 f"for an on-demand table write billing: on_demand and a peak",
-                                   key=field not in present))
-    for field in ("peak", "average"):
-        if field in present:
-            out.append(doc.problem((*sp, field), f"{field} is for on_demand tables; a provisioned table is "
-                                                 f"sized from reads, writes and autoscaling", key=True))
-    for j, gsi in enumerate(source.gsis):
-        if not gsi.reads or not gsi.writes:
-            out.append(doc.problem((*sp, "gsis", j), f"GSI {gsi.name} of a provisioned table needs its own "
-                                                     f"reads and writes (RCU and WCU) > 0"))
-    return out
-
-
-def _on_demand_fields(doc: YamlDocument, sp: JsonPath, source: Source, present: Any) -> list[Problem]:
-    out: list[Problem] = []
-    if source.peak is None:
-        out.append(doc.problem((*sp, "peak"), "an on_demand table needs peak: {reads_per_second: ..., "
-                                              "writes_per_second: ...}, its peak RRU/WRU per second", key=True))
-    for field in ("reads", "writes"):
-        if field in present:
-            out.append(doc.problem((*sp, field), f"an on_demand table has no provisioned {field}; put the "
-                                                 f"rate in peak.{field}_per_second", key=True))
-    if source.autoscaling is not None:
-        out.append(doc.problem((*sp, "autoscaling"), "autoscaling is for provisioned tables; on_demand "
-                                                     "tables scale by themselves", key=True))
-    return out
-
-
-def _ordered_ranges(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Problem]:
-    out: list[Problem] = []
-    if source.autoscaling is not None:
-        a = source.autoscaling
-        for unit, low, high in (("reads", a.min_reads, a.max_reads), ("writes", a.min_writes, a.max_writes)):
-            if low > high:
-                out.append(doc.problem((*sp, "autoscaling", f"min_{unit}"),
-                                       f"min_{unit} {low} is above max_{unit} {high}; swap them"))
-    if source.peak is not None and source.average is not None:
-        for unit in ("reads_per_second", "writes_per_second"):
-            average, peak = getattr(source.average, unit), getattr(source.peak, unit)
-            if average > peak:
-                out.append(doc.problem((*sp, "average", unit), f"average {unit} {average:g} is above the peak "
-                                                               f"{peak:g}; the peak is the highest rate"))
+    witness = source.witness_region
+    if witness is not None:
+        path = (*sp, "witness_region")
+        if source.multi_region_consistency != "strong":
+            out.append(doc.problem(path, "a witness region is for multi-region strong consistency: add "
+                                         "multi_region_consistency: strong, or remove the witness", key=True))
+        elif why := region_problem(witness):
+            out.append(doc.problem(path, why))
+        elif witness in source.regions:
+            out.append(doc.problem(path, f"witness region {witness} already holds a replica of the table; a "
+                                         f"witness is a third region with no replica"))
+    if source.multi_region_consistency == "strong":
+        count = len(source.regions) + (witness is not None)
+        if count != MRSC_REGIONS:
+            held = f"{len(source.regions)} region(s)" + (" and a witness" if witness else "")
+            out.append(doc.problem((*sp, "multi_region_consistency"),
+                                   f"multi-region strong consistency runs in exactly {MRSC_REGIONS} regions (three "
+                                   f"replicas, or two and a witness_region; AWS, read 2026-11-24); this table has "
+                                   f"{held}"))
     return out

@@ -19,6 +19,7 @@ StreamView = Literal["none", "keys_only", "new_image", "old_image", "new_and_old
 TableClass = Literal["standard", "standard_infrequent_access"]
 StorageType = Literal["ssd", "hdd"]
 GcMode = Literal["union", "intersection"]
+MultiRegionConsistency = Literal["eventual", "strong"]
 
 
 @dataclass(frozen=True)
@@ -47,13 +48,57 @@ class KeySchema:
 
 @dataclass(frozen=True)
 class SourceAutoscaling:
-    """DynamoDB application auto scaling of a provisioned table (units, not ops)."""
+    """DynamoDB application auto scaling of a provisioned table or GSI (units, not ops).
+
+    Reads and writes scale separately in AWS (each is its own scalable target), so either
+    pair may be absent: a table with fixed reads and autoscaled writes has only
+    `min_writes`/`max_writes`. `target_utilization` is the target of both unless
+    `read_target_utilization` or `write_target_utilization` says otherwise.
+    """
+
+    min_reads: int | None = None
+    max_reads: int | None = None
+    min_writes: int | None = None
+    max_writes: int | None = None
+    target_utilization: float = 70.0  # percent, as in the AWS console
+    read_target_utilization: float | None = None
+    write_target_utilization: float | None = None
+
+    @property
+    def reads(self) -> tuple[int, int] | None:
+        """(min, max) RCU when reads scale; None when they are fixed."""
+        return None if self.min_reads is None or self.max_reads is None else (self.min_reads, self.max_reads)
+
+    @property
+    def writes(self) -> tuple[int, int] | None:
+        return None if self.min_writes is None or self.max_writes is None else (self.min_writes, self.max_writes)
+
+    @property
+    def targets(self) -> tuple[float, ...]:
+        """The target utilisation of each dimension that scales (a fixed one has none)."""
+        out = []
+        if self.reads is not None:
+            out.append(self.read_target_utilization or self.target_utilization)
+        if self.writes is not None:
+            out.append(self.write_target_utilization or self.target_utilization)
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class ReadAutoscaling:
+    """A replica's own read auto scaling (AWS scales a replica's reads, never its writes)."""
 
     min_reads: int
     max_reads: int
-    min_writes: int
-    max_writes: int
-    target_utilization: float = 70.0  # percent, as in the AWS console
+    target_utilization: float = 70.0
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Request units per second, either or both: on-demand maximum or warm throughput."""
+
+    reads_per_second: float | None = None
+    writes_per_second: float | None = None
 
 
 @dataclass(frozen=True)
@@ -65,20 +110,12 @@ class Rate:
 
 
 @dataclass(frozen=True)
-class Replica:
-    """A global-table replica besides the home region.
+class ReplicaGsi:
+    """A replica's own read capacity of one of the table's GSIs (writes follow the table)."""
 
-    `reads` is the replica's own provisioned RCU (or peak RRU/s when on-demand); None
-    means the same as the home region, which is what AWS does by default.
-    """
-
-    region: str
+    name: str
     reads: int | None = None
-
-
-@dataclass(frozen=True)
-class Ttl:
-    attribute: str
+    autoscaling: ReadAutoscaling | None = None
 
 
 @dataclass(frozen=True)
@@ -88,12 +125,41 @@ class PointInTimeRecovery:
 
 
 @dataclass(frozen=True)
+class Replica:
+    """A global-table replica besides the home region.
+
+    `reads` is the replica's own provisioned RCU (or peak RRU/s when on-demand); None
+    means the same as the home region, which is what AWS does by default. The other
+    fields are the replica's own settings where AWS lets a replica differ; None (or
+    empty) means the table's.
+    """
+
+    region: str
+    reads: int | None = None
+    autoscaling: ReadAutoscaling | None = None
+    gsis: tuple[ReplicaGsi, ...] = ()
+    table_class: TableClass | None = None
+    point_in_time_recovery: PointInTimeRecovery | None = None
+
+    def gsi(self, name: str) -> ReplicaGsi | None:
+        return next((g for g in self.gsis if g.name == name), None)
+
+
+@dataclass(frozen=True)
+class Ttl:
+    attribute: str
+
+
+@dataclass(frozen=True)
 class Gsi:
     name: str
     key: KeySchema
     projection: str | tuple[str, ...] = "all"  # "all" | "keys_only" | attribute names
     reads: int | None = None  # provisioned RCU (on-demand: peak RRU/s); None = 0
     writes: int | None = None
+    autoscaling: SourceAutoscaling | None = None
+    max_throughput: Throughput | None = None  # on-demand ceiling
+    warm_throughput: Throughput | None = None  # floor for the autoscaling minimum
 
 
 @dataclass(frozen=True)
@@ -131,6 +197,12 @@ class Source:
     tags: dict[str, str] = field(default_factory=dict)
     gsis: tuple[Gsi, ...] = ()
     lsis: tuple[Lsi, ...] = ()
+    max_throughput: Throughput | None = None  # on-demand ceiling for peak (OnDemandThroughput)
+    warm_throughput: Throughput | None = None  # floor for the autoscaling minimum (WarmThroughput)
+    multi_region_consistency: MultiRegionConsistency = "eventual"
+    witness_region: str | None = None  # MRSC witness: no replica, no data
+    contributor_insights: bool = False
+    kinesis_streams: tuple[str, ...] = ()  # Kinesis Data Streams destination ARNs
 
     @property
     def regions(self) -> tuple[str, ...]:

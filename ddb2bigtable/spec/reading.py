@@ -30,12 +30,15 @@ from .model import (
     MappingRule,
     PointInTimeRecovery,
     Rate,
+    ReadAutoscaling,
     Replica,
+    ReplicaGsi,
     Salt,
     Source,
     SourceAutoscaling,
     Spec,
     TableSpec,
+    Throughput,
     Ttl,
 )
 from .schema_check import Issue, clean, schema_problems
@@ -163,19 +166,48 @@ def _rate(d: dict[str, Any]) -> Rate:
     return Rate(float(d["reads_per_second"]), float(d["writes_per_second"]))
 
 
+def _autoscaling(d: dict[str, Any]) -> SourceAutoscaling:
+    return _build(SourceAutoscaling, d, {k: float for k in ("target_utilization", "read_target_utilization",
+                                                             "write_target_utilization")})
+
+
+def _read_autoscaling(d: dict[str, Any]) -> ReadAutoscaling:
+    return _build(ReadAutoscaling, d, {"target_utilization": float})
+
+
+def _throughput(d: dict[str, Any]) -> Throughput:
+    return Throughput(**{k: float(v) for k, v in d.items()})
+
+
+def _replica(d: dict[str, Any]) -> Replica:
+    return _build(Replica, d, {
+        "autoscaling": _read_autoscaling,
+        "gsis": lambda gs: tuple(_build(ReplicaGsi, g, {"autoscaling": _read_autoscaling}) for g in gs),
+        "point_in_time_recovery": lambda p: PointInTimeRecovery(**p),
+    })
+
+
+def _gsi(d: dict[str, Any]) -> Gsi:
+    return _build(Gsi, d, {"key": _key, "projection": _projection, "autoscaling": _autoscaling,
+                           "max_throughput": _throughput, "warm_throughput": _throughput})
+
+
 def _source(d: dict[str, Any]) -> Source:
     return _build(Source, d, {
         "key": _key,
-        "autoscaling": lambda a: _build(SourceAutoscaling, a, {"target_utilization": float}),
+        "autoscaling": _autoscaling,
         "peak": _rate,
         "average": _rate,
+        "max_throughput": _throughput,
+        "warm_throughput": _throughput,
         "item_size_kb": float,
         "storage_gb": float,
-        "replicas": lambda rs: tuple(Replica(**r) for r in rs),
+        "replicas": lambda rs: tuple(_replica(r) for r in rs),
         "ttl": lambda t: Ttl(**t),
         "point_in_time_recovery": lambda p: PointInTimeRecovery(**p),
-        "gsis": lambda gs: tuple(_build(Gsi, g, {"key": _key, "projection": _projection}) for g in gs),
+        "gsis": lambda gs: tuple(_gsi(g) for g in gs),
         "lsis": lambda ls: tuple(_build(Lsi, s, {"sort": _key_attribute, "projection": _projection}) for s in ls),
+        "kinesis_streams": tuple,
     })
 
 

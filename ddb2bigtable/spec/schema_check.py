@@ -86,6 +86,17 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
         allowed = sorted(schema.get("properties", {}))
         return [((*path, key), doc.problem((*path, key), _unknown_key(key, allowed), key=True))
                 for key in value if key not in allowed]
+    if kind == "dependentRequired":  # keys that go together: min_reads with max_reads
+        return [((*path, need), doc.problem(path, f"missing key {need!r}: {key} and {need} go together", key=True))
+                for key, needs in argument.items() if key in value for need in needs if need not in value]
+    if kind == "anyOf" and all(set(b) == {"required"} for b in argument):  # at least one of some keys
+        names = " or ".join(repr(k) for b in argument for k in b["required"])
+        return [(path, doc.problem(path, f"missing key: give {names}"
+                                         + (f" ({why})" if (why := _description(root, error.absolute_schema_path))
+                                            else ""), key=True))]
+    if kind == "minProperties":
+        keys = ", ".join(sorted(schema.get("properties", {})))
+        return [(path, doc.problem(path, f"expected at least {argument} of: {keys}; got {_show(value)}"))]
     if kind == "required":
         unknown = [k for k in value if k not in schema.get("properties", {})]
         return [((*path, name), doc.problem(path, _missing_key(root, schema, name), key=True))
