@@ -1,7 +1,8 @@
 """Row-key checks on sampled items: what the seeds' "row keys to avoid" look like in data.
 
-`habits.py` has the DynamoDB habits (write sharding, version prefixes, split items); both
-read the sampled keys as `KeyView`s, built here.
+`habits.py` has the DynamoDB habits (write sharding, version prefixes, split items) and
+`key_numbers.py` numbers written as text; all read the sampled keys as `KeyView`s, built
+here. What counts as personal data is `privacy.py`'s.
 
 Each check is a pure function of the sampled keys (`KeyView`s) and returns its findings.
 They look at the key as the mapping builds it: the *leading* value is the first field of
@@ -14,7 +15,6 @@ about distributions).
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -33,6 +33,7 @@ from .findings import (
     Finding,
     percent,
 )
+from .privacy import names_in_key, personal_kind
 
 MIN_ITEMS = 50  # below this a share or a count of distinct values says nothing
 MIN_PATTERN_ITEMS = 10  # a value pattern (version prefix, domain, digest) in fewer items is an anecdote
@@ -50,6 +51,10 @@ class KeyView:
     partition: str | None  # the partition key's value as text (None for B)
     sort: str | None
     segments: tuple[str, ...]  # the row key split at its delimiters
+    # every field of its row-key template: (name, its value as text (S without the rule's
+    # prefix, N as written), its type (S, N, B; "" when absent))
+    fields: tuple[tuple[str, str | None, str], ...] = ()
+    names: tuple[str, ...] = ()  # attributes named like a person's name whose value is in the row key
 
 
 def key_views(codec: Codec, items: Iterable[Item]) -> list[KeyView]:
@@ -60,19 +65,28 @@ def key_views(codec: Codec, items: Iterable[Item]) -> list[KeyView]:
     views = []
     for item in items:
         plan = next(p for p in codec.plans if p.index is None or p.matches(item))
-        field = plan.row.fields[0] if plan.row.fields else None
-        leading = _text(item.get(field)) if field else None
-        prefix = plan.prefixes.get(field or "") if plan.strips else None
-        if leading is not None and prefix:
-            leading = leading.removeprefix(prefix)
+        fields = tuple(_field_view(name, item.get(name), plan.prefixes.get(name) if plan.strips else None)
+                       for name in plan.row.fields)
+        field, leading, _ = fields[0] if fields else (None, None, "")
         try:
             row_key = codec.row_key(item).decode("utf-8", "replace")
         except CodecError:  # the limits check reports it
             continue
         views.append(KeyView(field, leading, _text(item.get(key.partition.name)),
                              _text(item.get(key.sort.name)) if key.sort else None,
-                             tuple(s for s in split.split(row_key) if s)))
+                             tuple(s for s in split.split(row_key) if s), fields, names_in_key(item, row_key)))
     return views
+
+
+def _field_view(name: str, value: AttributeValue | None, prefix: str | None) -> tuple[str, str | None, str]:
+    """(name, text, type) of a row-key field: an S value without the rule's prefix."""
+    if not value:
+        return name, None, ""
+    (tag, _), = value.items()
+    text = _text(value)
+    if tag == "S" and text is not None and prefix:
+        text = text.removeprefix(prefix)
+    return name, text, tag
 
 
 def _text(value: AttributeValue | None) -> str | None:
@@ -217,39 +231,29 @@ def hashed_key(table: TableSpec, views: list[KeyView]) -> list[Finding]:
         "salt: {buckets: 8}   # under mapping, with the readable value as the key")]
 
 
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[a-z]{2,}", re.I)
-_IP_CHARS = re.compile(r"[0-9a-fA-F]*[.:][0-9a-fA-F.:]*")
-_PHONE = re.compile(r"\+\d{7,15}|\+?\d{1,3}[ .-]\(?\d{2,4}\)?[ .-]\d{3,4}[ .-]\d{3,4}")
-
-
-def personal_kind(segment: str) -> str | None:
-    """`e-mail`, `phone` or `IP address` when a row-key segment is one."""
-    if _EMAIL.fullmatch(segment):
-        return "e-mail"
-    if _PHONE.fullmatch(segment):
-        return "phone"
-    if not _IP_CHARS.fullmatch(segment):  # ip_address is slow: most segments fail this first
-        return None
-    try:
-        ipaddress.ip_address(segment)
-    except ValueError:
-        return None
-    return "IP address"
-
+# --- privacy (what counts as personal data: privacy.py) -----------------------------------
 
 def personal_data(table: TableSpec, views: list[KeyView]) -> list[Finding]:
+    """E-mails, phones or IP addresses as row-key segments, or person names from the item
+    in the row key, in half the sampled items (and at least 5)."""
     kinds: Counter[str] = Counter()
+    attributes: Counter[str] = Counter()
     for v in views:
         found = {k for k in map(personal_kind, v.segments) if k}
+        if v.names:
+            found.add("person name")
+            attributes.update(v.names)
         kinds.update(found)
     if not kinds:
         return []
     kind, count = kinds.most_common(1)[0]
     if count < 5 or count < 0.5 * len(views):
         return []
+    what = kind if kind != "person name" else (
+        "a person's name: the item's " + ", ".join(f"`{a}`" for a, _ in attributes.most_common(3)))
     return [Finding(
         "personal-data-key", "warning", table.id,
-        f"row keys carry personal data ({kind}) in {percent(count, len(views))} of {len(views):,} sampled items",
+        f"row keys carry personal data ({what}) in {percent(count, len(views))} of {len(views):,} sampled items",
         PRIVACY,
         "row keys are service data: logs, encryption and tools may show them to people who must not see "
         "personal data; key by an opaque id and keep the personal value in a cell")]

@@ -17,10 +17,11 @@ from ..plan.planner import plan_stage
 from ..spec.errors import InputError, Problem
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import load_stage
-from . import habits, keys
+from . import habits, key_numbers, keys
 from .cost import consolidation
 from .findings import ROW_KEYS, Finding
-from .limits import row_sizes, size_findings
+from .limits import long_family_names, many_cells, row_sizes, size_findings
+from .retention import mixed_retention
 from .sample import Sample, sample_size, take_sample
 from .static import named_hot_keys, static_findings, table_per_dataset
 
@@ -65,8 +66,13 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
     for check in (keys.time_leading, keys.hot_partition, habits.write_sharding, habits.version_prefix,
                   habits.split_items, keys.domain_not_reversed, keys.hashed_key, keys.personal_data):
         found += check(table, views)
-    found += keys.sequential_ids(table, views, sample.export_items)
-    found += size_findings(table.id, row_sizes(codec, sample.items, sample.export_time_micros), sample.fraction)
+    sequential = keys.sequential_ids(table, views, sample.export_items)
+    found += sequential + key_numbers.unsorted_numbers(table, views, bool(sequential))
+    sizes = row_sizes(codec, sample.items, sample.export_time_micros)
+    found += size_findings(table.id, sizes, sample.fraction)
+    found += many_cells(table, sizes, sample.fraction)
+    found += long_family_names(table, sizes.families)
+    found += mixed_retention(codec, sample.items)
     return found
 
 
@@ -86,6 +92,8 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
     chosen = _chosen(specs, table_id)
     tables = [t for _, t in chosen]
     findings = [f for spec, t in chosen for f in static_findings(t) + named_hot_keys(spec, t, export is not None)]
+    if export is None:  # with a sample, the family names are weighed against the data (data_findings)
+        findings += [f for _, t in chosen for f in long_family_names(t, None)]
     findings += table_per_dataset(tables)
     sampled: list[Sampled] = []
     if export is not None:

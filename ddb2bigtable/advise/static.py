@@ -9,6 +9,7 @@ from ..plan.advice import advise as plan_advice
 from ..spec.families import family_names
 from ..spec.model import KeySchema, Mapping, Spec, TableSpec
 from .findings import FAMILIES, KEYS_TO_AVOID, MULTI_TENANCY, Finding
+from .privacy import personal_family_ids
 
 MAX_FAMILIES = 100  # seeds, "Column families": more than 100 per table can degrade performance
 # A table id's last segment: a year, a month, a number (`orders_2024`, `orders-2024-05`,
@@ -17,8 +18,8 @@ _SUFFIX = re.compile(r"(.+?)[-_.]([A-Za-z0-9]+(?:[-_][0-9]{2})?)")
 
 
 def static_findings(table: TableSpec) -> list[Finding]:
-    """What the spec alone shows: binary key attributes (raw bytes in the row key), and
-    more column families than the seeds' 100."""
+    """What the spec alone shows: binary key attributes (raw bytes in the row key), more
+    column families than the seeds' 100, and family ids that are personal data."""
     found = []
     key = table.source.key
     binary = [k.name for k in (key.partition, key.sort) if k is not None and k.type == "B"]
@@ -38,7 +39,7 @@ def static_findings(table: TableSpec) -> list[Finding]:
             FAMILIES,
             "put related columns in one family (GC is per family: group columns by the retention they need); "
             "a family per attribute is rarely needed"))
-    return found
+    return found + personal_family_ids(table)
 
 
 def table_per_dataset(tables: list[TableSpec]) -> list[Finding]:

@@ -6,7 +6,7 @@ import hashlib
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from ddb2bigtable.advise.keys import is_time, personal_kind
+from ddb2bigtable.advise.keys import is_time
 
 from .helpers import codes, findings
 
@@ -134,25 +134,6 @@ def test_hashed_key(tmp_path):
 def test_uuids_are_ids_not_hashes(tmp_path):
     items = [{"h": str(uuid.UUID(int=i * 7919 + 13)), "v": i} for i in range(60)]
     assert codes(findings(tmp_path, items, ("h", "S"))) == []
-
-
-def test_personal_data_in_key(tmp_path):
-    items = [{"account": f"org-{i % 3}", "user": f"person{i}@example.com"} for i in range(20)]
-    found = findings(tmp_path, items, ("account", "S"), ("user", "S"))
-    assert codes(found) == ["personal-data-key", "sample-too-small"]
-    (pii,) = [f for f in found if f.code == "personal-data-key"]
-    assert "personal data (e-mail) in 100 % of 20" in pii.evidence and pii.seed.heading == "Privacidad"
-
-
-def test_personal_data_in_cells_only_passes(tmp_path):
-    items = [{"account": f"org-{i % 3}", "user": f"u-{i}", "email": f"person{i}@example.com"} for i in range(20)]
-    assert codes(findings(tmp_path, items, ("account", "S"), ("user", "S"))) == ["sample-too-small"]
-
-
-def test_personal_kinds():
-    assert personal_kind("a.b@example.org") == "e-mail" and personal_kind("+14155550100") == "phone"
-    assert personal_kind("10.1.2.3") == "IP address" and personal_kind("2001:db8::1") == "IP address"
-    assert personal_kind("20200501") is None and personal_kind("tablet") is None
 
 
 def _videos(n: int) -> list[dict]:
