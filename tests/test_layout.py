@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "codec": {"spec"},
     "exports": {"codec", "spec"},  # records carry the codec's typed `Item`
     "review": {"plan", "spec"},
-    "sources": {"spec"},  # importers: DynamoDB definitions -> spec documents (read by read_spec)
+    "sources": {"codec", "exports", "spec"},  # importers: definitions -> spec documents; --export types by the load's reader and TypeScan
     "load": {"codec", "exports", "plan", "spec"},
     "render": {"load", "plan", "review", "spec"},  # reports of loads, plans and diffs
     "replicate": {"codec", "exports", "load", "spec"},  # the stream applied with the load's codec and writer

@@ -13,6 +13,7 @@ import click
 from ..sources.aws_clients import DEFAULT_DAYS, LiveOptions
 from ..sources.detect import KINDS, all_tables, read_sources
 from ..sources.emit import build, to_json, to_yaml
+from ..sources.export_types import DEFAULT_SAMPLE, add_mappings, sample_export
 from ..sources.model import DEFAULT_REGION, Options
 from ..sources.spec_file import check_spec, refuse_existing, write_spec
 from ..spec.errors import InputError, Problem
@@ -52,9 +53,14 @@ def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 @click.option("--metrics-endpoint-url", default=None,
               help="Live tables: the CloudWatch and Application Auto Scaling endpoint. Default: "
                    "AWS_ENDPOINT_URL_CLOUDWATCH / AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING, else AWS's.")
+@click.option("--export", "exports", multiple=True, metavar="PATH",
+              help="A DynamoDB export (folder, gs:// or s3://) of an imported table (repeatable): attribute types "
+                   "sampled from it go into the table's mapping.attributes where they are consistent.")
+@click.option("--sample", type=click.IntRange(1), default=DEFAULT_SAMPLE, show_default=True,
+              help="Items to sample from each --export.")
 def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: str | None, fmt: str | None,
             force: bool, parameters: tuple[str, ...], region: str | None, days: int, endpoint_url: str | None,
-            metrics_endpoint_url: str | None) -> None:
+            metrics_endpoint_url: str | None, exports: tuple[str, ...], sample: int) -> None:
     """Make a spec from DynamoDB tables: live ones (`aws://REGION/TABLE`, `aws://REGION/*`,
     through boto3 and CloudWatch), `aws dynamodb describe-table` output, CloudFormation/SAM
     templates, Terraform `.tf` files or `terraform show -json` output.
@@ -63,7 +69,8 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
     if output is not None:
         refuse_existing(output, force)
     found = read_sources(list(source), options, kind, LiveOptions(days, endpoint_url, metrics_endpoint_url))
-    doc = build(instance, all_tables(found), list(source))
+    tables = all_tables(found)
+    doc = add_mappings(build(instance, tables, list(source)), tables, [sample_export(e, sample) for e in exports])
     text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
         else to_yaml(doc)
     check_spec(text, str(output or "<stdout>"))
