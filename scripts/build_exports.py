@@ -27,7 +27,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ddb2bigtable.codec.items import Item
-from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, write_export
+from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, write_export, write_incremental_export
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTS = ROOT / "exports"
@@ -186,9 +186,9 @@ def build_all(exports: Path) -> list[Path]:
         "movies": lambda dest: write_export(dest, movies_arn, movie_items, export_time=EXPORT_TIME),
         "movies-ion": lambda dest: write_export(dest, movies_arn, movie_items, output_format="ION",
                                                 export_time=EXPORT_TIME),
-        "movies-incremental": lambda dest: write_export(
-            dest, movies_arn, [], export_type="INCREMENTAL_EXPORT", export_from_time=EXPORT_TIME,
-            export_time=INCREMENTAL_TO, incremental=movie_changes(movie_items)),
+        "movies-incremental": lambda dest: write_incremental_export(
+            dest, movies_arn, movie_changes(movie_items), export_from_time=EXPORT_TIME,
+            export_time=INCREMENTAL_TO),
         "products": lambda dest: write_export(dest, table_arn("us-east-1", "ProductCatalog"), products(),
                                               export_time=EXPORT_TIME),
         "videos": lambda dest: write_export(dest, table_arn("us-west-2", "Videos"), videos(),

@@ -66,62 +66,85 @@ class IncrementalChange:
     old_image: Item | None = None  # the item before the change (NEW_AND_OLD_IMAGES view)
 
 
-def write_export(
-    dest: Path,
-    table_arn: str,
-    items: Iterable[Item],
-    *,
-    output_format: str = "DYNAMODB_JSON",
-    export_type: str = FULL_EXPORT,
-    export_time: datetime,
-    items_per_file: int = 1000,
-    incremental: list[IncrementalChange] | None = None,
-    export_from_time: datetime | None = None,
-    s3_bucket: str = "ddb2bigtable-exports",
-    s3_prefix: str | None = None,
-) -> Path:
-    """Write one export below `dest` (which plays the S3 prefix) and return its folder.
+@dataclass(frozen=True)
+class S3Location:
+    """Where the manifests say the export lives in S3; the folder written plays the prefix."""
 
-    `items` are written for a full export, `incremental` for an incremental one, whose
-    window runs from `export_from_time` (default: one hour earlier) to `export_time`.
+    bucket: str = "ddb2bigtable-exports"
+    prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class _Layout:
+    export_type: str
+    output_format: str
+    items_per_file: int
+    s3: S3Location
+
+
+def write_export(dest: Path, table_arn: str, items: Iterable[Item], *, export_time: datetime,
+                 output_format: str = "DYNAMODB_JSON", items_per_file: int = 1000,
+                 s3: S3Location = S3Location()) -> Path:
+    """Write one full export below `dest` and return its folder.
+
     Numbers should be DynamoDB's own text (`dynamodb_number_text`), as a table holds them.
-    Items are streamed: any number fits in memory.
-    """
+    Items are streamed: any number fits in memory."""
+    layout = _layout(FULL_EXPORT, output_format, items_per_file, s3, export_time)
+    lines = (_item_line(item, output_format) for item in items)
+    return _write(dest, table_arn, lines, layout, export_time, {"exportTime": _iso(export_time)})
+
+
+def write_incremental_export(dest: Path, table_arn: str, changes: Iterable[IncrementalChange], *,
+                             export_time: datetime, export_from_time: datetime | None = None,
+                             output_format: str = "DYNAMODB_JSON", items_per_file: int = 1000,
+                             s3: S3Location = S3Location()) -> Path:
+    """Write one incremental export (its window runs from `export_from_time`, default one
+    hour earlier, to `export_time`) below `dest`, beside the chain's other exports."""
+    layout = _layout(INCREMENTAL_EXPORT, output_format, items_per_file, s3, export_time)
+    if export_from_time is not None and export_from_time.tzinfo is None:
+        raise ValueError("export times must be timezone-aware")
+    changes = list(changes)
+    with_old = any(c.old_image is not None for c in changes)
+    window = {"exportFromTime": _iso(export_from_time or export_time - timedelta(hours=1)),
+              "exportToTime": _iso(export_time)}
+    lines = (_change_line(c, output_format) for c in changes)
+    return _write(dest, table_arn, lines, layout, export_time, window,
+                  {"outputView": "NEW_AND_OLD_IMAGES" if with_old else "NEW_IMAGE", "exportType": INCREMENTAL_EXPORT})
+
+
+def _layout(export_type: str, output_format: str, items_per_file: int, s3: S3Location,
+            export_time: datetime) -> _Layout:
     if output_format not in OUTPUT_FORMATS:
         raise ValueError(f"output_format must be one of {OUTPUT_FORMATS}, not {output_format!r}")
-    if export_time.tzinfo is None or (export_from_time and export_from_time.tzinfo is None):
+    if export_time.tzinfo is None:
         raise ValueError("export times must be timezone-aware")
     if items_per_file < 1:
         raise ValueError("items_per_file must be at least 1")
-    if export_type == INCREMENTAL_EXPORT:
-        if incremental is None or any(True for _ in items):
-            raise ValueError("an incremental export takes `incremental` changes and no items")
-        lines = (_change_line(c, output_format) for c in incremental)
-    elif export_type == FULL_EXPORT:
-        if incremental is not None:
-            raise ValueError("`incremental` changes need export_type='INCREMENTAL_EXPORT'")
-        lines = (_item_line(item, output_format) for item in items)
-    else:
-        raise ValueError(f"export_type must be {FULL_EXPORT} or {INCREMENTAL_EXPORT}, not {export_type!r}")
+    return _Layout(export_type, output_format, items_per_file, s3)
 
+
+def _write(dest: Path, table_arn: str, lines: Iterator[bytes], layout: _Layout, export_time: datetime,
+           window: dict[str, str], tail: dict[str, str] | None = None) -> Path:
+    """Data files, then manifest-files.json, then manifest-summary.json (in AWS's key order),
+    each manifest beside its .md5, as AWS writes them."""
+    full = layout.export_type == FULL_EXPORT
     rng = random.Random(hashlib.sha256(
-        f"{table_arn}|{export_type}|{output_format}|{export_time.isoformat()}".encode()).digest())
+        f"{table_arn}|{layout.export_type}|{layout.output_format}|{export_time.isoformat()}".encode()).digest())
     start = export_time.astimezone(UTC)
     export_id = f"{_millis(start):014d}-{rng.getrandbits(32):08x}"
     # Full exports keep their data in their own folder, incremental ones in a shared one.
-    data_folder = f"{AWS_FOLDER}/{export_id}/data" if export_type == FULL_EXPORT else f"{AWS_FOLDER}/data"
-    key_prefix = f"{s3_prefix.strip('/')}/" if s3_prefix else ""
-    extension = ".json.gz" if output_format == "DYNAMODB_JSON" else ".ion.gz"
+    data_folder = f"{AWS_FOLDER}/{export_id}/data" if full else f"{AWS_FOLDER}/data"
+    key_prefix = f"{layout.s3.prefix.strip('/')}/" if layout.s3.prefix else ""
+    extension = ".json.gz" if layout.output_format == "DYNAMODB_JSON" else ".ion.gz"
     export_dir = dest / AWS_FOLDER / export_id
     export_dir.mkdir(parents=True, exist_ok=True)
     (export_dir / "_started").write_bytes(b"")
 
     entries: list[bytes] = []
     item_count = size = 0
-    for chunk in _chunks(lines, items_per_file):
+    for chunk in _chunks(lines, layout.items_per_file):
         name = base64.b32encode(rng.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=").lower()
-        path = dest / data_folder / f"{name}{extension}"
-        count, raw_size, digest = _write_gzip(path, chunk)
+        count, raw_size, digest = _write_gzip(dest / data_folder / f"{name}{extension}", chunk)
         item_count += count
         size += raw_size
         entries.append(_compact({
@@ -133,32 +156,23 @@ def write_export(
     _write_with_md5(export_dir / "manifest-files.json", b"".join(entries))
 
     summary: dict[str, Any] = {
-        "version": "2020-06-30" if export_type == FULL_EXPORT else "2023-08-01",
+        "version": "2020-06-30" if full else "2023-08-01",
         "exportArn": f"{table_arn}/export/{export_id}",
         "startTime": _iso(start),
         "endTime": _iso(start + _EXPORT_DURATION),
         "tableArn": table_arn,
         "tableId": str(uuid.UUID(bytes=hashlib.sha256(table_arn.encode()).digest()[:16], version=4)),
-    }
-    if export_type == FULL_EXPORT:
-        summary["exportTime"] = _iso(start)
-    else:
-        summary["exportFromTime"] = _iso(export_from_time or start - timedelta(hours=1))
-        summary["exportToTime"] = _iso(start)
-    summary |= {
-        "s3Bucket": s3_bucket,
-        "s3Prefix": s3_prefix,
+        **window,
+        "s3Bucket": layout.s3.bucket,
+        "s3Prefix": layout.s3.prefix,
         "s3SseAlgorithm": "AES256",
         "s3SseKmsKeyId": None,
         "manifestFilesS3Key": f"{key_prefix}{AWS_FOLDER}/{export_id}/manifest-files.json",
-        "billedSizeBytes": size if export_type == FULL_EXPORT else max(size, _INCREMENTAL_MIN_BILL),
+        "billedSizeBytes": size if full else max(size, _INCREMENTAL_MIN_BILL),
         "itemCount": item_count,
-        "outputFormat": output_format,
+        "outputFormat": layout.output_format,
+        **(tail or {}),
     }
-    if export_type == INCREMENTAL_EXPORT:
-        with_old = any(c.old_image is not None for c in incremental or ())
-        summary["outputView"] = "NEW_AND_OLD_IMAGES" if with_old else "NEW_IMAGE"
-        summary["exportType"] = INCREMENTAL_EXPORT
     _write_with_md5(export_dir / "manifest-summary.json", _compact(summary))
     return export_dir
 

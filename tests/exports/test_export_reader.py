@@ -22,7 +22,13 @@ from ddb2bigtable.codec.items import Item
 from ddb2bigtable.exports.json_lines import dynamodb_number_text
 from ddb2bigtable.exports.manifests import ExportError, Manifest, open_export, verify_file
 from ddb2bigtable.exports.reader import Record, read_records
-from ddb2bigtable.exports.writer import IncrementalChange, item_from_plain, write_export
+from ddb2bigtable.exports.writer import (
+    IncrementalChange,
+    S3Location,
+    item_from_plain,
+    write_export,
+    write_incremental_export,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPORTS = ROOT / "exports"
@@ -84,7 +90,7 @@ def rewrite(path: Path, lines: list[bytes]) -> None:
 @pytest.mark.parametrize("output_format", FORMATS)
 def test_every_type_survives_writer_and_reader(tmp_path, output_format):
     items = [EVERY_TYPE | {"pk": {"S": f"thing#{i}"}} for i in range(5)]
-    manifest = export(tmp_path, items, output_format=output_format, items_per_file=2, s3_prefix="backups/2026")
+    manifest = export(tmp_path, items, output_format=output_format, items_per_file=2, s3=S3Location(prefix="backups/2026"))
 
     assert (manifest.export_type, manifest.output_format, manifest.item_count) == ("FULL_EXPORT", output_format, 5)
     assert manifest.export_time_micros == int(WHEN.timestamp()) * 1_000_000
@@ -243,8 +249,7 @@ def test_incremental_records_are_puts_and_deletes_with_write_times(tmp_path, out
         IncrementalChange({"pk": {"S": "c"}}, 1_795_165_200_000_003, old_image={"pk": {"S": "c"}}),
         IncrementalChange({"pk": {"S": "d"}}, 1_795_165_200_000_004),  # NEW_IMAGE view: keys only
     ]
-    write_export(tmp_path, ARN, [], output_format=output_format, export_type="INCREMENTAL_EXPORT",
-                 export_time=WHEN, export_from_time=WHEN - timedelta(hours=2), incremental=changes)
+    write_incremental_export(tmp_path, ARN, changes, output_format=output_format, export_time=WHEN, export_from_time=WHEN - timedelta(hours=2))
     manifest = open_export(str(tmp_path))
     assert manifest.export_type == "INCREMENTAL_EXPORT"
     got = records(manifest)
@@ -257,8 +262,7 @@ def test_incremental_records_are_puts_and_deletes_with_write_times(tmp_path, out
 
 
 def test_an_incremental_line_without_a_write_time_is_an_error_record(tmp_path):
-    write_export(tmp_path, ARN, [], export_type="INCREMENTAL_EXPORT", export_time=WHEN,
-                 incremental=[IncrementalChange({"pk": {"S": "a"}}, 1)])
+    write_incremental_export(tmp_path, ARN, [IncrementalChange({"pk": {"S": "a"}}, 1)], export_time=WHEN)
     manifest = open_export(str(tmp_path))
     rewrite(tmp_path / manifest.files[0].key, [b'{"Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"S":"a"}}}\n'])
     (record,) = records(manifest)
@@ -374,7 +378,7 @@ def test_a_folder_without_an_export_is_an_export_error(tmp_path):
 
 
 def test_remote_exports_go_through_fsspec(tmp_path):
-    write_export(tmp_path / "local", ARN, [EVERY_TYPE], export_time=WHEN, s3_prefix="exports/things")
+    write_export(tmp_path / "local", ARN, [EVERY_TYPE], export_time=WHEN, s3=S3Location(prefix="exports/things"))
     remote = fsspec.filesystem("memory")
     remote.put(str(tmp_path / "local"), "/bucket/exports/things", recursive=True)
     try:

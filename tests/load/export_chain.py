@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from ddb2bigtable.codec.items import Item
-from ddb2bigtable.exports.writer import IncrementalChange, write_export
+from ddb2bigtable.exports.writer import IncrementalChange, write_export, write_incremental_export
 
 ARN = "arn:aws:dynamodb:us-west-2:123456789012:table/Movies"
 FULL_TIME = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -67,9 +67,9 @@ def build_chain(prefix: Path) -> Chain:
     inc2 = [_change(INC2_TIME, updated, again), _change(INC2_TIME, inserted, None),
             _change(INC2_TIME, full_items[2], None)]
     full = write_export(prefix, ARN, full_items, export_time=FULL_TIME, items_per_file=5)
-    first = write_export(prefix, ARN, [], export_type="INCREMENTAL_EXPORT", incremental=inc1,
+    first = write_incremental_export(prefix, ARN, inc1,
                          export_time=INC1_TIME, export_from_time=FULL_TIME)
-    second = write_export(prefix, ARN, [], export_type="INCREMENTAL_EXPORT", incremental=inc2,
+    second = write_incremental_export(prefix, ARN, inc2,
                           export_time=INC2_TIME, export_from_time=INC1_TIME)
     states = [{}]
     for changes in ([_change(FULL_TIME, None, item) for item in full_items], inc1, inc2):

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.reader import MAX_LINE, read_records
-from ddb2bigtable.exports.writer import IncrementalChange, write_export
+from ddb2bigtable.exports.writer import IncrementalChange, write_export, write_incremental_export
 from ddb2bigtable.load.buckets import route
 from ddb2bigtable.load.state import FileCounts
 from ddb2bigtable.spec.reading import read_spec
@@ -77,8 +77,7 @@ def export(request, tmp_path_factory) -> Path:
 def incremental(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("incremental")
     change = IncrementalChange(keys={"year": {"N": "1"}, "title": {"S": "a"}}, write_time_micros=1, new_image=GOOD)
-    write_export(folder, ARN, [], export_type="INCREMENTAL_EXPORT", export_time=WHEN, export_from_time=WHEN,
-                 incremental=[change])
+    write_incremental_export(folder, ARN, [change], export_time=WHEN, export_from_time=WHEN)
     return folder
 
 

@@ -164,7 +164,7 @@ def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_des
     """A comment is one version of UserComments:Content: its old image says which one."""
     from datetime import datetime
 
-    from ddb2bigtable.exports.writer import IncrementalChange, write_export
+    from ddb2bigtable.exports.writer import IncrementalChange, write_incremental_export
 
     spec, instance_id = prepare("video-single-table.yaml")
     (table,) = spec.tables
@@ -182,8 +182,7 @@ def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_des
     before = versions()
     keys = {k: gone[k] for k in ("VideoId", "SK")}
     change = IncrementalChange(keys=keys, write_time_micros=1_800_000_000_000_000, old_image=gone)
-    increment = write_export(tmp_path / "inc", "arn:aws:dynamodb:us-east-1:123456789012:table/Videos", [],
-                             export_type="INCREMENTAL_EXPORT", incremental=[change],
+    increment = write_incremental_export(tmp_path / "inc", "arn:aws:dynamodb:us-east-1:123456789012:table/Videos", [change],
                              export_time=datetime(2027, 1, 15, tzinfo=UTC),
                              export_from_time=datetime.fromtimestamp(full.export_time_micros / 1e6, UTC))
     report = run_load(table, str(increment), options(instance_id, tmp_path / "work"))
