@@ -98,6 +98,15 @@ class _Invalid(Exception):
     """Something in the line is not DynamoDB JSON; `_json_value` then says what and where."""
 
 
+# tag -> is this inner part well-formed; these values are returned as they are
+_SCALARS: dict[str, Callable[[Any], bool]] = {
+    "S": lambda inner: type(inner) is str,
+    "N": is_number,
+    "BOOL": lambda inner: type(inner) is bool,
+    "NULL": lambda inner: inner is True,
+}
+
+
 def _fast_value(value: Any) -> AttributeValue:
     """`_json_value` without building a path per value: same checks, same result. The
     parsed JSON is already the item's form except for binary (base64 text to bytes), so a
@@ -105,36 +114,13 @@ def _fast_value(value: Any) -> AttributeValue:
     if type(value) is not dict or len(value) != 1:
         raise _Invalid
     ((tag, inner),) = value.items()
-    if tag == "S":
-        if type(inner) is not str:
+    scalar = _SCALARS.get(tag)
+    if scalar is not None:
+        if not scalar(inner):
             raise _Invalid
         return value
-    if tag == "N":
-        if not is_number(inner):
-            raise _Invalid
-        return value
-    if tag == "M":
-        if type(inner) is not dict:
-            raise _Invalid
-        for v in inner.values():
-            if _fast_value(v) is not v:  # binary inside: convert the map (rare)
-                return {"M": {k: _fast_value(v) for k, v in inner.items()}}
-        return value
-    if tag == "L":
-        if type(inner) is not list:
-            raise _Invalid
-        for v in inner:
-            if _fast_value(v) is not v:
-                return {"L": [_fast_value(v) for v in inner]}
-        return value
-    if tag == "BOOL":
-        if type(inner) is not bool:
-            raise _Invalid
-        return value
-    if tag == "NULL":
-        if inner is not True:
-            raise _Invalid
-        return value
+    if tag == "M" or tag == "L":
+        return _fast_container(tag, inner, value)
     try:
         if tag in ("SS", "NS"):
             _JSON_TYPES[tag](inner, tag)  # checks every member, converts nothing
@@ -142,6 +128,23 @@ def _fast_value(value: Any) -> AttributeValue:
         return {tag: _JSON_TYPES[tag](inner, tag)}  # B, BS: base64 to bytes
     except (KeyError, BadLine):
         raise _Invalid from None
+
+
+def _fast_container(tag: str, inner: Any, value: AttributeValue) -> AttributeValue:
+    """A map or list, rebuilt only when a value inside it was converted (binary: rare)."""
+    if tag == "M":
+        if type(inner) is not dict:
+            raise _Invalid
+        for v in inner.values():
+            if _fast_value(v) is not v:
+                return {"M": {k: _fast_value(v) for k, v in inner.items()}}
+        return value
+    if type(inner) is not list:
+        raise _Invalid
+    for v in inner:
+        if _fast_value(v) is not v:
+            return {"L": [_fast_value(v) for v in inner]}
+    return value
 
 
 def _json_value(value: object, path: str) -> AttributeValue:
