@@ -4,8 +4,9 @@ DescribeTable answers in the same shape as `aws dynamodb describe-table`, so its
 read by `describe_table.read` (origins say `DynamoDB DescribeTable Table...`); then what
 DescribeTable leaves out comes from its own calls: DescribeTimeToLive,
 DescribeContinuousBackups, ListTagsOfResource, Application Auto Scaling
-(`live_autoscaling`), and CloudWatch (`cloudwatch`): an on-demand table's peak and average
-(and its GSIs'), a provisioned table's use of its capacity as a warning. A call the
+(`live_autoscaling`), CloudWatch (`cloudwatch`): an on-demand table's peak and average
+(and its GSIs'), a provisioned table's use of its capacity as a warning, and each
+global-table replica's own settings and traffic in its region (`live_replicas`). A call the
 endpoint does not serve (DynamoDB Local: tags, backups) or the credentials may not make is
 a warning and the field stays an estimate; everything else that fails is an error.
 """
@@ -21,6 +22,7 @@ from . import describe_table
 from .aws_clients import Clients, LiveOptions
 from .cloudwatch import Measured, Usage, read_usage, utilisation
 from .live_autoscaling import LiveScaling, read_scaling
+from .live_replicas import described, with_replicas
 from .located import Located, Path, dotted
 from .model import Dropped, GsiDef, Imported, Notice, Options, Rates, Sourced, TableDefinition, given
 
@@ -119,25 +121,6 @@ class _Table:
             if not token:
                 return tuple(out)
 
-    def replicas(self, raw: dict[str, Any]) -> list[Dropped]:
-        """What DescribeTable says of replicas beyond region and read override."""
-        out = []
-        for i, replica in enumerate(raw.get("Replicas") or []):
-            where, region = f"{_LABEL} Table.Replicas[{i}]", replica.get("RegionName")
-            if replica.get("ReplicaStatus") not in (None, "ACTIVE"):
-                self.notices.append(Notice("replica-status", self.name, f"replica {region} is "
-                                           f"{replica['ReplicaStatus']} ({where}.ReplicaStatus)"))
-            klass = (replica.get("ReplicaTableClassSummary") or {}).get("TableClass")
-            if klass and klass != (raw.get("TableClassSummary") or {}).get("TableClass", "STANDARD"):
-                out.append(Dropped(f"replica {region} table class {klass}", f"{where}.ReplicaTableClassSummary",
-                                   "a spec has one table_class per table"))
-            for gsi in replica.get("GlobalSecondaryIndexes") or []:
-                if (gsi.get("ProvisionedThroughputOverride") or {}).get("ReadCapacityUnits"):
-                    out.append(Dropped(f"replica {region} read override of index {gsi.get('IndexName')}",
-                                       f"{where}.GlobalSecondaryIndexes", "the plan sizes every region's index "
-                                       "at the index's reads"))
-        return out
-
 
 def _with_scaling(table: TableDefinition, scaling: LiveScaling) -> TableDefinition:
     read, write = scaling.of(table.name.value)
@@ -182,8 +165,10 @@ def _read_table(clients: Clients, url: str, name: str) -> tuple[TableDefinition,
     live = _Table(clients, name, url)
     table, raw = live.describe()
     pitr, days = live.pitr()
+    lost, said = described(name, raw)
+    live.notices += said
     table = replace(table, ttl_attribute=live.ttl(), pitr=pitr, pitr_days=days,
-                    tags=live.tags(raw.get("TableArn", "")), dropped=table.dropped + tuple(live.replicas(raw)))
+                    tags=live.tags(raw.get("TableArn", "")), dropped=table.dropped + tuple(lost))
     indexes = [g.name.value for g in table.gsis]
     if table.billing.value == "provisioned":
         scaling = read_scaling(clients, name, indexes)
@@ -198,7 +183,8 @@ def _read_table(clients: Clients, url: str, name: str) -> tuple[TableDefinition,
                                    f"the last {clients.options.days} days: the table had no traffic, or the "
                                    "metrics endpoint is not this account's"))
     table, used = _with_usage(table, measured)
-    live.notices += used
+    table, replicas_said = with_replicas(clients, table)
+    live.notices += used + replicas_said
     return replace(table, missing=tuple(live.missing)), live.notices
 
 

@@ -251,3 +251,54 @@ def test_throttling_is_a_service_error_and_a_rejected_key_bad_input():
         clients.call("DescribeTable T", failing("ThrottlingException"))
     with pytest.raises(InputError, match="refused the credentials"):
         clients.call("DescribeTable T", failing("UnrecognizedClientException"))
+
+
+def test_replicas_keep_their_region_and_say_their_own_traffic_and_status(tmp_path, aws_env, dynamodb_local_server,
+                                                                          moto):
+    """DynamoDB Local serves no replicas: its real DescribeTable answer gets a Replicas list
+    added on the way in (a botocore after-call hook); each replica's traffic is read from
+    moto's CloudWatch in the replica's own region."""
+    import boto3
+
+    dynamodb_local_server.client().create_table(
+        TableName="Sessions", AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=_key("id", "HASH"), BillingMode="PAY_PER_REQUEST")
+    replicas = [{"RegionName": REGION, "ReplicaStatus": "ACTIVE"},
+                {"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE"},
+                {"RegionName": "ap-northeast-1", "ReplicaStatus": "CREATING",
+                 "ReplicaTableClassSummary": {"TableClass": "STANDARD_INFREQUENT_ACCESS"}}]
+
+    def add_replicas(parsed, **_):
+        if "Table" in parsed:
+            parsed["Table"]["Replicas"] = replicas
+
+    original = boto3.session.Session.client
+
+    def client(self, service, *args, **kwargs):
+        made = original(self, service, *args, **kwargs)
+        if service == "dynamodb":
+            made.meta.events.register("after-call.dynamodb.DescribeTable", add_replicas)
+        return made
+
+    aws_env.setattr(boto3.session.Session, "client", client)
+    put_minutes(moto.client("cloudwatch", "eu-west-1"), "Sessions", "ConsumedReadCapacityUnits",
+                [(k, 60.0 * 30) for k in range(1, 31)])
+    got = Imported(tmp_path, [f"aws://{REGION}/Sessions"], LiveOptions(14, dynamodb_local_server.endpoint,
+                                                                       moto.endpoint))
+    source = got.table("Sessions")
+    assert [r["region"] for r in source["replicas"]] == ["eu-west-1", "ap-northeast-1"], "the home region is no replica"
+    assert source["replicas"][0].get("reads", 30) == 30  # on-demand replica reads: emitted once emit.py writes them
+    assert any("replica eu-west-1: ConsumedReadCapacityUnits p99 30 RRU/s, average 30" in m
+               for m in got.said("replica-traffic"))
+    assert any("replica ap-northeast-1 is CREATING" in m for m in got.said("replica-status"))
+    assert any("replica ap-northeast-1 table class STANDARD_INFREQUENT_ACCESS" in m for m in got.said("not-in-spec"))
+    assert {c.gcp_region for i in got.plan.instances for c in i.clusters} >= {"europe-west1", "asia-northeast1"}
+
+
+def test_the_percentile_counts_quiet_minutes_and_long_windows_use_coarser_points():
+    from ddb2bigtable.sources.cloudwatch import percentile, period_for
+
+    assert percentile([float(k) for k in range(1, 101)], 100) == 99.0
+    assert percentile([50.0], 100) == 0.0, "one busy minute in 100 is above the p99"
+    assert percentile([50.0, 60.0], 100) == 50.0
+    assert (period_for(14), period_for(15), period_for(16), period_for(63), period_for(64)) == (60, 60, 300, 300, 3600)
