@@ -11,6 +11,7 @@ it in a warning instead of guessing silently.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,6 +104,20 @@ def condition(name: str, ctx: Context) -> Any:
     return resolve(ctx.conditions[name], ctx)
 
 
+# Functions evaluated on their resolved arguments (the others decide what to resolve).
+_EVALUATED: dict[str, Callable[[Any, Context], Any]] = {
+    "Fn::Join": lambda args, _: str(args[0]).join(str(x) for x in args[1]),
+    "Fn::Select": lambda args, _: args[1][int(args[0])],
+    "Fn::Split": lambda args, _: str(args[1]).split(str(args[0])),
+    "Fn::FindInMap": lambda args, ctx: ctx.mappings.get(args[0], {}).get(args[1], {}).get(
+        args[2], Unresolved(f"Fn::FindInMap {args}")),
+    "Fn::Equals": lambda args, _: str(args[0]) == str(args[1]),
+    "Fn::Not": lambda args, _: not args[0],
+    "Fn::And": lambda args, _: all(args),
+    "Fn::Or": lambda args, _: any(args),
+}
+
+
 def _function(name: str, arg: Any, ctx: Context) -> Any:
     if name == "Ref":
         return ctx.ref(arg) if isinstance(arg, str) else Unresolved(f"Ref of {arg!r}")
@@ -114,31 +129,23 @@ def _function(name: str, arg: Any, ctx: Context) -> Any:
         template, variables = (arg, {}) if isinstance(arg, str) else (arg[0], arg[1] if len(arg) > 1 else {})
         return _sub(template, variables, ctx)
     if name == "Fn::If":
-        truth = condition(arg[0], ctx)
-        if isinstance(truth, Unresolved):
-            return truth
-        return resolve(arg[1] if truth else arg[2], ctx)
+        return _if(arg, ctx)
+    evaluate = _EVALUATED.get(name)
+    if evaluate is None:
+        return Unresolved(f"{name} is not evaluated by the importer", name)
     args = resolve(arg, ctx)
     flat = args if isinstance(args, list) else [args]
     if (missing := _first_unresolved(flat + [x for a in flat if isinstance(a, list) for x in a])) is not None:
         return missing
-    if name == "Fn::Join":
-        return str(args[0]).join(str(x) for x in args[1])
-    if name == "Fn::Select":
-        return args[1][int(args[0])]
-    if name == "Fn::Split":
-        return str(args[1]).split(str(args[0]))
-    if name == "Fn::FindInMap":
-        return ctx.mappings.get(args[0], {}).get(args[1], {}).get(args[2], Unresolved(f"Fn::FindInMap {args}"))
-    if name == "Fn::Equals":
-        return str(args[0]) == str(args[1])
-    if name == "Fn::Not":
-        return not args[0]
-    if name == "Fn::And":
-        return all(args)
-    if name == "Fn::Or":
-        return any(args)
-    return Unresolved(f"{name} is not evaluated by the importer", name)
+    return evaluate(args, ctx)
+
+
+def _if(arg: Any, ctx: Context) -> Any:
+    """Only the branch the condition picks is resolved: the other may name what is absent."""
+    truth = condition(arg[0], ctx)
+    if isinstance(truth, Unresolved):
+        return truth
+    return resolve(arg[1] if truth else arg[2], ctx)
 
 
 def is_intrinsic(value: Any) -> bool:
