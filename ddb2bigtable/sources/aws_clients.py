@@ -130,6 +130,26 @@ class Clients:
     def _input(self, message: str) -> InputError:
         return InputError([Problem.about(self.url, "", message)])
 
+    def best_effort(self, operation: str, fn: Callable[..., Any], absent: str = "",
+                    **kwargs: Any) -> tuple[Any, str | None]:
+        """For a check that only adds a warning: (response, None), or ({}, None) when the
+        error code is `absent` (PolicyNotFoundException: nothing to report), or (None, why)
+        on any other failure; refused credentials stop the import as everywhere."""
+        from botocore.exceptions import ClientError
+
+        def attempt() -> Any:
+            try:
+                return fn(**kwargs)
+            except ClientError as error:
+                if absent and error.response.get("Error", {}).get("Code") == absent:
+                    return {}
+                raise
+
+        try:
+            return self.call(operation, attempt), None
+        except (Unsupported, Denied, ServiceError) as failed:
+            return None, f"{operation} could not be checked ({failed})"
+
     def optional(self, operation: str, fn: Callable[..., Any], **kwargs: Any) -> tuple[Any, str | None]:
         """(response, None), or (None, why) when the endpoint lacks it or the call is denied."""
         try:

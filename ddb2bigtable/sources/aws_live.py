@@ -122,6 +122,32 @@ class _Table:
                 return tuple(out)
 
 
+    def not_in_spec(self, arn: str) -> list[Dropped]:
+        """Settings DescribeTable does not show and a spec cannot hold: Kinesis streaming
+        destinations, a resource-based policy, contributor insights. Each is a check that
+        only warns, so a failure to check is a warning too."""
+        ddb, out = self.clients.dynamodb, []
+        kinesis, why = self.clients.best_effort("DescribeKinesisStreamingDestination",
+                                                ddb.describe_kinesis_streaming_destination, TableName=self.name)
+        for destination in (kinesis or {}).get("KinesisDataStreamDestinations") or []:
+            if destination.get("DestinationStatus") in ("ACTIVE", "ENABLING", "UPDATING"):
+                out.append(Dropped(f"Kinesis streaming destination {destination.get('StreamArn')}",
+                                   "DynamoDB DescribeKinesisStreamingDestination", "Bigtable has change streams: "
+                                   "a Dataflow pipeline from the change stream replaces the Kinesis feed"))
+        policy, why_policy = self.clients.best_effort("GetResourcePolicy", ddb.get_resource_policy,
+                                                      absent="PolicyNotFoundException", ResourceArn=arn)
+        if (policy or {}).get("Policy"):
+            out.append(Dropped("a resource-based policy", "DynamoDB GetResourcePolicy", "grant the same access "
+                               "with IAM on the Bigtable instance or table (e.g. roles/bigtable.reader)"))
+        insights, why_insights = self.clients.best_effort("DescribeContributorInsights",
+                                                          ddb.describe_contributor_insights, TableName=self.name)
+        if (insights or {}).get("ContributorInsightsStatus") in ("ENABLED", "ENABLING"):
+            out.append(Dropped("contributor insights", "DynamoDB DescribeContributorInsights", "Bigtable's Key "
+                               "Visualizer shows the hot keys; it is on for every table with enough traffic"))
+        self.missing += [w for w in (why, why_policy, why_insights) if w]
+        return out
+
+
 def _with_scaling(table: TableDefinition, scaling: LiveScaling) -> TableDefinition:
     read, write = scaling.of(table.name.value)
     gsis = []
@@ -168,7 +194,8 @@ def _read_table(clients: Clients, url: str, name: str) -> tuple[TableDefinition,
     lost, said = described(name, raw)
     live.notices += said
     table = replace(table, ttl_attribute=live.ttl(), pitr=pitr, pitr_days=days,
-                    tags=live.tags(raw.get("TableArn", "")), dropped=table.dropped + tuple(lost))
+                    tags=live.tags(raw.get("TableArn", "")),
+                    dropped=table.dropped + tuple(lost) + tuple(live.not_in_spec(raw.get("TableArn", ""))))
     indexes = [g.name.value for g in table.gsis]
     if table.billing.value == "provisioned":
         scaling = read_scaling(clients, name, indexes)
