@@ -82,6 +82,33 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
         deeper = [e for e in error.context or () if e.relative_path]
         if deeper:  # the value has the right shape for a branch; report inside it
             return [issue for e in deeper for issue in _explain(doc, root, e, at)]
+    keys = _key_issues(doc, root, error, path)
+    if keys is not None:
+        return keys
+    why = _description(root, error.absolute_schema_path)
+    if kind == "pattern":
+        # The rule itself, not only what the value is for: the schema holding a pattern
+        # describes it in words (tests/spec/test_schema_words.py keeps that true).
+        rule = schema.get("description") or f"text matching {argument}"
+        if not why or why == rule:
+            return [(path, doc.problem(path, f"expected {rule}, got {_show(value)}"))]
+        return [(path, doc.problem(path, f"expected {why}, got {_show(value)}; the rule: {rule}"))]
+    if kind in ("anyOf", "oneOf") and why:
+        return [(path, doc.problem(path, f"expected {why}, got {_show(value)}"))]
+    message = _value_message(str(kind), value, schema, argument) or error.message
+    if why:
+        message += f": {why}"
+    return [(path, doc.problem(path, message))]
+
+
+def _key_issues(doc: YamlDocument, root: dict[str, Any], error: ValidationError,
+                path: JsonPath) -> list[Issue] | None:
+    """Problems with a mapping's keys (unknown, missing, going together), each located at
+    the key; None when the error is about a value."""
+    kind = error.validator
+    value: Any = error.instance
+    schema: Any = error.schema
+    argument: Any = error.validator_value
     if kind == "additionalProperties":
         allowed = sorted(schema.get("properties", {}))
         return [((*path, key), doc.problem((*path, key), _unknown_key(key, allowed), key=True))
@@ -102,47 +129,42 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
         return [((*path, name), doc.problem(path, _missing_key(root, schema, name), key=True))
                 for name in argument
                 if name not in value and not any(did_you_mean(k, [name]) for k in unknown)]
-    why = _description(root, error.absolute_schema_path)
+    return None
+
+
+def _value_message(kind: str, value: Any, schema: Any, argument: Any) -> str | None:
+    """What was expected of a value and what was found, with a hint for the usual slips;
+    None for keywords that jsonschema's own message describes well enough."""
     if kind == "type":
-        message = f"expected {_types(argument)}, got {_show(value)}"
-        if "string" in _as_list(argument) and isinstance(value, bool):
-            message += " (YAML reads unquoted yes, no, on and off as true/false: put the text in quotes)"
-        elif "string" in _as_list(argument) and isinstance(value, (int, float)):
-            message += f" (put it in quotes if it is text: '{value}')"
-        elif _quoted(value, _as_list(argument)):
-            message += " (the quotes make it text: remove the quotes)"
-    elif kind == "enum":
-        choices = argument
-        message = f"expected one of {', '.join(map(_show, choices))}; got {_show(value)}"
+        return f"expected {_types(argument)}, got {_show(value)}" + _type_hint(value, _as_list(argument))
+    if kind == "enum":
+        message = f"expected one of {', '.join(map(_show, argument))}; got {_show(value)}"
         if isinstance(value, str):
-            message += _spelling_hint(value, [c for c in choices if isinstance(c, str)])
-    elif kind == "const":
-        message = f"expected {_show(argument)}, got {_show(value)}"
-    elif kind in _COMPARISONS:
-        noun = _types(schema.get("type", "number"))
-        message = f"expected {noun} {_COMPARISONS[kind]} {argument}, got {_show(value)}"
-    elif kind in ("minLength", "maxLength"):
+            message += _spelling_hint(value, [c for c in argument if isinstance(c, str)])
+        return message
+    if kind == "const":
+        return f"expected {_show(argument)}, got {_show(value)}"
+    if kind in _COMPARISONS:
+        return f"expected {_types(schema.get('type', 'number'))} {_COMPARISONS[kind]} {argument}, got {_show(value)}"
+    if kind in ("minLength", "maxLength"):
         bound = "at least" if kind == "minLength" else "at most"
-        message = f"expected {bound} {argument} characters, got {len(value)} ({_show(value)})"
-    elif kind in ("minItems", "maxItems"):
+        return f"expected {bound} {argument} characters, got {len(value)} ({_show(value)})"
+    if kind in ("minItems", "maxItems"):
         bound = "at least" if kind == "minItems" else "at most"
-        message = f"expected {bound} {argument} item(s), got {len(value)}"
-    elif kind == "uniqueItems":
-        message = "an item is listed twice; keep one of them"
-    elif kind == "pattern":
-        # The rule itself, not only what the value is for: the schema holding a pattern
-        # describes it in words (tests/spec/test_schema_words.py keeps that true).
-        rule = schema.get("description") or f"text matching {argument}"
-        if not why or why == rule:
-            return [(path, doc.problem(path, f"expected {rule}, got {_show(value)}"))]
-        return [(path, doc.problem(path, f"expected {why}, got {_show(value)}; the rule: {rule}"))]
-    elif kind in ("anyOf", "oneOf") and why:
-        return [(path, doc.problem(path, f"expected {why}, got {_show(value)}"))]
-    else:
-        message = error.message
-    if why:
-        message += f": {why}"
-    return [(path, doc.problem(path, message))]
+        return f"expected {bound} {argument} item(s), got {len(value)}"
+    if kind == "uniqueItems":
+        return "an item is listed twice; keep one of them"
+    return None
+
+
+def _type_hint(value: Any, types: list[str]) -> str:
+    if "string" in types and isinstance(value, bool):
+        return " (YAML reads unquoted yes, no, on and off as true/false: put the text in quotes)"
+    if "string" in types and isinstance(value, (int, float)):
+        return f" (put it in quotes if it is text: '{value}')"
+    if _quoted(value, types):
+        return " (the quotes make it text: remove the quotes)"
+    return ""
 
 
 def _quoted(value: Any, types: list[str]) -> bool:
