@@ -25,6 +25,7 @@ from ..spec.model import TableSpec
 from .findings import COLUMNS, FAMILIES, ROW_KEYS, ROWS, Finding, Severity, percent
 
 MB = 1_000_000
+LONG_FAMILY = 16  # characters: longer than Google's own examples (`stats_summary`, `UserComments`)
 ROW_ADVISED = 100 * MB  # seeds, "Rows": keep a row's values below 100 MB
 ROW_LIMIT = 256 * MB  # ... and never above 256 MB
 
@@ -40,7 +41,8 @@ class RowSizes:
     # row key -> (cells its families' GC keeps, columns); cells of one column past the
     # family's max_versions are not counted (GC drops them)
     cells: dict[bytes, tuple[int, int]] = field(default_factory=dict)
-    families: dict[str, tuple[int, int]] = field(default_factory=dict)  # family -> (cells, bytes)
+    # family -> (cells, bytes written to it), for the families named longer than LONG_FAMILY
+    families: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 def row_sizes(codec: Codec, items: Iterable[Item], export_time_micros: int) -> RowSizes:
@@ -52,6 +54,7 @@ def row_sizes(codec: Codec, items: Iterable[Item], export_time_micros: int) -> R
     gathered: dict[bytes, Counter[tuple[str, bytes]]] = {}
     families: dict[str, tuple[int, int]] = {}
     keeps = {f.name: f.rule.max_versions for f in family_gc(codec.table)}
+    long_names = {name for name in family_names(codec.table) if len(name) > LONG_FAMILY}
     merging = len(codec.plans) > 1
     failed = encoded = 0
     first = ""
@@ -65,23 +68,22 @@ def row_sizes(codec: Codec, items: Iterable[Item], export_time_micros: int) -> R
         if isinstance(written, Expired):
             continue
         encoded += 1
-        columns: Counter[tuple[str, bytes]] = Counter()
-        size = len(written.key)
-        for m in written.mutations:
-            if isinstance(m, SetCell):
-                cell = len(m.family) + len(m.qualifier) + len(m.value)
-                size += cell
-                columns[(m.family, m.qualifier)] += 1
+        sets = [m for m in written.mutations if isinstance(m, SetCell)]
+        columns = [(m.family, m.qualifier) for m in sets]
+        size = len(written.key) + sum(len(m.family) + len(m.qualifier) + len(m.value) for m in sets)
+        for m in sets:
+            if m.family in long_names:
                 count, data = families.get(m.family, (0, 0))
-                families[m.family] = (count + 1, data + cell)
+                families[m.family] = (count + 1, data + len(m.family) + len(m.qualifier) + len(m.value))
         before, count = rows.get(written.key, (0, 0))
         rows[written.key] = (before + size, count + 1)
         if merging:
             gathered.setdefault(written.key, Counter()).update(columns)
         else:
-            cells[written.key] = (_kept(columns, keeps), len(columns))
-    for key, columns in gathered.items():
-        cells[key] = (_kept(columns, keeps), len(columns))
+            distinct = len(set(columns))
+            cells[written.key] = (distinct if distinct == len(columns) else _kept(Counter(columns), keeps), distinct)
+    for key, counted in gathered.items():
+        cells[key] = (_kept(counted, keeps), len(counted))
     return RowSizes(rows, failed, first, encoded, cells, families)
 
 
@@ -171,7 +173,6 @@ def many_cells(table: TableSpec, sizes: RowSizes, fraction: float) -> list[Findi
                                   for name in spread).rstrip("\n") if spread else "")]
 
 
-LONG_FAMILY = 16  # longer than Google's own examples (`stats_summary`, `UserComments`)
 NAME_SHARE = 0.05  # the name takes this share of the bytes written to its family
 
 
@@ -194,6 +195,7 @@ def long_family_names(table: TableSpec, families: dict[str, tuple[int, int]] | N
         found.append(Finding(
             "long-family-name", "info", table.id, evidence, FAMILIES,
             "name families short (`cf`, `stats`): the name travels with every cell of every write request",
+            f"default_family: {_short(name)}   # was {name}" if name == table.mapping.default_family else
             f"families:\n  - name: {_short(name)}   # was {name}; rules and attributes name it the same way"))
     return found
 

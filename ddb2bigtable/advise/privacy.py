@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from functools import lru_cache
 
 from ..codec.items import Item
 from ..spec.families import family_names
@@ -56,10 +55,17 @@ def personal_kind(segment: str) -> str | None:
     return "IP address"
 
 
-@lru_cache(maxsize=4096)
+_PERSON_ATTRIBUTES: dict[str, bool] = {}  # attribute name -> is_person_name_attribute, as met
+
+
 def is_person_name_attribute(name: str) -> bool:
     """`first_name`, `lastName`, `Full-Name`, `surname`...; not `name`, `username`, `product_name`."""
-    return _PERSON_NAME.fullmatch(re.sub(r"[^a-z]", "", name.lower())) is not None
+    known = _PERSON_ATTRIBUTES.get(name)
+    if known is None:
+        known = _PERSON_NAME.fullmatch(re.sub(r"[^a-z]", "", name.lower())) is not None
+        if len(_PERSON_ATTRIBUTES) < 100_000:  # bounded: attribute names are few, but data may not be
+            _PERSON_ATTRIBUTES[name] = known
+    return known
 
 
 def names_in_key(item: Item, row_key: str) -> tuple[str, ...]:
@@ -67,9 +73,13 @@ def names_in_key(item: Item, row_key: str) -> tuple[str, ...]:
     at least 3 letters in all) is in the row key as whole words."""
     found = []
     key_words: set[str] | None = None
-    for name, value in item.items():
-        text = value.get("S") if isinstance(value, dict) else None
-        if not isinstance(text, str) or not is_person_name_attribute(name):
+    lowered = ""
+    for name in [n for n in item if _PERSON_ATTRIBUTES.get(n, True) and is_person_name_attribute(n)]:
+        text = item[name].get("S")
+        if not isinstance(text, str):
+            continue
+        lowered = lowered or row_key.lower()
+        if not all(w in lowered for w in text.lower().split()):  # the usual answer, found cheaply
             continue
         if not _NAME_VALUE.fullmatch(text.strip()) or len(text.strip()) < 3:
             continue

@@ -31,6 +31,7 @@ from ..codec.codec import Codec
 from ..codec.items import Item
 from ..codec.rules import RulePlan
 from ..spec.families import family_gc
+from ..spec.model import TableSpec
 from .findings import FAMILIES, Finding
 
 MIN_CELLS_ITEMS = 5  # items writing each kind of cell: fewer is an anecdote
@@ -65,14 +66,23 @@ def _needs(codec: Codec, plan: RulePlan, item: Item) -> list[tuple[str, str, str
 def mixed_retention(codec: Codec, items: Iterable[Item]) -> list[Finding]:
     table = codec.table
     keeps = {f.name: f.rule.max_versions for f in family_gc(table)}
-    items_by: Counter[tuple[str, str]] = Counter()
-    sources: dict[tuple[str, str], Counter[str]] = {}
+    ttl = table.source.ttl.attribute if table.source.ttl else None
+    # items alike (same plan, same attribute names, same TTL state) write alike: decide once per shape
+    shapes: dict[tuple[object, ...], tuple[set[tuple[str, str, str]], list[int]]] = {}
     for item in items:
         plan = next(p for p in codec.plans if p.index is None or p.matches(item))
-        needs = set(_needs(codec, plan, item))
-        items_by.update({(family, need) for family, need, _ in needs})
+        shape = (plan.index, ttl is not None and "N" in item.get(ttl, {}), *item)
+        entry = shapes.get(shape)
+        if entry is None:
+            entry = shapes[shape] = (set(_needs(codec, plan, item)), [0])
+        entry[1][0] += 1
+    items_by: Counter[tuple[str, str]] = Counter()
+    sources: dict[tuple[str, str], Counter[str]] = {}
+    for needs, (n,) in shapes.values():
+        for family, need in {(family, need) for family, need, _ in needs}:
+            items_by[(family, need)] += n
         for family, need, source in needs:
-            sources.setdefault((family, need), Counter())[source] += 1
+            sources.setdefault((family, need), Counter())[source] += n
     found = []
     for family in keeps:
         def shown(need: str, family: str = family) -> str:
@@ -101,14 +111,38 @@ def mixed_retention(codec: Codec, items: Iterable[Item]) -> list[Finding]:
     return found
 
 
+def lists_in_default_family(table: TableSpec) -> list[Finding]:
+    """Spec only (no sample): a `timestamps` list left in the default family, where every
+    attribute without a family of its own goes: the family then keeps every version of
+    all of them. With a sample, `mixed_retention` weighs what the items really write."""
+    m = table.mapping
+    lists = [a.name for a in m.attributes if a.layout == "timestamps" and (a.family or m.default_family)
+             == m.default_family]
+    if not lists:
+        return []
+    shown = ", ".join(f"`{name}`" for name in lists)
+    return [Finding(
+        "mixed-retention", "warning", table.id,
+        f"family `{m.default_family}` keeps every version for {shown} (timestamps layout) and is also where "
+        "every attribute without a family of its own goes, written in place: every update of those keeps its "
+        "old cells too (spec only: give --export to see what the items write)",
+        FAMILIES,
+        "give the versioned data a family of its own so the others keep one version, as DynamoDB does",
+        _lists_snippet(table, lists))]
+
+
 def _both(items_by: Counter[tuple[str, str]], family: str, one: str, other: str) -> bool:
     return items_by.get((family, one), 0) >= MIN_CELLS_ITEMS and items_by.get((family, other), 0) >= MIN_CELLS_ITEMS
 
 
 def _snippet(codec: Codec, family: str) -> str:
     lists = [name for name, (how, fam) in codec.layout.items() if how == "timestamps" and fam == family]
-    if not lists:
-        return ""
+    return _lists_snippet(codec.table, lists) if lists else ""
+
+
+def _lists_snippet(table: TableSpec, lists: list[str]) -> str:
+    declared = {a.name: a.type for a in table.mapping.attributes}
     return ("families:\n" + "".join(f"  - name: {name}   # keeps every element as a version\n" for name in lists)
-            + "attributes:\n" + "".join(f"  - {{name: {name}, layout: timestamps, family: {name}}}\n"
-                                        for name in lists)).rstrip("\n")
+            + "attributes:\n" + "".join(
+                f"  - {{name: {name}, {f'type: {declared[name]}, ' if declared.get(name) else ''}"
+                f"layout: timestamps, family: {name}}}\n" for name in lists)).rstrip("\n")

@@ -21,7 +21,7 @@ from . import habits, key_numbers, keys
 from .cost import consolidation
 from .findings import ROW_KEYS, Finding
 from .limits import long_family_names, many_cells, row_sizes, size_findings
-from .retention import mixed_retention
+from .retention import lists_in_default_family, mixed_retention
 from .sample import Sample, sample_size, take_sample
 from .static import named_hot_keys, static_findings, table_per_dataset
 
@@ -92,8 +92,8 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
     chosen = _chosen(specs, table_id)
     tables = [t for _, t in chosen]
     findings = [f for spec, t in chosen for f in static_findings(t) + named_hot_keys(spec, t, export is not None)]
-    if export is None:  # with a sample, the family names are weighed against the data (data_findings)
-        findings += [f for _, t in chosen for f in long_family_names(t, None)]
+    if export is None:  # with a sample, these are weighed against the data (data_findings)
+        findings += [f for _, t in chosen for f in long_family_names(t, None) + lists_in_default_family(t)]
     findings += table_per_dataset(tables)
     sampled: list[Sampled] = []
     if export is not None:

@@ -48,7 +48,7 @@ def test_long_family_name_with_small_values(tmp_path):
     (long,) = findings(tmp_path, items, ("pk", "S"), mapping=mapping)
     assert long.code == "long-family-name" and long.severity == "info"
     assert long.evidence.startswith("family `customer_shipping_addresses` (27 characters) is ")
-    assert long.snippet.startswith("families:\n  - name: csa")
+    assert long.snippet == "default_family: csa   # was customer_shipping_addresses"
 
 
 def test_long_family_name_with_big_values_costs_nothing(tmp_path):
@@ -71,7 +71,7 @@ def test_a_list_kept_as_versions_beside_attributes_written_in_place(tmp_path):
     assert mixed.code == "mixed-retention" and mixed.severity == "warning"
     assert mixed.evidence.startswith("family `cf` keeps every version for `history` (60 sampled items)")
     assert mixed.seed.heading == "Familias de columnas"
-    assert "  - {name: history, layout: timestamps, family: history}" in mixed.snippet
+    assert "  - {name: history, type: L, layout: timestamps, family: history}" in mixed.snippet
 
 
 def test_a_list_in_its_own_family_passes(tmp_path):
@@ -124,3 +124,17 @@ def test_long_family_name_from_the_spec_alone_gives_way_to_the_data(tmp_path):
     spec = read_spec(spec_file(tmp_path, ("pk", "S"), mapping={"default_family": "customer_shipping_addresses"}))
     (guess,) = advise([spec]).findings
     assert guess.code == "long-family-name" and "spec only" in guess.evidence
+
+
+def test_a_list_in_the_default_family_from_the_spec_alone(tmp_path):
+    from ddb2bigtable.advise.run import advise
+    from ddb2bigtable.spec.reading import read_spec
+
+    from .helpers import spec_file
+
+    mapping = {"attributes": [{"name": "history", "type": "L", "layout": "timestamps"}]}
+    (guess,) = advise([read_spec(spec_file(tmp_path, ("pk", "S"), mapping=mapping))]).findings
+    assert guess.code == "mixed-retention" and "spec only" in guess.evidence
+    own = {"families": [{"name": "history"}],
+           "attributes": [{"name": "history", "type": "L", "layout": "timestamps", "family": "history"}]}
+    assert advise([read_spec(spec_file(tmp_path, ("pk", "S"), mapping=own, name="other"))]).findings == ()
