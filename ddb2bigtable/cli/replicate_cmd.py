@@ -18,6 +18,7 @@ from ..spec.errors import InputError, Problem
 
 if TYPE_CHECKING:
     from ..replicate.report import ReplicateReport
+    from ..replicate.shares import Share
 
 
 @click.command()
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 @click.option("--follow", is_flag=True, help="Keep polling the stream until Ctrl-C or SIGTERM (checkpoint saved).")
 @click.option("--fetch-keys-only", is_flag=True,
               help="For a KEYS_ONLY (or OLD_IMAGE) stream: read each changed item with a consistent BatchGetItem.")
+@click.option("--shards", "shares", default="0/1", show_default=True,
+              help="I/N: this process reads the shards whose id hashes to I of N (N processes, e.g. a Cloud Run "
+                   "job's tasks, sharing the work folder).")
+@click.option("--shard-workers", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Shards read and applied at once in this process.")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -40,16 +46,22 @@ if TYPE_CHECKING:
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
-              fetch_keys_only: bool, endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
+              fetch_keys_only: bool, shares: str, shard_workers: int, endpoint_url: str | None, fmt: str,
+              work_dir: Path | None, root: Path) -> None:
     """Apply the table's DynamoDB stream to Bigtable from the export's time; exit 1 on dead letters."""
     if follow and until_caught_up:
         raise InputError([Problem.about("replicate", "--follow", "give --follow or --until-caught-up, not both")])
-    code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt)
+    from ..replicate.shares import parse_share
+
+    share = parse_share(shares)
+    code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt,
+                share=share, workers=shard_workers)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
-         fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
+         fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str, *,
+         share: Share, workers: int) -> int:
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..load.writer import WriteError
@@ -64,7 +76,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
                                work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
                                since_micros=start_point(since) if since else None, follow=follow,
                                endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV),
-                               fetch_keys_only=fetch_keys_only)
+                               fetch_keys_only=fetch_keys_only, share=share, workers=workers)
     try:
         with quiet_connection_warning(), _progress_line(fmt) as progress:
             report = run_replicate(target.table, options, progress)
@@ -80,6 +92,8 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
                    f"({summary['inserts']:,} inserts, {summary['modifies']:,} modifies, {summary['removes']:,} "
                    f"removes, {summary['ttl_deletes']:,} TTL deletes), {summary['dead_letters']:,} dead letters, "
                    f"{summary['records_per_second']:,.0f} records/s, lag {lag}")
+        if report.share != "0/1":
+            click.echo(f"shards {report.share}: {report.shards_owned} of {report.shards_seen} are this process's")
         click.echo(f"checkpoint: {report.checkpoint_file}")
         if report.dead_letter_file:
             click.echo(f"dead letters: {report.dead_letter_file}")

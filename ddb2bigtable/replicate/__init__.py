@@ -6,6 +6,8 @@
 - `apply.record_rows`: one stream record -> row mutations with the load's codec (why
   replays converge, and what cell times replication writes).
 - `checkpoint.save_checkpoint`: per-shard positions, saved after Bigtable acknowledged.
+- `shares.parse_share`: `--shards I/N`, which shards a process owns; one checkpoint file
+  per share, children started after a parent any process finished.
 - `cutover.check_cutover`: a random sample of the live table compared with Bigtable, and
   the lag from the checkpoint: ready to switch over, or why not.
 - `stream.StreamReader`: the only module that talks to AWS (boto3).

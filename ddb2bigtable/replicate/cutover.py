@@ -32,9 +32,10 @@ from ..load.state import target
 from ..load.verify import Difference, RowReader, item_difference
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
-from .checkpoint import CHECKPOINT, load_checkpoint, resume_problem
+from .checkpoint import load_checkpoint, resume_problem
 from .lineage import iso
 from .run import now_micros, recorded_types
+from .shares import current_partition
 from .stream import StreamReader
 
 LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less than this
@@ -112,22 +113,27 @@ def _key_of(table: TableSpec, item: Item) -> dict[str, Any]:
 
 def _lag(work_dir: Path, where: dict[str, str], now: int, report: CutoverReport) -> None:
     """Now minus the later of replicate's newest applied record and its last catch-up (a
-    round that found every shard empty: all earlier writes were applied)."""
-    path = work_dir / CHECKPOINT
-    checkpoint = load_checkpoint(path)
-    if checkpoint is None:
-        return
-    if checkpoint.target != where:
-        why = resume_problem(checkpoint, path, checkpoint.stream_arn, where)
-        raise InputError([Problem.about(str(path), "--work-dir", f"the replication checkpoint {why}")])
-    times = [t for t in (checkpoint.newest_micros, checkpoint.caught_up_micros) if t is not None]
-    if not times:
-        report.lag_note = "unknown: replicate has not applied a record or caught up yet"
-        return
-    latest = max(times)
-    report.lag_seconds = max(0.0, (now - latest) / 1_000_000)
-    kind = "caught up" if latest == checkpoint.caught_up_micros else "newest applied record"
-    report.lag_note = f"{kind} at {iso(latest)} ({path})"
+    round that found every shard of its share empty: all earlier writes were applied).
+    With `--shards I/N`, the worst of the N processes' checkpoints."""
+    worst: tuple[int, str] | None = None
+    for path in current_partition(work_dir):
+        checkpoint = load_checkpoint(path)
+        if checkpoint is None:
+            continue
+        if checkpoint.target != where:
+            why = resume_problem(checkpoint, path, checkpoint.stream_arn, where)
+            raise InputError([Problem.about(str(path), "--work-dir", f"the replication checkpoint {why}")])
+        times = [t for t in (checkpoint.newest_micros, checkpoint.caught_up_micros) if t is not None]
+        if not times:
+            report.lag_note = f"unknown: replicate has not applied a record or caught up yet ({path.name})"
+            return
+        latest = max(times)
+        kind = "caught up" if latest == checkpoint.caught_up_micros else "newest applied record"
+        if worst is None or latest < worst[0]:
+            worst = latest, f"{kind} at {iso(latest)} ({path})"
+    if worst is not None:
+        report.lag_seconds = max(0.0, (now - worst[0]) / 1_000_000)
+        report.lag_note = worst[1]
 
 
 async def check_cutover(table: TableSpec, options: CutoverOptions,

@@ -28,6 +28,9 @@ class ReplicateReport:
     stopped: str = "caught up"  # or "interrupted"
     dead_letter_file: str | None = None
     checkpoint_file: str = ""
+    share: str = "0/1"  # --shards I/N
+    shards_owned: int = 0  # of those seen, this share's
+    waiting: list[str] = field(default_factory=list)  # ours, their parent another process's, unfinished
 
     @property
     def applied(self) -> int:
@@ -58,7 +61,8 @@ class ReplicateReport:
                 "inserts": self.counts["insert"], "modifies": self.counts["modify"],
                 "removes": self.counts["remove"], "ttl_deletes": self.counts["ttl"],
                 "dead_letters": self.dead_letters, "skipped_before_start": self.skipped_before_start,
-                "shards_seen": self.shards_seen, "shards_finished": self.shards_finished,
+                "shards": self.share, "shards_seen": self.shards_seen, "shards_owned": self.shards_owned,
+                "shards_finished": self.shards_finished, "waiting_for_parents": self.waiting,
                 "seconds": round(self.seconds, 3), "records_per_second": round(self.records_per_second, 1),
                 "newest_record": iso(self.newest_micros) if self.newest_micros is not None else None,
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),

@@ -1,10 +1,14 @@
 """`replicate`: a table's DynamoDB stream applied to its Bigtable table until caught up,
 or for as long as it runs (`follow`).
 
-One shard at a time, taking turns (PAGES_PER_VISIT), parents before children (lineage.py;
-an item's records stay in one shard's lineage, so this keeps them in order), each page
-of records turned into row mutations with the load's codec and the table's recorded types (apply.py),
-written through the load's writer in waves that keep each row's order, then
+Rounds: each lists the stream's shards and visits the ready ones (parents finished:
+lineage.py), up to `workers` shards at once, each for up to PAGES_PER_VISIT pages so a
+busy shard cannot starve the others. One shard's pages are applied one after the other,
+and a child is ready only in a round after its parent finished: an item's records stay
+in one shard's lineage, so they reach Bigtable in stream order whatever runs beside
+them. With `--shards I/N` this process visits only its share (shares.py). Each page of
+records becomes row mutations with the load's codec and the table's recorded types
+(apply.py), written through the load's writer in waves that keep each row's order, then
 checkpointed (checkpoint.py). A record Bigtable refuses, or one the codec cannot
 write, goes to `replicate-dead-letters.jsonl` in the work folder with its shard and
 sequence number. Writes go through the `migration-load` app profile when the plan has
@@ -19,6 +23,7 @@ import os
 import signal
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -26,6 +31,7 @@ from pathlib import Path
 from google.cloud.bigtable.data import mutations
 
 from ..codec.codec import Codec
+from ..codec.items import Item
 from ..exports.manifests import ExportError, open_export
 from ..load.client_hooks import Source
 from ..load.state import STATE_FILE, LoadState, target
@@ -34,12 +40,12 @@ from ..load.writer import Writer, WriteSettings, row_entry
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
-from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint, resume_problem, save_checkpoint
+from .checkpoint import Checkpoint, load_checkpoint, resume_problem, save_checkpoint
 from .lineage import Shard, before_start, ready_shards, unreachable_start
 from .report import ReplicateReport
+from .shares import Share, finished_elsewhere, merged, siblings
 from .stream import Page, StreamReader, StreamRecord
 
-DEAD_LETTERS = "replicate-dead-letters.jsonl"
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
 # Pages read from one shard before the next ready shard's turn: a shard that never runs
 # dry (a busy table) must not starve the others.
@@ -57,6 +63,8 @@ class ReplicateOptions:
     endpoint_url: str | None = None
     fetch_keys_only: bool = False  # a stream without new images: read each changed item (BatchGetItem)
     writer: WriteSettings = field(default_factory=WriteSettings)
+    share: Share = Share()  # --shards I/N: the shards this process reads
+    workers: int = 4  # shards read and applied at once (--shard-workers)
 
 
 def start_point(since: str) -> int:
@@ -92,14 +100,19 @@ def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> d
 
 def _opening(options: ReplicateOptions, path: Path, arn: str, where: dict[str, str],
              created: int | None) -> Checkpoint:
-    """The checkpoint to resume, or a new one at the start point; refuses what would lose writes."""
-    saved = load_checkpoint(path)
+    """The checkpoint to resume (this share's, else every file of the folder merged: a
+    new partition), or a new one at the start point; refuses what would lose writes. The
+    N processes of one partition may all start with --since (at once, as a job's tasks)."""
+    own, others = load_checkpoint(path), siblings(options.work_dir, options.share)
+    saved = own or merged([c for c, _ in others])
     now = now_micros()
-    if saved is not None and options.since_micros is not None:
-        raise InputError([Problem.about(str(path), "--since", "a checkpoint exists: rerun without --since to "
-                                        "resume from it, or delete it to start again from "
-                                        "--since")])
-    if saved is None and options.since_micros is None:
+    if options.since_micros is not None and (own or any(n != options.share.count for _, n in others)):
+        raise InputError([Problem.about(str(path.parent), "--since", "a checkpoint exists (replicate*.json): "
+                                        "rerun without --since to resume from it, or delete the "
+                                        "checkpoints to start again from --since")])
+    if options.since_micros is not None:
+        saved = None
+    elif saved is None:
         raise InputError([Problem.about(str(path), "--since", "no checkpoint yet: give --since the export you "
                                         "loaded (or its exportTime)")])
     if saved is not None:
@@ -123,27 +136,58 @@ class _Run:
                  progress: Callable[[ReplicateReport], None] | None):
         self.reader, self.writer, self.codec, self.checkpoint = reader, writer, codec, checkpoint
         self.report, self.options, self.progress = report, options, progress
-        self.path = options.work_dir / CHECKPOINT
+        self.path = options.work_dir / options.share.checkpoint_name
         self.stopping = False
+        # Stream reads block (boto3): a thread per shard in flight, and one for listing.
+        self.pool = ThreadPoolExecutor(max_workers=options.workers + 1, thread_name_prefix="replicate-read")
+
+    async def _thread(self, function: Callable[..., object], *args: object) -> object:
+        return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
 
     async def run(self) -> None:
+        try:
+            await self._rounds()
+        finally:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _rounds(self) -> None:
+        share, arn = self.options.share, self.checkpoint.stream_arn
         while not self.stopping:
             began = now_micros()
-            shards = self.reader.shards(self.checkpoint.stream_arn)
+            shards: list[Shard] = await self._thread(self.reader.shards, arn)  # type: ignore[assignment]
+            finished = self.checkpoint.finished | finished_elsewhere(self.options.work_dir, share, arn)
+            ready = [s for s in ready_shards(shards, set(finished)) if share.owns(s.id)]
+            # Ours, but their parent is another process's and not finished yet.
+            self.report.waiting = sorted(s.id for s in shards if share.owns(s.id) and s.id not in finished
+                                         and s not in ready)
             self.report.shards_seen = len(shards)
-            again = False  # a shard ended (its children are ready) or has more records
-            for shard in ready_shards(shards, set(self.checkpoint.finished)):
-                again |= await self._visit(shard)
-                if self.stopping:
-                    break
-            if not again:  # every ready shard answered "no more records": caught up
-                # with everything written before this round began (`cutover check`'s lag)
-                self.checkpoint = replace(self.checkpoint, caught_up_micros=began)
+            self.report.shards_owned = sum(share.owns(s.id) for s in shards)
+            again = await self._visit_all(ready)  # a shard ended (its children are ready) or has more
+            if not again and not self.report.waiting:  # every shard of ours answered "no more
+                # records": caught up with everything written before this round began (the lag)
+                self.checkpoint = replace(self.checkpoint, caught_up_micros=began, saved_micros=now_micros())
                 save_checkpoint(self.path, self.checkpoint)
                 if not self.options.follow:
                     return
+            if not again:
                 await asyncio.sleep(POLL_SECONDS)
         self.report.stopped = "interrupted"
+
+    async def _visit_all(self, ready: list[Shard]) -> bool:
+        """Visits the ready shards, `workers` at a time; True when any may have more. A
+        failure (Bigtable unreachable past its retries) cancels the others: their
+        checkpoints cover only what was acknowledged."""
+        limit = asyncio.Semaphore(max(1, self.options.workers))
+
+        async def turn(shard: Shard) -> bool:
+            async with limit:
+                return False if self.stopping else await self._visit(shard)
+        try:
+            async with asyncio.TaskGroup() as group:
+                turns = [group.create_task(turn(shard)) for shard in ready]
+        except BaseExceptionGroup as failures:
+            raise failures.exceptions[0] from None
+        return any(t.result() for t in turns)
 
     async def _visit(self, shard: Shard) -> bool:
         """Reads and applies `shard` up to now, or PAGES_PER_VISIT pages; True when it
@@ -151,14 +195,16 @@ class _Run:
         thread) while this one is written: the checkpoint still only moves past pages
         Bigtable acknowledged."""
         pages = self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id))
-        ahead: asyncio.Future[Page | None] | None = asyncio.ensure_future(asyncio.to_thread(next, pages, None))
+
+        def next_page() -> asyncio.Future[Page | None]:
+            return asyncio.ensure_future(self._thread(next, pages, None))  # type: ignore[arg-type]
+        ahead: asyncio.Future[Page | None] | None = next_page()
         read = 0
         try:
             while ahead is not None and (page := await ahead) is not None:
                 read += 1
                 more = bool(page.records) and not page.ended  # an empty or last page ends the reading
-                ahead = asyncio.ensure_future(asyncio.to_thread(next, pages, None)) \
-                    if more and read < PAGES_PER_VISIT else None
+                ahead = next_page() if more and read < PAGES_PER_VISIT else None
                 await self._apply(page.records)
                 last = page.records[-1].sequence if page.records else None
                 if last or page.ended:
@@ -184,7 +230,7 @@ class _Run:
         if self.options.fetch_keys_only:
             wanted = [r.keys for r in kept if r.kind in ("insert", "modify") and r.new_image is None]
             if wanted:
-                current = await asyncio.to_thread(self.reader.current, wanted)
+                current: list[Item] = await self._thread(self.reader.current, wanted)  # type: ignore[assignment]
                 schema = self.codec.table.source.key
                 kept = with_current_images(kept, current, [k.name for k in (schema.partition, schema.sort) if k])
         applied = [record_rows(self.codec, r, start_micros=start, now_micros=now) for r in kept]
@@ -209,7 +255,7 @@ class _Run:
 
     def _dead_letter(self, applied: Applied, reason: str) -> None:
         """Appended (a rerun may replay a record: its dead letter then appears again)."""
-        path = private_dir(self.options.work_dir) / DEAD_LETTERS
+        path = private_dir(self.options.work_dir) / self.options.share.dead_letter_name
         line = dead_letter_json(applied.record, reason)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
         with os.fdopen(fd, "a", encoding="utf-8") as out:
@@ -227,15 +273,16 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
                           reader: StreamReader | None = None) -> ReplicateReport:
     """`reader`: the stream to read (default: the spec's source table through boto3)."""
     where = target(options.project, options.instance_id, table.id)
-    reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
+    reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url,
+                                    connections=options.workers + 2)
     stream = reader.stream(options.fetch_keys_only)
-    path = options.work_dir / CHECKPOINT
-    with locked(options.work_dir):
+    path = options.work_dir / options.share.checkpoint_name
+    with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
         codec = Codec(table, recorded_types(table, options.work_dir, where))
         checkpoint = _opening(options, path, stream.arn, where, stream.created_micros)
         save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came
         report = ReplicateReport(table.id, stream.arn, checkpoint.start_micros, resumed=options.since_micros is None,
-                                 checkpoint_file=str(path))
+                                 checkpoint_file=str(path), share=str(options.share))
         began = time.monotonic()
         async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
                           options.writer) as writer:

@@ -70,11 +70,11 @@ def _problem(where: str, message: str) -> InputError:
 class StreamReader:
     """One table's stream, read shard by shard; keeps each open shard's next iterator."""
 
-    def __init__(self, table: str, region: str, endpoint_url: str | None):
+    def __init__(self, table: str, region: str, endpoint_url: str | None, connections: int = 10):
         import boto3
         from botocore.config import Config
 
-        config = Config(retries={"mode": "standard", "max_attempts": 10})
+        config = Config(retries={"mode": "standard", "max_attempts": 10}, max_pool_connections=connections)
         self.table, self.where = table, f"DynamoDB table {table} ({endpoint_url or region})"
         self._db = boto3.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
         self._streams = boto3.client("dynamodbstreams", region_name=region, endpoint_url=endpoint_url, config=config)

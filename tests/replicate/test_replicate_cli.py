@@ -103,9 +103,12 @@ def test_a_follow_killed_mid_way_and_rerun_loses_nothing(dynamodb, bigtable_emul
     after_kill = json.loads(checkpoint.read_text())["after"]
     assert after_kill  # it had applied something, not everything
 
+    began = time.time_ns() // 1000
     again = subprocess.Popen(command(scenario, dynamodb, "--follow", "--format", "json"), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=environment())
-    time.sleep(6)
+    deadline = time.monotonic() + 60  # until it has caught up once (running, its signal handlers in place)
+    while time.monotonic() < deadline and (json.loads(checkpoint.read_text()).get("caught_up_micros") or 0) < began:
+        time.sleep(0.1)
     again.send_signal(signal.SIGTERM)  # stops after the page in flight, checkpoint saved
     stdout, stderr = again.communicate(timeout=60)
     assert again.returncode == 0, stderr
