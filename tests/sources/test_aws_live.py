@@ -236,6 +236,9 @@ def test_an_unknown_table_a_bad_url_and_no_credentials_exit_2(tmp_path, aws_env,
     result = run(f"aws://{REGION}/Orders", *endpoint)
     assert result.exit_code == 2 and "Unable to locate credentials" in result.stderr
     assert "AWS_PROFILE" in result.stderr and "Traceback" not in result.output
+    aws_env.setenv("AWS_PROFILE", "no-such-profile")
+    result = run(f"aws://{REGION}/Orders", *endpoint)
+    assert result.exit_code == 2 and "no-such-profile" in result.stderr and "Traceback" not in result.output
 
 
 def test_an_endpoint_that_does_not_answer_exits_1(tmp_path, aws_env):
