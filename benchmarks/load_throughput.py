@@ -317,33 +317,44 @@ def main() -> None:
                             generate_export(work / "gen", args.items))
         movies = DataSet("Movies (4,609)", ROOT / "specs" / "movies.yaml", "movies", str(ROOT / "exports" / "movies"))
         datasets = [movies, generated]
-
-        rates: dict[tuple[str, str], list[float]] = {}
-
-        def keep(name: str, side: str, rate: float) -> None:
-            rates.setdefault((name, side), []).append(rate)
-            print(f"  {name:28} {side:9} {rate:10,.0f} rows/s", flush=True)
-
-        run_loader(movies, work)  # warm-up: imports, channels, the emulator's JIT-free first table
-        for round_no in range(max(args.repeat, args.movies_repeat)):
-            print(f"round {round_no + 1}", flush=True)
-            for data in datasets:
-                if round_no >= (args.movies_repeat if data is movies else args.repeat):
-                    continue
-                sides = [*BASELINES, "loader"]
-                for side in sides if round_no % 2 == 0 else reversed(sides):
-                    rate = run_loader(data, work) if side == "loader" else run_baseline(data, side)
-                    keep(data.name, side, rate)
-            if not args.no_beam and round_no < args.repeat:
-                keep(movies.name, "beam", run_beam(movies, work))
-
+        rates = _rates(args, movies, datasets, work)
         print("memory (child process per size) ...", flush=True)
         memory = {}
         for n in sizes:
             data = generated if n == args.items else DataSet(
                 f"generated {n}", spec_path, "events", generate_export(work / f"gen-{n}", n))
             memory[n] = measure_memory(data, spec_path, work)
+    _print_rates(rates, movies, datasets, beam=not args.no_beam)
+    _print_memory(memory)
 
+
+def _rates(args: argparse.Namespace, movies: DataSet, datasets: list[DataSet],
+           work: Path) -> dict[tuple[str, str], list[float]]:
+    """Rows/s per (data set, side), the sides of a round in alternating order so drift in
+    the shared machine's load does not favour one side."""
+    rates: dict[tuple[str, str], list[float]] = {}
+
+    def keep(name: str, side: str, rate: float) -> None:
+        rates.setdefault((name, side), []).append(rate)
+        print(f"  {name:28} {side:9} {rate:10,.0f} rows/s", flush=True)
+
+    run_loader(movies, work)  # warm-up: imports, channels, the emulator's JIT-free first table
+    for round_no in range(max(args.repeat, args.movies_repeat)):
+        print(f"round {round_no + 1}", flush=True)
+        for data in datasets:
+            if round_no >= (args.movies_repeat if data is movies else args.repeat):
+                continue
+            sides = [*BASELINES, "loader"]
+            for side in sides if round_no % 2 == 0 else reversed(sides):
+                rate = run_loader(data, work) if side == "loader" else run_baseline(data, side)
+                keep(data.name, side, rate)
+        if not args.no_beam and round_no < args.repeat:
+            keep(movies.name, "beam", run_beam(movies, work))
+    return rates
+
+
+def _print_rates(rates: dict[tuple[str, str], list[float]], movies: DataSet, datasets: list[DataSet],
+                 beam: bool) -> None:
     best = {key: max(values) for key, values in rates.items()}
     median = {key: statistics.median(values) for key, values in rates.items()}
     print()
@@ -358,10 +369,13 @@ def main() -> None:
         c, _, wp, lo = (best[data.name, side] for side in sides)
         mc, _, mwp, mlo = (median[data.name, side] for side in sides)
         print(f"{data.name:26} {cells} {lo / c:6.2f} ({mlo / mc:4.2f}) {lo / wp:10.2f} ({mlo / mwp:4.2f})")
-    if not args.no_beam:
+    if beam:
         beam = best[movies.name, "beam"]
         print(f"{'Beam DirectRunner, Movies':26} {'':53} {beam:7,.0f} {'':8} "
               f"  ({beam / best[movies.name, 'loader']:.2f} of the loader)")
+
+
+def _print_memory(memory: dict[int, dict]) -> None:
     print()
     print(f"{'loader peak memory':26} {'items':>10} {'peak RSS MiB':>14} {'above imports MiB':>18} "
           f"{'largest helper MiB':>19} {'RSS band, 1st / 2nd half':>25}")

@@ -31,7 +31,7 @@ from .chain import extended
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .forms import form_sentences
 from .preflight import check_target
-from .spot_check import absent_rows, absent_sentence
+from .spot_check import absent_rows, absent_sentence, wanted_rows
 from .state import STATE_FILE, FileCounts, LoadState, fingerprint, target
 from .work_folder import DeadLetters, dead_letter_dir, dead_letter_records, locked
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
@@ -276,10 +276,10 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
         return
     done = [f for f in manifest.files if f.key in state.done]
     lines = {(d["file"], d["line"]) for d in dead_letter_records(options.work_dir)}
-    absent = await absent_rows(manifest, done, Codec(table, state.types), project=options.project,
-                               instance_id=options.instance_id, table_id=table.id,
-                               app_profile_id=options.app_profile_id, sample=options.sample,
-                               now_micros=options.now_micros or int(time.time() * 1_000_000), dead=lines)
+    wanted = wanted_rows(manifest, done, Codec(table, state.types), sample=options.sample,
+                         now_micros=options.now_micros or int(time.time() * 1_000_000), dead=lines)
+    absent = await absent_rows(wanted, project=options.project, instance_id=options.instance_id,
+                               table_id=table.id, app_profile_id=options.app_profile_id)
     if not absent.missing:
         return
     report.error = absent_sentence(absent, options.instance_id, table.id)

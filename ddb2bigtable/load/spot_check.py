@@ -45,11 +45,12 @@ class Absent:
         return {file for file, _ in self.missing}
 
 
-async def absent_rows(manifest: Manifest, files: list[DataFile], codec: Codec, *, project: str, instance_id: str,
-                      table_id: str, app_profile_id: str | None, sample: float | None, now_micros: int,
-                      dead: set[tuple[str, int]]) -> Absent:
-    if manifest.export_type != FULL_EXPORT or not files:
-        return Absent(0, ())
+def wanted_rows(manifest: Manifest, files: list[DataFile], codec: Codec, *, sample: float | None,
+                now_micros: int, dead: set[tuple[str, int]]) -> dict[bytes, tuple[str, int]]:
+    """Row keys the load must have written, a few per file spread over the export, with
+    the line each comes from; none for an incremental export (its deletes remove rows)."""
+    if manifest.export_type != FULL_EXPORT:
+        return {}
     wanted: dict[bytes, tuple[str, int]] = {}
     for f in _spread(files):
         taken = 0
@@ -60,6 +61,12 @@ async def absent_rows(manifest: Manifest, files: list[DataFile], codec: Codec, *
             if key is not None:
                 wanted.setdefault(key, (record.file, record.line))
                 taken += 1
+    return wanted
+
+
+async def absent_rows(wanted: dict[bytes, tuple[str, int]], *, project: str, instance_id: str, table_id: str,
+                      app_profile_id: str | None) -> Absent:
+    """Which of the wanted rows the table does not hold (all of them when it is gone)."""
     if not wanted:
         return Absent(0, ())
     async with BigtableDataClientAsync(project=project) as client:

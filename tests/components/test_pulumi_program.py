@@ -50,6 +50,12 @@ def plan_of(stack: str, config: dict | None = None):
 
 def assert_matches_plan(run: Run, plan) -> None:
     """Exactly the plan's instances, clusters, tables, families and app profiles."""
+    _assert_instances(run, plan)
+    _assert_tables(run, plan)
+    _assert_app_profiles(run, plan)
+
+
+def _assert_instances(run: Run, plan) -> None:
     instances = {r.inputs["name"]: r for r in run.of_type(INSTANCE)}
     assert set(instances) == {i.id for i in plan.instances}
     for i in plan.instances:
@@ -67,6 +73,9 @@ def assert_matches_plan(run: Run, plan) -> None:
                 auto = got["autoscalingConfig"]
                 assert (auto["minNodes"], auto["maxNodes"], auto["cpuTarget"]) == (
                     c.autoscaling.min_nodes, c.autoscaling.max_nodes, c.autoscaling.cpu_target)
+
+
+def _assert_tables(run: Run, plan) -> None:
     tables = {(r.inputs["instanceName"], r.inputs["name"]): r for r in run.of_type(TABLE)}
     assert set(tables) == {(i.id, t.id) for i in plan.instances for t in i.tables}
     policies: dict[tuple[str, str, str], list] = {}
@@ -89,6 +98,9 @@ def assert_matches_plan(run: Run, plan) -> None:
                 assert policy.inputs["ignoreWarnings"] is True
                 assert policy.inputs.get("deletionPolicy") == ("ABANDON" if replicated else None)
     assert set(policies) == expected_policies
+
+
+def _assert_app_profiles(run: Run, plan) -> None:
     profiles = {(r.inputs["instance"], r.inputs["appProfileId"]): r.inputs for r in run.of_type(PROFILE)}
     assert set(profiles) == {(i.id, p.id) for i in plan.instances for p in i.app_profiles}
     for i in plan.instances:
