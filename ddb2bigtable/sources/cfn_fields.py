@@ -14,7 +14,18 @@ from typing import Any, cast
 
 from .intrinsics import Unresolved
 from .located import Located, Path, dotted, walk
-from .model import STREAM_VIEWS, TABLE_CLASSES, Dropped, KeyAttr, KeyType, LsiDef, Projection, Sourced, given
+from .model import (
+    STREAM_VIEWS,
+    TABLE_CLASSES,
+    Dropped,
+    KeyAttr,
+    KeyType,
+    Limits,
+    LsiDef,
+    Projection,
+    Sourced,
+    given,
+)
 
 CMEK_ADVICE = "Bigtable cannot use an AWS key: a CMEK needs a Cloud KMS key; add instance.kms_keys: {REGION: " \
         "projects/P/locations/L/keyRings/R/cryptoKeys/K} (docs/spec.md)"
@@ -174,28 +185,42 @@ def tag_list(f: Fields, rel: Path) -> tuple[tuple[str, Sourced[str]], ...]:
     return tuple(out)
 
 
+def limits(f: Fields, rel: Path, reads: str, writes: str) -> Limits | None:
+    """Units-per-second limits at `rel` (OnDemandThroughput, WarmThroughput); AWS writes -1
+    for "no limit", so only positive values count."""
+    found = [v if (v := f.number((*rel, name), name)) is not None and v.value > 0 else None for name in (reads, writes)]
+    return None if found == [None, None] else Limits(found[0], found[1])
+
+
+def on_demand_max(f: Fields, rel: Path = ()) -> Limits | None:
+    return limits(f, (*rel, "OnDemandThroughput"), "MaxReadRequestUnits", "MaxWriteRequestUnits")
+
+
+def warm(f: Fields, rel: Path = ()) -> Limits | None:
+    return limits(f, (*rel, "WarmThroughput"), "ReadUnitsPerSecond", "WriteUnitsPerSecond")
+
+
+def extras(f: Fields, rel: Path = ()) -> tuple[Sourced[bool] | None, tuple[Sourced[str], ...]]:
+    """Contributor Insights and the Kinesis destination at `rel` (a table's or a replica's):
+    spec fields the plan warns about (Bigtable has neither)."""
+    insights = f.flag((*rel, "ContributorInsightsSpecification", "Enabled"), "ContributorInsightsSpecification")
+    kinesis = f.text((*rel, "KinesisStreamSpecification", "StreamArn"), "KinesisStreamSpecification.StreamArn")
+    return insights, (kinesis,) if kinesis is not None else ()
+
+
 def dropped(f: Fields, rel: Path = ()) -> list[Dropped]:
     """Settings at `rel` a spec cannot express (a table's or a replica's)."""
     out = []
     checks = [
-        (("KinesisStreamSpecification", "StreamArn"), "Kinesis streaming destination",
-         "Bigtable has change streams, not Kinesis: rebuild the consumer on the table's change stream"),
         (("ResourcePolicy",), "resource-based policy", "Bigtable access is IAM on the project, instance or table: "
          "grant the principals roles/bigtable.user there"),
         (("StreamSpecification", "ResourcePolicy"), "stream resource policy", "grant change-stream readers IAM "
          "roles on the table"),
-        (("OnDemandThroughput",), "on-demand max throughput", "Bigtable has no request cap; the plan sizes nodes "
-         "from the peak"),
-        (("WarmThroughput",), "warm throughput", "Bigtable has no pre-warming; nodes are sized from the peak"),
         (("ImportSourceSpecification",), "import from S3", "load the data with `ddb2bigtable load` from an export"),
     ]
     for path, what, advice in checks:
         if f.has((*rel, *path)):
             out.append(Dropped(what, f.origin((*rel, *path)), advice))
-    insights = f.flag((*rel, "ContributorInsightsSpecification", "Enabled"), "ContributorInsightsSpecification")
-    if insights is not None and insights.value:
-        out.append(Dropped("contributor insights", insights.origin,
-                           "Bigtable's Key Visualizer shows hot keys; nothing to declare"))
     key = f.text((*rel, "SSESpecification", "KMSMasterKeyId"), "KMSMasterKeyId")
     if key is not None:
         out.append(Dropped(f"AWS KMS key {key.value}", key.origin, CMEK_ADVICE))

@@ -14,6 +14,7 @@ from .cfn_fields import (
     Fields,
     attribute_types,
     dropped,
+    extras,
     key_schema,
     lsis,
     pitr,
@@ -22,12 +23,11 @@ from .cfn_fields import (
     table_class,
     tag_list,
     ttl,
+    warm,
 )
 from .cfn_tables import billing, table_name
 from .located import Path
-from .model import Dropped, GsiDef, Notice, ReplicaDef, Scaling, Sourced, TableDefinition, given
-
-_PER_REPLICA = ("DeletionProtectionEnabled", "PointInTimeRecoverySpecification", "TableClass", "Tags")
+from .model import Dropped, GsiDef, Limits, Notice, ReplicaDef, Scaling, Sourced, TableDefinition, given
 
 
 def scaling(f: Fields, rel: Path) -> Scaling | None:
@@ -70,18 +70,71 @@ def _home(f: Fields, regions: list[Sourced[str]], region: str | None) -> tuple[i
                  f"({', '.join(r.value for r in regions)}): pass the stack's region")
 
 
+_ONCE_PER_TABLE = ("DeletionProtectionEnabled", "Tags", "ContributorInsightsSpecification",
+                   "KinesisStreamSpecification")
+
+
 def _differences(f: Fields, home: Path, other: Path, region: str) -> list[Dropped]:
+    """What a replica sets unlike the home region that a spec holds once per table (a
+    replica's own class, PITR and read auto scaling are replica fields, not losses)."""
     out = []
-    for field in _PER_REPLICA:
+    for field in _ONCE_PER_TABLE:
         if f.raw((*other, field)) != f.raw((*home, field)):
             out.append(Dropped(f"{field} of replica {region}, unlike the home region's", f.origin((*other, field)),
                                "a spec holds one value per table: the home region's was kept"))
-    if f.has((*other, "ReadProvisionedThroughputSettings", "ReadCapacityAutoScalingSettings")):
-        out.append(Dropped(f"read auto scaling of replica {region}",
-                           f.origin((*other, "ReadProvisionedThroughputSettings", "ReadCapacityAutoScalingSettings")),
-                           "a spec has one autoscaling range per table (the home region's); the replica's reads "
-                           "are its minimum"))
     return out + dropped(f, other)
+
+
+def _own(f: Fields, home: Path, other: Path, field: str) -> bool:
+    return f.has((*other, field)) and f.raw((*other, field)) != f.raw((*home, field))
+
+
+def _value(sourced: Sourced[int] | None) -> int | None:
+    return None if sourced is None else sourced.value
+
+
+def _bounds(s: Scaling | None) -> tuple[int, int, float | None] | None:
+    return None if s is None else (s.minimum.value, s.maximum.value, s.target.value if s.target else None)
+
+
+def _replica(f: Fields, home: Path, at: Path, where: Sourced[str], provisioned: bool,
+             home_gsis: dict[str, Path]) -> ReplicaDef:
+    """One replica besides the home region, with the settings it has of its own."""
+    fixed, auto = _reads(f, at) if provisioned else (None, None)
+    if auto is not None:
+        fixed = Sourced(auto.minimum.value, auto.minimum.origin,
+                        f"replica {where.value} auto scales reads {auto.minimum.value}-{auto.maximum.value}: "
+                        "its current RCU is in `aws dynamodb describe-table` in that region")
+    gsi_reads = []
+    for g_at in f.items((*at, "GlobalSecondaryIndexes"), "Indexes") if provisioned else ():
+        name = str(f.raw((*g_at, "IndexName")))
+        own_reads, own_scaling = _reads(f, g_at)
+        home_reads, home_scaling = _reads(f, home_gsis[name]) if name in home_gsis else (None, None)
+        reads = own_reads if own_reads is not None and _value(own_reads) != _value(home_reads) else None
+        scaled = own_scaling if own_scaling is not None and _bounds(own_scaling) != _bounds(home_scaling) else None
+        if reads is not None or scaled is not None:
+            gsi_reads.append((name, reads, scaled))
+    klass = table_class(f, (*at, "TableClass")) if _own(f, home, at, "TableClass") else None
+    enabled, days = (pitr(f, (*at, "PointInTimeRecoverySpecification"))
+                     if _own(f, home, at, "PointInTimeRecoverySpecification") else (None, None))
+    return ReplicaDef(where, fixed, auto, tuple(gsi_reads), klass, enabled, days)
+
+
+def _max_throughput(f: Fields, home: Path) -> Limits | None:
+    """On-demand maximum: MaxWriteRequestUnits is set once for the table, MaxReadRequestUnits
+    per replica (the home region's is kept)."""
+    writes = f.number(("WriteOnDemandThroughputSettings", "MaxWriteRequestUnits"), "MaxWriteRequestUnits")
+    reads = f.number((*home, "ReadOnDemandThroughputSettings", "MaxReadRequestUnits"), "MaxReadRequestUnits")
+    limits = Limits(reads if reads and reads.value > 0 else None, writes if writes and writes.value > 0 else None)
+    return None if limits.empty else limits
+
+
+def _consistency(f: Fields) -> tuple[Sourced[str] | None, Sourced[str] | None]:
+    """MultiRegionConsistency (STRONG: MRSC) and the first GlobalTableWitnesses region."""
+    mode = f.text(("MultiRegionConsistency",), "MultiRegionConsistency")
+    witnesses = [f.text((*at, "Region"), "Region") for at in f.items(("GlobalTableWitnesses",), "Witnesses")]
+    consistency = Sourced(mode.value.lower(), mode.origin, mode.estimate) if mode is not None else None
+    return consistency, next((w for w in witnesses if w is not None), None)
 
 
 def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, list[Notice]]:
@@ -95,18 +148,13 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
     provisioned = mode.value == "provisioned"
     reads, read_scaling = _reads(f, home) if provisioned else (None, None)
     replicas, lost = [], dropped(f) + dropped(f, home)
+    home_gsis = {str(f.raw((*at, "IndexName"))): at for at in f.items((*home, "GlobalSecondaryIndexes"), "Indexes")}
     for i, where in enumerate(regions):
         if i == home_index:
             continue
         replica: Path = ("Replicas", i)
-        fixed, auto = _reads(f, replica) if provisioned else (None, None)
-        if auto is not None:
-            fixed = Sourced(auto.minimum.value, auto.minimum.origin,
-                            f"replica {where.value} auto scales reads {auto.minimum.value}-{auto.maximum.value}: "
-                            "its current RCU is in `aws dynamodb describe-table` in that region")
-        replicas.append(ReplicaDef(where, fixed))
+        replicas.append(_replica(f, home, replica, where, provisioned, home_gsis))
         lost += _differences(f, home, replica, where.value)
-    home_gsis = {str(f.raw((*at, "IndexName"))): at for at in f.items((*home, "GlobalSecondaryIndexes"), "Indexes")}
     gsis = []
     for at in f.items(("GlobalSecondaryIndexes",), "GlobalSecondaryIndexes"):
         name = f.text((*at, "IndexName"), "IndexName")
@@ -118,11 +166,8 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
         gsis.append(GsiDef(name, g_partition, g_sort, projection(f, (*at, "Projection")),
                            g_reads if provisioned else None, None, g_read_scaling if provisioned else None,
                            g_write if provisioned else None))
-    for field, what in (("WriteOnDemandThroughputSettings", "on-demand max write throughput"),
-                        ("ReadOnDemandThroughputSettings", "on-demand max read throughput")):
-        for rel in ((field,), (*home, field)):
-            if f.has(rel):
-                lost.append(Dropped(what, f.origin(rel), "Bigtable has no request cap; nodes are sized from the peak"))
+    consistency, witness = _consistency(f)
+    insights, kinesis = extras(f, home)
     enabled, days = pitr(f, (*home, "PointInTimeRecoverySpecification"))
     protection = f.flag((*home, "DeletionProtectionEnabled"), "DeletionProtectionEnabled")
     table = TableDefinition(
@@ -133,5 +178,8 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
         replicas=tuple(replicas), ttl_attribute=ttl(f), stream=stream(f), pitr=enabled, pitr_days=days,
         table_class=table_class(f, (*home, "TableClass")),
         deletion_protection=protection or given(False, f.origin(home) + " (no DeletionProtectionEnabled: false)"),
-        tags=tag_list(f, (*home, "Tags")), gsis=tuple(gsis), lsis=lsis(f, types), dropped=tuple(lost))
+        tags=tag_list(f, (*home, "Tags")), gsis=tuple(gsis), lsis=lsis(f, types), dropped=tuple(lost),
+        max_throughput=None if provisioned else _max_throughput(f, home), warm_throughput=warm(f, ()),
+        multi_region_consistency=consistency, witness_region=witness, contributor_insights=insights,
+        kinesis_streams=kinesis)
     return table, notices

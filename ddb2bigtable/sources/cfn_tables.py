@@ -13,16 +13,20 @@ from .cfn_fields import (
     attribute_types,
     capacity,
     dropped,
+    extras,
     key_schema,
     lsis,
+    on_demand_max,
     pitr,
     projection,
     stream,
     table_class,
     tag_list,
     ttl,
+    warm,
 )
-from .model import GsiDef, KeyAttr, KeyType, Sourced, TableDefinition, given
+from .located import Path
+from .model import Dropped, GsiDef, KeyAttr, KeyType, Sourced, TableDefinition, given
 
 SAM_TYPES: dict[str, KeyType] = {"String": "S", "Number": "N", "Binary": "B"}
 
@@ -63,18 +67,29 @@ def read_table(f: Fields, region: Sourced[str]) -> TableDefinition:
         if name is None:
             raise f.fail(at, "a global secondary index needs an IndexName")
         g_partition, g_sort = key_schema(f, (*at, "KeySchema"), types)
-        gsis.append(GsiDef(name, g_partition, g_sort, projection(f, (*at, "Projection")),
-                           *capacity(f, (*at, "ProvisionedThroughput"), provisioned)))
+        g_reads, g_writes = capacity(f, (*at, "ProvisionedThroughput"), provisioned)
+        gsis.append(GsiDef(name, g_partition, g_sort, projection(f, (*at, "Projection")), g_reads, g_writes,
+                           max_throughput=None if provisioned else on_demand_max(f, at), warm_throughput=warm(f, at)))
     enabled, days = pitr(f, ("PointInTimeRecoverySpecification",))
     lost = dropped(f) + [d for at in f.items(("GlobalSecondaryIndexes",), "GlobalSecondaryIndexes")
-                         for d in dropped(f, at)]
+                         for d in [*dropped(f, at), *_index_insights(f, at)]]
+    insights, kinesis = extras(f)
     reads, writes = capacity(f, ("ProvisionedThroughput",), provisioned)
     klass = table_class(f, ("TableClass",))
     return TableDefinition(
         name=table_name(f), region=region, partition=partition, sort=sort, billing=mode, reads=reads, writes=writes,
         ttl_attribute=ttl(f), stream=stream(f), pitr=enabled, pitr_days=days, table_class=klass,
         deletion_protection=_flag_or_default(f, "DeletionProtectionEnabled"),
-        tags=tag_list(f, ("Tags",)), gsis=tuple(gsis), lsis=lsis(f, types), dropped=tuple(lost))
+        tags=tag_list(f, ("Tags",)), gsis=tuple(gsis), lsis=lsis(f, types), dropped=tuple(lost),
+        max_throughput=None if provisioned else on_demand_max(f), warm_throughput=warm(f),
+        contributor_insights=insights, kinesis_streams=kinesis)
+
+
+def _index_insights(f: Fields, at: Path) -> list[Dropped]:
+    """An index's own Contributor Insights: the spec's flag is the table's."""
+    on = f.flag((*at, "ContributorInsightsSpecification", "Enabled"), "ContributorInsightsSpecification")
+    return [Dropped("contributor insights of an index", on.origin, "Key Visualizer shows the view's hot keys too; "
+                    "set the table's contributor_insights to get the plan's warning")] if on and on.value else []
 
 
 def read_simple_table(f: Fields, region: Sourced[str]) -> TableDefinition:

@@ -20,6 +20,7 @@ from .model import (
     Imported,
     KeyAttr,
     KeyType,
+    Limits,
     LsiDef,
     Options,
     ReplicaDef,
@@ -118,8 +119,9 @@ def _gsis(r: _Reader, types: dict[str, KeyType], provisioned: bool) -> tuple[Gsi
         partition, sort = r.key((*at, "KeySchema"), types)
         reads, writes = _capacity(r, (*at, "ProvisionedThroughput")) if provisioned else (None, None)
         name = r.get((*at, "IndexName"), (str,), "IndexName", required=True)
+        most, warm = _throughputs(r, at, provisioned)
         out.append(GsiDef(given(name, r.origin((*at, "IndexName"))), partition, sort,
-                          r.projection((*at, "Projection")), reads, writes))
+                          r.projection((*at, "Projection")), reads, writes, max_throughput=most, warm_throughput=warm))
     return tuple(out)
 
 
@@ -141,25 +143,55 @@ def _dropped(r: _Reader, home: str) -> list[Dropped]:
         out.append(Dropped(f"AWS KMS key {key}", r.origin(("Table", "SSEDescription", "KMSMasterKeyArn")),
                            "Bigtable cannot use an AWS key: a CMEK needs a Cloud KMS key; add "
                            f"instance.kms_keys: {{{home}: projects/P/locations/L/keyRings/R/cryptoKeys/K}}"))
-    for field, what in (("OnDemandThroughput", "on-demand max throughput"), ("WarmThroughput", "warm throughput")):
-        limits = r.get(("Table", field), (dict,), field) or {}
-        shown = {k: v for k, v in limits.items() if isinstance(v, int) and v > 0}
-        if shown:
-            out.append(Dropped(f"{what} {shown}", r.origin(("Table", field)),
-                               "Bigtable has no request cap or pre-warming; the plan sizes nodes from peak/capacity"))
     return out
 
 
-def _replicas(r: _Reader, home: str) -> tuple[tuple[ReplicaDef, ...], list[Dropped]]:
+def _limits(r: _Reader, path: Path, reads: str, writes: str) -> Limits | None:
+    """OnDemandThroughput / WarmThroughput at `path`; AWS shows -1 (or nothing) for no limit."""
+    found = []
+    for field in (reads, writes):
+        value = r.get((*path, field), (int, float), field)
+        found.append(given(float(value), r.origin((*path, field))) if value is not None and value > 0 else None)
+    return None if found == [None, None] else Limits(found[0], found[1])
+
+
+def _throughputs(r: _Reader, path: Path, provisioned: bool) -> tuple[Limits | None, Limits | None]:
+    """(`max_throughput` (on-demand only), `warm_throughput`) of the table or an index."""
+    most = None if provisioned else _limits(r, (*path, "OnDemandThroughput"), "MaxReadRequestUnits",
+                                            "MaxWriteRequestUnits")
+    return most, _limits(r, (*path, "WarmThroughput"), "ReadUnitsPerSecond", "WriteUnitsPerSecond")
+
+
+def _consistency(r: _Reader) -> tuple[Sourced[str] | None, Sourced[str] | None]:
+    """MultiRegionConsistency (STRONG: MRSC) and the witness of GlobalTableWitnesses."""
+    mode = r.get(("Table", "MultiRegionConsistency"), (str,), "MultiRegionConsistency")
+    witness = next((w for at, item in r.items(("Table", "GlobalTableWitnesses"), "GlobalTableWitnesses")
+                    if (w := item.get("RegionName")) is not None and isinstance(w, str)), None)
+    witness_at = ("Table", "GlobalTableWitnesses", 0, "RegionName")
+    return (given(mode.lower(), r.origin(("Table", "MultiRegionConsistency"))) if mode else None,
+            given(witness, r.origin(witness_at)) if witness else None)
+
+
+def _replicas(r: _Reader, home: str, table_class: str) -> tuple[tuple[ReplicaDef, ...], list[Dropped]]:
     replicas, dropped = [], []
     for at, item in r.items(("Table", "Replicas"), "Replicas"):
         region = r.loc.check((*at, "RegionName"), item.get("RegionName"), (str,), "RegionName")
         if region == home:
             continue
         reads = r.get((*at, "ProvisionedThroughputOverride", "ReadCapacityUnits"), (int,), "ReadCapacityUnits")
+        gsi_reads = []
+        for g_at, g in r.items((*at, "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes"):
+            own = r.get((*g_at, "ProvisionedThroughputOverride", "ReadCapacityUnits"), (int,), "ReadCapacityUnits")
+            if own and isinstance(g.get("IndexName"), str):
+                where = r.origin((*g_at, "ProvisionedThroughputOverride", "ReadCapacityUnits"))
+                gsi_reads.append((g["IndexName"], given(own, where), None))
+        klass = r.get((*at, "ReplicaTableClassSummary", "TableClass"), (str,), "TableClass")
+        class_at = (*at, "ReplicaTableClassSummary", "TableClass")
+        own_class = (given(TABLE_CLASSES.get(klass, "standard"), r.origin(class_at))
+                     if klass and TABLE_CLASSES.get(klass) != table_class else None)
         replicas.append(ReplicaDef(given(region, r.origin((*at, "RegionName"))),
                                    given(reads, r.origin((*at, "ProvisionedThroughputOverride", "ReadCapacityUnits")))
-                                   if reads else None))
+                                   if reads else None, gsi_reads=tuple(gsi_reads), table_class=own_class))
         if item.get("KMSMasterKeyId"):
             dropped.append(Dropped(f"AWS KMS key of replica {region}", r.origin((*at, "KMSMasterKeyId")),
                                    f"a CMEK needs a Cloud KMS key: add instance.kms_keys.{region}"))
@@ -190,7 +222,9 @@ def read(loc: Located, options: Options) -> Imported:
     table_class = (given(TABLE_CLASSES.get(klass, "standard"), r.origin(("Table", "TableClassSummary", "TableClass")))
                    if klass else given("standard", "describe-table (no TableClassSummary: STANDARD)"))
     protection = r.get(("Table", "DeletionProtectionEnabled"), (bool,), "DeletionProtectionEnabled")
-    replicas, lost = _replicas(r, region.value)
+    replicas, lost = _replicas(r, region.value, table_class.value)
+    most, warm = _throughputs(r, ("Table",), provisioned)
+    consistency, witness = _consistency(r)
     where = f"--table-name {name} --region {region.value}"
     missing: tuple[str, ...] = (f"describe-table does not show TTL: `aws dynamodb describe-time-to-live {where}`; "
                "add `ttl: {attribute: NAME}` if it is enabled",
@@ -206,6 +240,7 @@ def read(loc: Located, options: Options) -> Imported:
         deletion_protection=(given(protection, r.origin(("Table", "DeletionProtectionEnabled")))
                              if protection is not None else None),
         gsis=_gsis(r, types, provisioned), lsis=_lsis(r, types), dropped=tuple(_dropped(r, region.value) + lost),
-        missing=missing, **_size(r))
+        missing=missing, **_size(r), max_throughput=most, warm_throughput=warm,
+        multi_region_consistency=consistency, witness_region=witness)
     return Imported(loc.file, KIND, (table,), tuple(notices))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .model import Dropped, GsiDef, Rates, Scaling, Sourced, TableDefinition, guessed
+from .model import GsiDef, Rates, Scaling, Sourced, TableDefinition, guessed
 
 # What a new on-demand table serves at once (AWS: "initial throughput for on-demand capacity
 # mode", 4,000 WRU/s and 12,000 RRU/s). An upper bound for a table nobody measured.
@@ -43,42 +43,23 @@ def _units(table: TableDefinition, current: Sourced[int] | None, scaling: Scalin
     return guessed(1, f"the source gives no {what}: {fix}")
 
 
-def _scaling_pair(table: TableDefinition, reads: Sourced[int], writes: Sourced[int]) -> tuple[Scaling, Scaling]:
-    """The spec's autoscaling needs both dimensions: a fixed one scales from its value to itself."""
-    def fixed(units: Sourced[int], what: str) -> Scaling:
-        derived = Sourced(units.value, f"no {what} auto scaling: fixed at {units.origin}", units.estimate)
-        return Scaling(derived, derived, None)
-    read = table.read_scaling or fixed(reads, "read")
-    write = table.write_scaling or fixed(writes, "write")
-    return read, write
+def _targeted(scaling: Scaling | None) -> Scaling | None:
+    """A scaling with its target: the policy's, else AWS's default as an estimate."""
+    if scaling is None or scaling.target is not None:
+        return scaling
+    why = ("no target-tracking scaling policy was found; AWS's default is 70 %: check "
+           "`aws application-autoscaling describe-scaling-policies --service-namespace dynamodb`")
+    return replace(scaling, target=guessed(AWS_DEFAULT_TARGET, why))
 
 
-def target_of(table: TableDefinition) -> tuple[Sourced[float], Dropped | None]:
-    """The spec's one target utilisation: the lower of the two (the safer CPU target)."""
-    targets = [s.target for s in (table.read_scaling, table.write_scaling) if s is not None and s.target is not None]
-    if not targets:
-        why = ("no target-tracking scaling policy was found; AWS's default is 70 %: check "
-               "`aws application-autoscaling describe-scaling-policies --service-namespace dynamodb`")
-        return guessed(AWS_DEFAULT_TARGET, why), None
-    low = min(targets, key=lambda t: t.value)
-    if len({t.value for t in targets}) == 1:
-        return low, None
-    return low, Dropped("separate read and write target utilisations",
-                        " and ".join(f"{t.value:g} % ({t.origin})" for t in targets),
-                        f"a spec has one target_utilization: {low.value:g} %, the lower, was kept")
-
-
-def _gsi(table: TableDefinition, gsi: GsiDef, provisioned: bool) -> tuple[GsiDef, list[Dropped]]:
-    dropped = [Dropped(f"auto scaling of index {gsi.name.value} ({what} {s.minimum.value}-{s.maximum.value})",
-                       s.minimum.origin, "the plan sizes the index at its reads/writes; the cluster's autoscaling "
-                       "range comes from the table's")
-               for what, s in (("reads", gsi.read_scaling), ("writes", gsi.write_scaling)) if s is not None]
+def _gsi(table: TableDefinition, gsi: GsiDef, provisioned: bool) -> GsiDef:
     if not provisioned:
-        return gsi, dropped
+        return replace(gsi, read_scaling=None, write_scaling=None)
     index = "Table.GlobalSecondaryIndexes[].[IndexName,ProvisionedThroughput]"
     reads = _units(table, gsi.reads, gsi.read_scaling, f"RCU of index {gsi.name.value}", index)
     writes = _units(table, gsi.writes, gsi.write_scaling, f"WCU of index {gsi.name.value}", index)
-    return replace(gsi, reads=reads, writes=writes), dropped
+    return replace(gsi, reads=reads, writes=writes, read_scaling=_targeted(gsi.read_scaling),
+                   write_scaling=_targeted(gsi.write_scaling))
 
 
 def complete(table: TableDefinition) -> TableDefinition:
@@ -89,22 +70,17 @@ def complete(table: TableDefinition) -> TableDefinition:
     if provisioned:
         reads = _units(table, table.reads, table.read_scaling, "RCU", "Table.ProvisionedThroughput")
         writes = _units(table, table.writes, table.write_scaling, "WCU", "Table.ProvisionedThroughput")
-        changes.update(reads=reads, writes=writes)
-        if table.read_scaling or table.write_scaling:
-            read, write = _scaling_pair(table, reads, writes)
-            target, split = target_of(table)
-            changes.update(read_scaling=replace(read, target=target), write_scaling=replace(write, target=target))
-            dropped += [split] if split else []
+        changes.update(reads=reads, writes=writes, read_scaling=_targeted(table.read_scaling),
+                       write_scaling=_targeted(table.write_scaling),
+                       replicas=tuple(replace(r, read_scaling=_targeted(r.read_scaling),
+                                              gsi_reads=tuple((n, u, _targeted(a)) for n, u, a in r.gsi_reads))
+                                      for r in table.replicas))
     elif table.peak is None:
         why = (f"no source measured this on-demand table's peak; {{}} is what AWS gives a new on-demand table "
                f"at once, an upper bound: the real peak is {_metrics(table)}")
         changes["peak"] = Rates(guessed(float(ON_DEMAND_INITIAL_READS), why.format("12,000 RRU/s")),
                                 guessed(float(ON_DEMAND_INITIAL_WRITES), why.format("4,000 WRU/s")))
-    gsis = []
-    for gsi in table.gsis:
-        done, lost = _gsi(table, gsi, provisioned)
-        gsis.append(done)
-        dropped += lost
+    gsis = [_gsi(table, gsi, provisioned) for gsi in table.gsis]
     size = _describe(table, "Table.[TableSizeBytes,ItemCount]")
     if table.item_size_kb is None:
         changes["item_size_kb"] = guessed(1.0, f"no source gives the item size: TableSizeBytes / ItemCount of `{size}`")

@@ -69,6 +69,18 @@ class Rates:
 
 
 @dataclass(frozen=True)
+class Limits:
+    """Units per second, either or both: on-demand maximum or warm throughput."""
+
+    reads: Sourced[float] | None = None
+    writes: Sourced[float] | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.reads is None and self.writes is None
+
+
+@dataclass(frozen=True)
 class GsiDef:
     name: Sourced[str]
     partition: Sourced[KeyAttr]
@@ -78,6 +90,8 @@ class GsiDef:
     writes: Sourced[int] | None = None
     read_scaling: Scaling | None = None
     write_scaling: Scaling | None = None
+    max_throughput: Limits | None = None
+    warm_throughput: Limits | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +107,11 @@ class ReplicaDef:
 
     region: Sourced[str]
     reads: Sourced[int] | None = None
+    read_scaling: Scaling | None = None  # the replica's own read auto scaling
+    gsi_reads: tuple[tuple[str, Sourced[int] | None, Scaling | None], ...] = ()  # (index, RCU, read scaling)
+    table_class: Sourced[str] | None = None  # where it differs from the table's
+    pitr: Sourced[bool] | None = None  # where it differs from the table's
+    pitr_days: Sourced[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +154,12 @@ class TableDefinition:
     conditional_writes: Sourced[bool] | None = None
     gsis: tuple[GsiDef, ...] = ()
     lsis: tuple[LsiDef, ...] = ()
+    max_throughput: Limits | None = None  # on-demand OnDemandThroughput
+    warm_throughput: Limits | None = None
+    multi_region_consistency: Sourced[str] | None = None  # eventual | strong
+    witness_region: Sourced[str] | None = None
+    contributor_insights: Sourced[bool] | None = None
+    kinesis_streams: tuple[Sourced[str], ...] = ()
     dropped: tuple[Dropped, ...] = ()
     missing: tuple[str, ...] = ()  # what the source cannot tell, with the command that can
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import cfn_autoscaling
-from .cfn_fields import CMEK_ADVICE
+from .cfn_fields import CMEK_ADVICE, table_class
 from .intrinsics import Unresolved
 from .located import Located, Path, walk
 from .model import Imported, Notice, Options, ReplicaDef, Scaling, Sourced, TableDefinition, given
@@ -151,14 +151,22 @@ def _replica(loc: Located, options: Options, regions: dict[str | None, Any], res
                               "import the table's file together with it"))
         return tables
     region = _region(loc, options, regions, resource, notices)
-    for argument in ("tags", "point_in_time_recovery", "table_class_override", "kms_key_arn"):
+    for argument in ("tags", "kms_key_arn"):
         if f.has((argument,)):
             advice = CMEK_ADVICE if argument == "kms_key_arn" else (
                 "a spec holds it once per table (the home region's): set it on the Bigtable side if it matters")
             notices.append(Notice("not-in-spec", f.logical, f"{argument} of the replica in {region.value} "
                                   f"({f.origin((argument,))}): {advice}"))
-    return [replace(t, replicas=(*t.replicas, ReplicaDef(region))) if t.name.value == found.group(2) else t
-            for t in tables]
+    # the replica's own PITR and class are replica fields (replicas[].point_in_time_recovery, .table_class)
+    own_pitr = f.flag(("point_in_time_recovery",), "point_in_time_recovery")
+    klass = table_class(f, ("table_class_override",)) if f.has(("table_class_override",)) else None
+
+    def add(t: TableDefinition) -> TableDefinition:
+        pitr = own_pitr if own_pitr is not None and (t.pitr is None or own_pitr.value != t.pitr.value) else None
+        own_class = klass if klass is not None and (t.table_class is None or klass.value != t.table_class.value) \
+            else None
+        return replace(t, replicas=(*t.replicas, ReplicaDef(region, table_class=own_class, pitr=pitr)))
+    return [add(t) if t.name.value == found.group(2) else t for t in tables]
 
 
 def _scalings(loc: Located, resources: list[Resource]) -> tuple[dict[cfn_autoscaling.Key, Scaling], list[Notice]]:

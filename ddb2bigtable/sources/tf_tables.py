@@ -20,6 +20,7 @@ from .model import (
     GsiDef,
     KeyAttr,
     KeyType,
+    Limits,
     LsiDef,
     ReplicaDef,
     Sourced,
@@ -28,9 +29,6 @@ from .model import (
 )
 
 _NOT_IN_SPEC = (
-    ("on_demand_throughput", "on-demand max throughput", "Bigtable has no request cap; the plan sizes nodes from "
-     "the peak"),
-    ("warm_throughput", "warm throughput", "Bigtable has no pre-warming; nodes are sized from the peak"),
     ("import_table", "import from S3", "load the data with `ddb2bigtable load` from an export"),
 )
 
@@ -93,7 +91,7 @@ def _stream(f: TfFields) -> Sourced[str]:
     return Sourced(STREAM_VIEWS.get(view.value, "none"), view.origin, view.estimate)
 
 
-def _dropped(f: TfFields, pitr: bool) -> list[Dropped]:
+def _dropped(f: TfFields) -> list[Dropped]:
     out = [Dropped(what, f.origin((arg,)), advice) for arg, what, advice in _NOT_IN_SPEC if f.has((arg,))]
     if f.items(("server_side_encryption",), "server_side_encryption"):
         key = f.text(("server_side_encryption", 0, "kms_key_arn"), "kms_key_arn")
@@ -106,22 +104,45 @@ def _dropped(f: TfFields, pitr: bool) -> list[Dropped]:
         region = f.raw((*at, "region_name"))
         if (key := f.text((*at, "kms_key_arn"), "kms_key_arn")) is not None:
             out.append(Dropped(f"AWS KMS key {key.value} of replica {region}", key.origin, CMEK_ADVICE))
-        own = f.flag((*at, "point_in_time_recovery"), "point_in_time_recovery")
-        if own is not None and own.value != pitr:
-            out.append(Dropped(f"point-in-time recovery {'on' if own.value else 'off'} in replica {region}",
-                               own.origin, "a spec holds one backup setting per table (the home region's): "
-                               "set the replica's backups on the Bigtable side after the migration"))
     return out
 
 
-def replicas(f: TfFields) -> tuple[ReplicaDef, ...]:
+def replicas(f: TfFields, pitr: bool) -> tuple[ReplicaDef, ...]:
+    """`replica` blocks; a replica's own point_in_time_recovery where it differs from the table's."""
     found = []
     for at in f.items(("replica",), "replica"):
         region = f.text((*at, "region_name"), "replica.region_name")
         if region is None:
             raise f.fail(at, "a replica block needs region_name")
-        found.append(ReplicaDef(region))
+        own = f.flag((*at, "point_in_time_recovery"), "point_in_time_recovery")
+        found.append(ReplicaDef(region, pitr=own if own is not None and own.value != pitr else None))
     return tuple(found)
+
+
+def _limits(f: TfFields, block: Path, reads: str, writes: str) -> Limits | None:
+    """`on_demand_throughput { max_read_request_units ... }` or `warm_throughput { ... }`
+    (-1 or 0: no limit)."""
+    if not f.items(block, str(block[-1])):
+        return None
+    found = [v if (v := f.number((*block, 0, name), name)) is not None and v.value > 0 else None
+             for name in (reads, writes)]
+    return None if found == [None, None] else Limits(found[0], found[1])
+
+
+def _throughputs(f: TfFields, at: Path = ()) -> tuple[Limits | None, Limits | None]:
+    """(on-demand maximum, warm throughput) of the table or of an index at `at`."""
+    return (_limits(f, (*at, "on_demand_throughput"), "max_read_request_units", "max_write_request_units"),
+            _limits(f, (*at, "warm_throughput"), "read_units_per_second", "write_units_per_second"))
+
+
+def _consistency(f: TfFields) -> tuple[Sourced[str] | None, Sourced[str] | None]:
+    """MRSC: a replica's `consistency_mode = "STRONG"`, and a `global_table_witness` block."""
+    modes = [m for at in f.items(("replica",), "replica")
+             if (m := f.text((*at, "consistency_mode"), "consistency_mode")) is not None]
+    mode = next((m for m in modes if m.value == "STRONG"), modes[0] if modes else None)
+    witness = (f.text(("global_table_witness", 0, "region_name"), "global_table_witness.region_name")
+               if f.items(("global_table_witness",), "global_table_witness") else None)
+    return Sourced(mode.value.lower(), mode.origin, mode.estimate) if mode else None, witness
 
 
 def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
@@ -150,8 +171,9 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
         index, g_partition = f.text((*at, "name"), "name"), _key(f, (*at, "hash_key"), types)
         if index is None or g_partition is None:
             raise f.fail(at, "a global_secondary_index needs name and hash_key")
+        g_max, g_warm = _throughputs(f, at)
         gsis.append(GsiDef(index, g_partition, _key(f, (*at, "range_key"), types), projection(f, at, _PROJECTION),
-                           *units(at)))
+                           *units(at), max_throughput=None if provisioned else g_max, warm_throughput=g_warm))
     lsis = []
     for at in f.items(("local_secondary_index",), "local_secondary_index"):
         index, l_sort = f.text((*at, "name"), "name"), _key(f, (*at, "range_key"), types)
@@ -165,10 +187,14 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
             if f.items(("point_in_time_recovery",), "point_in_time_recovery") else None)
     tags = tuple((str(k), v) for k in (f.raw(("tags",)) or {}) if (v := f.text(("tags", k), "tags")) is not None)
     reads, writes = units(())
+    consistency, witness = _consistency(f)
+    most, warm = _throughputs(f)
     return TableDefinition(
         name=name, region=region, partition=partition, sort=sort, billing=billing, reads=reads, writes=writes,
         ttl_attribute=f.text(("ttl", 0, "attribute_name"), "ttl.attribute_name") if ttl_on and ttl_on.value else None,
         stream=_stream(f), pitr=pitr, pitr_days=days,
         table_class=table_class(f, ("table_class",)),
         deletion_protection=_flag(f, ("deletion_protection_enabled",), "deletion_protection_enabled"),
-        tags=tags, replicas=replicas(f), gsis=tuple(gsis), lsis=tuple(lsis), dropped=tuple(_dropped(f, pitr.value)))
+        tags=tags, replicas=replicas(f, pitr.value), gsis=tuple(gsis), lsis=tuple(lsis),
+        dropped=tuple(_dropped(f)), multi_region_consistency=consistency, witness_region=witness,
+        max_throughput=None if provisioned else most, warm_throughput=warm)

@@ -77,11 +77,17 @@ def test_short_forms_are_evaluated_and_losses_reported(tmp_path):
     assert any("AWS::StackName is known only to a deployed stack" in m for m in got.codes("estimate"))
     assert source["gsis"] == [{"name": "by-user", "key": {"partition": {"name": "userId", "type": "S"}},
                                "projection": ["expiresAt"]}]
+    # spec fields since #19: the plan sizes from the limits and warns about the rest
+    assert source["max_throughput"] == {"reads_per_second": 5000.0, "writes_per_second": 1000.0}
+    assert source["warm_throughput"] == {"reads_per_second": 15000.0, "writes_per_second": 5000.0}
+    assert source["contributor_insights"] is True
+    assert len(source["kinesis_streams"]) == 1 and any("Stream" in m for m in got.codes("estimate"))
     lost = " | ".join(got.codes("not-in-spec"))
-    for what in ("Kinesis streaming destination", "resource-based policy", "contributor insights",
-                 "on-demand max throughput", "warm throughput", "AWS KMS key alias/sessions"):
+    for what in ("resource-based policy", "contributor insights of an index", "AWS KMS key alias/sessions"):
         assert what in lost, what
-    assert lost.count("contributor insights") == 2  # the table's and the index's
+    for field in ("Kinesis", "on-demand max throughput", "warm throughput"):
+        assert field not in lost, field
+    assert lost.count("contributor insights") == 1  # the index's: the spec's flag is the table's
     assert "Cloud KMS key" in lost
 
 
@@ -166,13 +172,13 @@ def test_scalable_targets_by_sub_join_and_policies_by_either_link(tmp_path):
     path.write_text(SCALING)
     got = import_files(tmp_path, path, region="us-east-1")
     source = got.table("Orders")
+    # separate targets and the index's auto scaling are spec fields since #19, not losses
     assert source["autoscaling"] == {"min_reads": 100, "max_reads": 900, "min_writes": 50, "max_writes": 400,
-                                     "target_utilization": 55.0}
-    assert "target_utilization: 55.0  # CloudFormation WritePolicy.Properties.TargetTrackingScalingPolicyConfiguration" \
-        ".TargetValue" in got.text
-    lost = " | ".join(got.codes("not-in-spec"))
-    assert "separate read and write target utilisations" in lost and "55 %, the lower, was kept" in lost
-    assert "auto scaling of index by-status (reads 10-200)" in lost
+                                     "read_target_utilization": 70.0, "write_target_utilization": 55.0}
+    assert "write_target_utilization: 55.0  # CloudFormation WritePolicy.Properties." \
+        "TargetTrackingScalingPolicyConfiguration.TargetValue" in got.text
+    assert got.codes("not-in-spec") == []
+    assert source["gsis"][0]["autoscaling"] == {"min_reads": 10, "max_reads": 200, "target_utilization": 70.0}
     assert source["gsis"][0]["reads"] == 50
     assert any("table/Elsewhere" == n.subject and "not defined in the template" in n.message
                for n in got.notices if n.code == "autoscaling-unmatched")

@@ -64,14 +64,18 @@ def test_a_global_table_with_per_replica_autoscaling(tmp_path):
                                      "target_utilization": 72.0}
     assert (source["reads"], source["writes"]) == (12, 12)  # the floors: a global table's template has no current units
     assert any(m.startswith("12 is an estimate: the auto scaling minimum") for m in got.codes("estimate"))
-    assert source["replicas"] == [{"region": "us-east-2", "reads": 13}]
-    assert any("read auto scaling of replica us-east-2" in m for m in got.codes("not-in-spec"))
+    # the replica's own read auto scaling is a replica field since #19
+    assert source["replicas"] == [{"region": "us-east-2", "reads": 13,
+                                   "autoscaling": {"min_reads": 13, "max_reads": 23, "target_utilization": 73.0}}]
+    assert not any("auto scaling" in m for m in got.codes("not-in-spec"))
     assert source["deletion_protection"] is True and source["stream"] == "keys_only"
 
     other = import_files(tmp_path, HERE / "global-table-6-test-scaling.yaml", region="us-east-2")
     source = other.table("CfnTestPrices")
-    assert source["region"] == "us-east-2" and source["replicas"] == [{"region": "us-east-1", "reads": 12}]
-    assert source["autoscaling"]["min_reads"] == 13 and source["autoscaling"]["target_utilization"] == 72.0
+    assert source["region"] == "us-east-2" and source["replicas"] == [
+        {"region": "us-east-1", "reads": 12, "autoscaling": {"min_reads": 12, "max_reads": 22, "target_utilization": 72.0}}]
+    assert source["autoscaling"]["min_reads"] == 13 and source["autoscaling"]["read_target_utilization"] == 73.0
+    assert source["autoscaling"]["write_target_utilization"] == 72.0
 
 
 def test_sam_simple_tables(tmp_path):
@@ -91,3 +95,53 @@ def test_sam_simple_tables(tmp_path):
     source = sized.table("MinimalTableRefParamLongForm")
     assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 40, 15)
     assert any("AWS-managed KMS key (SSEEnabled)" in m and "Cloud KMS key" in m for m in sized.codes("not-in-spec"))
+
+
+GLOBAL_MRSC = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Resources:
+  Carts:
+    Type: AWS::DynamoDB::GlobalTable
+    Properties:
+      TableName: Carts
+      BillingMode: PAY_PER_REQUEST
+      MultiRegionConsistency: STRONG
+      GlobalTableWitnesses: [{Region: us-east-2}]
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+      WriteOnDemandThroughputSettings: {MaxWriteRequestUnits: 800}
+      WarmThroughput: {ReadUnitsPerSecond: 12000, WriteUnitsPerSecond: 4000}
+      Replicas:
+        - Region: us-east-1
+          ReadOnDemandThroughputSettings: {MaxReadRequestUnits: 3000}
+          ContributorInsightsSpecification: {Enabled: true}
+          KinesisStreamSpecification: {StreamArn: "arn:aws:kinesis:us-east-1:123456789012:stream/carts"}
+          PointInTimeRecoverySpecification: {PointInTimeRecoveryEnabled: false}
+        - Region: us-west-2
+          TableClass: STANDARD_INFREQUENT_ACCESS
+          PointInTimeRecoverySpecification: {PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 7}
+"""
+
+
+def test_a_global_table_with_mrsc_limits_and_replica_settings(tmp_path):
+    """AWS::DynamoDB::GlobalTable's MultiRegionConsistency, GlobalTableWitnesses, on-demand
+    throughput settings, WarmThroughput and per-replica class/PITR/insights/Kinesis (the
+    resource's documented properties): spec fields since #19, not losses."""
+    path = tmp_path / "carts.yaml"
+    path.write_text(GLOBAL_MRSC)
+    got = import_files(tmp_path, path, region="us-east-1")
+    source = got.table("Carts")
+    assert source["multi_region_consistency"] == "strong" and source["witness_region"] == "us-east-2"
+    assert source["max_throughput"] == {"reads_per_second": 3000.0, "writes_per_second": 800.0}
+    assert source["warm_throughput"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
+    assert source["contributor_insights"] is True
+    assert source["kinesis_streams"] == ["arn:aws:kinesis:us-east-1:123456789012:stream/carts"]
+    assert source["replicas"] == [{"region": "us-west-2", "table_class": "standard_infrequent_access",
+                                   "point_in_time_recovery": {"enabled": True, "recovery_period_days": 7}}]
+    lost = got.codes("not-in-spec")  # us-west-2 lacks the home region's insights and Kinesis: said, not flattened
+    assert len(lost) == 2 and all("of replica us-west-2, unlike the home region's" in m for m in lost)
+    codes = {w.code for w in got.plan.warnings}
+    assert {"no-strong-multi-region", "contributor-insights", "kinesis-stream", "peak-above-max"} <= codes
+    (instance,) = got.plan.instances
+    (table,) = instance.tables
+    assert table.backup is not None and table.backup.retention_days == 7  # PITR on in the replica only

@@ -38,12 +38,14 @@ def test_a_global_table_with_indexes_replicas_and_a_kms_key(tmp_path):
     assert source["deletion_protection"] is True and source["table_class"] == "standard"
     assert source["gsis"] == [{"name": "by-status", "key": {"partition": {"name": "status", "type": "S"},
                                                              "sort": {"name": "createdAt", "type": "N"}},
-                               "projection": ["total", "currency"], "reads": 1000, "writes": 4000}]
+                               "projection": ["total", "currency"], "reads": 1000, "writes": 4000,
+                               "warm_throughput": {"reads_per_second": 12000.0, "writes_per_second": 4000.0}}]
+    assert source["warm_throughput"] == {"reads_per_second": 24000.0, "writes_per_second": 8000.0}
     assert source["lsis"] == [{"name": "by-total", "sort": {"name": "total", "type": "N"}, "projection": "keys_only"}]
     assert "# describe-table Table.ProvisionedThroughput.ReadCapacityUnits" in got.text
     lost = " ".join(got.codes("not-in-spec"))
     assert "AWS KMS key arn:aws:kms:us-east-1" in lost and "Cloud KMS key" in lost and "instance.kms_keys" in lost
-    assert "warm throughput" in lost
+    assert "warm throughput" not in lost  # a spec field since #19: a floor for the autoscaling min
     assert "pitr" not in lost and any("describe-continuous-backups" in m for m in got.codes("estimate"))
     assert {c.gcp_region for i in got.plan.instances for c in i.clusters} >= {"us-east4"}
 
@@ -62,5 +64,31 @@ def test_an_on_demand_table_gets_an_estimated_peak_with_the_cloudwatch_command(t
     assert source["peak"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
     peaks = [m for m in got.codes("estimate") if "ConsumedReadCapacityUnits" in m]
     assert len(peaks) == 2 and "--dimensions Name=TableName,Value=MusicCollection" in peaks[0]
-    assert any("on-demand max throughput {'MaxReadRequestUnits': 2000}" in m for m in got.codes("not-in-spec"))
+    # OnDemandThroughput is max_throughput since #19 (-1: no write limit), and caps the estimated peak
+    assert source["max_throughput"] == {"reads_per_second": 2000.0}
+    assert not any("on-demand max throughput" in m for m in got.codes("not-in-spec"))
+    assert any(w.code == "peak-above-max" for w in got.plan.warnings)
     assert not any("describe-scalable-targets" in m for m in got.codes("not-in-source"))
+
+
+def test_mrsc_witness_and_a_replica_own_class_and_index_reads(tmp_path):
+    """DescribeTable's MultiRegionConsistency, GlobalTableWitnesses, a replica's
+    ReplicaTableClassSummary and its GSI ProvisionedThroughputOverride (API reference shapes)."""
+    data = json.loads((HERE / "orders-global.json").read_text())
+    table = data["Table"]
+    table["MultiRegionConsistency"] = "STRONG"
+    table["Replicas"] = table["Replicas"][:1]
+    table["GlobalTableWitnesses"] = [{"RegionName": "us-east-2", "WitnessStatus": "ACTIVE"}]
+    table["Replicas"][0]["ReplicaTableClassSummary"] = {"TableClass": "STANDARD_INFREQUENT_ACCESS"}
+    table["Replicas"][0]["GlobalSecondaryIndexes"] = [
+        {"IndexName": "by-status", "ProvisionedThroughputOverride": {"ReadCapacityUnits": 300}}]
+    path = tmp_path / "mrsc.json"
+    path.write_text(json.dumps(data, indent=2))
+    got = import_files(tmp_path, path)
+    source = got.table("Orders")
+    assert source["multi_region_consistency"] == "strong" and source["witness_region"] == "us-east-2"
+    assert source["replicas"] == [{"region": "us-west-2", "reads": 6000, "gsis": [{"name": "by-status", "reads": 300}],
+                                   "table_class": "standard_infrequent_access"}]
+    assert "# describe-table Table.GlobalTableWitnesses[0].RegionName" in got.text
+    codes = {w.code for w in got.plan.warnings}
+    assert {"no-strong-multi-region", "infrequent-access"} <= codes

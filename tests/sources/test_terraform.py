@@ -42,9 +42,9 @@ def test_replicas_autoscaling_variables_and_provider_regions(tmp_path):
     assert source["region"] == "us-east-1" and not got.codes("default-region")
     assert source["key"] == {"partition": {"name": "customer", "type": "S"}, "sort": {"name": "placed", "type": "N"}}
     assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 50, 20)
-    assert source["autoscaling"] == {"min_reads": 8, "max_reads": 200, "min_writes": 20, "max_writes": 20,
-                                     "target_utilization": 65.0}
-    assert source["replicas"] == [{"region": "eu-west-1"}, {"region": "us-west-2"}]
+    assert source["autoscaling"] == {"min_reads": 8, "max_reads": 200, "target_utilization": 65.0}
+    assert source["replicas"] == [{"region": "eu-west-1", "point_in_time_recovery": {"enabled": False}},
+                                  {"region": "us-west-2"}]
     assert "# Terraform aws_dynamodb_table_replica.west: provider aws.west region" in got.text
     assert source["ttl"] == {"attribute": "expires"}
     assert source["stream"] == "new_and_old_images"
@@ -54,12 +54,12 @@ def test_replicas_autoscaling_variables_and_provider_regions(tmp_path):
     assert any("data.aws_caller_identity.current.account_id" in m for m in got.codes("estimate"))
     assert source["gsis"] == [{"name": "by-status", "key": {"partition": {"name": "status", "type": "S"},
                                                             "sort": {"name": "placed", "type": "N"}},
-                               "projection": "keys_only", "reads": 10, "writes": 5}]
+                               "projection": "keys_only", "reads": 10, "writes": 5,
+                               "autoscaling": {"min_writes": 5, "max_writes": 40, "target_utilization": 70.0}}]
     assert source["lsis"] == [{"name": "by-status-local", "sort": {"name": "status", "type": "S"}, "projection": "all"}]
     lost = " ".join(got.codes("not-in-spec"))
     assert "AWS KMS key" in lost and "Cloud KMS key" in lost
-    assert "point-in-time recovery off in replica eu-west-1" in lost
-    assert "auto scaling of index by-status (writes 5-40)" in lost
+    assert "point-in-time recovery" not in lost and "auto scaling of index" not in lost  # fields now (#19)
     assert "# Terraform aws_appautoscaling_policy.reads.target_tracking_scaling_policy_configuration[0]" in got.text
 
     unset = import_files(tmp_path, HERE / "orders-global.tf")
@@ -92,8 +92,8 @@ def test_a_directory_is_one_configuration(tmp_path):
     got = import_files(tmp_path, config)
     source = got.table("GameScores")
     assert source["region"] == "eu-west-1" and not got.codes("default-region")
-    assert source["autoscaling"] == {"min_reads": 5, "max_reads": 100, "min_writes": 20, "max_writes": 20,
-                                     "target_utilization": 70.0}
+    # writes do not scale: only the read range (#19: reads and writes scale separately)
+    assert source["autoscaling"] == {"min_reads": 5, "max_reads": 100, "target_utilization": 70.0}
     assert "# Terraform aws_appautoscaling_target.dynamodb_table_read_target.min_capacity" in got.text
 
     (config / "broken.tf").write_text('resource "aws_dynamodb_table" "x" {\n  name = \n}\n')
@@ -154,11 +154,13 @@ def test_terraform_show_json_plan(tmp_path):
     plan.write_text(json.dumps(doc))
     got = import_files(tmp_path, plan)
     source = got.table("Events")
-    assert source.pop("replicas") == [{"region": "eu-west-3"}, {"region": "eu-north-1"}]
+    # the replica's own PITR (off, unlike the table's) is a replica field now, not a loss (#19)
+    assert source.pop("replicas") == [{"region": "eu-west-3"},
+                                      {"region": "eu-north-1", "point_in_time_recovery": {"enabled": False}}]
     source["replicas"] = [{"region": "eu-west-3"}]
     _check_events(source)
     assert "# Terraform module.west.aws_dynamodb_table_replica.events.arn" in got.text
-    assert any(m.startswith("point_in_time_recovery of the replica in eu-north-1") for m in got.codes("not-in-spec"))
+    assert not any("point_in_time_recovery" in m for m in got.codes("not-in-spec"))
     assert "# Terraform provider \"aws\" region" in got.text
 
 
@@ -249,3 +251,66 @@ def test_from_terraform_reads_hcl_under_any_name(tmp_path):
     assert "table: GameScores  # Terraform aws_dynamodb_table.basic-dynamodb-table.name" in result.stdout
     detected = CliRunner().invoke(main, ["import", str(source), "--instance", "shop-prod"])
     assert detected.exit_code == 0, detected.stderr
+
+
+MRSC_TF = """\
+resource "aws_dynamodb_table" "carts" {
+  name         = "Carts"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+
+  attribute {
+    name = "id"
+    type = "S"
+  }
+  attribute {
+    name = "owner"
+    type = "S"
+  }
+
+  on_demand_throughput {
+    max_read_request_units  = 3000
+    max_write_request_units = -1
+  }
+  warm_throughput {
+    read_units_per_second  = 12000
+    write_units_per_second = 4000
+  }
+
+  global_secondary_index {
+    name            = "by-owner"
+    hash_key        = "owner"
+    projection_type = "KEYS_ONLY"
+    on_demand_throughput {
+      max_write_request_units = 500
+    }
+  }
+
+  replica {
+    region_name      = "us-west-2"
+    consistency_mode = "STRONG"
+  }
+  global_table_witness {
+    region_name = "us-east-2"
+  }
+}
+
+provider "aws" {
+  region = "us-east-1"
+}
+"""
+
+
+def test_on_demand_limits_warm_throughput_and_mrsc_with_a_witness(tmp_path):
+    """The AWS provider's on_demand_throughput, warm_throughput (table and index),
+    replica consistency_mode and global_table_witness blocks: spec fields since #19."""
+    path = tmp_path / "carts.tf"
+    path.write_text(MRSC_TF)
+    got = import_files(tmp_path, path)
+    source = got.table("Carts")
+    assert source["max_throughput"] == {"reads_per_second": 3000.0}  # -1: no write limit
+    assert source["warm_throughput"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
+    assert source["gsis"][0]["max_throughput"] == {"writes_per_second": 500.0}
+    assert source["multi_region_consistency"] == "strong" and source["witness_region"] == "us-east-2"
+    assert not any("throughput" in m for m in got.codes("not-in-spec"))
+    assert any(w.code == "no-strong-multi-region" for w in got.plan.warnings)
