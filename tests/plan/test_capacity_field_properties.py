@@ -60,8 +60,9 @@ def test_a_warm_throughput_never_lowers_a_count_and_moves_only_the_min(spec, sta
 @given(specs(), stages(), st.sampled_from(["reads", "writes"]))
 def test_fixing_one_dimension_keeps_the_plan_between_fixed_and_fully_scaled(spec, stage, fixed):
     """Dropping one dimension's autoscaling range (it stays at its provisioned units) never
-    moves a cluster's min below the fully scaled min nor its max above the fully scaled max
-    when the provisioned units lie inside the range."""
+    puts a cluster's min load below the fully scaled min load, nor its max above the fully
+    scaled max, when the provisioned units lie inside the range. (The min node count may
+    still drop: the 10x rule raises a min less when the max is lower.)"""
     def one_fixed(s: Source) -> Source:
         a = s.autoscaling
         if a is None or not (a.min_reads <= s.reads <= a.max_reads and a.min_writes <= s.writes <= a.max_writes):
@@ -76,4 +77,6 @@ def test_fixing_one_dimension_keeps_the_plan_between_fixed_and_fully_scaled(spec
     for a, b in zip(before, after, strict=True):
         if a.autoscaling and b.autoscaling:
             assert b.autoscaling.max_nodes <= a.autoscaling.max_nodes
-            assert b.autoscaling.min_nodes >= a.autoscaling.min_nodes or b.cpu_target != a.cpu_target
+            before_load, after_load = dict(a.levels), dict(b.levels)
+            assert after_load["min"] >= before_load["min"] - 1e-9
+            assert after_load["max"] <= before_load["max"] + 1e-9
