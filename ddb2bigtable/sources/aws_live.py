@@ -22,7 +22,7 @@ from . import describe_table
 from .aws_clients import Clients, LiveOptions
 from .cloudwatch import Measured, Usage, read_usage, utilisation
 from .live_autoscaling import LiveScaling, read_scaling
-from .live_replicas import described, with_replicas
+from .live_replicas import replica_status, with_replicas
 from .located import Located, Path, dotted
 from .model import Dropped, GsiDef, Imported, Notice, Options, Rates, Sourced, TableDefinition, given
 
@@ -122,30 +122,31 @@ class _Table:
                 return tuple(out)
 
 
-    def not_in_spec(self, arn: str) -> list[Dropped]:
-        """Settings DescribeTable does not show and a spec cannot hold: Kinesis streaming
-        destinations, a resource-based policy, contributor insights. Each is a check that
-        only warns, so a failure to check is a warning too."""
-        ddb, out = self.clients.dynamodb, []
+    def beyond(self, table: TableDefinition, arn: str) -> TableDefinition:
+        """What DescribeTable does not show: Kinesis streaming destinations and contributor
+        insights (spec fields), a resource-based policy (reported: IAM does it in Google
+        Cloud). Each check only adds to the spec, so a failure to check is a warning."""
+        ddb, changes = self.clients.dynamodb, dict[str, Any]()
         kinesis, why = self.clients.best_effort("DescribeKinesisStreamingDestination",
                                                 ddb.describe_kinesis_streaming_destination, TableName=self.name)
-        for destination in (kinesis or {}).get("KinesisDataStreamDestinations") or []:
-            if destination.get("DestinationStatus") in ("ACTIVE", "ENABLING", "UPDATING"):
-                out.append(Dropped(f"Kinesis streaming destination {destination.get('StreamArn')}",
-                                   "DynamoDB DescribeKinesisStreamingDestination", "Bigtable has change streams: "
-                                   "a Dataflow pipeline from the change stream replaces the Kinesis feed"))
-        policy, why_policy = self.clients.best_effort("GetResourcePolicy", ddb.get_resource_policy,
-                                                      absent="PolicyNotFoundException", ResourceArn=arn)
-        if (policy or {}).get("Policy"):
-            out.append(Dropped("a resource-based policy", "DynamoDB GetResourcePolicy", "grant the same access "
-                               "with IAM on the Bigtable instance or table (e.g. roles/bigtable.reader)"))
+        changes["kinesis_streams"] = tuple(
+            given(d["StreamArn"], f"DynamoDB DescribeKinesisStreamingDestination KinesisDataStreamDestinations[{i}]")
+            for i, d in enumerate((kinesis or {}).get("KinesisDataStreamDestinations") or [])
+            if d.get("DestinationStatus") in ("ACTIVE", "ENABLING", "UPDATING") and d.get("StreamArn"))
         insights, why_insights = self.clients.best_effort("DescribeContributorInsights",
                                                           ddb.describe_contributor_insights, TableName=self.name)
-        if (insights or {}).get("ContributorInsightsStatus") in ("ENABLED", "ENABLING"):
-            out.append(Dropped("contributor insights", "DynamoDB DescribeContributorInsights", "Bigtable's Key "
-                               "Visualizer shows the hot keys; it is on for every table with enough traffic"))
+        if insights:
+            status = insights.get("ContributorInsightsStatus")
+            changes["contributor_insights"] = given(status in ("ENABLED", "ENABLING"),
+                                                    "DynamoDB DescribeContributorInsights ContributorInsightsStatus")
+        policy, why_policy = self.clients.best_effort("GetResourcePolicy", ddb.get_resource_policy,
+                                                      absent="PolicyNotFoundException", ResourceArn=arn)
+        dropped = table.dropped
+        if (policy or {}).get("Policy"):
+            dropped += (Dropped("a resource-based policy", "DynamoDB GetResourcePolicy", "grant the same access "
+                                "with IAM on the Bigtable instance or table (e.g. roles/bigtable.reader)"),)
         self.missing += [w for w in (why, why_policy, why_insights) if w]
-        return out
+        return replace(table, dropped=dropped, **changes)
 
 
 def _with_scaling(table: TableDefinition, scaling: LiveScaling) -> TableDefinition:
@@ -191,11 +192,9 @@ def _read_table(clients: Clients, url: str, name: str) -> tuple[TableDefinition,
     live = _Table(clients, name, url)
     table, raw = live.describe()
     pitr, days = live.pitr()
-    lost, said = described(name, raw)
-    live.notices += said
-    table = replace(table, ttl_attribute=live.ttl(), pitr=pitr, pitr_days=days,
-                    tags=live.tags(raw.get("TableArn", "")),
-                    dropped=table.dropped + tuple(lost) + tuple(live.not_in_spec(raw.get("TableArn", ""))))
+    live.notices += replica_status(name, raw)
+    table = live.beyond(replace(table, ttl_attribute=live.ttl(), pitr=pitr, pitr_days=days,
+                                tags=live.tags(raw.get("TableArn", ""))), raw.get("TableArn", ""))
     indexes = [g.name.value for g in table.gsis]
     if table.billing.value == "provisioned":
         scaling = read_scaling(clients, name, indexes)

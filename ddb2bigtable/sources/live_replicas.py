@@ -1,15 +1,15 @@
 """Global-table replicas of a live table (version 2019.11.21), each with its own settings.
 
-DescribeTable lists the replicas (`Replicas[]`: region, status, read override, table class,
-per-index read overrides); `describe_table.read` already takes each region and read
-override. This module adds what each replica region says for itself:
+DescribeTable lists the replicas, and `describe_table.read` takes each one's region, read
+override, index read overrides and table class. This module adds what only other calls say:
 
+- its read auto scaling (DescribeTableReplicaAutoScaling: the replica's and its indexes'
+  minimum, maximum and target), where it differs from the table's;
 - its traffic: CloudWatch in the replica's region (a replica's reads are served and
   metered there). On-demand, the replica's `reads` is its p99 RRU/s, as the spec defines
-  it; provisioned, its use of its capacity is a `capacity-use` warning, as for the table.
-- its read auto scaling (DescribeTableReplicaAutoScaling): reported when it differs from
-  the table's, since the spec's replica holds reads only here;
-- a status other than ACTIVE, a table class or index read override of its own: warnings.
+  it, with a `replica-traffic` warning; provisioned, its use of its capacity is a
+  `capacity-use` warning, as for the table;
+- a status other than ACTIVE: a warning.
 """
 
 from __future__ import annotations
@@ -20,41 +20,56 @@ from typing import Any
 
 from .aws_clients import Clients
 from .cloudwatch import read_usage, utilisation
-from .model import Dropped, Notice, TableDefinition, given
+from .model import Notice, ReplicaDef, Scaling, TableDefinition, given
 
-_LABEL = "DynamoDB DescribeTable"
-
-
-def described(name: str, raw: dict[str, Any]) -> tuple[list[Dropped], list[Notice]]:
-    """What DescribeTable says of replicas beyond region and read override."""
-    dropped, notices = [], []
-    for i, replica in enumerate(raw.get("Replicas") or []):
-        where, region = f"{_LABEL} Table.Replicas[{i}]", replica.get("RegionName")
-        if replica.get("ReplicaStatus") not in (None, "ACTIVE"):
-            notices.append(Notice("replica-status", name, f"replica {region} is {replica['ReplicaStatus']} "
-                                  f"({where}.ReplicaStatus): import again when it is ACTIVE"))
-        klass = (replica.get("ReplicaTableClassSummary") or {}).get("TableClass")
-        if klass and klass != (raw.get("TableClassSummary") or {}).get("TableClass", "STANDARD"):
-            dropped.append(Dropped(f"replica {region} table class {klass}", f"{where}.ReplicaTableClassSummary",
-                                   "the imported spec has the table's table_class only"))
-        for gsi in replica.get("GlobalSecondaryIndexes") or []:
-            if (gsi.get("ProvisionedThroughputOverride") or {}).get("ReadCapacityUnits"):
-                dropped.append(Dropped(f"replica {region} read override of index {gsi.get('IndexName')}",
-                                       f"{where}.GlobalSecondaryIndexes", "the plan sizes every region's index at "
-                                       "the index's reads"))
-    return dropped, notices
+_SCALING = "DynamoDB DescribeTableReplicaAutoScaling"
 
 
-def _own_scaling(clients: Clients, name: str) -> dict[str, tuple[int, int]]:
-    """Replica region -> (min, max) read auto scaling, from DescribeTableReplicaAutoScaling."""
-    found, _ = clients.optional("DescribeTableReplicaAutoScaling", clients.dynamodb.describe_table_replica_auto_scaling,
-                                TableName=name)
-    out = {}
-    for replica in ((found or {}).get("TableAutoScalingDescription") or {}).get("Replicas") or []:
-        settings = replica.get("ReplicaProvisionedReadCapacityAutoScalingSettings") or {}
-        if settings.get("MinimumUnits") is not None and settings.get("MaximumUnits") is not None:
-            out[replica["RegionName"]] = (int(settings["MinimumUnits"]), int(settings["MaximumUnits"]))
-    return out
+def replica_status(name: str, raw: dict[str, Any]) -> list[Notice]:
+    """A warning for each replica DescribeTable shows in a state other than ACTIVE."""
+    return [Notice("replica-status", name, f"replica {r.get('RegionName')} is {r['ReplicaStatus']} (DynamoDB "
+                   f"DescribeTable Table.Replicas[{i}].ReplicaStatus): import again when it is ACTIVE")
+            for i, r in enumerate(raw.get("Replicas") or []) if r.get("ReplicaStatus") not in (None, "ACTIVE")]
+
+
+def _scaling(settings: dict[str, Any] | None, where: str) -> Scaling | None:
+    """Min, max and target-tracking target of one AutoScalingSettingsDescription."""
+    if not settings or settings.get("MinimumUnits") is None or settings.get("MaximumUnits") is None:
+        return None
+    target = next((p["TargetTrackingScalingPolicyConfiguration"]["TargetValue"]
+                   for p in settings.get("ScalingPolicies") or []
+                   if (p.get("TargetTrackingScalingPolicyConfiguration") or {}).get("TargetValue") is not None), None)
+    return Scaling(given(int(settings["MinimumUnits"]), f"{where}.MinimumUnits"),
+                   given(int(settings["MaximumUnits"]), f"{where}.MaximumUnits"),
+                   given(float(target), f"{where}.ScalingPolicies TargetValue") if target is not None else None)
+
+
+def _same(a: Scaling | None, b: Scaling | None) -> bool:
+    def values(s: Scaling | None) -> Any:
+        return s and (s.minimum.value, s.maximum.value, s.target.value if s.target else None)
+    return bool(values(a) == values(b))
+
+
+def _own_scaling(clients: Clients, table: TableDefinition, replica: ReplicaDef,
+                 described: dict[str, Any]) -> ReplicaDef:
+    """`replica` with the read auto scaling of its own that differs from the table's."""
+    region = replica.region.value
+    for i, found in enumerate(described.get("Replicas") or []):
+        if found.get("RegionName") != region:
+            continue
+        where = f"{_SCALING} Replicas[{i}]"
+        own = _scaling(found.get("ReplicaProvisionedReadCapacityAutoScalingSettings"),
+                       f"{where}.ReplicaProvisionedReadCapacityAutoScalingSettings")
+        gsi_reads = {name: (reads, scaling) for name, reads, scaling in replica.gsi_reads}
+        for j, gsi in enumerate(found.get("GlobalSecondaryIndexes") or []):
+            index = next((g for g in table.gsis if g.name.value == gsi.get("IndexName")), None)
+            scaling = _scaling(gsi.get("ProvisionedReadCapacityAutoScalingSettings"),
+                               f"{where}.GlobalSecondaryIndexes[{j}].ProvisionedReadCapacityAutoScalingSettings")
+            if index is not None and scaling is not None and not _same(scaling, index.read_scaling):
+                gsi_reads[index.name.value] = (gsi_reads.get(index.name.value, (None, None))[0], scaling)
+        return replace(replica, read_scaling=own if own and not _same(own, table.read_scaling) else None,
+                       gsi_reads=tuple((n, r, s) for n, (r, s) in gsi_reads.items()))
+    return replica
 
 
 def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefinition, list[Notice]]:
@@ -63,17 +78,17 @@ def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefini
         return table, []
     name, on_demand = table.name.value, table.billing.value == "on_demand"
     notices: list[Notice] = []
-    dropped = list(table.dropped)
+    described: dict[str, Any] = {}
     if not on_demand:
-        home = table.read_scaling
-        for region, (low, high) in sorted(_own_scaling(clients, name).items()):
-            if region != table.region.value and (home is None or (low, high) != (home.minimum.value,
-                                                                                 home.maximum.value)):
-                dropped.append(Dropped(f"replica {region} read auto scaling {low}-{high}",
-                                       "DynamoDB DescribeTableReplicaAutoScaling", "the imported replica keeps its "
-                                       "reads only; add its autoscaling to the replica by hand"))
+        found, why = clients.optional("DescribeTableReplicaAutoScaling",
+                                      clients.dynamodb.describe_table_replica_auto_scaling, TableName=name)
+        described = (found or {}).get("TableAutoScalingDescription") or {}
+        if why:
+            notices.append(Notice("not-in-source", name, f"{why}: a replica's own auto scaling is not known; the "
+                                  "table's applies"))
     replicas = []
     for replica in table.replicas:
+        replica = _own_scaling(clients, table, replica, described) if described else replica
         region = replica.region.value
         there = Clients(f"aws://{region}/{name}", region, clients.options)
         usage = read_usage(there, name, [], clients.options.days).usage.get((None, "reads"))
@@ -91,5 +106,5 @@ def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefini
                 notices.append(Notice("capacity-use", f"{name} replica {region}",
                                       utilisation(usage, units.value, "RCU") + f" (CloudWatch in {region})"))
         replicas.append(replica)
-    return replace(table, replicas=tuple(replicas), dropped=tuple(dropped)), notices
+    return replace(table, replicas=tuple(replicas)), notices
 

@@ -267,34 +267,45 @@ def test_throttling_is_a_service_error_and_a_rejected_key_bad_input():
         clients.call("DescribeTable T", failing("UnrecognizedClientException"))
 
 
-def test_replicas_keep_their_region_and_say_their_own_traffic_and_status(tmp_path, aws_env, dynamodb_local_server,
-                                                                          moto):
-    """DynamoDB Local serves no replicas: its real DescribeTable answer gets a Replicas list
-    added on the way in (a botocore after-call hook); each replica's traffic is read from
-    moto's CloudWatch in the replica's own region."""
+def answer_with(monkeypatch, after: dict | None = None, instead: dict | None = None):
+    """Make every boto3 DynamoDB client add `after[operation]` to the server's real answer,
+    or answer `instead[operation]` itself (for what neither DynamoDB Local nor moto serves)."""
     import boto3
-
-    dynamodb_local_server.client().create_table(
-        TableName="Sessions", AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
-        KeySchema=_key("id", "HASH"), BillingMode="PAY_PER_REQUEST")
-    replicas = [{"RegionName": REGION, "ReplicaStatus": "ACTIVE"},
-                {"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE"},
-                {"RegionName": "ap-northeast-1", "ReplicaStatus": "CREATING",
-                 "ReplicaTableClassSummary": {"TableClass": "STANDARD_INFREQUENT_ACCESS"}}]
-
-    def add_replicas(parsed, **_):
-        if "Table" in parsed:
-            parsed["Table"]["Replicas"] = replicas
 
     original = boto3.session.Session.client
 
     def client(self, service, *args, **kwargs):
         made = original(self, service, *args, **kwargs)
         if service == "dynamodb":
-            made.meta.events.register("after-call.dynamodb.DescribeTable", add_replicas)
+            for operation, fields in (after or {}).items():
+                made.meta.events.register(f"after-call.dynamodb.{operation}",
+                                          lambda parsed, fields=fields, **_: parsed.get("Table", {}).update(fields))
+            for operation, response in (instead or {}).items():
+                made.meta.events.register(f"before-call.dynamodb.{operation}",
+                                          lambda response=response, **_: (_Ok(), response))
         return made
 
-    aws_env.setattr(boto3.session.Session, "client", client)
+    monkeypatch.setattr(boto3.session.Session, "client", client)
+
+
+class _Ok:
+    status_code = 200
+    headers: dict = {}
+
+
+def test_replicas_keep_their_region_and_say_their_own_traffic_and_status(tmp_path, aws_env, dynamodb_local_server,
+                                                                          moto):
+    """DynamoDB Local serves no replicas: its real DescribeTable answer gets a Replicas list
+    added on the way in (a botocore after-call hook); each replica's traffic is read from
+    moto's CloudWatch in the replica's own region."""
+    dynamodb_local_server.client().create_table(
+        TableName="Sessions", AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=_key("id", "HASH"), BillingMode="PAY_PER_REQUEST")
+    answer_with(aws_env, after={"DescribeTable": {"Replicas": [
+        {"RegionName": REGION, "ReplicaStatus": "ACTIVE"},
+        {"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE"},
+        {"RegionName": "ap-northeast-1", "ReplicaStatus": "CREATING",
+         "ReplicaTableClassSummary": {"TableClass": "STANDARD_INFREQUENT_ACCESS"}}]}})
     put_minutes(moto.client("cloudwatch", "eu-west-1"), "Sessions", "ConsumedReadCapacityUnits",
                 [(k, 60.0 * 30) for k in range(1, 31)])
     got = Imported(tmp_path, [f"aws://{REGION}/Sessions"], LiveOptions(14, dynamodb_local_server.endpoint,
@@ -302,11 +313,44 @@ def test_replicas_keep_their_region_and_say_their_own_traffic_and_status(tmp_pat
     source = got.table("Sessions")
     assert [r["region"] for r in source["replicas"]] == ["eu-west-1", "ap-northeast-1"], "the home region is no replica"
     assert source["replicas"][0].get("reads", 30) == 30  # on-demand replica reads: emitted once emit.py writes them
+    assert source["replicas"][1]["table_class"] == "standard_infrequent_access"
     assert any("replica eu-west-1: ConsumedReadCapacityUnits p99 30 RRU/s, average 30" in m
                for m in got.said("replica-traffic"))
     assert any("replica ap-northeast-1 is CREATING" in m for m in got.said("replica-status"))
-    assert any("replica ap-northeast-1 table class STANDARD_INFREQUENT_ACCESS" in m for m in got.said("not-in-spec"))
     assert {c.gcp_region for i in got.plan.instances for c in i.clusters} >= {"europe-west1", "asia-northeast1"}
+
+
+def test_a_provisioned_replica_gets_its_own_auto_scaling_and_capacity_use(tmp_path, aws_env, dynamodb_local_server,
+                                                                           moto):
+    """DescribeTableReplicaAutoScaling is served by neither DynamoDB Local nor moto: the test
+    answers it in the shape of the API reference; the rest is the servers' own."""
+    ddb = dynamodb_local_server.client()
+    make_orders(ddb, "Profiles")
+    settings = {"MinimumUnits": 40, "MaximumUnits": 400, "ScalingPolicies": [
+        {"PolicyName": "p", "TargetTrackingScalingPolicyConfiguration": {"TargetValue": 50.0}}]}
+    answer_with(aws_env, after={"DescribeTable": {"Replicas": [
+        {"RegionName": REGION, "ReplicaStatus": "ACTIVE"},
+        {"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE", "ProvisionedThroughputOverride": {
+            "ReadCapacityUnits": 80}}]}},
+        instead={"DescribeTableReplicaAutoScaling": {"TableAutoScalingDescription": {
+            "TableName": "Profiles", "TableStatus": "ACTIVE", "Replicas": [
+                {"RegionName": "eu-west-1", "ReplicaProvisionedReadCapacityAutoScalingSettings": settings,
+                 "GlobalSecondaryIndexes": [{"IndexName": "by-status",
+                                             "ProvisionedReadCapacityAutoScalingSettings": settings}]}]}}})
+    put_minutes(moto.client("cloudwatch", "eu-west-1"), "Profiles", "ConsumedReadCapacityUnits",
+                [(k, 60.0 * 20) for k in range(1, 31)])
+    got = Imported(tmp_path, [f"aws://{REGION}/Profiles"], LiveOptions(14, dynamodb_local_server.endpoint,
+                                                                       moto.endpoint))
+    replica = got.table("Profiles")["replicas"][0]
+    assert replica["region"] == "eu-west-1" and replica["reads"] == 80
+    assert replica["autoscaling"] == {"min_reads": 40, "max_reads": 400, "target_utilization": 50.0}
+    assert replica["gsis"] == [{"name": "by-status", "autoscaling": {"min_reads": 40, "max_reads": 400,
+                                                                      "target_utilization": 50.0}}]
+    assert "# DynamoDB DescribeTableReplicaAutoScaling Replicas[0].ReplicaProvisionedReadCapacityAutoScalingSettings" \
+        ".MinimumUnits" in got.text
+    assert any(m.startswith("Profiles replica eu-west-1: ConsumedReadCapacityUnits: p99 20 RCU/s (25 %)")
+               for m in got.said("capacity-use"))
+    assert got.plan.instances
 
 
 def test_the_percentile_counts_quiet_minutes_and_long_windows_use_coarser_points():
