@@ -13,6 +13,7 @@ a warning and the field stays an estimate; everything else that fails is an erro
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
@@ -174,8 +175,8 @@ def _with_usage(table: TableDefinition, measured: Measured) -> tuple[TableDefini
         gsis: list[GsiDef] = []
         for gsi in table.gsis:
             r, w = measured.usage.get((gsi.name.value, "reads")), measured.usage.get((gsi.name.value, "writes"))
-            gsis.append(replace(gsi, reads=given(max(1, round(r.peak)), r.peak_origin + ", rounded") if r else None,
-                                writes=given(max(1, round(w.peak)), w.peak_origin + ", rounded") if w else None))
+            gsis.append(replace(gsi, reads=given(math.ceil(r.peak), r.peak_origin + ", rounded up") if r else None,
+                                writes=given(math.ceil(w.peak), w.peak_origin + ", rounded up") if w else None))
         return replace(table, gsis=tuple(gsis), **changes), notices
     parts = [(None, table.reads, table.writes)] + [(g.name.value, g.reads, g.writes) for g in table.gsis]
     for index, reads, writes in parts:

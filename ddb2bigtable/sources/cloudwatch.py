@@ -34,14 +34,19 @@ class Usage:
     metric: str
     window: str  # "14 days", "0.08 days (from the first data point; --days 14)"
     period: int  # seconds per CloudWatch point
+    quiet: bool = False  # no data point at all while the table's other metrics have some
 
     @property
     def peak_origin(self) -> str:
+        if self.quiet:
+            return f"CloudWatch: no {self.metric} data point in {self.window}, none consumed"
         return (f"CloudWatch p{PERCENTILE} of {self.metric}/s, {self.window} ({self.period // 60}-minute sums / "
                 f"{self.period})")
 
     @property
     def average_origin(self) -> str:
+        if self.quiet:
+            return self.peak_origin
         return f"CloudWatch mean of {self.metric}/s, {self.window} (total / seconds)"
 
 
@@ -85,8 +90,9 @@ def _queries(table: str, indexes: list[str | None], period: int) -> dict[str, tu
 
 
 def read_usage(clients: Clients, table: str, indexes: list[str], days: int, now: datetime | None = None) -> Measured:
-    """Peak and average of the table's and each GSI's consumed capacity; a metric with no
-    data point in the window is left out (the reader keeps its estimate)."""
+    """Peak and average of the table's and each GSI's consumed capacity. With no data point
+    at all nothing is measured (the reader keeps its estimates); otherwise a metric without
+    one consumed nothing in the window (DynamoDB publishes no point for a quiet minute)."""
     start, end, period = _window(days, now or datetime.now(UTC))
     queries = _queries(table, [None, *indexes], period)
     points: dict[str, list[float]] = {ident: [] for ident in queries}
@@ -104,9 +110,12 @@ def read_usage(clients: Clients, table: str, indexes: list[str], days: int, now:
     label = f"{days} days" if first <= start + timedelta(seconds=period) else \
         f"{slots * period / 86400:.2f} days (from the first data point; --days {days})"
     usage = {}
+    if not any(points.values()):
+        return Measured({})
     for ident, (key, query) in queries.items():
         sums = points.get(ident) or []
-        if not sums:
+        if not sums:  # DynamoDB publishes nothing for a minute without traffic
+            usage[key] = Usage(0.0, 0.0, query["MetricStat"]["Metric"]["MetricName"], label, period, quiet=True)
             continue
         per_second = [s / period for s in sums]
         average = sum(sums) / (slots * period)

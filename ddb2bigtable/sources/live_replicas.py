@@ -96,7 +96,7 @@ def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefini
             replicas.append(replica)
             continue
         if on_demand:
-            replica = replace(replica, reads=given(max(1, math.ceil(usage.peak)),
+            replica = replace(replica, reads=given(math.ceil(usage.peak),
                                                    f"{usage.peak_origin} in {region}, rounded up"))
             notices.append(Notice("replica-traffic", name, f"replica {region}: {usage.metric} p99 {usage.peak:g} "
                                   f"RRU/s, average {usage.average:g}, {usage.window} (CloudWatch in {region})"))
