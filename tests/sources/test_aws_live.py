@@ -363,3 +363,13 @@ def test_the_percentile_counts_quiet_minutes_and_long_windows_use_coarser_points
     assert percentile([50.0], 100) == 0.0, "one busy minute in 100 is above the p99"
     assert percentile([50.0, 60.0], 100) == 50.0
     assert (period_for(14), period_for(15), period_for(16), period_for(63), period_for(64)) == (60, 60, 300, 300, 3600)
+
+
+def test_the_standard_endpoint_variables_work_without_flags(tmp_path, aws_env, local_tables):
+    aws_env.setenv("AWS_ENDPOINT_URL_DYNAMODB", local_tables.endpoint_url)
+    aws_env.setenv("AWS_ENDPOINT_URL_CLOUDWATCH", local_tables.metrics_endpoint_url)
+    aws_env.setenv("AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING", local_tables.metrics_endpoint_url)
+    result = run(f"aws://{REGION}/Orders")
+    assert result.exit_code == 0, result.output
+    assert "min_reads: 50  # Application Auto Scaling table/Orders" in result.stdout
+    assert "warning: Orders: ConsumedReadCapacityUnits: p99 30 RCU/s" in result.stderr
