@@ -21,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -31,7 +32,6 @@ from pathlib import Path
 from google.cloud.bigtable.data import mutations
 
 from ..codec.codec import Codec
-from ..codec.items import Item
 from ..exports.manifests import ExportError, open_export
 from ..load.client_hooks import Source
 from ..load.state import STATE_FILE, LoadState, target
@@ -44,7 +44,7 @@ from .checkpoint import Checkpoint, load_checkpoint, resume_problem, save_checkp
 from .lineage import Shard, before_start, ready_shards, unreachable_start
 from .report import ReplicateReport
 from .shares import Share, finished_elsewhere, merged, siblings
-from .stream import Page, StreamReader, StreamRecord
+from .stream import Page, StreamReader
 
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
 # Pages read from one shard before the next ready shard's turn: a shard that never runs
@@ -65,6 +65,7 @@ class ReplicateOptions:
     writer: WriteSettings = field(default_factory=WriteSettings)
     share: Share = Share()  # --shards I/N: the shards this process reads
     workers: int = 4  # shards read and applied at once (--shard-workers)
+    stop: threading.Event | None = None  # set: stop as SIGTERM would (for a caller that embeds a follow)
 
 
 def start_point(since: str) -> int:
@@ -130,6 +131,16 @@ def _opening(options: ReplicateOptions, path: Path, arn: str, where: dict[str, s
     return Checkpoint(arn, where, options.since_micros, now)
 
 
+@dataclass(frozen=True)
+class _Prepared:
+    """One page, encoded: what `_apply` writes (each wave's entries) and counts."""
+
+    page: Page
+    applied: list[Applied]
+    skipped: int  # records from before the start point
+    waves: list[list[mutations.RowMutationEntry]]
+
+
 class _Run:
     def __init__(self, reader: StreamReader, writer: Writer, codec: Codec, checkpoint: Checkpoint,
                  report: ReplicateReport, options: ReplicateOptions,
@@ -171,6 +182,7 @@ class _Run:
                     return
             if not again:
                 await asyncio.sleep(POLL_SECONDS)
+            self.stopping |= self.options.stop is not None and self.options.stop.is_set()
         self.report.stopped = "interrupted"
 
     async def _visit_all(self, ready: list[Shard]) -> bool:
@@ -191,21 +203,23 @@ class _Run:
 
     async def _visit(self, shard: Shard) -> bool:
         """Reads and applies `shard` up to now, or PAGES_PER_VISIT pages; True when it
-        ended (its children are ready) or may have more. The next page is read (in a
-        thread) while this one is written: the checkpoint still only moves past pages
-        Bigtable acknowledged."""
+        ended (its children are ready) or may have more. The next page is read and encoded
+        (in a thread: `_prepare`) while this one is written, so the codec's work overlaps
+        Bigtable's round trips; the checkpoint still only moves past pages Bigtable
+        acknowledged, and one page's writes end before the next page's begin."""
         pages = self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id))
 
-        def next_page() -> asyncio.Future[Page | None]:
-            return asyncio.ensure_future(self._thread(next, pages, None))  # type: ignore[arg-type]
-        ahead: asyncio.Future[Page | None] | None = next_page()
+        def next_page() -> asyncio.Future[_Prepared | None]:
+            return asyncio.ensure_future(self._thread(self._prepare, pages))  # type: ignore[arg-type]
+        ahead: asyncio.Future[_Prepared | None] | None = next_page()
         read = 0
         try:
-            while ahead is not None and (page := await ahead) is not None:
+            while ahead is not None and (prepared := await ahead) is not None:
+                page = prepared.page
                 read += 1
                 more = bool(page.records) and not page.ended  # an empty or last page ends the reading
                 ahead = next_page() if more and read < PAGES_PER_VISIT else None
-                await self._apply(page.records)
+                await self._apply(prepared)
                 last = page.records[-1].sequence if page.records else None
                 if last or page.ended:
                     self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros(),
@@ -223,17 +237,28 @@ class _Run:
             if ahead is not None:  # a page read ahead of a stop or a failure: read again next time
                 await asyncio.wait([ahead])
 
-    async def _apply(self, records: list[StreamRecord]) -> None:
+    def _prepare(self, pages: Iterator[Page]) -> _Prepared | None:
+        """The next page of `pages` as Bigtable entries, in waves (apply.waves), in a read
+        thread; None when the shard has no more pages for now."""
+        page = next(pages, None)
+        if page is None:
+            return None
         start, now = self.checkpoint.start_micros, now_micros()
-        kept = [r for r in records if not before_start(r.micros, start)]
-        self.report.skipped_before_start += len(records) - len(kept)
+        kept = [r for r in page.records if not before_start(r.micros, start)]
         if self.options.fetch_keys_only:
             wanted = [r.keys for r in kept if r.kind in ("insert", "modify") and r.new_image is None]
             if wanted:
-                current: list[Item] = await self._thread(self.reader.current, wanted)  # type: ignore[assignment]
                 schema = self.codec.table.source.key
-                kept = with_current_images(kept, current, [k.name for k in (schema.partition, schema.sort) if k])
+                kept = with_current_images(kept, self.reader.current(wanted),
+                                           [k.name for k in (schema.partition, schema.sort) if k])
         applied = [record_rows(self.codec, r, start_micros=start, now_micros=now) for r in kept]
+        batches = [[row_entry(row, Source(a.record.shard, int(a.record.sequence))) for a, row in wave]
+                   for wave in waves(a for a in applied if not a.refused)]
+        return _Prepared(page, applied, len(page.records) - len(kept), batches)
+
+    async def _apply(self, prepared: _Prepared) -> None:
+        applied = prepared.applied
+        self.report.skipped_before_start += prepared.skipped
         refused: dict[tuple[str, int], str] = {(a.record.shard, int(a.record.sequence)): a.refused
                                                for a in applied if a.refused}
         by_source = {(a.record.shard, int(a.record.sequence)): a for a in applied}
@@ -241,8 +266,7 @@ class _Run:
         def rejected(source: Source, reason: str) -> None:
             refused.setdefault((source.file, source.line), reason)
 
-        for wave in waves(a for a in applied if not a.refused):
-            entries = [row_entry(row, Source(a.record.shard, int(a.record.sequence))) for a, row in wave]
+        for entries in prepared.waves:
             await self.writer.write(_one_chunk(entries), rejected)
         for key, reason in refused.items():
             self._dead_letter(by_source[key], reason)

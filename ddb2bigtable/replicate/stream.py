@@ -2,6 +2,9 @@
 
 Every AWS call is here (`cutover check`'s sampling Scan too), so the rest of the package
 is pure decisions and Bigtable writes.
+GetRecords' answers are parsed with orjson, not botocore's shape walker (which converted
+every attribute value one model shape at a time: half the time replicate spent reading,
+measured in benchmarks/README.md); only binary values need decoding (`_binary`).
 boto3's "standard" retry mode retries throttling and dropped connections with backoff;
 an iterator that expired (15 minutes unused) is renewed after the last record read.
 Bad input (no such table, stream disabled or without new images, unreachable start
@@ -10,12 +13,16 @@ point, no credentials) is an `InputError` that says what to do.
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+import orjson
 
 from ..codec.items import Item
 from ..spec.errors import InputError, Problem
@@ -24,6 +31,7 @@ from .lineage import REEXPORT, Shard, shards_from
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
 TTL_PRINCIPAL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
+MAX_ATTEMPTS = 10  # per AWS call: the first and 9 retries, with exponential backoff and jitter
 SPREAD = 8  # `sample`: the table is cut into this many times the segments read at once
 
 
@@ -42,13 +50,63 @@ class StreamRecord:
 
 
 def parse_record(shard: str, raw: dict[str, Any]) -> StreamRecord:
+    """A record as GetRecords gives it (raw JSON: epoch seconds, base64 binaries) or as
+    boto3's parser does (a datetime, bytes)."""
     data = raw["dynamodb"]
     kind = raw["eventName"].lower()
     if kind == "remove" and raw.get("userIdentity") == TTL_PRINCIPAL:
         kind = "ttl"
-    moment = data["ApproximateCreationDateTime"]  # boto3 gives a datetime
-    return StreamRecord(shard, data["SequenceNumber"], kind, int(moment.timestamp() * 1_000_000),
-                        data["Keys"], data.get("NewImage"), data.get("OldImage"))
+    moment = data["ApproximateCreationDateTime"]
+    seconds = moment.timestamp() if isinstance(moment, datetime) else float(moment)
+    new, old = data.get("NewImage"), data.get("OldImage")
+    return StreamRecord(shard, data["SequenceNumber"], kind, int(seconds * 1_000_000), _binary(data["Keys"]),
+                        None if new is None else _binary(new), None if old is None else _binary(old))
+
+
+def _binary(image: dict[str, Any]) -> dict[str, Any]:
+    """An image with its B and BS values as bytes (raw JSON has them in base64), in place."""
+    for value in image.values():
+        _binary_value(value)
+    return image
+
+
+def _binary_value(value: dict[str, Any]) -> None:
+    tag, inner = next(iter(value.items()))
+    if tag == "B" and isinstance(inner, str):
+        value["B"] = base64.b64decode(inner)
+    elif tag == "BS" and inner and isinstance(inner[0], str):
+        value["BS"] = [base64.b64decode(x) for x in inner]
+    elif tag == "M":
+        for member in inner.values():
+            _binary_value(member)
+    elif tag == "L":
+        for member in inner:
+            _binary_value(member)
+
+
+def _streams_client(region: str, endpoint_url: str | None, config: Any) -> Any:
+    """A DynamoDB Streams client whose GetRecords answers are left as parsed JSON."""
+    import boto3
+    import botocore.session
+    from botocore.parsers import PROTOCOL_PARSERS, ResponseParserFactory
+
+    json_parser = PROTOCOL_PARSERS["json"]
+
+    class RawRecordsParser(json_parser):  # type: ignore[misc, valid-type]
+        def _do_parse(self, response: dict[str, Any], shape: Any) -> dict[str, Any]:
+            if shape is not None and shape.name == "GetRecordsOutput" and response["body"]:
+                parsed: dict[str, Any] = orjson.loads(response["body"])
+                return parsed
+            return super()._do_parse(response, shape)
+
+    class Factory(ResponseParserFactory):  # this session's own: no parser defaults are ever set on it
+        def create_parser(self, protocol_name: str) -> Any:
+            return RawRecordsParser() if protocol_name == "json" else super().create_parser(protocol_name)
+
+    session = botocore.session.get_session()
+    session.register_component("response_parser_factory", Factory())
+    return boto3.Session(botocore_session=session).client("dynamodbstreams", region_name=region,
+                                                          endpoint_url=endpoint_url, config=config)
 
 
 @dataclass(frozen=True)
@@ -74,10 +132,10 @@ class StreamReader:
         import boto3
         from botocore.config import Config
 
-        config = Config(retries={"mode": "standard", "max_attempts": 10}, max_pool_connections=connections)
+        config = Config(retries={"mode": "standard", "max_attempts": MAX_ATTEMPTS}, max_pool_connections=connections)
         self.table, self.where = table, f"DynamoDB table {table} ({endpoint_url or region})"
         self._db = boto3.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
-        self._streams = boto3.client("dynamodbstreams", region_name=region, endpoint_url=endpoint_url, config=config)
+        self._streams = _streams_client(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
 
     def stream(self, fetch_keys_only: bool = False) -> Stream:

@@ -1,0 +1,189 @@
+"""Replication's apply rate against the loader's, on the same items in the same run, and
+its lag behind a steady writer.
+
+One run starts its own Bigtable emulator and DynamoDB Local (127.0.0.1, stopped by PID).
+AWS's Movies export (4,609 items) is written into a DynamoDB Local table with a
+NEW_AND_OLD_IMAGES stream, so its stream holds one INSERT per item. Per round, the sides
+interleaved (their order reverses every round) so the shared machine's noise hits both:
+
+- loader: `load.run_load` of the Movies export into a fresh table (items/s, wall time);
+- replicate: the same export loaded into a fresh table first (untimed: it records the
+  types, as in a migration), then `replicate.run_replicate` from before the first write
+  until caught up: every record read from DynamoDB Local's stream, decoded, encoded and
+  written (records/s, wall time: reading the stream, the codec, Bigtable writes);
+- stream read: the same records read with `replicate.stream.StreamReader` and nothing
+  else (records/s): the ceiling reading alone puts on replicate.
+
+The figure of merit is replicate / loader (the issue's goal: at least 0.5). Then the
+lag: a writer puts `--writer-rate` items a second for `--writer-seconds` while
+`replicate --follow` runs; each record's lag is the time from its put until Bigtable
+acknowledged it (tests/replicate/steady_writer.py: DynamoDB Local's stream times are
+rounded to the minute), reported as p50/p99 with the writer's achieved rate. Run:
+
+    uv run python benchmarks/replicate_throughput.py [--repeat 5] [--writer-rate 200] [--writer-seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+
+from ddb2bigtable.exports.manifests import open_export  # noqa: E402
+from ddb2bigtable.exports.reader import read_records  # noqa: E402
+from ddb2bigtable.load import emulator  # noqa: E402
+from ddb2bigtable.load.run import LoadOptions, run_load  # noqa: E402
+from ddb2bigtable.load.table_admin import ensure_tables  # noqa: E402
+from ddb2bigtable.plan.planner import plan_stage  # noqa: E402
+from ddb2bigtable.replicate.run import ReplicateOptions, now_micros, run_replicate  # noqa: E402
+from ddb2bigtable.replicate.stream import StreamReader  # noqa: E402
+from ddb2bigtable.spec.reading import read_spec  # noqa: E402
+from ddb2bigtable.spec.stage import load_stage  # noqa: E402
+from tests.replicate import dynamodb_local  # noqa: E402
+from tests.replicate.steady_writer import SteadyWriter, TimedReader, summary  # noqa: E402
+
+warnings.filterwarnings("ignore", message="Connecting to Bigtable emulator", category=RuntimeWarning)
+
+PROJECT = "bench-project"
+APP_PROFILE = "migration-load"
+MOVIES = ROOT / "exports" / "movies"
+_names = itertools.count()
+
+
+class Bench:
+    def __init__(self, dynamodb: dynamodb_local.DynamoDBLocal, work: Path):
+        self.dynamodb, self.work = dynamodb, work
+        spec = read_spec(ROOT / "specs" / "movies.yaml")
+        self.table = spec.tables[0]
+        (self.instance,) = plan_stage(load_stage("local", ROOT), [spec]).instances
+        manifest = open_export(str(MOVIES))
+        self.items = [r.item for f in manifest.files for r in read_records(manifest, f) if r.item is not None]
+
+    def dynamo_table(self) -> tuple[str, int]:
+        """A fresh DynamoDB Local table with a stream, holding every Movies item (written
+        after the returned start point)."""
+        name = f"Movies-bench-{next(_names)}"
+        db = self.dynamodb.client()
+        db.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
+                                              {"AttributeName": "title", "AttributeType": "S"}],
+                        KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
+                                   {"AttributeName": "title", "KeyType": "RANGE"}],
+                        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        since = now_micros()
+        for i in range(0, len(self.items), 25):
+            db.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": item}}
+                                                     for item in self.items[i:i + 25]]})
+        return name, since
+
+    def fresh_instance(self) -> str:
+        instance_id = f"r{next(_names)}-{self.instance.id}"[:33]
+        ensure_tables(PROJECT, replace(self.instance, id=instance_id), [self.table.id])
+        return instance_id
+
+    def load(self, instance_id: str, work_dir: Path) -> float:
+        began = time.perf_counter()
+        report = run_load(self.table, str(MOVIES), LoadOptions(project=PROJECT, instance_id=instance_id,
+                                                                app_profile_id=APP_PROFILE, work_dir=work_dir))
+        seconds = time.perf_counter() - began
+        assert report.complete, report.error
+        return report.total("loaded") / seconds
+
+    def loader(self) -> float:
+        return self.load(self.fresh_instance(), self.work / f"load-{next(_names)}")
+
+    def replicate(self, name: str, since: int, workers: int = 4) -> float:
+        instance_id, work_dir = self.fresh_instance(), self.work / f"rep-{next(_names)}"
+        self.load(instance_id, work_dir)  # untimed: the types, as a migration loads before replicating
+        table = replace(self.table, source=replace(self.table.source, table=name))
+        options = ReplicateOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
+                                   work_dir=work_dir, since_micros=since, endpoint_url=self.dynamodb.endpoint,
+                                   workers=workers)
+        began = time.perf_counter()
+        report = run_replicate(table, options)
+        seconds = time.perf_counter() - began
+        assert report.applied == len(self.items) and report.dead_letters == 0, report.as_json()
+        return report.applied / seconds
+
+    def stream_read(self, name: str) -> float:
+        reader = StreamReader(name, "us-west-2", self.dynamodb.endpoint)
+        began = time.perf_counter()
+        arn = reader.stream().arn
+        count = sum(len(page.records) for shard in reader.shards(arn) for page in reader.read(arn, shard, None))
+        seconds = time.perf_counter() - began
+        assert count == len(self.items), count
+        return count / seconds
+
+    def lag(self, rate: float, seconds: float) -> tuple[dict[str, float], float, float]:
+        """Lag percentiles, the writer's achieved rate and replicate's rate under a steady writer."""
+        name, since = self.dynamo_table()
+        instance_id, work_dir = self.fresh_instance(), self.work / f"lag-{next(_names)}"
+        self.load(instance_id, work_dir)
+        table = replace(self.table, source=replace(self.table.source, table=name))
+        base = ReplicateOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
+                                work_dir=work_dir, since_micros=since, endpoint_url=self.dynamodb.endpoint)
+        run_replicate(table, base)  # caught up with the Movies items first
+        reader = TimedReader(name, "us-west-2", self.dynamodb.endpoint)
+        writer = SteadyWriter(self.dynamodb.client(), name, rate, seconds)
+        writer.start()
+        report = run_replicate(table, replace(base, since_micros=None, follow=True, stop=writer.done),
+                               reader.applied, reader=reader)
+        assert not writer.errors and report.dead_letters == 0, writer.errors
+        assert len(reader.lags) == writer.written, (len(reader.lags), writer.written)
+        return summary(reader.lags), writer.achieved_rate, report.applied / report.seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--writer-rate", type=float, default=200.0)
+    parser.add_argument("--writer-seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    dynamodb = dynamodb_local.start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp, emulator.start() as emu:
+            os.environ[emulator.EMULATOR_ENV] = emu.address
+            bench = Bench(dynamodb, Path(tmp))
+            print(f"emulator {emu.address}, DynamoDB Local {dynamodb.endpoint}; {len(bench.items):,} items",
+                  flush=True)
+            bench.loader()  # warm-up: imports, channels, the encoder's first fork
+            rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": []}
+            for round_no in range(args.repeat):
+                name, since = bench.dynamo_table()
+                sides = [("loader", bench.loader), ("replicate", lambda: bench.replicate(name, since)),
+                         ("stream read", lambda: bench.stream_read(name))]
+                for side, measure in sides if round_no % 2 == 0 else sides[::-1]:
+                    rates[side].append(measure())
+                    print(f"  round {round_no + 1} {side:12} {rates[side][-1]:8,.0f} items/s", flush=True)
+            print()
+            print(f"{'items/s, best (median)':28}" + "".join(f"{side:>22}" for side in rates))
+            print(f"{'Movies (4,609)':28}" + "".join(f"{max(r):>12,.0f} ({statistics.median(r):,.0f})"
+                                                     for r in rates.values()))
+            ratio = [rep / load for rep, load in zip(rates["replicate"], rates["loader"], strict=True)]
+            print(f"replicate / loader, per round: best {max(ratio):.2f}, median {statistics.median(ratio):.2f} "
+                  f"(best rates: {max(rates['replicate']) / max(rates['loader']):.2f})")
+            print(f"replicate / stream read alone, median: "
+                  f"{statistics.median(rates['replicate']) / statistics.median(rates['stream read']):.2f}")
+            lags, written, applied = bench.lag(args.writer_rate, args.writer_seconds)
+            print(f"steady writer {written:,.0f} items/s for {args.writer_seconds:g} s: lag p50 {lags['p50']:.2f} s, "
+                  f"p99 {lags['p99']:.2f} s, max {lags['max']:.2f} s (replicate applied {applied:,.0f} records/s "
+                  f"over the run, polls included)")
+    finally:
+        dynamodb.stop()
+
+
+if __name__ == "__main__":
+    main()
