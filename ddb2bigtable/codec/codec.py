@@ -21,17 +21,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ..spec.families import TTL_RULE, family_gc
 from ..spec.model import TableSpec
 from .cell_values import COUNTER, EMPTY_MARKER, MIXED, SET_MEMBER, element_value, encode_value, member_qualifier
+from .compiled import compile_mapping
 from .decode import RowDecoder
 from .items import AttributeValue, Item
 from .lossy import layout_notes, lossy_sentences
 from .mutations import Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
-from .row_keys import KeyTemplate, key_part, salt_prefix
-from .rules import TAIL, Fields, RulePlan, default_plan, rule_plan
+from .row_keys import key_part, salt_prefix
+from .rules import TAIL, RulePlan
 from .timestamps import FAR_FUTURE_MICROS, attribute_micros, millis, ttl_timestamp
-from .type_inference import AttributeTypes, declared_types
+from .type_inference import AttributeTypes
 from .value_forms import check_value
 
 __all__ = ["Codec", "CodecError", "Expired", "FAR_FUTURE_MICROS"]
@@ -43,73 +43,50 @@ __all__ = ["Codec", "CodecError", "Expired", "FAR_FUTURE_MICROS"]
 ROW_KEY_MAX = 4 * 1024
 QUALIFIER_MAX = 16 * 1024
 CELL_VALUE_MAX = 100 * 1024 * 1024
-FAMILY_LAYOUT_TYPES = ("SS", "NS", "BS", "M")
 EXISTS_MARKER = b""  # the cell of an item that has only its key attributes
 _Times = tuple[int, int]  # (write time, expiry or far future), whole milliseconds
 
 
-class Codec(RowDecoder):
-    def __init__(self, table: TableSpec, types: AttributeTypes):
-        m = table.mapping
-        self.table = table
-        key = table.source.key
-        self._pk = key.partition
-        self._keys = {k.name: k for k in (key.partition, key.sort) if k is not None}
-        self._declared = declared_types(table)
-        self._types = {**self._declared, **types}
-        self._typed_json = frozenset(name for name, stored in self._types.items() if stored == MIXED)
-        self._default_family = m.default_family
-        self._delimiter = m.delimiter
-        self._salt = m.salt.buckets if m.salt else None
-        self._ttl = table.source.ttl.attribute if table.source.ttl else None
-        policies = {f.name: f.rule for f in family_gc(table)}
-        self._ttl_families = frozenset(name for name, rule in policies.items() if rule == TTL_RULE)
-        self._attribute_family = {a.name: a.family for a in m.attributes if a.family}
-        self._layout: dict[str, tuple[str, str]] = {}
-        for a in m.attributes:
-            stored = self.stored(a.name)
-            if (a.layout == "family" and stored in FAMILY_LAYOUT_TYPES) or (a.layout == "timestamps" and stored == "L"):
-                self._layout[a.name] = (a.layout, a.family or m.default_family)
-        self._member_family = {fam: name for name, (how, fam) in self._layout.items() if how == "family"}
-        self._list_column = {(fam, name.encode()): name for name, (how, fam) in self._layout.items()
-                             if how == "timestamps"}
-        self._fields = Fields(self._keys, self._types)
-        rules = [rule_plan(table, i, r, policies[r.family or m.default_family].max_versions != 1)
-                 for i, r in enumerate(m.rules)]
-        self._plans: list[RulePlan] = [*rules, default_plan(table)]
-        self._qualifiers: dict[int | None, KeyTemplate] = {
-            p.index: p.attribute_qualifier(self._delimiter) for p in self._plans if not p.is_value}
-        self.lossy: tuple[str, ...] = tuple(lossy_sentences(self))
-        self.notes: tuple[str, ...] = tuple(layout_notes(self))
+class Codec:
+    """Encodes items into row mutations and decodes rows back, both by one compiled mapping;
+    the mapping questions others ask (`plans`, `layout`, `stored`, ...) are answered by it."""
 
-    # --- what the other modules ask -------------------------------------------------------
+    def __init__(self, table: TableSpec, types: AttributeTypes):
+        self.table = table
+        self.mapping = compile_mapping(table, types)
+        self._decoder = RowDecoder(self.mapping)
+        self.decode = self._decoder.decode
+        self.cell_value = self._decoder.cell_value
+        self.stored = self.mapping.stored
+        self.value_family = self.mapping.value_family
+        self.marker_family = self.mapping.marker_family
+        self.json_family = self.mapping.json_family
+        self.value_qualifier_text = self.mapping.value_qualifier_text
+        self.lossy: tuple[str, ...] = tuple(lossy_sentences(self.mapping))
+        self.notes: tuple[str, ...] = tuple(layout_notes(self.mapping))
 
     @property
-    def plans(self) -> list[RulePlan]:
-        return self._plans
+    def plans(self) -> tuple[RulePlan, ...]:
+        return self.mapping.plans
 
     @property
     def ttl_families(self) -> frozenset[str]:
-        return self._ttl_families
+        return self.mapping.ttl_families
 
     @property
     def layout(self) -> dict[str, tuple[str, str]]:
         """Attributes stored in a layout of their own: name -> (`family`|`timestamps`, family)."""
-        return self._layout
+        return self.mapping.layout
 
     @property
     def types(self) -> dict[str, str]:
         """Every attribute's stored type: declared, else inferred."""
-        return self._types
+        return self.mapping.types
 
     @property
     def typed_json(self) -> frozenset[str]:
         """Attributes stored self-describing (typed DynamoDB JSON), not in their own type."""
-        return self._typed_json
-
-    def value_qualifier_text(self, plan: RulePlan) -> str:
-        assert plan.index is not None  # value plans come from rules (rule_plan sets the index)
-        return self.table.mapping.rules[plan.index].qualifier or plan.value_attr or "value"
+        return self.mapping.typed_json
 
     # --- encode ---------------------------------------------------------------------------
 
@@ -124,8 +101,8 @@ class Codec(RowDecoder):
         of the encoding time."""
         self._check(item, checked)
         expiry = FAR_FUTURE_MICROS
-        if self._ttl:
-            found = ttl_timestamp(item, self._ttl, now_micros)
+        if self.mapping.ttl:
+            found = ttl_timestamp(item, self.mapping.ttl, now_micros)
             if isinstance(found, Expired):
                 return Expired(found.expiry_micros, self.delete(item)) if replace else found
             expiry = found
@@ -152,7 +129,7 @@ class Codec(RowDecoder):
         if plan.index is None:
             return RowMutation(key, (DeleteRow(),))
         if plan.is_value:
-            family, qualifier = self.value_family(plan), self._value_qualifier(plan, keys)
+            family, qualifier = self.mapping.value_family(plan), self._value_qualifier(plan, keys)
             if not plan.versions_are_items:
                 return RowMutation(key, (DeleteCells(family, qualifier),))
             at = plan.time_attribute
@@ -162,16 +139,16 @@ class Codec(RowDecoder):
                                  f"(pass the item's old image)")
             ts = attribute_micros(keys[at], at)
             return RowMutation(key, (DeleteCells(family, qualifier, ts, ts + 1000),))
-        if any(name not in self._keys for name in keys):
+        if any(name not in self.mapping.keys for name in keys):
             columns = dict.fromkeys((f, q) for f, q, _, _ in self._attribute_parts(plan, keys))
             return RowMutation(key, tuple(DeleteCells(f, q) for f, q in columns))
-        if plan.qualifier is None and all(k in plan.row.fields for k in self._keys):
+        if plan.qualifier is None and all(k in plan.row.fields for k in self.mapping.keys):
             return RowMutation(key, (DeleteRow(),))
         raise CodecError(f"{plan.describe()} keeps several items in one row; deleting one needs its "
                          f"old image (its attributes)")
 
     def row_key(self, item_or_keys: Item) -> bytes:
-        for name in self._keys:
+        for name in self.mapping.keys:
             if name not in item_or_keys:
                 raise CodecError(f"key attribute {name!r} is missing")
         return self._row_key(self._plan_for(item_or_keys), item_or_keys)
@@ -190,12 +167,12 @@ class Codec(RowDecoder):
     def _check(self, item: Item, checked: bool = False) -> None:
         if not isinstance(item, dict):
             raise CodecError(f"an item is a dict of typed values, not {type(item).__name__}")
-        for name in self._keys:
+        for name in self.mapping.keys:
             if name not in item:
                 raise CodecError(f"key attribute {name!r} is missing")
         for name, value in item.items():
             tag = next(iter(value)) if checked else check_value(value, name)
-            declared, stored = self._declared.get(name), self.stored(name)
+            declared, stored = self.mapping.declared.get(name), self.mapping.stored(name)
             if declared not in (None, MIXED) and tag != ("N" if declared == COUNTER else declared):
                 raise CodecError(f"{name} is {tag} in this item, but the spec declares it {declared}")
             if stored != MIXED and tag != ("N" if stored == COUNTER else stored):
@@ -203,15 +180,15 @@ class Codec(RowDecoder):
                                  f"{stored}; infer the types again over this data")
 
     def _plan_for(self, item: Item) -> RulePlan:
-        if len(self._plans) == 1:  # no rules: the default mapping takes every item
-            return self._plans[0]
-        return next(p for p in self._plans if p.index is None or p.matches(item))
+        if len(self.mapping.plans) == 1:  # no rules: the default mapping takes every item
+            return self.mapping.plans[0]
+        return next(p for p in self.mapping.plans if p.index is None or p.matches(item))
 
     def _row_key(self, plan: RulePlan, item: Item) -> bytes:
-        key = plan.row.render(self._fields.encode(plan, item, plan.row.fields, strip=plan.strips))
-        if self._salt:
-            part = key_part(item[self._pk.name], self._pk.type, self._pk.name)
-            key = salt_prefix(part, self._salt, self._delimiter) + key
+        key = plan.row.render(self.mapping.fields.encode(plan, item, plan.row.fields, strip=plan.strips))
+        if self.mapping.salt:
+            part = key_part(item[self.mapping.pk.name], self.mapping.pk.type, self.mapping.pk.name)
+            key = salt_prefix(part, self.mapping.salt, self.mapping.delimiter) + key
         if not key:
             raise CodecError(f"{plan.describe()} gives this item an empty row key")
         if len(key) > ROW_KEY_MAX:
@@ -225,7 +202,7 @@ class Codec(RowDecoder):
         if plan.timestamp == "ttl":
             return expiry
         if plan.timestamp is None:
-            return expiry if family in self._ttl_families else write
+            return expiry if family in self.mapping.ttl_families else write
         value = item.get(plan.timestamp)
         if value is None:
             raise CodecError(f"{plan.describe()} takes its cell time from {plan.timestamp}, "
@@ -235,25 +212,25 @@ class Codec(RowDecoder):
     def _value_qualifier(self, plan: RulePlan, item: Item) -> bytes:
         if plan.qualifier is None:
             return (plan.value_attr or "value").encode()
-        return plan.qualifier.render(self._fields.encode(plan, item, plan.qualifier.fields))
+        return plan.qualifier.render(self.mapping.fields.encode(plan, item, plan.qualifier.fields))
 
     def _value_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[SetCell]:
-        family = self.value_family(plan)
+        family = self.mapping.value_family(plan)
         if plan.value_attr is not None:
             value = item.get(plan.value_attr)
             if value is None:
                 raise CodecError(f"{plan.describe()} stores {plan.value_attr}, which this item does not have")
-            data = encode_value(value, self.stored(plan.value_attr))
+            data = encode_value(value, self.mapping.stored(plan.value_attr))
         else:
             template = plan.value_template
             assert template is not None  # a value plan has a value attribute or a value template
-            data = template.render(self._fields.encode(plan, item, template.fields, for_value=True))
+            data = template.render(self.mapping.fields.encode(plan, item, template.fields, for_value=True))
         return [SetCell(family, self._value_qualifier(plan, item), data, self._time(plan, family, item, times))]
 
     def _attribute_parts(self, plan: RulePlan, item: Item) -> Iterator[tuple[str, bytes, bytes, int]]:
         """(family, qualifier, value, milliseconds before the family's time) per cell."""
-        template = self._qualifiers[plan.index]
-        prefix = self._fields.encode(plan, item, template.fields)
+        template = self.mapping.qualifiers[plan.index]
+        prefix = self.mapping.fields.encode(plan, item, template.fields)
 
         if template.fields == (TAIL,) and template.literals == (b"", b""):
             def qualifier(tail: bytes) -> bytes:  # no rule qualifier: the name or member itself
@@ -262,18 +239,18 @@ class Codec(RowDecoder):
             def qualifier(tail: bytes) -> bytes:
                 return template.render({**prefix, TAIL: tail})
 
-        written = False
+        m, written = self.mapping, False
         for name, value in item.items():
-            if name in self._keys:
+            if name in m.keys:
                 continue
             written = True
-            how, family = self._layout.get(name, ("json", ""))
+            how, family = m.layout.get(name, ("json", ""))
             if how == "json":
-                yield self.json_family(plan, name), qualifier(name.encode()), encode_value(value, self.stored(name)), 0
+                yield m.json_family(plan, name), qualifier(name.encode()), encode_value(value, m.stored(name)), 0
             else:
                 yield from _layout_parts(how, family, name, value, qualifier)
         if not written:  # a row exists only through its cells: keep a keys-only item visible
-            yield self.marker_family(plan), qualifier(b""), EXISTS_MARKER, 0
+            yield self.mapping.marker_family(plan), qualifier(b""), EXISTS_MARKER, 0
 
     def _attribute_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[SetCell]:
         cells, base = [], {}

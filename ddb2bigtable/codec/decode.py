@@ -12,54 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..spec.model import KeyAttribute
-from .cell_values import EMPTY_MARKER, MIXED, decode_value, element_from_value, member_from_qualifier
+from .cell_values import EMPTY_MARKER, decode_value, element_from_value, member_from_qualifier
+from .compiled import CompiledMapping
 from .items import AttributeValue, Item
 from .mutations import Cell, CodecError
-from .row_keys import KeyTemplate, key_part, salt_prefix, strip_salt
-from .rules import TAIL, Fields, RulePlan
+from .row_keys import key_part, salt_prefix, strip_salt
+from .rules import TAIL, RulePlan
 from .timestamps import FAR_FUTURE_MICROS, epoch_seconds, time_attribute
 
 
 class RowDecoder:
-    """`Codec.decode` and its helpers. The compiled mapping they read is declared here and
-    built by `Codec.__init__` (the encoder reads the same state)."""
+    """A row's cells back into the items they hold, by the compiled mapping that wrote them."""
 
-    _types: dict[str, str]  # attribute -> stored type (declared, else inferred)
-    _default_family: str
-    _attribute_family: dict[str, str]
-    _delimiter: str
-    _salt: int | None
-    _pk: KeyAttribute
-    _keys: dict[str, KeyAttribute]
-    _ttl: str | None
-    _ttl_families: frozenset[str]
-    _layout: dict[str, tuple[str, str]]
-    _member_family: dict[str, str]
-    _list_column: dict[tuple[str, bytes], str]
-    _fields: Fields
-    _plans: list[RulePlan]
-    _qualifiers: dict[int | None, KeyTemplate]
-
-    def stored(self, name: str) -> str:
-        """How an attribute's values are stored: its declared/inferred type, else `mixed`."""
-        return self._types.get(name, MIXED)
-
-    def value_family(self, plan: RulePlan) -> str:
-        return plan.family or self._default_family
-
-    def marker_family(self, plan: RulePlan) -> str:
-        """Where a keys-only item's marker cell goes (qualifier = empty attribute name)."""
-        return plan.family if plan.index is not None and plan.family else self._default_family
-
-    def json_family(self, plan: RulePlan, name: str) -> str:
-        if plan.index is not None and plan.family:
-            return plan.family
-        return self._attribute_family.get(name, self._default_family)
+    def __init__(self, mapping: CompiledMapping):
+        self.mapping = mapping
 
     def decode(self, key: bytes, cells: Iterable[Cell]) -> list[Item]:
         """The items one row holds (one for the default mapping; several for rule designs)."""
-        body = strip_salt(key, self._salt, self._delimiter)[1] if self._salt else key
+        body = strip_salt(key, self.mapping.salt, self.mapping.delimiter)[1] if self.mapping.salt else key
         columns: dict[tuple[str, bytes], list[Cell]] = {}
         for cell in cells:
             columns.setdefault((cell.family, bytes(cell.qualifier)), []).append(cell)
@@ -68,7 +38,7 @@ class RowDecoder:
         items: list[Item] = []
         for (family, qualifier), versions in columns.items():
             versions.sort(key=lambda c: -c.timestamp_micros)
-            for pos, plan in enumerate(self._plans):
+            for pos, plan in enumerate(self.mapping.plans):
                 fields = self._row_fields(pos, plan, body, row_fields)
                 if fields is None:
                     continue
@@ -88,11 +58,11 @@ class RowDecoder:
             else:
                 raise CodecError(f"cell {family}:{qualifier!r} of row {key!r} is not one this mapping writes")
         items += [self._attribute_item(g["plan"], g["fields"], g["parts"]) for g in groups.values()]
-        if self._salt:
+        if self.mapping.salt:
             for item in items:
-                if self._pk.name in item:
-                    part = key_part(item[self._pk.name], self._pk.type, self._pk.name)
-                    if not key.startswith(salt_prefix(part, self._salt, self._delimiter)):
+                if self.mapping.pk.name in item:
+                    part = key_part(item[self.mapping.pk.name], self.mapping.pk.type, self.mapping.pk.name)
+                    if not key.startswith(salt_prefix(part, self.mapping.salt, self.mapping.delimiter)):
                         raise CodecError(f"row {key!r}: the salt prefix does not belong to its partition key")
         return items
 
@@ -100,7 +70,7 @@ class RowDecoder:
         """One attribute's cell read with its recorded type. The bytes come from the table,
         which other writers (or a load with other types) may have filled, so a failure
         names the attribute, the form it was read as and why."""
-        stored = self.stored(name)
+        stored = self.mapping.stored(name)
         try:
             return decode_value(data, stored)
         except (CodecError, ValueError) as error:  # ValueError: base64 of a BS cell
@@ -112,24 +82,25 @@ class RowDecoder:
         if pos not in cache:
             found = plan.row.match(body)
             try:
-                cache[pos] = None if found is None else self._fields.decode(plan, found, strip=plan.strips)
+                cache[pos] = None if found is None else self.mapping.fields.decode(plan, found, strip=plan.strips)
             except CodecError:
                 cache[pos] = None
         return cache[pos]
 
     def _value_claim(self, plan: RulePlan, family: str, qualifier: bytes) -> dict[str, AttributeValue] | None:
-        if family != self.value_family(plan):
+        if family != self.mapping.value_family(plan):
             return None
         if plan.qualifier is None:
             return {} if qualifier == (plan.value_attr or "value").encode() else None
         found = plan.qualifier.match(qualifier)
         try:
-            return None if found is None else self._fields.decode(plan, found)
+            return None if found is None else self.mapping.fields.decode(plan, found)
         except CodecError:
             return None
 
     def _value_items(self, plan: RulePlan, fields: dict[str, AttributeValue], family: str,
                      versions: list[Cell]) -> list[Item]:
+        m = self.mapping
         items = []
         for cell in versions if plan.versions_are_items else versions[:1]:
             found = dict(fields)
@@ -137,42 +108,43 @@ class RowDecoder:
                 parts = plan.value_template.match(cell.value)
                 if parts is None:
                     raise CodecError(f"{plan.describe()}: cell value {cell.value!r} does not fit its value template")
-                found.update(self._fields.decode(plan, parts, for_value=True))
-            item = self._fields.keys_back(plan, found)
-            item.update((n, v) for n, v in found.items() if n not in self._keys)
+                found.update(self.mapping.fields.decode(plan, parts, for_value=True))
+            item = self.mapping.fields.keys_back(plan, found)
+            item.update((n, v) for n, v in found.items() if n not in self.mapping.keys)
             if plan.value_attr is not None:
                 item[plan.value_attr] = self.cell_value(plan.value_attr, cell.value)
             at = plan.time_attribute
             if at and at not in item:
-                item[at] = time_attribute(cell.timestamp_micros, self.stored(at))
-            carries_expiry = plan.timestamp == "ttl" or (plan.timestamp is None and family in self._ttl_families)
-            if self._ttl and self._ttl not in item and carries_expiry and cell.timestamp_micros < FAR_FUTURE_MICROS:
-                item[self._ttl] = epoch_seconds(cell.timestamp_micros)
+                item[at] = time_attribute(cell.timestamp_micros, self.mapping.stored(at))
+            carries_expiry = plan.timestamp == "ttl" or (plan.timestamp is None and family in m.ttl_families)
+            if m.ttl and m.ttl not in item and carries_expiry and cell.timestamp_micros < FAR_FUTURE_MICROS:
+                item[m.ttl] = epoch_seconds(cell.timestamp_micros)
             items.append(item)
         return items
 
     def _attribute_claim(self, plan: RulePlan, family: str, qualifier: bytes):
-        found = self._qualifiers[plan.index].match(qualifier)
+        found = self.mapping.qualifiers[plan.index].match(qualifier)
         if found is None:
             return None
         tail = found.pop(TAIL)
         try:
-            fields = self._fields.decode(plan, found)
-            if family in self._member_family:
-                return fields, "member", self._member_family[family], tail
+            fields = self.mapping.fields.decode(plan, found)
+            if family in self.mapping.member_family:
+                return fields, "member", self.mapping.member_family[family], tail
             name = tail.decode()
         except (CodecError, UnicodeDecodeError):
             return None
-        if (family, tail) in self._list_column:
+        if (family, tail) in self.mapping.list_column:
             return fields, "list", name, tail
-        if name == "" and family == self.marker_family(plan):
+        if name == "" and family == self.mapping.marker_family(plan):
             return fields, "exists", name, tail
-        if name not in self._keys and name not in self._layout and self.json_family(plan, name) == family:
+        m = self.mapping
+        if name not in m.keys and name not in m.layout and m.json_family(plan, name) == family:
             return fields, "json", name, tail
         return None
 
     def _attribute_item(self, plan: RulePlan, fields: dict[str, AttributeValue], parts: list) -> Item:
-        item = self._fields.keys_back(plan, fields)
+        item = self.mapping.fields.keys_back(plan, fields)
         members: dict[str, list[tuple[bytes, Cell]]] = {}
         for how, name, tail, versions in parts:
             if how == "exists":
@@ -186,7 +158,7 @@ class RowDecoder:
             else:
                 members.setdefault(name, []).append((tail, versions[0]))
         for name, found in members.items():
-            tag = self.stored(name)
+            tag = self.mapping.stored(name)
             found.sort(key=lambda pair: pair[0])
             if tag == "M":
                 item[name] = {"M": {t.decode(): element_from_value(c.value) for t, c in found

@@ -8,32 +8,11 @@ default mapping is lossless (numbers as keys come back in canonical form only).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Protocol
+from collections.abc import Iterator
 
-from ..spec.model import TableSpec
 from .cell_values import COUNTER, MIXED
+from .compiled import CompiledMapping
 from .rules import RulePlan
-
-
-class CompiledMapping(Protocol):
-    """What the sentences read of a compiled mapping (`codec.Codec` has it): the sentences
-    describe the codec's plans, never drive them, so this module does not import it."""
-
-    table: TableSpec
-
-    @property
-    def plans(self) -> list[RulePlan]: ...
-    @property
-    def ttl_families(self) -> frozenset[str]: ...
-    @property
-    def layout(self) -> Mapping[str, tuple[str, str]]: ...
-    @property
-    def types(self) -> Mapping[str, str]: ...
-    def stored(self, name: str) -> str: ...
-    def value_family(self, plan: RulePlan) -> str: ...
-    def value_qualifier_text(self, plan: RulePlan) -> str: ...
-    def json_family(self, plan: RulePlan, name: str) -> str: ...
 
 
 def lossy_sentences(codec: CompiledMapping) -> Iterator[str]:

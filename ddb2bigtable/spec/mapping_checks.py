@@ -14,7 +14,7 @@ from .model import AttributeMapping, MappingRule, Source, TableSpec
 from .schema_check import did_you_mean
 from .yaml_source import JsonPath, YamlDocument
 
-_FAMILY_LAYOUT_TYPES = ("SS", "NS", "BS", "M")
+FAMILY_LAYOUT_TYPES = ("SS", "NS", "BS", "M")
 
 
 def check_mapping(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Problem]:
@@ -66,9 +66,9 @@ def _attribute_layout_problems(doc: YamlDocument, ap: JsonPath, attr: AttributeM
         if attr.family is None:
             return [doc.problem(ap, "layout: family stores members or keys as qualifiers of their own "
                                     "family; name it with `family:`")]
-        if attr.type not in (None, *_FAMILY_LAYOUT_TYPES):
+        if attr.type not in (None, *FAMILY_LAYOUT_TYPES):
             return [doc.problem((*ap, "layout"), f"layout: family is for sets and maps "
-                                                 f"({', '.join(_FAMILY_LAYOUT_TYPES)}), not {attr.type}")]
+                                                 f"({', '.join(FAMILY_LAYOUT_TYPES)}), not {attr.type}")]
     if attr.layout == "timestamps" and attr.type not in (None, "L"):
         return [doc.problem((*ap, "layout"), f"layout: timestamps is for lists (L), not {attr.type}")]
     return []

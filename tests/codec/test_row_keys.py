@@ -182,7 +182,7 @@ def test_row_keys_decode_back_and_never_collide(case):
     assert (k1 == k2) == (one == two)
     plan = default_plan(table)
     body = k1 if not table.mapping.salt else k1[len(str(table.mapping.salt.buckets - 1)) + len(table.mapping.delimiter.encode()):]
-    fields = codec._fields.decode(plan, plan.row.match(body), strip=False)
+    fields = codec.mapping.fields.decode(plan, plan.row.match(body), strip=False)
     assert fields == one
 
 
