@@ -49,6 +49,19 @@ class FileReport:
     status: str  # "loaded" | "resumed: already loaded" | "failed" ("pending" while the load runs)
     error: str | None = None
 
+    @classmethod
+    def resumed(cls, f: DataFile, counts: FileCounts) -> FileReport:
+        """A file an earlier run loaded: its counts come from the resume state."""
+        return cls(f.key, f.item_count, counts, "resumed: already loaded")
+
+    @classmethod
+    def loaded(cls, f: DataFile, counts: FileCounts) -> FileReport:
+        """A file read to its end; fewer or more lines than the manifest promises is an error
+        of the export (a truncated copy), said next to the file."""
+        short = (f"{f.key}: the manifest promises {f.item_count} items, the file holds {counts.read} lines"
+                 if counts.read != f.item_count else None)
+        return cls(f.key, f.item_count, counts, "loaded", short)
+
 
 @dataclass
 class LoadReport:
@@ -227,10 +240,8 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
         return
     finally:
         dead.close()
-    if counts.read != f.item_count:
-        file_report.error = (f"{f.key}: the manifest promises {f.item_count} items, the file holds "
-                             f"{counts.read} lines")
-    file_report.status = "loaded"
+    done = FileReport.loaded(f, counts)
+    file_report.status, file_report.error = done.status, done.error
     run.state.done[f.key] = counts
     run.state.save(run.options.work_dir / STATE_FILE)
 
@@ -243,7 +254,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     progress(0, total=manifest.item_count)
     for f in manifest.files:
         if f.key in state.done:
-            report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
+            report.files.append(FileReport.resumed(f, state.done[f.key]))
             progress(f.item_count)
         else:
             report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))

@@ -77,16 +77,14 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
                 report.error = f"Beam's counters {totals} disagree with the per-file counts {summed}"
     for f in manifest.files:
         if f.key in state.done:
-            report.files.append(FileReport(f.key, f.item_count, state.done[f.key], "resumed: already loaded"))
+            report.files.append(FileReport.resumed(f, state.done[f.key]))
             continue
         c = counts.get(f.key)
         if c is None:
             why = report.error if report.error and f.key in report.error else None
             report.files.append(FileReport(f.key, f.item_count, FileCounts(), "failed", why))
             continue
-        short = (f"{f.key}: the manifest promises {f.item_count} items, the file holds {c.read} lines"
-                 if c.read != f.item_count else None)
-        report.files.append(FileReport(f.key, f.item_count, c, "loaded", short))
+        report.files.append(FileReport.loaded(f, c))
         state.done[f.key] = c
     state.save(state_path)
     report.seconds = time.monotonic() - started
