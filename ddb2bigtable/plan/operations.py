@@ -118,7 +118,7 @@ def plan_operations(stage: Stage, instance_id: str, clusters: list[ClusterPlan],
             f"{instance_id}-dead-letters", "dead-letters", DATAFLOW_RESOURCE, DATAFLOW_COUNTER,
             f'metric.type="{DATAFLOW_COUNTER}" AND resource.type="{DATAFLOW_RESOURCE}" AND '
             f'metric.labels.metric_name="dead_lettered" AND '
-            f'resource.labels.job_name=starts_with("ddb2bigtable-{instance_id}-")',
+            f'resource.labels.job_name=starts_with("{load_job_prefix(instance_id)}")',
             0, 0, "WARNING", "the load dead-lettered items: they are not in Bigtable; read the dead letters in "
                              "the stage's load.temp_location", aligner="ALIGN_MAX"))
     why = ("alerts from the plan's own targets" + ("" if settings.channels else
@@ -127,3 +127,9 @@ def plan_operations(stage: Stage, instance_id: str, clusters: list[ClusterPlan],
         why = "off for this stage (alerts.enabled: false)"
     board = json.dumps(dashboard(instance_id, clusters), sort_keys=True)
     return OperationsPlan(settings.enabled, settings.channels, tuple(alerts), why, board)
+
+
+def load_job_prefix(instance_id: str) -> str:
+    """How every Dataflow load job of the instance is named (`load.beam.dataflow.job_name`
+    adds the table and content), so the dead-letter alert can match all of them."""
+    return f"ddb2bigtable-{instance_id}-"

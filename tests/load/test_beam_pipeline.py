@@ -31,6 +31,7 @@ from ddb2bigtable.load.state import LoadState, target
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.work_folder import dead_letter_records
 from ddb2bigtable.load.writer import WriteSettings
+from ddb2bigtable.plan.operations import load_job_prefix
 from ddb2bigtable.program import plan_for_stack
 from ddb2bigtable.spec.reading import read_spec
 
@@ -197,6 +198,8 @@ def test_pipeline_options_for_a_dataflow_job(monkeypatch, tmp_path):
     assert gcp.staging_location == "gs://shop-tmp/dataflow/staging"
     assert gcp.service_account_email == "loader@my-project.iam.gserviceaccount.com"
     assert gcp.job_name == "ddb2bigtable-shop-global-stg-orders-v2-01234567"
+    # the plan's dead-letter alert watches jobs by this prefix: a renamed job would go unwatched
+    assert gcp.job_name.startswith(load_job_prefix(JOB.instance_id))
     assert gcp.labels == ["ddb2bigtable-instance=shop-global-stg", "ddb2bigtable-table=orders_v2"]
     assert setup.save_main_session is False
     (wheel,) = setup.extra_packages

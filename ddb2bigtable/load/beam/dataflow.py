@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...exports.manifests import open_export
+from ...plan.operations import load_job_prefix
 from ...spec.errors import ServiceError
 from ...spec.model import TableSpec
 from ..jobs import LoadJobPlan, table_fingerprint
@@ -34,7 +35,7 @@ class DataflowUnavailable(ServiceError):
 def job_name(job: LoadJobPlan) -> str:
     """Dataflow's job-name rules ([a-z]([-a-z0-9]*[a-z0-9])?): one name per load content, so
     Dataflow itself refuses a second running job for the same load."""
-    raw = f"ddb2bigtable-{job.instance_id}-{job.table_id}".lower()
+    raw = f"{load_job_prefix(job.instance_id)}{job.table_id}".lower()
     name = re.sub(r"-+", "-", re.sub(r"[^a-z0-9-]", "-", raw)).strip("-")[:90].rstrip("-")
     return f"{name}-{job.fingerprint[:8].lower()}"
 
