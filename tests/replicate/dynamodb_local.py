@@ -42,16 +42,19 @@ class DynamoDBLocal:
         stop_process(self.process)
 
 
-def start(home: Path = HOME, timeout: float = 60.0) -> DynamoDBLocal:
-    """DynamoDB Local in memory, listening on 127.0.0.1 only."""
+def start(home: Path = HOME, timeout: float = 60.0, port: int | None = None,
+          db_path: Path | None = None) -> DynamoDBLocal:
+    """DynamoDB Local in memory (or in `db_path`, kept across restarts), listening on
+    127.0.0.1 only (on `port`: a restart on the port a client already uses)."""
     java = shutil.which("java")
     if java is None:
         raise RuntimeError(f"DynamoDB Local needs Java 17 or newer on PATH; {INSTALL_HINT}")
     if not (home / "DynamoDBLocal.jar").is_file():
         raise RuntimeError(f"DynamoDB Local is not installed in {home}: {INSTALL_HINT}")
-    port = free_port()
+    port = port or free_port()
+    storage = ["-dbPath", str(db_path)] if db_path else ["-inMemory"]
     process = subprocess.Popen([java, f"-Djava.library.path={home / 'DynamoDBLocal_lib'}", "-jar",
-                                str(home / "DynamoDBLocal.jar"), "-inMemory", "-port", str(port)],
+                                str(home / "DynamoDBLocal.jar"), *storage, "-port", str(port)],
                                cwd=home, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     running = DynamoDBLocal(port, process)
     try:

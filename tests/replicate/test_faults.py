@@ -1,0 +1,162 @@
+"""Faults a long-running `replicate` meets, end to end on DynamoDB Local and the Bigtable
+emulator: connections to DynamoDB cut mid-run (the project's TCP proxy), DynamoDB Local
+restarted under a `--follow`, and the lag behind a steady writer. In each, Bigtable ends
+equal to DynamoDB item for item and every record is counted once: nothing lost, nothing
+doubled."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from ddb2bigtable.replicate.run import run_replicate, start_point
+from ddb2bigtable.spec.errors import InputError
+
+from ..tcp_proxy import TcpProxy
+from . import dynamodb_local
+from .scenario import create, differences, export_and_load
+from .steady_writer import SteadyWriter, TimedReader, summary
+from .test_replicate_emulator import credentials, movie
+
+pytestmark = pytest.mark.slow
+
+
+class CountingProxy(TcpProxy):
+    """The TCP proxy, counting the live connections its drops cut."""
+
+    cut = 0
+
+    def drop(self) -> None:
+        with self._lock:
+            self.cut += len(self._sockets) // 2
+        super().drop()
+
+
+def many(db, table: str, first: int, count: int) -> None:
+    """`count` puts in batches of 25 (a stream of many records, quickly)."""
+    for i in range(first, first + count, 25):
+        db.batch_write_item(RequestItems={table: [{"PutRequest": {"Item": movie(2001, f"Many {j}", n={"N": str(j)})}}
+                                                  for j in range(i, min(i + 25, first + count))]})
+
+
+def test_connections_to_dynamodb_cut_mid_run_are_retried_and_nothing_is_lost_or_doubled(
+        dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    from ddb2bigtable.replicate import run
+
+    credentials(monkeypatch)
+    monkeypatch.setattr(run, "PAGES_PER_VISIT", 2)  # more rounds: more requests for the cuts to hit
+    scenario = create(dynamodb, tmp_path)
+    db = dynamodb.client()
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    many(db, scenario.dynamo_table, 0, 3000)
+    for i in range(0, 3000, 7):  # and changes of the same items later in the stream
+        db.update_item(TableName=scenario.dynamo_table, Key={"year": {"N": "2001"}, "title": {"S": f"Many {i}"}},
+                       UpdateExpression="SET n = :n", ExpressionAttributeValues={":n": {"N": "-1"}})
+    proxy = CountingProxy("127.0.0.1", dynamodb.port)
+    cutting = threading.Event()
+
+    def cut() -> None:
+        while not cutting.wait(0.25):
+            proxy.drop()
+
+    cutter = threading.Thread(target=cut, daemon=True)
+    cutter.start()
+    try:
+        options = replace(scenario.replicate_options(dynamodb, since_micros=start_point(str(export))),
+                          endpoint_url=f"http://{proxy.address}")
+        report = run_replicate(scenario.table, options)
+    finally:
+        cutting.set()
+        cutter.join()
+        proxy.close()
+    assert proxy.cut >= 3  # connections were cut while it ran
+    assert report.counts == {"insert": 3000, "modify": 429, "remove": 0, "ttl": 0} and report.dead_letters == 0
+    assert differences(dynamodb, scenario) == []
+
+
+def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_emulator, tmp_path, monkeypatch):
+    """DynamoDB Local keeping its data in a folder, stopped and started again on the same
+    port while `replicate --follow` runs: boto3's retries carry the run over the gap."""
+    credentials(monkeypatch)
+    own = dynamodb_local.start(db_path=tmp_path)
+    try:
+        scenario = create(own, tmp_path / "case")
+        db = own.client()
+        many(db, scenario.dynamo_table, 0, 100)
+        export = export_and_load(own, scenario, tmp_path / "case")
+        stop = threading.Event()
+        failures: list[str] = []
+
+        def restart_and_write() -> None:
+            try:
+                many(db, scenario.dynamo_table, 100, 200)
+                time.sleep(1.0)
+                own.stop()  # SIGTERM: gone for a moment
+                time.sleep(1.0)
+                own.process = dynamodb_local.start(port=own.port, db_path=tmp_path).process
+                many(own.client(), scenario.dynamo_table, 300, 200)
+                time.sleep(4.0)  # the last writes' turn
+            except Exception as error:  # reported below: the run must still stop
+                failures.append(repr(error))
+            finally:
+                stop.set()
+
+        changer = threading.Thread(target=restart_and_write)
+        changer.start()
+        report = run_replicate(scenario.table, scenario.replicate_options(
+            own, since_micros=start_point(str(export)), follow=True, stop=stop))
+        changer.join()
+        assert failures == []
+        assert report.stopped == "interrupted" and report.counts["insert"] >= 400  # 400 after the export, + replays
+        assert differences(own, scenario) == []
+        again = run_replicate(scenario.table, scenario.replicate_options(own))
+        assert again.applied == 0  # the checkpoint had everything: nothing twice
+    finally:
+        own.stop()
+
+
+def test_dynamodb_local_gone_is_a_clear_error_and_the_checkpoint_resumes(bigtable_emulator, tmp_path, monkeypatch):
+    """Down past the retries: an error naming the endpoint, not a traceback; once it is
+    back (its data kept), the rerun resumes from the checkpoint and converges."""
+    from ddb2bigtable.replicate import stream
+
+    credentials(monkeypatch)
+    own = dynamodb_local.start(db_path=tmp_path)
+    try:
+        scenario = create(own, tmp_path / "case")
+        export = export_and_load(own, scenario, tmp_path / "case")
+        many(own.client(), scenario.dynamo_table, 0, 50)
+        first = run_replicate(scenario.table, scenario.replicate_options(own, since_micros=start_point(str(export))))
+        assert first.counts["insert"] == 50
+        own.stop()
+        monkeypatch.setattr(stream, "MAX_ATTEMPTS", 2)  # fail fast (10 attempts by default)
+        with pytest.raises(InputError, match=rf"127\.0\.0\.1:{own.port}\).*cannot be reached"):
+            run_replicate(scenario.table, scenario.replicate_options(own))
+        own.process = dynamodb_local.start(port=own.port, db_path=tmp_path).process
+        many(own.client(), scenario.dynamo_table, 50, 50)
+        resumed = run_replicate(scenario.table, scenario.replicate_options(own))
+        assert resumed.resumed and resumed.counts["insert"] == 50  # only what came after the checkpoint
+        assert differences(own, scenario) == []
+    finally:
+        own.stop()
+
+
+def test_lag_behind_a_steady_writer_is_reported_and_stays_bounded(dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    reader = TimedReader(scenario.dynamo_table, "us-west-2", dynamodb.endpoint)
+    writer = SteadyWriter(dynamodb.client(), scenario.dynamo_table, rate=20, seconds=8)
+    writer.start()
+    report = run_replicate(scenario.table, scenario.replicate_options(
+        dynamodb, since_micros=start_point(str(export)), follow=True, stop=writer.done), reader.applied, reader=reader)
+    assert writer.errors == [] and writer.written >= 100  # a steady stream, not a burst
+    assert len(reader.lags) == writer.written == report.counts["insert"]  # each write applied once, timed
+    lags = summary(reader.lags)
+    # Polled every second: a write waits for the next poll, then one round trip each way.
+    assert lags["p50"] < 2.0 and lags["p99"] < 4.0, lags
+    assert report.stopped == "interrupted" and report.as_json()["lag_seconds"] is not None
+    assert differences(dynamodb, scenario) == []
