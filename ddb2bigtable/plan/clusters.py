@@ -7,8 +7,6 @@ rounded for reading; `ClusterPlan.load` keeps them unrounded.
 
 from __future__ import annotations
 
-import math
-
 from ..spec.ids import cluster_id
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import Stage
@@ -26,8 +24,9 @@ LEVEL_WORDS: dict[str, str] = {
 }
 
 
-def _conversion(factor: float, size_divisor: int, item_kb: float, scale: float, consistency: str = "") -> str:
+def _conversion(per_op: tuple[float, int], item_kb: float, scale: float, consistency: str = "") -> str:
     """Why units and operations differ: consistency or transactions, item size, stage scale."""
+    factor, size_divisor = per_op
     words = []
     if factor != 1:
         words.append(f"x {factor:g} {consistency}".rstrip())
@@ -65,12 +64,10 @@ def _shares(table: TableSpec, placement: Placement, level: Level, stage: Stage,
             writes_per_second=capacity.write_ops(source, units.writes, scale, item_kb),
             writes_per_node=sizing.writes_per_node(storage_type, item_kb),
             read_units=read_units, write_units=units.writes,
-            read_conversion=_conversion(sizing.READ_FACTOR[source.read_consistency],
-                                        math.ceil(item_kb / sizing.READ_UNIT_KB), item_kb, scale,
-                                        source.read_consistency),
-            write_conversion=_conversion(sizing.WRITE_FACTOR[source.write_mode],
-                                         math.ceil(item_kb / sizing.WRITE_UNIT_KB), item_kb, scale,
-                                         source.write_mode),
+            read_conversion=_conversion(sizing.read_units_per_op(source.read_consistency, item_kb), item_kb,
+                                        scale, source.read_consistency),
+            write_conversion=_conversion(sizing.write_units_per_op(source.write_mode, item_kb), item_kb,
+                                         scale, source.write_mode),
             note=note))
     return shares
 

@@ -43,14 +43,27 @@ WRITE_FACTOR = {"standard": 1.0, "transactional": 0.5}
 READ_UNIT_KB, WRITE_UNIT_KB = 4, 1
 
 
+def read_units_per_op(consistency: str, item_kb: float) -> tuple[float, int]:
+    """(ops per unit for 4 KB, 4 KB units per item): `read_ops` divides by both, and the
+    plan's why prints the same two numbers."""
+    return READ_FACTOR[consistency], math.ceil(item_kb / READ_UNIT_KB)
+
+
+def write_units_per_op(write_mode: str, item_kb: float) -> tuple[float, int]:
+    """(ops per unit for 1 KB, 1 KB units per item), as `read_units_per_op`."""
+    return WRITE_FACTOR[write_mode], math.ceil(item_kb / WRITE_UNIT_KB)
+
+
 def read_ops(units: float, consistency: str, item_kb: float) -> float:
     """Reads/s that `units` RCU (or RRU/s) deliver for items of `item_kb`."""
-    return units * READ_FACTOR[consistency] / math.ceil(item_kb / READ_UNIT_KB)
+    factor, per_item = read_units_per_op(consistency, item_kb)
+    return units * factor / per_item
 
 
 def write_ops(units: float, write_mode: str, item_kb: float) -> float:
     """Writes/s that `units` WCU (or WRU/s) deliver for items of `item_kb`."""
-    return units * WRITE_FACTOR[write_mode] / math.ceil(item_kb / WRITE_UNIT_KB)
+    factor, per_item = write_units_per_op(write_mode, item_kb)
+    return units * factor / per_item
 
 
 def reads_per_node(storage_type: str, item_kb: float) -> float:
