@@ -13,6 +13,7 @@ import shutil
 import stat
 import sys
 from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from apache_beam.options.pipeline_options import GoogleCloudOptions, SetupOption
 from ddb2bigtable.codec.type_inference import infer_types, merge_types
 from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.reader import read_records
+from ddb2bigtable.exports.writer import IncrementalChange, write_incremental_export
 from ddb2bigtable.load.beam import dataflow
 from ddb2bigtable.load.beam.dataflow import DataflowUnavailable, find_table, launch_dataflow, pipeline_options_for
 from ddb2bigtable.load.beam.direct import direct_options, run_beam_load
@@ -33,6 +35,7 @@ from ddb2bigtable.load.work_folder import dead_letter_records
 from ddb2bigtable.load.writer import WriteSettings
 from ddb2bigtable.plan.operations import load_job_prefix
 from ddb2bigtable.program import plan_for_stack
+from ddb2bigtable.spec.errors import InputError
 from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT
@@ -245,6 +248,17 @@ def test_launching_without_the_gcp_extra_says_what_to_install(monkeypatch):
 
     with pytest.raises(DataflowUnavailable, match=r"pip install 'apache-beam\[gcp\]'"):
         load_job.launch({**JOB.__dict__, "job_id": None})
+
+
+def test_an_incremental_export_is_never_launched_on_dataflow(monkeypatch, tmp_path):
+    """Dataflow keeps no chain state: an incremental applied alone could undo later deletes."""
+    monkeypatch.setattr(dataflow, "require_gcp_extra", lambda: None)  # apache-beam[gcp] is not installed here
+    when = datetime(2026, 11, 20, tzinfo=UTC)
+    increment = write_incremental_export(tmp_path, "arn:aws:dynamodb:us-east-1:123456789012:table/Orders",
+                                         [IncrementalChange({"pk": {"S": "a"}}, 1)], export_time=when)
+    with pytest.raises(InputError, match="incremental export: a Dataflow load cannot tell") as error:
+        launch_dataflow(replace(JOB, export=str(increment)))
+    assert "load --chain" in str(error.value) and str(increment) in str(error.value)
 
 
 def test_launching_without_the_gcp_extra_fails_with_the_clear_message(monkeypatch):

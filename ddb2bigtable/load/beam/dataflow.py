@@ -15,9 +15,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ...exports.manifests import open_export
+from ...exports.manifests import INCREMENTAL_EXPORT, open_export
 from ...plan.operations import load_job_prefix
-from ...spec.errors import ServiceError
+from ...spec.errors import InputError, Problem, ServiceError
 from ...spec.model import TableSpec
 from ..jobs import LoadJobPlan, table_fingerprint
 from .pipeline import BeamLoad, PipelineOptions, beam, build_pipeline
@@ -161,7 +161,6 @@ def require_gcp_extra() -> None:
 def find_table(job: LoadJobPlan) -> TableSpec:
     """The table a job loads, from the spec file the plan came from; refused when the
     mapping there changed since the plan (its fingerprint would differ)."""
-    from ...spec.errors import InputError
     from ...spec.reading import read_spec
 
     try:
@@ -179,12 +178,20 @@ def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:
     """Starts the load on Dataflow and returns its job id, without waiting for it.
 
     The launcher reads only the export's manifests; the types are inferred by the job.
+    A Dataflow job keeps no load state between launches, so it cannot check that an
+    incremental export continues what the table holds: those are refused here (the local
+    loader's `--chain` orders them, `replicate` follows the stream).
     """
     require_gcp_extra()
+    manifest = open_export(job.export)
+    if manifest.export_type == INCREMENTAL_EXPORT:
+        raise InputError([Problem.about(job.export, "load.export", (
+            "an incremental export: a Dataflow load cannot tell whether it continues what the table holds, "
+            "and applied out of order it brings back deleted items; point load.export at the full export, then "
+            "apply the incrementals with `ddb2bigtable load --chain` or catch up with `ddb2bigtable replicate`"))])
     with launch_folder() as package_dir:
         options = pipeline_options_for(job, package_dir)
         table = table or find_table(job)
-        manifest = open_export(job.export)
         if CONTAINER_IMAGE_ENV not in os.environ:
             build_worker_package(job.export, package_dir)
         load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in manifest.files),
