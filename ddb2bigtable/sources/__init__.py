@@ -5,7 +5,7 @@
 - `aws_live.read`: live tables (`aws://REGION/TABLE`, `aws://REGION/*`) through boto3
   (`aws_clients`: clients and errors), DescribeTable read by `describe_table`, plus TTL,
   backups, tags, `live_autoscaling`, `cloudwatch` (p99 peak and average), `live_replicas`.
-- `export_types.add_mappings`: `--export` attribute types sampled into `mapping.attributes`.
+- `export_types.add_mappings`: `--export` attribute types sampled into the mapping's attributes.
 - `describe_table.read`: `aws dynamodb describe-table` output.
 - `cloudformation.read`: CloudFormation / SAM templates (YAML short forms or JSON), with
   `intrinsics.resolve` for parameters and intrinsic functions.
