@@ -172,15 +172,19 @@ def _consistency(r: _Reader) -> tuple[Sourced[str] | None, Sourced[str] | None]:
             given(witness, r.origin(witness_at)) if witness else None)
 
 
-def _replicas(r: _Reader, home: str, table_class: str) -> tuple[tuple[ReplicaDef, ...], list[Dropped]]:
+def _replicas(r: _Reader, home: str, table_class: str, provisioned: bool) -> tuple[tuple[ReplicaDef, ...],
+                                                                                 list[Dropped]]:
+    """Replicas besides the home region, with their own read units (provisioned tables:
+    ProvisionedThroughputOverride, of the table and of its indexes) and class."""
     replicas, dropped = [], []
     for at, item in r.items(("Table", "Replicas"), "Replicas"):
         region = r.loc.check((*at, "RegionName"), item.get("RegionName"), (str,), "RegionName")
         if region == home:
             continue
-        reads = r.get((*at, "ProvisionedThroughputOverride", "ReadCapacityUnits"), (int,), "ReadCapacityUnits")
+        reads = (r.get((*at, "ProvisionedThroughputOverride", "ReadCapacityUnits"), (int,), "ReadCapacityUnits")
+                 if provisioned else None)
         gsi_reads = []
-        for g_at, g in r.items((*at, "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes"):
+        for g_at, g in r.items((*at, "GlobalSecondaryIndexes"), "GlobalSecondaryIndexes") if provisioned else ():
             own = r.get((*g_at, "ProvisionedThroughputOverride", "ReadCapacityUnits"), (int,), "ReadCapacityUnits")
             if own and isinstance(g.get("IndexName"), str):
                 where = r.origin((*g_at, "ProvisionedThroughputOverride", "ReadCapacityUnits"))
@@ -222,7 +226,7 @@ def read(loc: Located, options: Options) -> Imported:
     table_class = (given(TABLE_CLASSES.get(klass, "standard"), r.origin(("Table", "TableClassSummary", "TableClass")))
                    if klass else given("standard", "describe-table (no TableClassSummary: STANDARD)"))
     protection = r.get(("Table", "DeletionProtectionEnabled"), (bool,), "DeletionProtectionEnabled")
-    replicas, lost = _replicas(r, region.value, table_class.value)
+    replicas, lost = _replicas(r, region.value, table_class.value, provisioned)
     most, warm = _throughputs(r, ("Table",), provisioned)
     consistency, witness = _consistency(r)
     where = f"--table-name {name} --region {region.value}"

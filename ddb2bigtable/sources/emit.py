@@ -110,7 +110,7 @@ def _throughputs(b: _Builder, tree: Tree, on_demand: bool, max_: Limits | None, 
 def _replica(b: _Builder, t: TableDefinition, r: ReplicaDef, s: str) -> Tree:
     provisioned = t.billing.value == "provisioned"
     tree: Tree = {"region": b.leaf(r.region, f"{s}.region")}
-    if r.reads is not None and provisioned:
+    if r.reads is not None:  # on-demand: the replica's peak RRU/s (a reader that measured it)
         tree["reads"] = b.leaf(r.reads, f"{s}.reads")
     if r.read_scaling is not None and provisioned:
         tree["autoscaling"] = _read_scaling(b, r.read_scaling, f"{s}.autoscaling")
