@@ -73,11 +73,14 @@ def _print(report: CutoverReport) -> None:
 
     click.echo(f"{report.table}: {report.checked:,} checked, {report.matches:,} match, "
                f"{len(report.mismatches):,} differ, {len(report.missing):,} missing in Bigtable"
-               + (f", {report.expired:,} expired (TTL)" if report.expired else ""))
+               + (f", {report.expired:,} expired (TTL)" if report.expired else "")
+               + (f", {len(report.only_in_bigtable):,} only in Bigtable" if report.only_in_bigtable else ""))
     for mismatch in report.mismatches[:SHOWN]:
         click.echo(f"  differs: {key_text(mismatch['key'])}: {mismatch['detail']}")
     for gone in report.missing[:SHOWN]:
         click.echo(f"  missing in Bigtable: {key_text(gone['key'])} (row {gone['row_key']})")
+    for extra in report.only_in_bigtable[:SHOWN]:
+        click.echo(f"  only in Bigtable: {key_text(extra['key'])} (row {extra['row_key']})")
     lag = report.lag_note if report.lag_seconds is None else f"{report.lag_seconds:,.1f} s ({report.lag_note})"
     click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s")
     if report.ready:

@@ -32,6 +32,7 @@ from ..load.state import target
 from ..load.verify import Difference, RowReader, item_difference
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
+from .bigtable_only import only_in_bigtable
 from .checkpoint import load_checkpoint, resume_problem
 from .lineage import iso
 from .run import now_micros, recorded_types
@@ -69,6 +70,7 @@ class CutoverReport:
     vanished: int = 0  # differed, then were deleted from DynamoDB before the second look
     mismatches: list[dict[str, Any]] = field(default_factory=list)  # key, attributes, detail
     missing: list[dict[str, Any]] = field(default_factory=list)  # key, row_key
+    only_in_bigtable: list[dict[str, Any]] = field(default_factory=list)  # key, row_key (bigtable_only.py)
     lag_seconds: float | None = None
     lag_note: str = NOT_RUN  # where the lag comes from, or why it is unknown
     seconds: float = 0.0
@@ -81,6 +83,8 @@ class CutoverReport:
             why.append(f"{len(self.mismatches)} item(s) differ")
         if self.missing:
             why.append(f"{len(self.missing)} item(s) missing in Bigtable")
+        if self.only_in_bigtable:
+            why.append(f"{len(self.only_in_bigtable)} item(s) only in Bigtable")
         if self.lag_seconds is None:
             why.append(f"replication lag {self.lag_note}")
         elif self.lag_seconds >= self.lag_limit_seconds:
@@ -95,7 +99,7 @@ class CutoverReport:
         return {"table": self.table, "ready": self.ready, "reasons": self.reasons, "checked": self.checked,
                 "matches": self.matches, "expired": self.expired, "vanished": self.vanished,
                 "mismatches": self.mismatches,
-                "missing_in_bigtable": self.missing,
+                "missing_in_bigtable": self.missing, "only_in_bigtable": self.only_in_bigtable,
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
                 "lag": self.lag_note, "lag_limit_seconds": self.lag_limit_seconds,
                 "seconds": round(self.seconds, 3)}
@@ -161,6 +165,8 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
             fresh = await asyncio.to_thread(reader.current, [_key_of(table, item) for item in suspects])
             report.vanished = len(suspects) - len(fresh)
             results = [r for r in results if not isinstance(r[1], Difference)] + await _judged(codec, rows, fresh)
+        report.only_in_bigtable = await only_in_bigtable(rows.table, codec, reader, items, rows.now,
+                                                         options.recheck_seconds, codec.row_key)
     for item, result in results:
         report.checked += 1
         key = _key_of(table, item)

@@ -140,3 +140,35 @@ def test_a_difference_that_goes_away_on_the_second_look_is_not_reported(dynamodb
     report = run_cutover_check(scenario.table, options, reader)
     assert (report.mismatches, report.missing, report.vanished) == ([], [], 1)
     assert report.checked == report.matches == 8  # 10 written, 2 deleted
+
+
+def test_an_item_only_in_bigtable_is_found_and_ttl_expired_items_are_not_differences(dynamodb, bigtable_emulator,
+                                                                                      tmp_path, monkeypatch):
+    """A TTL table: items past their TTL (DynamoDB still returns them until its sweep) are
+    counted as expired, not missing; a row left in Bigtable for an item DynamoDB deleted
+    (a lost REMOVE) is named as only in Bigtable, next to the sample's keys."""
+    from .test_replicate_emulator import credentials
+
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path, ttl="expiresAt")
+    db, name = dynamodb.client(), scenario.dynamo_table
+    soon, past = int(time.time()) + 3600, int(time.time()) - 60
+    for i in range(12):
+        db.put_item(TableName=name, Item=movie(2021, f"T{i:02}", expiresAt={"N": str(soon)}))
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    for i in range(3):  # past their TTL now: replicate deletes them from Bigtable, DynamoDB still has them
+        db.update_item(TableName=name, Key={"year": {"N": "2021"}, "title": {"S": f"T{i:02}"}},
+                       UpdateExpression="SET expiresAt = :e", ExpressionAttributeValues={":e": {"N": str(past)}})
+    out = replicate(scenario, dynamodb, "--since", str(export))
+    assert out.returncode == 0, out.stderr
+    ready = json.loads(cutover_check(scenario, dynamodb, "--sample", "100", "--format", "json").stdout)
+    assert ready["ready"] and ready["expired"] == 3 and ready["matches"] == 9, ready
+    assert ready["missing_in_bigtable"] == [] and ready["only_in_bigtable"] == []
+
+    codec = _codec(scenario)
+    ghost = movie(2021, "T05b", expiresAt={"N": str(soon)})  # sorts right after T05, in no table of DynamoDB
+    plant(scenario, [codec.encode(ghost, write_time_micros=2**52, now_micros=0)])
+    found = cutover_check(scenario, dynamodb, "--sample", "100")
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "only in Bigtable: year=2021, title=T05b" in found.stdout
+    assert "verdict: not ready: 1 item(s) only in Bigtable" in found.stdout
