@@ -205,9 +205,10 @@ def _check_indexes(doc: YamlDocument, sp: JsonPath, source: Source) -> list[Prob
     return out
 
 
-# AWS, "Multi-Region strong consistency" (DynamoDB Developer Guide, globaltables_HowItWorks,
-# read 2026-11-24): an MRSC global table runs in exactly three Regions, as three replicas
-# or two replicas and one witness; a witness holds no replica and serves no requests.
+# AWS, "AWS::DynamoDB::GlobalTable GlobalTableWitness" (docs.aws.amazon.com/AWSCloudFormation/
+# latest/UserGuide/aws-properties-dynamodb-globaltable-globaltablewitness.html, read
+# 2026-11-24): "A MRSC global table can be configured with either three replicas, or with
+# two replicas and one witness", the witness in a different Region than the replicas.
 MRSC_REGIONS = 3
 
 
