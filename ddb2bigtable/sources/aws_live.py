@@ -23,7 +23,7 @@ from . import describe_table
 from .aws_clients import Clients, LiveOptions
 from .cloudwatch import Measured, Usage, read_usage, utilisation
 from .live_autoscaling import LiveScaling, read_scaling
-from .live_replicas import replica_status, with_replicas
+from .live_replicas import legacy_replicas, replica_status, with_replicas
 from .located import Located, Path, dotted
 from .model import Dropped, GsiDef, Imported, Notice, Options, Rates, Sourced, TableDefinition, given
 
@@ -210,8 +210,9 @@ def _read_table(clients: Clients, url: str, name: str) -> tuple[TableDefinition,
                                    f"the last {clients.options.days} days: the table had no traffic, or the "
                                    "metrics endpoint is not this account's"))
     table, used = _with_usage(table, measured)
+    table, legacy_said = legacy_replicas(clients, table, raw)
     table, replicas_said = with_replicas(clients, table)
-    live.notices += used + replicas_said
+    live.notices += used + legacy_said + replicas_said
     return replace(table, missing=tuple(live.missing)), live.notices
 
 

@@ -10,6 +10,10 @@ override, index read overrides and table class. This module adds what only other
   it, with a `replica-traffic` warning; provisioned, its use of its capacity is a
   `capacity-use` warning, as for the table;
 - a status other than ACTIVE: a warning.
+
+A global table of the older version 2017.11.29 (DescribeTable `GlobalTableVersion`) lists
+no `Replicas`: its regions come from DescribeGlobalTable's `ReplicationGroup`, each
+replica being a table of its own there (its reads from CloudWatch as above).
 """
 
 from __future__ import annotations
@@ -70,6 +74,29 @@ def _own_scaling(clients: Clients, table: TableDefinition, replica: ReplicaDef,
         return replace(replica, read_scaling=own if own and not _same(own, table.read_scaling) else None,
                        gsi_reads=tuple((n, r, s) for n, (r, s) in gsi_reads.items()))
     return replica
+
+
+LEGACY = "2017.11.29"
+
+
+def legacy_replicas(clients: Clients, table: TableDefinition, raw: dict[str, Any]) -> tuple[
+        TableDefinition, list[Notice]]:
+    """A 2017.11.29 global table's replicas, from DescribeGlobalTable."""
+    if raw.get("GlobalTableVersion") != LEGACY or table.replicas:
+        return table, []
+    name = table.name.value
+    found, why = clients.best_effort("DescribeGlobalTable", clients.dynamodb.describe_global_table,
+                                     GlobalTableName=name)
+    if found is None:
+        return table, [Notice("not-in-source", name, f"{why}: the replicas of this {LEGACY} global table are not "
+                              "known; add them under `replicas:`")]
+    group = (found.get("GlobalTableDescription") or {}).get("ReplicationGroup") or []
+    where = "DynamoDB DescribeGlobalTable ReplicationGroup"
+    replicas = tuple(ReplicaDef(given(r["RegionName"], f"{where}[{i}].RegionName"))
+                     for i, r in enumerate(group) if r.get("RegionName") and r["RegionName"] != table.region.value)
+    return replace(table, replicas=replicas), [Notice("legacy-global-table", name, f"a global table of version "
+                                                       f"{LEGACY}: each replica is a table of its own with its own "
+                                                       "capacity; check each replica's reads")]
 
 
 def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefinition, list[Notice]]:

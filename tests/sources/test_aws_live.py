@@ -373,3 +373,22 @@ def test_the_standard_endpoint_variables_work_without_flags(tmp_path, aws_env, l
     assert result.exit_code == 0, result.output
     assert "min_reads: 50  # Application Auto Scaling table/Orders" in result.stdout
     assert "warning: Orders: ConsumedReadCapacityUnits: p99 30 RCU/s" in result.stderr
+
+
+def test_a_2017_global_table_gets_its_replicas_from_describe_global_table(tmp_path, aws_env, dynamodb_local_server,
+                                                                           moto):
+    """Neither DynamoDB Local nor moto (500) serves DescribeGlobalTable: the test answers it in
+    the API reference's shape and marks DynamoDB Local's real DescribeTable as version 2017."""
+    dynamodb_local_server.client().create_table(
+        TableName="Legacy", AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        KeySchema=_key("id", "HASH"), BillingMode="PAY_PER_REQUEST")
+    answer_with(aws_env, after={"DescribeTable": {"GlobalTableVersion": "2017.11.29"}},
+                instead={"DescribeGlobalTable": {"GlobalTableDescription": {
+                    "GlobalTableName": "Legacy", "GlobalTableStatus": "ACTIVE",
+                    "ReplicationGroup": [{"RegionName": REGION}, {"RegionName": "eu-central-1"}]}}})
+    got = Imported(tmp_path, [f"aws://{REGION}/Legacy"], LiveOptions(14, dynamodb_local_server.endpoint,
+                                                                     moto.endpoint))
+    assert got.table("Legacy")["replicas"] == [{"region": "eu-central-1"}]
+    assert "region: eu-central-1  # DynamoDB DescribeGlobalTable ReplicationGroup[1].RegionName" in got.text
+    assert any("version 2017.11.29" in m for m in got.said("legacy-global-table"))
+    assert {c.gcp_region for i in got.plan.instances for c in i.clusters} >= {"europe-west3"}
