@@ -120,11 +120,12 @@ def _replica(f: Fields, home: Path, at: Path, where: Sourced[str], provisioned: 
     return ReplicaDef(where, fixed, auto, tuple(gsi_reads), klass, enabled, days)
 
 
-def _max_throughput(f: Fields, home: Path) -> Limits | None:
-    """On-demand maximum: MaxWriteRequestUnits is set once for the table, MaxReadRequestUnits
-    per replica (the home region's is kept)."""
-    writes = f.number(("WriteOnDemandThroughputSettings", "MaxWriteRequestUnits"), "MaxWriteRequestUnits")
-    reads = f.number((*home, "ReadOnDemandThroughputSettings", "MaxReadRequestUnits"), "MaxReadRequestUnits")
+def _max_throughput(f: Fields, at: Path, home: Path | None) -> Limits | None:
+    """On-demand maximum of the table (`at` = ()) or of a GSI (`at` its entry): MaxWriteRequestUnits
+    is set once, MaxReadRequestUnits per replica (the home region's, at `home`, is kept)."""
+    writes = f.number((*at, "WriteOnDemandThroughputSettings", "MaxWriteRequestUnits"), "MaxWriteRequestUnits")
+    reads = (f.number((*home, "ReadOnDemandThroughputSettings", "MaxReadRequestUnits"), "MaxReadRequestUnits")
+             if home is not None else None)
     limits = Limits(reads if reads and reads.value > 0 else None, writes if writes and writes.value > 0 else None)
     return None if limits.empty else limits
 
@@ -163,9 +164,12 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
         g_partition, g_sort = key_schema(f, (*at, "KeySchema"), types)
         g_reads, g_read_scaling = _reads(f, home_gsis[name.value]) if name.value in home_gsis else (None, None)
         g_write = scaling(f, (*at, "WriteProvisionedThroughputSettings", "WriteCapacityAutoScalingSettings"))
+        home_gsi = home_gsis.get(name.value)
         gsis.append(GsiDef(name, g_partition, g_sort, projection(f, (*at, "Projection")),
                            g_reads if provisioned else None, None, g_read_scaling if provisioned else None,
-                           g_write if provisioned else None))
+                           g_write if provisioned else None,
+                           max_throughput=None if provisioned else _max_throughput(f, at, home_gsi),
+                           warm_throughput=warm(f, at)))
     consistency, witness = _consistency(f)
     insights, kinesis = extras(f, home)
     enabled, days = pitr(f, (*home, "PointInTimeRecoverySpecification"))
@@ -179,7 +183,7 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
         table_class=table_class(f, (*home, "TableClass")),
         deletion_protection=protection or given(False, f.origin(home) + " (no DeletionProtectionEnabled: false)"),
         tags=tag_list(f, (*home, "Tags")), gsis=tuple(gsis), lsis=lsis(f, types), dropped=tuple(lost),
-        max_throughput=None if provisioned else _max_throughput(f, home), warm_throughput=warm(f, ()),
+        max_throughput=None if provisioned else _max_throughput(f, (), home), warm_throughput=warm(f, ()),
         multi_region_consistency=consistency, witness_region=witness, contributor_insights=insights,
         kinesis_streams=kinesis)
     return table, notices

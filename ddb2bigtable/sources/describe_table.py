@@ -196,6 +196,12 @@ def _replicas(r: _Reader, home: str, table_class: str, provisioned: bool) -> tup
         replicas.append(ReplicaDef(given(region, r.origin((*at, "RegionName"))),
                                    given(reads, r.origin((*at, "ProvisionedThroughputOverride", "ReadCapacityUnits")))
                                    if reads else None, gsi_reads=tuple(gsi_reads), table_class=own_class))
+        own_max = r.get((*at, "OnDemandThroughputOverride", "MaxReadRequestUnits"), (int,), "MaxReadRequestUnits")
+        if own_max and own_max > 0:
+            dropped.append(Dropped(f"on-demand max read throughput {own_max} of replica {region}",
+                                   r.origin((*at, "OnDemandThroughputOverride", "MaxReadRequestUnits")),
+                                   "a spec's max_throughput is the table's (the home region's): the replica is "
+                                   "sized from its reads without that cap"))
         if item.get("KMSMasterKeyId"):
             dropped.append(Dropped(f"AWS KMS key of replica {region}", r.origin((*at, "KMSMasterKeyId")),
                                    f"a CMEK needs a Cloud KMS key: add instance.kms_keys.{region}"))

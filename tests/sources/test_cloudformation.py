@@ -107,13 +107,22 @@ Resources:
       BillingMode: PAY_PER_REQUEST
       MultiRegionConsistency: STRONG
       GlobalTableWitnesses: [{Region: us-east-2}]
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}, {AttributeName: owner, AttributeType: S}]
       KeySchema: [{AttributeName: id, KeyType: HASH}]
+      GlobalSecondaryIndexes:
+        - IndexName: by-owner
+          KeySchema: [{AttributeName: owner, KeyType: HASH}]
+          Projection: {ProjectionType: KEYS_ONLY}
+          WriteOnDemandThroughputSettings: {MaxWriteRequestUnits: 300}
+          WarmThroughput: {ReadUnitsPerSecond: 100}
       WriteOnDemandThroughputSettings: {MaxWriteRequestUnits: 800}
       WarmThroughput: {ReadUnitsPerSecond: 12000, WriteUnitsPerSecond: 4000}
       Replicas:
         - Region: us-east-1
           ReadOnDemandThroughputSettings: {MaxReadRequestUnits: 3000}
+          GlobalSecondaryIndexes:
+            - IndexName: by-owner
+              ReadOnDemandThroughputSettings: {MaxReadRequestUnits: 200}
           ContributorInsightsSpecification: {Enabled: true}
           KinesisStreamSpecification: {StreamArn: "arn:aws:kinesis:us-east-1:123456789012:stream/carts"}
           PointInTimeRecoverySpecification: {PointInTimeRecoveryEnabled: false}
@@ -134,6 +143,9 @@ def test_a_global_table_with_mrsc_limits_and_replica_settings(tmp_path):
     assert source["multi_region_consistency"] == "strong" and source["witness_region"] == "us-east-2"
     assert source["max_throughput"] == {"reads_per_second": 3000.0, "writes_per_second": 800.0}
     assert source["warm_throughput"] == {"reads_per_second": 12000.0, "writes_per_second": 4000.0}
+    (index,) = source["gsis"]
+    assert index["max_throughput"] == {"reads_per_second": 200.0, "writes_per_second": 300.0}
+    assert index["warm_throughput"] == {"reads_per_second": 100.0}
     assert source["contributor_insights"] is True
     assert source["kinesis_streams"] == ["arn:aws:kinesis:us-east-1:123456789012:stream/carts"]
     assert source["replicas"] == [{"region": "us-west-2", "table_class": "standard_infrequent_access",

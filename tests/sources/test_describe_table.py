@@ -80,6 +80,7 @@ def test_mrsc_witness_and_a_replica_own_class_and_index_reads(tmp_path):
     table["Replicas"] = table["Replicas"][:1]
     table["GlobalTableWitnesses"] = [{"RegionName": "us-east-2", "WitnessStatus": "ACTIVE"}]
     table["Replicas"][0]["ReplicaTableClassSummary"] = {"TableClass": "STANDARD_INFREQUENT_ACCESS"}
+    table["Replicas"][0]["OnDemandThroughputOverride"] = {"MaxReadRequestUnits": 900}
     table["Replicas"][0]["GlobalSecondaryIndexes"] = [
         {"IndexName": "by-status", "ProvisionedThroughputOverride": {"ReadCapacityUnits": 300}}]
     path = tmp_path / "mrsc.json"
@@ -90,5 +91,6 @@ def test_mrsc_witness_and_a_replica_own_class_and_index_reads(tmp_path):
     assert source["replicas"] == [{"region": "us-west-2", "reads": 6000, "gsis": [{"name": "by-status", "reads": 300}],
                                    "table_class": "standard_infrequent_access"}]
     assert "# describe-table Table.GlobalTableWitnesses[0].RegionName" in got.text
+    assert any("on-demand max read throughput 900 of replica us-west-2" in m for m in got.codes("not-in-spec"))
     codes = {w.code for w in got.plan.warnings}
     assert {"no-strong-multi-region", "infrequent-access"} <= codes
