@@ -205,6 +205,8 @@ def extras(f: Fields, rel: Path = ()) -> tuple[Sourced[bool] | None, tuple[Sourc
     spec fields the plan warns about (Bigtable has neither)."""
     insights = f.flag((*rel, "ContributorInsightsSpecification", "Enabled"), "ContributorInsightsSpecification")
     kinesis = f.text((*rel, "KinesisStreamSpecification", "StreamArn"), "KinesisStreamSpecification.StreamArn")
+    if kinesis is not None and kinesis.is_estimate:  # e.g. !GetAtt Stream.Arn: say so, not "['Stream', 'Arn']"
+        kinesis = Sourced("UNRESOLVED Kinesis stream ARN", kinesis.origin, kinesis.estimate)
     return insights, (kinesis,) if kinesis is not None else ()
 
 
