@@ -26,6 +26,7 @@ rounded to the minute), reported as p50/p99 with the writer's achieved rate. Run
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import os
 import statistics
@@ -163,8 +164,9 @@ def main() -> None:
             rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": []}
             for round_no in range(args.repeat):
                 name, since = bench.dynamo_table()
-                sides = [("loader", bench.loader), ("replicate", lambda: bench.replicate(name, since)),
-                         ("stream read", lambda: bench.stream_read(name))]
+                sides = [("loader", bench.loader),
+                         ("replicate", functools.partial(bench.replicate, name, since)),
+                         ("stream read", functools.partial(bench.stream_read, name))]
                 for side, measure in sides if round_no % 2 == 0 else sides[::-1]:
                     rates[side].append(measure())
                     print(f"  round {round_no + 1} {side:12} {rates[side][-1]:8,.0f} items/s", flush=True)
