@@ -29,6 +29,8 @@ from ddb2bigtable.spec.stage import load_stage
 from ..conftest import ROOT
 from .helpers import check_comments_and_estimates
 
+pytestmark = pytest.mark.slow  # DynamoDB Local and a moto server per session
+
 REGION = "us-west-2"
 
 
