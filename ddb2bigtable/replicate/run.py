@@ -23,7 +23,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -42,6 +42,7 @@ from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
 from .checkpoint import Checkpoint, load_checkpoint, resume_problem, save_checkpoint
 from .lineage import Shard, before_start, ready_shards, unreachable_start
+from .pages import PagePipeline
 from .report import ReplicateReport
 from .shares import Share, finished_elsewhere, merged, siblings
 from .stream import Page, StreamReader
@@ -149,8 +150,9 @@ class _Run:
         self.report, self.options, self.progress = report, options, progress
         self.path = options.work_dir / options.share.checkpoint_name
         self.stopping = False
-        # Stream reads block (boto3): a thread per shard in flight, and one for listing.
-        self.pool = ThreadPoolExecutor(max_workers=options.workers + 1, thread_name_prefix="replicate-read")
+        # Stream reads block (boto3) and encoding is Python work: two threads per shard in
+        # flight (one reads, one encodes: pages.py), and one for listing.
+        self.pool = ThreadPoolExecutor(max_workers=2 * options.workers + 1, thread_name_prefix="replicate")
 
     async def _thread(self, function: Callable[..., object], *args: object) -> object:
         return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
@@ -203,22 +205,17 @@ class _Run:
 
     async def _visit(self, shard: Shard) -> bool:
         """Reads and applies `shard` up to now, or PAGES_PER_VISIT pages; True when it
-        ended (its children are ready) or may have more. The next page is read and encoded
-        (in a thread: `_prepare`) while this one is written, so the codec's work overlaps
-        Bigtable's round trips; the checkpoint still only moves past pages Bigtable
-        acknowledged, and one page's writes end before the next page's begin."""
+        ended (its children are ready) or may have more. Pages are read, encoded and
+        written in overlapping stages (pages.py); the checkpoint still only moves past
+        pages Bigtable acknowledged, and one page's writes end before the next page's begin."""
         pages = self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id))
-
-        def next_page() -> asyncio.Future[_Prepared | None]:
-            return asyncio.ensure_future(self._thread(self._prepare, pages))  # type: ignore[arg-type]
-        ahead: asyncio.Future[_Prepared | None] | None = next_page()
-        read = 0
+        pipeline = PagePipeline(pages, PAGES_PER_VISIT, self._thread, self._prepare)
+        ahead = pipeline.next()
         try:
             while ahead is not None and (prepared := await ahead) is not None:
                 page = prepared.page
-                read += 1
                 more = bool(page.records) and not page.ended  # an empty or last page ends the reading
-                ahead = next_page() if more and read < PAGES_PER_VISIT else None
+                ahead = pipeline.next()  # encoded while this page is written
                 await self._apply(prepared)
                 last = page.records[-1].sequence if page.records else None
                 if last or page.ended:
@@ -234,15 +231,10 @@ class _Run:
                     return True
             return False
         finally:
-            if ahead is not None:  # a page read ahead of a stop or a failure: read again next time
-                await asyncio.wait([ahead])
+            await pipeline.settle()
 
-    def _prepare(self, pages: Iterator[Page]) -> _Prepared | None:
-        """The next page of `pages` as Bigtable entries, in waves (apply.waves), in a read
-        thread; None when the shard has no more pages for now."""
-        page = next(pages, None)
-        if page is None:
-            return None
+    def _prepare(self, page: Page) -> _Prepared:
+        """A page as Bigtable entries, in waves (apply.waves), in a thread."""
         start, now = self.checkpoint.start_micros, now_micros()
         kept = [r for r in page.records if not before_start(r.micros, start)]
         if self.options.fetch_keys_only:
