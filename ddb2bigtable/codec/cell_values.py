@@ -27,7 +27,6 @@ Opt-in layouts put one value in many cells:
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -36,6 +35,7 @@ import orjson
 
 from .items import AttributeValue, Item
 from .mutations import CodecError
+from .scalars import binary_from_text, binary_text
 from .value_forms import fits_plain, from_plain_json, from_typed_json, load_plain, plain_json, typed_json
 
 MIXED = "mixed"
@@ -77,7 +77,7 @@ _ENCODERS: dict[str, Callable[[Any, AttributeValue], bytes]] = {
     "NULL": lambda inner, _: NULL_BYTES,
     "SS": lambda inner, _: orjson.dumps(inner),
     "NS": _ns_cell,
-    "BS": lambda inner, _: orjson.dumps([base64.b64encode(x).decode() for x in inner]),
+    "BS": lambda inner, _: orjson.dumps([binary_text(x) for x in inner]),
 }
 
 
@@ -116,7 +116,7 @@ def _set_value(data: bytes, stored: str) -> AttributeValue:
     if not isinstance(members, list):
         raise CodecError(f"{stored} cell is not a JSON array")
     if stored == "BS":
-        return {"BS": [base64.b64decode(x, validate=True) for x in members]}
+        return {"BS": [binary_from_text(x) for x in members]}
     return {stored: [str(x) for x in members]}
 
 

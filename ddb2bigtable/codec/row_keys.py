@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from ..spec.mapping_syntax import template_fields
 from .items import AttributeValue, value_type
 from .mutations import CodecError
-from .numbers import is_number
+from .scalars import is_number
 
 ESCAPE = b"\\"
 ALT_ESCAPE = b"%"

@@ -27,7 +27,7 @@ import orjson
 from ..spec.model import TableSpec
 from .cell_values import MIXED
 from .items import Item, value_type
-from .numbers import PLAIN_JSON_NUMBER
+from .scalars import PLAIN_JSON_NUMBER
 from .value_forms import fits_plain, plain_number
 
 AttributeTypes = dict[str, str]  # attribute -> "S", "N", ..., "counter", or "mixed"

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
@@ -17,7 +16,7 @@ import orjson
 
 from .items import ALL_TYPES, AttributeValue
 from .mutations import CodecError
-from .numbers import is_number, is_plain_json_number
+from .scalars import binary_from_text, binary_text, is_number, is_plain_json_number
 
 
 class _Num(str):
@@ -174,9 +173,9 @@ def from_plain_json(data: bytes) -> AttributeValue:
 def _to_typed(value: AttributeValue) -> dict[str, Any]:
     (tag, inner), = value.items()
     if tag == "B":
-        return {"B": base64.b64encode(inner).decode()}
+        return {"B": binary_text(inner)}
     if tag == "BS":
-        return {"BS": [base64.b64encode(x).decode() for x in inner]}
+        return {"BS": [binary_text(x) for x in inner]}
     if tag == "M":
         return {"M": {k: _to_typed(v) for k, v in inner.items()}}
     if tag == "L":
@@ -189,9 +188,9 @@ def _from_typed(obj: Any) -> AttributeValue:
         raise CodecError(f"not a typed DynamoDB JSON value: {obj!r}")
     (tag, inner), = obj.items()
     if tag == "B":
-        return {"B": base64.b64decode(inner, validate=True)}
+        return {"B": binary_from_text(inner)}
     if tag == "BS":
-        return {"BS": [base64.b64decode(x, validate=True) for x in inner]}
+        return {"BS": [binary_from_text(x) for x in inner]}
     if tag == "M":
         return {"M": {k: _from_typed(v) for k, v in inner.items()}}
     if tag == "L":

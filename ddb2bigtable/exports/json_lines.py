@@ -7,8 +7,6 @@ for the dead-letter file instead of stopping the load.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Callable
 from decimal import Context, Decimal
 from typing import Any
@@ -16,7 +14,7 @@ from typing import Any
 import orjson
 
 from ..codec.items import AttributeValue, Item
-from ..codec.numbers import is_number
+from ..codec.scalars import binary_from_text, is_number
 from ..spec.errors import Ddb2BigtableError
 
 # DynamoDB nests maps and lists at most 32 levels deep (AWS, "Constraints in Amazon
@@ -171,8 +169,8 @@ def _json_n(value: object, path: str) -> str:
 
 def _json_b(value: object, path: str) -> bytes:
     try:
-        return base64.b64decode(_json_s(value, path), validate=True)
-    except (binascii.Error, ValueError):  # ValueError: text that is not even ASCII
+        return binary_from_text(_json_s(value, path))
+    except ValueError:
         raise BadLine(f"{path}: not valid base64") from None
 
 

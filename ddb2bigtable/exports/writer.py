@@ -45,6 +45,7 @@ from typing import Any
 import orjson
 
 from ..codec.items import AttributeValue, Item
+from ..codec.scalars import binary_text
 from .json_lines import dynamodb_number_text
 from .manifests import AWS_FOLDER, FULL_EXPORT, INCREMENTAL_EXPORT, OUTPUT_FORMATS
 
@@ -271,7 +272,7 @@ def _json(item: Item) -> bytes:
 
 def _base64(value: object) -> str:
     if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
+        return binary_text(value)
     raise TypeError(f"{type(value).__name__} is not part of the typed item form")
 
 
@@ -318,4 +319,4 @@ def _ion_decimal(number: str) -> str:
 
 
 def _ion_blob(data: bytes) -> str:
-    return "{{" + base64.b64encode(data).decode() + "}}"
+    return "{{" + binary_text(data) + "}}"

@@ -19,7 +19,6 @@ is deleted, as DynamoDB no longer returns it.
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from dataclasses import dataclass, replace
 from ..codec.codec import Codec
 from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
+from ..codec.scalars import binary_text
 from .stream import StreamRecord
 
 
@@ -106,4 +106,4 @@ def dead_letter_json(record: StreamRecord, reason: str) -> str:
     keys (binary ones in base64, as DynamoDB JSON writes them) and why."""
     return json.dumps({"shard": record.shard, "sequence_number": record.sequence, "event": record.kind,
                        "keys": record.keys, "reason": reason},
-                      default=lambda b: base64.b64encode(b).decode())
+                      default=binary_text)

@@ -13,7 +13,6 @@ point, no credentials) is an `InputError` that says what to do.
 
 from __future__ import annotations
 
-import base64
 import json
 import random
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from typing import Any
 import orjson
 
 from ..codec.items import Item
+from ..codec.scalars import binary_from_text
 from ..spec.errors import InputError, Problem
 from .lineage import REEXPORT, Shard, shards_from
 
@@ -73,9 +73,9 @@ def _binary(image: dict[str, Any]) -> dict[str, Any]:
 def _binary_value(value: dict[str, Any]) -> None:
     tag, inner = next(iter(value.items()))
     if tag == "B" and isinstance(inner, str):
-        value["B"] = base64.b64decode(inner)
+        value["B"] = binary_from_text(inner)
     elif tag == "BS" and inner and isinstance(inner[0], str):
-        value["BS"] = [base64.b64decode(x) for x in inner]
+        value["BS"] = [binary_from_text(x) for x in inner]
     elif tag == "M":
         for member in inner.values():
             _binary_value(member)
