@@ -17,6 +17,7 @@ from ..sources.export_types import DEFAULT_SAMPLE, add_mappings, sample_export
 from ..sources.model import DEFAULT_REGION, Options
 from ..sources.spec_file import check_spec, refuse_existing, write_spec
 from ..spec.errors import InputError, Problem
+from ..spec.ids import id_problem
 
 
 def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -65,6 +66,9 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
     through boto3 and CloudWatch), `aws dynamodb describe-table` output, CloudFormation/SAM
     templates, Terraform `.tf` files or `terraform show -json` output.
     Every value's comment names its origin; every estimate is marked and warned about."""
+    wrong_id = id_problem("instance", instance)
+    if wrong_id:
+        raise InputError([Problem.about("--instance", "", wrong_id)])
     options = Options(region, _parameters(parameters))
     if output is not None:
         refuse_existing(output, force)

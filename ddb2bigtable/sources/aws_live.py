@@ -18,6 +18,7 @@ import re
 from dataclasses import fields, is_dataclass, replace
 from typing import Any
 
+from ..spec.checks import region_problem
 from ..spec.errors import InputError, Problem
 from . import describe_table
 from .aws_clients import Clients, LiveOptions
@@ -45,6 +46,10 @@ def parse_url(url: str) -> tuple[str, str]:
             found.group(2) == "*" or _TABLE.fullmatch(found.group(2))):
         raise InputError([Problem.about(url, "", "a live source is aws://REGION/TABLE or aws://REGION/* (every "
                                         "table of the region), e.g. aws://us-east-1/Orders")])
+    wrong_region = region_problem(found.group(1))
+    if wrong_region:
+        raise InputError([Problem.about(url, "", f"{wrong_region} (a spec's region must be one the tool maps: "
+                                        "docs/regions.md)")])
     return found.group(1), found.group(2)
 
 

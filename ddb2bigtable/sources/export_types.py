@@ -58,7 +58,9 @@ def sample_export(location: str, sample: int) -> Sampled:
     except InputError:
         raise
     except Ddb2BigtableError as error:  # ExportError: a missing manifest, a corrupt file
-        raise InputError([Problem.about(location, "", f"--export: {error}")]) from None
+        said = str(error)  # an export error names its location already; say it once
+        raise InputError([Problem.about("--export", "", said if location in said else f"{location}: {said}")]) \
+            from None
     return Sampled(location, manifest.table_name, dict(scan.seen), frozenset(scan.not_plain), taken,
                    manifest.item_count)
 

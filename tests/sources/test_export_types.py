@@ -79,4 +79,7 @@ def test_an_export_of_another_table_or_no_export_exits_2(tmp_path):
         result.stderr
     result = CliRunner().invoke(main, ["import", str(template), "--instance", "things-prod", "--region",
                                        "us-east-1", "--export", str(tmp_path / "nothing")])
-    assert result.exit_code == 2 and "--export:" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    first = result.stderr.splitlines()[0]
+    assert first.startswith(f"--export: {tmp_path / 'nothing'}: no such folder"), first
+    assert first.count(str(tmp_path / "nothing")) == 1, "the folder is named once"

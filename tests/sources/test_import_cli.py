@@ -108,3 +108,26 @@ def test_several_sources_make_one_spec(tmp_path):
     assert "--parameter Unused is not a parameter of this template" in result.stderr
     assert CliRunner().invoke(main, ["validate", str(out)]).exit_code == 0
     assert out.read_text().count("  - id: ") == 2
+
+
+def test_a_bad_instance_id_names_the_option_not_the_unwritten_spec():
+    result = run(str(CFN / "DynamoDB_Table.yaml"), "--instance", "ab")
+    assert result.exit_code == 2, result.output
+    first = result.stderr.splitlines()[0]
+    assert first.startswith("--instance: 'ab' is not a valid Bigtable instance id"), first
+    assert "<stdout>" not in result.stderr and "--region/--parameter" not in result.stderr
+
+
+def test_a_live_url_with_an_unknown_region_is_bad_input_before_any_call():
+    result = run("aws://us-west-9/Orders", "--instance", "shop-prod", "--endpoint-url", "http://127.0.0.1:1")
+    assert result.exit_code == 2, result.output
+    assert "aws://us-west-9/Orders: unknown AWS region 'us-west-9'; did you mean" in result.stderr
+    assert "cannot reach" not in result.stderr
+
+
+def test_the_on_demand_peak_estimate_points_at_minute_sums_not_the_largest_request():
+    result = run(str(CFN / "sam-api-backend.yaml"), "--instance", "shop-prod")
+    assert result.exit_code == 0, result.stderr
+    peak = next(line for line in result.stderr.splitlines() if "peak.reads_per_second" in line)
+    assert "--statistics Sum --period 60" in peak and "Maximum" not in peak, peak
+    assert "ddb2bigtable import aws://us-east-1/" in peak
