@@ -81,7 +81,8 @@ def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Targe
 
 
 def _export_problem(export: str, error: Exception) -> InputError:
-    return InputError([Problem.about(export, "export", str(error))])
+    said = str(error)  # an export error names its location already; say it once
+    return InputError([Problem.about("--export", "", said if export in said else f"{export}: {said}")])
 
 
 class _Rate(ProgressColumn):

@@ -78,3 +78,15 @@ def test_a_git_ref_has_no_invented_line(tmp_path):
     assert result.exit_code == 2
     assert f"{tmp_path}: unknown git ref 'no-such-ref'" in result.output
     assert ":1:1" not in result.output
+
+
+def test_a_folder_that_is_not_an_export_is_named_once_after_the_option(tmp_path, monkeypatch):
+    monkeypatch.setenv("BIGTABLE_EMULATOR_HOST", "127.0.0.1:1")  # never reached: the export is read first
+    for command in ("load", "verify"):
+        result = CliRunner().invoke(main, [command, str(ROOT / "specs" / "movies.yaml"), "--table", "movies",
+                                           "--export", str(tmp_path), "--work-dir", str(tmp_path / "work"),
+                                           "--root", str(ROOT)])
+        assert result.exit_code == 2, result.output
+        first = result.stderr.splitlines()[0]
+        assert first.startswith(f"--export: {tmp_path}: no AWSDynamoDB/"), first
+        assert first.count(str(tmp_path)) == 1, first
