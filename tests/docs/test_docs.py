@@ -246,3 +246,27 @@ def test_the_movies_comment_shows_the_row_the_codec_writes():
     assert codec.row_key({"year": {"N": "2013"}, "title": {"S": "Rush"}}).decode() == shown.group(1)
     three, twenty = ({"year": {"N": year}, "title": {"S": "x"}} for year in ("3", "20"))
     assert codec.row_key(three) < codec.row_key(twenty)
+
+
+def _plan_warning_codes() -> set[str]:
+    """Every code the planner gives a warning: the first argument (or `code=`) of each
+    `...Warning(...)` call in ddb2bigtable/plan/."""
+    import ast
+
+    codes = set()
+    for path in (ROOT / "ddb2bigtable" / "plan").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Warning"):
+                given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "code")]
+                codes |= {g.value for g in given if isinstance(g, ast.Constant) and isinstance(g.value, str)}
+    return codes
+
+
+def test_the_readme_lists_every_plan_warning_code_as_stable():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stable = readme.split("Warning `code`s are stable:", 1)[1].split("\n- ", 1)[0]
+    listed = set(re.findall(r"`([a-z]+(?:-[a-z]+)*)`", stable))
+    codes = _plan_warning_codes()
+    assert len(codes) >= 15, codes
+    assert codes - listed == set(), "plan warning codes missing from the README's stable list"
+    assert listed - codes == set(), "the README lists codes the planner never gives"
