@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.errors import InputError, Problem, ServiceError
+from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError, InputError, Problem, ServiceError
 
 DEFAULT_DAYS = 14
 _DENIED = {"AccessDeniedException", "AccessDenied", "UnauthorizedOperation"}
@@ -41,12 +41,14 @@ class LiveOptions:
     metrics_endpoint_url: str | None = None  # CloudWatch and Application Auto Scaling
 
 
-class Unsupported(Exception):
+class Unsupported(ServiceError):
     """The endpoint does not implement this operation (DynamoDB Local: tags, backups)."""
 
 
-class Denied(Exception):
+class Denied(Ddb2BigtableError):
     """The credentials may not call this operation; for optional calls, a warning."""
+
+    exit_code = EXIT_BAD_INPUT
 
 
 class Clients:
