@@ -79,8 +79,11 @@ def named_hot_keys(spec: Spec, table: TableSpec, sampled: bool) -> list[Finding]
     (`time-leading-key`, `sequential-id-key`, `hot-partition`) replace the guess from the
     partition key's name; the GSI warnings stay (the sample does not read views)."""
     by_name = f"partition key {table.source.key.partition.name} "  # how plan.advice words its guess
+    export = ("give the table's export (--export): the sample shows whether its keys really start with a time or "
+              "a sequential id, or crowd into few values")
+    view = ("the export sample does not read views: count the index key's distinct values in DynamoDB; if a few "
+            "hold most items, query by a more selective key, or add one to the index key")
     return [Finding("hot-key", "warning", table.id, w.message, KEYS_TO_AVOID,
-                    "give the table's export (--export): the sample shows whether its keys really start with a "
-                    "time or a sequential id, or crowd into few values")
+                    export if w.message.startswith(by_name) else view)
             for w in plan_advice(spec, spec.instance.id, 1)
             if w.code == "hot-key" and w.table == table.id and not (sampled and w.message.startswith(by_name))]

@@ -43,6 +43,8 @@ def test_specs_alone():
     specs = read_specs([str(p) for p in sorted((ROOT / "specs").glob("*.yaml"))])
     (found,) = advise(specs).findings
     assert (found.code, found.table) == ("hot-key", "orders") and found.evidence.startswith("GSI by-status")
+    # an export sample reads the table, never the index's view: the fix must not send the user there
+    assert "--export" not in found.suggestion and "distinct values" in found.suggestion
 
 
 def _scaled(export: str, copies: int) -> list:

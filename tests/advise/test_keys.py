@@ -185,5 +185,6 @@ def test_the_plans_hot_key_guess_gives_way_to_the_data(tmp_path):
     spec = read_spec(spec_file(tmp_path, ("created_at", "S")))
     (guess,) = advise([spec]).findings
     assert guess.code == "hot-key" and guess.evidence.startswith("partition key created_at looks sequential")
+    assert "--export" in guess.suggestion  # the data answers this guess
     export = export_of(tmp_path, ({"created_at": f"order-{i * 7919 % 1000:03d}x{i}"} for i in range(100)))
     assert codes(advise([spec], export=str(export)).findings) == []
