@@ -138,7 +138,7 @@ class Bench:
                                 work_dir=work_dir, since_micros=since, endpoint_url=self.dynamodb.endpoint)
         run_replicate(table, base)  # caught up with the Movies items first
         reader = TimedReader(name, "us-west-2", self.dynamodb.endpoint)
-        writer = SteadyWriter(self.dynamodb.client(), name, rate, seconds)
+        writer = SteadyWriter(self.dynamodb.client(), name, rate, seconds, applied=lambda: len(reader.lags))
         writer.start()
         report = run_replicate(table, replace(base, since_micros=None, follow=True, stop=writer.done),
                                reader.applied, reader=reader)

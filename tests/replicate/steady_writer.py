@@ -14,6 +14,7 @@ import statistics
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ddb2bigtable.replicate.stream import StreamReader
@@ -52,6 +53,7 @@ class SteadyWriter:
     rate: float
     seconds: float
     done: threading.Event = field(default_factory=threading.Event)
+    applied: Callable[[], int] | None = None  # how many writes replicate has applied: wait for all
     written: int = 0
     elapsed: float = 0.0
     errors: list[str] = field(default_factory=list)
@@ -64,16 +66,20 @@ class SteadyWriter:
     def _run(self) -> None:
         began = time.monotonic()
         try:
-            while (now := time.monotonic() - began) < self.seconds:
-                due = int(now * self.rate) + 1
-                while self.written < due:
-                    self.client.put_item(TableName=self.table, Item={  # type: ignore[attr-defined]
-                        "year": {"N": "2030"}, "title": {"S": f"Steady {self.written}"},
-                        "info": {"M": {"rating": {"N": "5"}}}, WRITTEN: {"N": str(time.time_ns())}})
-                    self.written += 1
-                time.sleep(max(0.0, (self.written / self.rate) - (time.monotonic() - began)))
+            while (now := time.monotonic() - began) < self.seconds:  # at most `rate` a second, never later
+                if self.written >= int(now * self.rate) + 1:  # ahead of the schedule: wait for the next put
+                    time.sleep(self.written / self.rate - now)
+                    continue
+                self.client.put_item(TableName=self.table, Item={  # type: ignore[attr-defined]
+                    "year": {"N": "2030"}, "title": {"S": f"Steady {self.written}"},
+                    "info": {"M": {"rating": {"N": "5"}}}, WRITTEN: {"N": str(time.time_ns())}})
+                self.written += 1
             self.elapsed = time.monotonic() - began
-            time.sleep(3)  # the last writes' turn to be applied
+            deadline = time.monotonic() + 60  # the last writes' turn to be applied (their lag counts too)
+            while self.applied is not None and self.applied() < self.written and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if self.applied is None:
+                time.sleep(3)
         except Exception as error:  # reported by the caller, which must still be stopped
             self.errors.append(repr(error))
         finally:

@@ -149,7 +149,8 @@ def test_lag_behind_a_steady_writer_is_reported_and_stays_bounded(dynamodb, bigt
     scenario = create(dynamodb, tmp_path)
     export = export_and_load(dynamodb, scenario, tmp_path)
     reader = TimedReader(scenario.dynamo_table, "us-west-2", dynamodb.endpoint)
-    writer = SteadyWriter(dynamodb.client(), scenario.dynamo_table, rate=20, seconds=8)
+    writer = SteadyWriter(dynamodb.client(), scenario.dynamo_table, rate=20, seconds=8,
+                          applied=lambda: len(reader.lags))
     writer.start()
     report = run_replicate(scenario.table, scenario.replicate_options(
         dynamodb, since_micros=start_point(str(export)), follow=True, stop=writer.done), reader.applied, reader=reader)
