@@ -84,27 +84,45 @@ def _chosen(specs: list[Spec], table_id: str | None) -> list[tuple[Spec, TableSp
     return tables
 
 
+def _exported(chosen: list[tuple[Spec, TableSpec]], exported: str | None, export: str,
+              spec_path: str) -> list[tuple[Spec, TableSpec]]:
+    """The one table `--export` samples: the chosen table whose `source.table` the export's
+    `tableArn` names (the only chosen table when the manifest names none). An export of
+    another table is bad input: its findings would be about the wrong data."""
+    if exported is None:
+        if len(chosen) == 1:
+            return chosen
+        raise InputError([Problem.about(spec_path, "tables", "--export samples one table; the specs hold "
+                                        f"{', '.join(t.id for _, t in chosen)}: choose one with --table")])
+    matching = [(spec, t) for spec, t in chosen if t.source.table == exported]
+    if matching:
+        return matching[:1]
+    names = ", ".join(f"{t.id} ({t.source.table})" for _, t in chosen)
+    raise InputError([Problem.about("--export", "", f"{export} is an export of the DynamoDB table {exported}, "
+                                    f"not of {names}: give that table's export, or the spec (and --table) of "
+                                    f"the table {exported}")])
+
+
 def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None = None,
            sample: str = DEFAULT_SAMPLE, root: Path = Path("."), stage: str | None = None) -> Report:
     """Every finding for the chosen tables; the sample's when `export` is given (one table),
     the stage's cost when `stage` is. Raises InputError (bad table or stage), ExportError
     (the export cannot be read) and ValueError (`sample` is neither a count nor a fraction)."""
     chosen = _chosen(specs, table_id)
+    start = time.perf_counter()
+    manifest = open_export(export) if export is not None else None
+    if manifest is not None:
+        chosen = _exported(chosen, manifest.table_name, export or "", specs[0].path)
     tables = [t for _, t in chosen]
     findings = [f for spec, t in chosen for f in static_findings(t) + named_hot_keys(spec, t, export is not None)]
     if export is None:  # with a sample, these are weighed against the data (data_findings)
         findings += [f for _, t in chosen for f in long_family_names(t, None) + lists_in_default_family(t)]
     findings += table_per_dataset(tables)
     sampled: list[Sampled] = []
-    if export is not None:
-        if len(tables) > 1:
-            raise InputError([Problem.about(specs[0].path, "tables", "--export samples one table; the specs hold "
-                                            f"{', '.join(t.id for t in tables)}: choose one with --table")])
-        start = time.perf_counter()
-        manifest = open_export(export)
+    if manifest is not None:
         taken = take_sample(manifest, sample_size(sample, manifest.item_count))
         findings += data_findings(tables[0], taken)
-        sampled.append(Sampled(tables[0].id, export, len(taken.items), taken.export_items, taken.files_read,
+        sampled.append(Sampled(tables[0].id, manifest.location, len(taken.items), taken.export_items, taken.files_read,
                                taken.files, time.perf_counter() - start, taken.bad_lines))
     if stage is not None:
         planned = load_stage(stage, root)

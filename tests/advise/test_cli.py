@@ -82,9 +82,22 @@ def test_unknown_table_and_ambiguous_export_exit_2(tmp_path):
     spec = str(ROOT / "specs" / "shop-global.yaml")
     result = _run(spec, "--table", "nope")
     assert result.exit_code == 2 and "no table 'nope'" in result.output
+
+
+
+def test_the_export_names_its_table_and_another_tables_export_is_refused():
+    """The manifest's tableArn picks the table among several; an export of a table the
+    specs do not hold is exit 2, not findings about the wrong data ('key attribute missing')."""
     two = _run(str(ROOT / "specs" / "movies.yaml"), str(ROOT / "specs" / "product-catalog.yaml"),
-               "--export", str(ROOT / "exports" / "movies"))
-    assert two.exit_code == 2 and "choose one with --table" in two.output
+               "--export", str(ROOT / "exports" / "movies"), "--format", "json")
+    assert two.exit_code == 0, two.output
+    assert json.loads(two.output)["tables"] == ["movies"]
+    wrong = _run(str(ROOT / "specs" / "shop-global.yaml"), "--table", "carts", "--export",
+                 str(ROOT / "exports" / "movies"))
+    assert wrong.exit_code == 2, wrong.output
+    assert wrong.stderr.startswith(f"--export: {ROOT / 'exports' / 'movies'} is an export of the DynamoDB table "
+                                   "Movies, not of carts (Carts)")
+    assert "item-not-writable" not in wrong.output
 
 
 def test_bad_sample_exits_2():
