@@ -71,7 +71,7 @@ def _home(f: Fields, regions: list[Sourced[str]], region: str | None) -> tuple[i
 
 
 _ONCE_PER_TABLE = ("DeletionProtectionEnabled", "Tags", "ContributorInsightsSpecification",
-                   "KinesisStreamSpecification")
+                   "KinesisStreamSpecification", "ReadOnDemandThroughputSettings")
 
 
 def _differences(f: Fields, home: Path, other: Path, region: str) -> list[Dropped]:
@@ -86,7 +86,9 @@ def _differences(f: Fields, home: Path, other: Path, region: str) -> list[Droppe
 
 
 def _own(f: Fields, home: Path, other: Path, field: str) -> bool:
-    return f.has((*other, field)) and f.raw((*other, field)) != f.raw((*home, field))
+    """The replica's setting differs from the home region's; one it leaves out is AWS's
+    default (no PITR, class STANDARD) in that replica, not the home region's value."""
+    return f.raw((*other, field)) != f.raw((*home, field))
 
 
 def _value(sourced: Sourced[int] | None) -> int | None:
@@ -115,8 +117,12 @@ def _replica(f: Fields, home: Path, at: Path, where: Sourced[str], provisioned: 
         if reads is not None or scaled is not None:
             gsi_reads.append((name, reads, scaled))
     klass = table_class(f, (*at, "TableClass")) if _own(f, home, at, "TableClass") else None
+    if klass is not None and not f.has((*at, "TableClass")):
+        klass = given("standard", f.origin(at) + " (no TableClass: STANDARD)")
     enabled, days = (pitr(f, (*at, "PointInTimeRecoverySpecification"))
                      if _own(f, home, at, "PointInTimeRecoverySpecification") else (None, None))
+    if enabled is not None and not f.has((*at, "PointInTimeRecoverySpecification")):
+        enabled = given(False, f.origin(at) + " (no PointInTimeRecoverySpecification: disabled)")
     return ReplicaDef(where, fixed, auto, tuple(gsi_reads), klass, enabled, days)
 
 

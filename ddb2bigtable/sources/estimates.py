@@ -28,9 +28,11 @@ def _describe(table: TableDefinition, query: str) -> str:
 def _metrics(table: TableDefinition) -> str:
     # The Sum of a minute, not its Maximum: CloudWatch's Maximum of Consumed*CapacityUnits is
     # the largest single request (AWS, "DynamoDB metrics and dimensions", read 2026-11-24).
-    return (f"the 99th percentile of per-second consumption that `ddb2bigtable import aws://{table.region.value}/"
-            f"{table.name.value}` measures (CloudWatch ConsumedReadCapacityUnits and ConsumedWriteCapacityUnits, "
-            f"--statistics Sum --period 60, each minute's sum / 60, over 14 days)")
+    return (f"the 99th percentile of per-second consumption, which `ddb2bigtable import aws://{table.region.value}/"
+            f"{table.name.value}` measures: aws cloudwatch get-metric-statistics --namespace AWS/DynamoDB "
+            f"--metric-name ConsumedReadCapacityUnits (and ConsumedWriteCapacityUnits) --dimensions "
+            f"Name=TableName,Value={table.name.value} --region {table.region.value} --statistics Sum --period 60 "
+            f"over 14 days, each minute's sum / 60")
 
 
 def _units(table: TableDefinition, current: Sourced[int] | None, scaling: Scaling | None, what: str,

@@ -150,10 +150,49 @@ def test_a_global_table_with_mrsc_limits_and_replica_settings(tmp_path):
     assert source["kinesis_streams"] == ["arn:aws:kinesis:us-east-1:123456789012:stream/carts"]
     assert source["replicas"] == [{"region": "us-west-2", "table_class": "standard_infrequent_access",
                                    "point_in_time_recovery": {"enabled": True, "recovery_period_days": 7}}]
-    lost = got.codes("not-in-spec")  # us-west-2 lacks the home region's insights and Kinesis: said, not flattened
-    assert len(lost) == 2 and all("of replica us-west-2, unlike the home region's" in m for m in lost)
+    # us-west-2 lacks the home region's insights, Kinesis and read cap (no cap there: the spec's
+    # one cap would throttle its cluster's reads on paper): said, not flattened
+    lost = got.codes("not-in-spec")
+    assert len(lost) == 3 and all("of replica us-west-2, unlike the home region's" in m for m in lost)
+    assert any(m.startswith("ReadOnDemandThroughputSettings of replica us-west-2") for m in lost), lost
     codes = {w.code for w in got.plan.warnings}
     assert {"no-strong-multi-region", "contributor-insights", "kinesis-stream", "peak-above-max"} <= codes
     (instance,) = got.plan.instances
     (table,) = instance.tables
     assert table.backup is not None and table.backup.retention_days == 7  # PITR on in the replica only
+
+
+GLOBAL_HOME_SETTINGS = """\
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::GlobalTable
+    Properties:
+      TableName: Orders
+      BillingMode: PAY_PER_REQUEST
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+      StreamSpecification: {StreamViewType: NEW_AND_OLD_IMAGES}
+      Replicas:
+        - Region: us-east-1
+          TableClass: STANDARD_INFREQUENT_ACCESS
+          PointInTimeRecoverySpecification: {PointInTimeRecoveryEnabled: true}
+          ReadOnDemandThroughputSettings: {MaxReadRequestUnits: 1000}
+        - Region: us-east-2
+          ReadOnDemandThroughputSettings: {MaxReadRequestUnits: 2000}
+"""
+
+
+def test_a_replica_without_the_home_regions_pitr_class_or_cap_does_not_inherit_them(tmp_path):
+    """A GlobalTable replica that leaves out PointInTimeRecoverySpecification or TableClass has
+    AWS's defaults there (PITR off, STANDARD), not the home region's; the spec's replica
+    default is the table's, so the importer must write them. Its own read cap is a loss."""
+    path = tmp_path / "orders.yaml"
+    path.write_text(GLOBAL_HOME_SETTINGS)
+    got = import_files(tmp_path, path, region="us-east-1")
+    source = got.table("Orders")
+    assert source["point_in_time_recovery"]["enabled"] is True and source["table_class"] == \
+        "standard_infrequent_access"
+    assert source["replicas"] == [{"region": "us-east-2", "table_class": "standard",
+                                   "point_in_time_recovery": {"enabled": False}}]
+    (lost,) = got.codes("not-in-spec")
+    assert lost.startswith("ReadOnDemandThroughputSettings of replica us-east-2, unlike the home region's")
