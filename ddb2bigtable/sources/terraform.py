@@ -158,11 +158,13 @@ def _replica(loc: Located, options: Options, regions: dict[str | None, Any], res
             notices.append(Notice("not-in-spec", f.logical, f"{argument} of the replica in {region.value} "
                                   f"({f.origin((argument,))}): {advice}"))
     # the replica's own PITR and class are replica fields (replicas[].point_in_time_recovery, .table_class)
-    own_pitr = f.flag(("point_in_time_recovery",), "point_in_time_recovery")
+    # point_in_time_recovery defaults to false (the provider's docs), table_class_override to the table's class
+    own_pitr = f.flag(("point_in_time_recovery",), "point_in_time_recovery") or given(
+        False, f.origin(()) + " (no point_in_time_recovery: false)")
     klass = table_class(f, ("table_class_override",)) if f.has(("table_class_override",)) else None
 
     def add(t: TableDefinition) -> TableDefinition:
-        pitr = own_pitr if own_pitr is not None and (t.pitr is None or own_pitr.value != t.pitr.value) else None
+        pitr = own_pitr if own_pitr.value != (t.pitr.value if t.pitr is not None else False) else None
         own_class = klass if klass is not None and (t.table_class is None or klass.value != t.table_class.value) \
             else None
         return replace(t, replicas=(*t.replicas, ReplicaDef(region, table_class=own_class, pitr=pitr)))

@@ -114,8 +114,10 @@ def replicas(f: TfFields, pitr: bool) -> tuple[ReplicaDef, ...]:
         region = f.text((*at, "region_name"), "replica.region_name")
         if region is None:
             raise f.fail(at, "a replica block needs region_name")
-        own = f.flag((*at, "point_in_time_recovery"), "point_in_time_recovery")
-        found.append(ReplicaDef(region, pitr=own if own is not None and own.value != pitr else None))
+        # the provider's default is false: a replica block without it has no PITR, whatever the table's
+        own = f.flag((*at, "point_in_time_recovery"), "point_in_time_recovery") or given(
+            False, f.origin(at) + " (no point_in_time_recovery: false)")
+        found.append(ReplicaDef(region, pitr=own if own.value != pitr else None))
     return tuple(found)
 
 

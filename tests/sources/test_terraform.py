@@ -43,8 +43,10 @@ def test_replicas_autoscaling_variables_and_provider_regions(tmp_path):
     assert source["key"] == {"partition": {"name": "customer", "type": "S"}, "sort": {"name": "placed", "type": "N"}}
     assert (source["billing"], source["reads"], source["writes"]) == ("provisioned", 50, 20)
     assert source["autoscaling"] == {"min_reads": 8, "max_reads": 200, "target_utilization": 65.0}
+    # the table has PITR on; the replica resource sets none, and the provider's default is false there
     assert source["replicas"] == [{"region": "eu-west-1", "point_in_time_recovery": {"enabled": False}},
-                                  {"region": "us-west-2"}]
+                                  {"region": "us-west-2", "point_in_time_recovery": {"enabled": False}}]
+    assert "# Terraform aws_dynamodb_table_replica.west (no point_in_time_recovery: false)" in got.text
     assert "# Terraform aws_dynamodb_table_replica.west: provider aws.west region" in got.text
     assert source["ttl"] == {"attribute": "expires"}
     assert source["stream"] == "new_and_old_images"
@@ -314,3 +316,31 @@ def test_on_demand_limits_warm_throughput_and_mrsc_with_a_witness(tmp_path):
     assert source["multi_region_consistency"] == "strong" and source["witness_region"] == "us-east-2"
     assert not any("throughput" in m for m in got.codes("not-in-spec"))
     assert any(w.code == "no-strong-multi-region" for w in got.plan.warnings)
+
+
+def test_a_replica_block_without_pitr_has_none_whatever_the_tables(tmp_path):
+    """`replica { region_name = ... }` leaves point_in_time_recovery at the provider's default,
+    false: the spec's replica default (the table's) would price PITR where there is none."""
+    path = tmp_path / "t.tf"
+    path.write_text('''resource "aws_dynamodb_table" "t" {
+  name         = "Things"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+  stream_enabled   = true
+  stream_view_type = "NEW_AND_OLD_IMAGES"
+  point_in_time_recovery {
+    enabled = true
+  }
+  replica {
+    region_name = "us-east-2"
+  }
+}
+''')
+    got = import_files(tmp_path, path, region="us-east-1")
+    source = got.table("Things")
+    assert source["point_in_time_recovery"] == {"enabled": True}
+    assert source["replicas"] == [{"region": "us-east-2", "point_in_time_recovery": {"enabled": False}}]
