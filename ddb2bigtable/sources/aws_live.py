@@ -24,7 +24,7 @@ from . import describe_table
 from .aws_clients import Clients, LiveOptions
 from .cloudwatch import Measured, Usage, read_usage, utilisation
 from .live_autoscaling import LiveScaling, read_scaling
-from .live_replicas import legacy_replicas, replica_status, with_replicas
+from .live_replicas import continuous_backups, legacy_replicas, replica_status, with_replicas
 from .located import Located, Path, dotted
 from .model import Dropped, GsiDef, Imported, Notice, Options, Rates, Sourced, TableDefinition, given
 
@@ -105,11 +105,7 @@ class _Table:
         if found is None:
             self.missing.append(f"{why}: point_in_time_recovery stays an estimate")
             return None, None
-        described = found.get("ContinuousBackupsDescription", {}).get("PointInTimeRecoveryDescription", {})
-        origin = "DynamoDB DescribeContinuousBackups PointInTimeRecoveryDescription"
-        enabled = given(described.get("PointInTimeRecoveryStatus") == "ENABLED", f"{origin}.PointInTimeRecoveryStatus")
-        days = described.get("RecoveryPeriodInDays")
-        return enabled, (given(int(days), f"{origin}.RecoveryPeriodInDays") if enabled.value and days else None)
+        return continuous_backups(found)
 
     def tags(self, arn: str) -> tuple[tuple[str, Sourced[str]], ...]:
         ddb = self.clients.dynamodb

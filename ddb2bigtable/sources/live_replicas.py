@@ -9,6 +9,8 @@ override, index read overrides and table class. This module adds what only other
   metered there). On-demand, the replica's `reads` is its p99 RRU/s, as the spec defines
   it, with a `replica-traffic` warning; provisioned, its use of its capacity is a
   `capacity-use` warning, as for the table;
+- its point-in-time recovery (DescribeContinuousBackups in its region: each replica has
+  its own), where it differs from the table's; unknown (not served, denied) is a warning;
 - a status other than ACTIVE: a warning.
 
 A global table of the older version 2017.11.29 (DescribeTable `GlobalTableVersion`) lists
@@ -22,9 +24,10 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from ..spec.errors import Ddb2BigtableError
 from .aws_clients import Clients
 from .cloudwatch import read_usage, utilisation
-from .model import Notice, ReplicaDef, Scaling, TableDefinition, given
+from .model import Notice, ReplicaDef, Scaling, Sourced, TableDefinition, given
 
 _SCALING = "DynamoDB DescribeTableReplicaAutoScaling"
 
@@ -99,6 +102,38 @@ def legacy_replicas(clients: Clients, table: TableDefinition, raw: dict[str, Any
                                                        "capacity; check each replica's reads")]
 
 
+def continuous_backups(found: dict[str, Any], where: str = "") -> tuple[Sourced[bool], Sourced[int] | None]:
+    """(enabled, recovery period) from a DescribeContinuousBackups answer."""
+    described = found.get("ContinuousBackupsDescription", {}).get("PointInTimeRecoveryDescription", {})
+    origin = f"DynamoDB DescribeContinuousBackups{where} PointInTimeRecoveryDescription"
+    enabled = given(described.get("PointInTimeRecoveryStatus") == "ENABLED", f"{origin}.PointInTimeRecoveryStatus")
+    days = described.get("RecoveryPeriodInDays")
+    return enabled, (given(int(days), f"{origin}.RecoveryPeriodInDays") if enabled.value and days else None)
+
+
+def _own_pitr(there: Clients, table: TableDefinition, replica: ReplicaDef, notices: list[Notice]) -> ReplicaDef:
+    """The replica's PITR as its region reports it, where it differs from the table's."""
+    name, region = table.name.value, replica.region.value
+    try:
+        found, why = there.optional("DescribeContinuousBackups", there.dynamodb.describe_continuous_backups,
+                                    TableName=name)
+    except Ddb2BigtableError as error:  # the table unknown there (DynamoDB Local keeps one database per region)
+        found, why = None, str(error)
+    if found is None:
+        notices.append(Notice("not-in-source", name, f"replica {region}: {why}: its point_in_time_recovery is taken "
+                              f"to be the table's; check `aws dynamodb describe-continuous-backups --table-name "
+                              f"{name} --region {region}`"))
+        return replica
+    enabled, days = continuous_backups(found, f" in {region}")
+    same = table.pitr is not None and enabled.value == table.pitr.value and (
+        not enabled.value or _value(days) == _value(table.pitr_days))
+    return replica if same else replace(replica, pitr=enabled, pitr_days=days)
+
+
+def _value(sourced: Sourced[int] | None) -> int | None:
+    return None if sourced is None else sourced.value
+
+
 def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefinition, list[Notice]]:
     """`table` with each replica's measured reads (on-demand), and the warnings about them."""
     if not table.replicas:
@@ -118,6 +153,7 @@ def with_replicas(clients: Clients, table: TableDefinition) -> tuple[TableDefini
         replica = _own_scaling(clients, table, replica, described) if described else replica
         region = replica.region.value
         there = Clients(f"aws://{region}/{name}", region, clients.options)
+        replica = _own_pitr(there, table, replica, notices)
         usage = read_usage(there, name, [], clients.options.days).usage.get((None, "reads"))
         if usage is None:
             replicas.append(replica)
