@@ -15,6 +15,21 @@ from ..render.terminal import print_plan
 from ..spec.errors import InputError
 from ..spec.reading import read_specs
 
+ESTIMATE_MARK = "# estimate:"  # how `import` comments a value no source gave
+
+
+def _warn_estimates(path: Path) -> None:
+    """On stderr: `path` still holds values `import` marked as estimates (YAML comments), so
+    the plan's numbers rest on guesses until they are replaced."""
+    try:
+        left = sum(ESTIMATE_MARK in line and not line.lstrip().startswith("#")  # a value's comment, not prose
+                   for line in path.read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return
+    if left:
+        click.echo(f"warning: {path}: {left} value(s) still marked `{ESTIMATE_MARK}` by import: replace each with "
+                   "the real figure before trusting the plan's numbers [estimate]", err=True)
+
 
 @click.command()
 @click.argument("specs", nargs=-1, required=True)
@@ -31,6 +46,7 @@ def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> Non
         raise InputError(problems)
     for spec in specs:
         click.echo(f"ok: {spec}")
+        _warn_estimates(Path(spec))
 
 
 @click.command()
@@ -45,6 +61,9 @@ def plan(specs: tuple[str, ...], stage: str, fmt: str, root: Path) -> None:
     Without SPEC arguments, plans the specs the stage lists.
     """
     stage_plan = plan_files(root, stage, list(specs))
+    for spec_file in dict.fromkeys(i.spec_file for i in stage_plan.instances):
+        given = Path(spec_file)  # as given on the command line, or as the stage lists it (under --root)
+        _warn_estimates(given if given.exists() or specs else root / spec_file)
     if fmt == "json":
         click.echo(json.dumps(to_json(stage_plan), indent=2))
     elif fmt == "markdown":

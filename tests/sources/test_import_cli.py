@@ -131,3 +131,20 @@ def test_the_on_demand_peak_estimate_points_at_minute_sums_not_the_largest_reque
     peak = next(line for line in result.stderr.splitlines() if "peak.reads_per_second" in line)
     assert "--statistics Sum --period 60" in peak and "Maximum" not in peak, peak
     assert "ddb2bigtable import aws://us-east-1/" in peak
+
+
+def test_validate_and_plan_warn_while_imported_estimates_remain(tmp_path):
+    """The plan's numbers rest on import's guesses until they are replaced: validate and plan
+    say so on stderr (a spec without `# estimate:` values gets no such line)."""
+    from ..conftest import ROOT
+
+    out = tmp_path / "orders.yaml"
+    assert run(str(FIXTURES / "describe-table" / "orders-global.json"), "--instance", "shop-prod", "-o",
+               str(out)).exit_code == 0
+    checked = CliRunner().invoke(main, ["validate", str(out)])
+    assert checked.exit_code == 0 and f"ok: {out}" in checked.stdout
+    assert f"warning: {out}: 4 value(s) still marked `# estimate:` by import" in checked.stderr
+    planned = CliRunner().invoke(main, ["plan", "--stage", "prod", "--root", str(ROOT), str(out)])
+    assert planned.exit_code == 0 and "still marked `# estimate:`" in planned.stderr
+    clean = CliRunner().invoke(main, ["validate", str(ROOT / "specs" / "movies.yaml"), "--root", str(ROOT)])
+    assert clean.exit_code == 0 and "estimate" not in clean.stderr
