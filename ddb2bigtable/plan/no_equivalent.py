@@ -9,6 +9,8 @@ can decide before the cutover, not after. Pure functions of the spec, like `advi
 from __future__ import annotations
 
 from ..spec.model import Source, Spec, TableSpec
+from ..spec.regions import gcp_for
+from .app_profiles import needs_transactions
 from .model import PlanWarning
 
 # Google, "Use Key Visualizer" (cloud.google.com/bigtable/docs/keyvis-getting-started, read
@@ -17,7 +19,7 @@ from .model import PlanWarning
 KEY_VISUALIZER_MIN_GB = 1
 
 
-def _mrsc(table: TableSpec, instance_id: str) -> list[PlanWarning]:
+def _mrsc(table: TableSpec, instance_id: str, transactional: bool) -> list[PlanWarning]:
     source = table.source
     if source.multi_region_consistency != "strong":
         return []
@@ -33,7 +35,16 @@ def _mrsc(table: TableSpec, instance_id: str) -> list[PlanWarning]:
         f"the cross-region latency, and losing that cluster means switching the profile to another by hand, "
         f"with writes not yet replicated at risk (MRSC loses none). `instance.row_affinity: true` on the "
         f"multi-cluster `serving` profile gives read-your-writes per row, not strong consistency; "
-        f"`conditional_writes: true` adds the single-cluster `txn-<region>` profiles{witness}")]
+        f"{_closest_profile(table.source, transactional)}{witness}")]
+
+
+def _closest_profile(source: Source, transactional: bool) -> str:
+    """Which profile of the plan is that single-cluster one, or that the plan has none."""
+    home = f"txn-{gcp_for(source.region).gcp_region}"
+    if transactional:
+        return f"the plan's `{home}` profile is that single-cluster profile (it also allows transactional writes)"
+    return (f"the plan creates no such profile for this instance: `conditional_writes: true` adds the "
+            f"single-cluster `txn-<region>` profiles (`{home}` for {source.region}), or create one")
 
 
 def _insights(source: Source) -> str:
@@ -78,7 +89,7 @@ def no_equivalent(spec: Spec, instance_id: str) -> list[PlanWarning]:
     out: list[PlanWarning] = []
     for table in spec.tables:
         source = table.source
-        out += _mrsc(table, instance_id)
+        out += _mrsc(table, instance_id, bool(needs_transactions(spec)))
         if source.contributor_insights:
             out.append(PlanWarning("contributor-insights", instance_id, table.id, _insights(source)))
         if source.kinesis_streams:

@@ -171,6 +171,20 @@ def test_multi_region_strong_consistency_warns_loudly_and_the_witness_gets_no_cl
     assert "BIGTABLE HAS NO EQUIVALENT" in warning.message
     assert "single-cluster app profile" in warning.message and "us-east-1" in warning.message
     assert "witness region us-east-2 holds no data" in warning.message
+    # the plan has no single-cluster serving profile here: the warning must not imply one exists
+    assert "the plan creates no such profile" in warning.message and "`txn-us-east4` for us-east-1" in warning.message
+    assert [a.id for a in instance.app_profiles] == ["serving", "migration-load"]
+    with_txn = plan(project, """
+        region: us-east-1
+        reads: 100
+        writes: 100
+        conditional_writes: true
+        replicas: [{region: us-west-2}]
+        multi_region_consistency: strong
+        witness_region: us-east-2""")
+    (warning,) = [w for w in with_txn.warnings if w.code == "no-strong-multi-region"]
+    assert "the plan's `txn-us-east4` profile is that single-cluster profile" in warning.message
+    assert "txn-us-east4" in [a.id for a in with_txn.instances[0].app_profiles]
 
 
 def test_contributor_insights_and_kinesis_say_what_to_use_instead(project):
