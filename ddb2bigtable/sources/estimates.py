@@ -66,6 +66,15 @@ def _gsi(table: TableDefinition, gsi: GsiDef, provisioned: bool) -> GsiDef:
                    write_scaling=_targeted(gsi.write_scaling))
 
 
+def _initial(units: int, unit: str, cap: Sourced[float] | None, why: str) -> Sourced[float]:
+    """AWS's initial on-demand rate as the peak estimate, at most the table's own maximum
+    (DynamoDB throttles above it: a higher guess would only raise a false peak-above-max)."""
+    if cap is not None and cap.value < units:
+        return guessed(float(cap.value), why.format(f"{units:,} {unit}").replace(
+            ", an upper bound:", f", capped at the table's max throughput {cap.value:,g} ({cap.origin}):", 1))
+    return guessed(float(units), why.format(f"{units:,} {unit}"))
+
+
 def complete(table: TableDefinition) -> TableDefinition:
     """`table` with every field the spec needs set, the missing ones as estimates."""
     provisioned = table.billing.value == "provisioned"
@@ -82,8 +91,9 @@ def complete(table: TableDefinition) -> TableDefinition:
     elif table.peak is None:
         why = (f"no source measured this on-demand table's peak; {{}} is what AWS gives a new on-demand table "
                f"at once, an upper bound: the real peak is {_metrics(table)}")
-        changes["peak"] = Rates(guessed(float(ON_DEMAND_INITIAL_READS), why.format("12,000 RRU/s")),
-                                guessed(float(ON_DEMAND_INITIAL_WRITES), why.format("4,000 WRU/s")))
+        changes["peak"] = Rates(_initial(ON_DEMAND_INITIAL_READS, "RRU/s", cap.reads if (cap := table.max_throughput)
+                                         else None, why),
+                                _initial(ON_DEMAND_INITIAL_WRITES, "WRU/s", cap.writes if cap else None, why))
     gsis = [_gsi(table, gsi, provisioned) for gsi in table.gsis]
     size = _describe(table, "Table.[TableSizeBytes,ItemCount]")
     if table.item_size_kb is None:

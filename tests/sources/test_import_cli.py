@@ -148,3 +148,31 @@ def test_validate_and_plan_warn_while_imported_estimates_remain(tmp_path):
     assert planned.exit_code == 0 and "still marked `# estimate:`" in planned.stderr
     clean = CliRunner().invoke(main, ["validate", str(ROOT / "specs" / "movies.yaml"), "--root", str(ROOT)])
     assert clean.exit_code == 0 and "estimate" not in clean.stderr
+
+
+def test_an_unmeasured_peak_is_capped_at_the_tables_own_maximum(tmp_path):
+    """The on-demand peak estimate (AWS's initial 12,000 RRU/s) cannot exceed the table's
+    OnDemandThroughput: DynamoDB throttles above it, and a higher guess made plan warn
+    peak-above-max about a number nobody measured."""
+    source = tmp_path / "things.yaml"
+    source.write_text(textwrap.dedent("""\
+        Resources:
+          Things:
+            Type: AWS::DynamoDB::Table
+            Properties:
+              TableName: Things
+              BillingMode: PAY_PER_REQUEST
+              AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+              KeySchema: [{AttributeName: id, KeyType: HASH}]
+              OnDemandThroughput: {MaxReadRequestUnits: 500}
+        """))
+    out = tmp_path / "things.spec.yaml"
+    result = run(str(source), "--instance", "things-prod", "--region", "us-east-1", "-o", str(out))
+    assert result.exit_code == 0, result.stderr
+    text = out.read_text()
+    assert "reads_per_second: 500.0  # estimate:" in text and "capped at the table's max throughput 500" in text
+    assert "writes_per_second: 4000.0  # estimate:" in text
+    from ..conftest import ROOT
+
+    planned = CliRunner().invoke(main, ["plan", "--stage", "prod", "--root", str(ROOT), str(out)])
+    assert planned.exit_code == 0 and "peak-above-max" not in planned.stdout
