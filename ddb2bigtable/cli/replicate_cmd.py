@@ -101,17 +101,28 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
 
 
 @contextmanager
-def _progress_line(fmt: str) -> Iterator[Callable[[ReplicateReport], None] | None]:
-    """A live line (applied, rate, lag) while it runs, on a terminal only."""
+def _progress_line(fmt: str) -> Iterator[Callable[[ReplicateReport], None]]:
+    """A live line (applied, rate, lag) while it runs, on a terminal; elsewhere (and with
+    --format json) only DynamoDB outages, a line on stderr each time one starts, is
+    retried or ends."""
     from rich.console import Console
 
     console = Console(stderr=True)
     if fmt == "json" or not console.is_terminal:
-        yield None
+        said: list[str | None] = [None]
+
+        def outages(report: ReplicateReport) -> None:
+            if report.outage != said[0]:
+                click.echo(f"replicate: {report.outage or 'DynamoDB answers again: resuming'}", err=True)
+                said[0] = report.outage
+        yield outages
         return
     began = time.monotonic()
     with console.status("replicating: waiting for the stream") as status:
         def show(report: ReplicateReport) -> None:
+            if report.outage:
+                status.update(f"replicating: {report.outage}")
+                return
             rate = (report.applied + report.dead_letters) / max(time.monotonic() - began, 1e-6)
             lag = "-" if report.newest_micros is None else f"{time.time() - report.newest_micros / 1e6:,.0f} s"
             status.update(f"replicating: {report.applied:,} applied, {report.dead_letters:,} dead letters, "

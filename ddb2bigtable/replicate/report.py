@@ -31,6 +31,8 @@ class ReplicateReport:
     share: str = "0/1"  # --shards I/N
     shards_owned: int = 0  # of those seen, this share's
     waiting: list[str] = field(default_factory=list)  # ours, their parent another process's, unfinished
+    outage: str | None = None  # DynamoDB out of reach now: what failed and when the next try is
+    outages: int = 0  # outages waited out (or being waited out)
 
     @property
     def applied(self) -> int:
@@ -68,5 +70,5 @@ class ReplicateReport:
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
                 "lag_by_shard_seconds": {shard: round(self._lag(newest), 1)
                                          for shard, newest in sorted(self.newest_by_shard.items())},
-                "checkpoint": self.checkpoint_file, "dead_letter_file": self.dead_letter_file}
+                "outages": self.outages, "checkpoint": self.checkpoint_file, "dead_letter_file": self.dead_letter_file}
 

@@ -13,20 +13,22 @@ checkpointed (checkpoint.py). A record Bigtable refuses, or one the codec cannot
 write, goes to `replicate-dead-letters.jsonl` in the work folder with its shard and
 sequence number. Writes go through the `migration-load` app profile when the plan has
 it: single-cluster routing, so Bigtable applies them in the order they are sent.
-SIGINT and SIGTERM stop after the page in flight, its checkpoint saved.
+SIGINT and SIGTERM stop after the page in flight, its checkpoint saved. DynamoDB out of
+reach past boto3's retries fails the round, which is tried again from the checkpoint
+after a pause (outage.py): minutes under --follow, a minute under --until-caught-up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 from google.cloud.bigtable.data import mutations
@@ -42,10 +44,11 @@ from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
 from .checkpoint import Checkpoint, load_checkpoint, resume_problem, save_checkpoint
 from .lineage import Shard, before_start, ready_shards, unreachable_start
+from .outage import Outage, StopOnSignals, answer, limit_for
 from .pages import PagePipeline
 from .report import ReplicateReport
 from .shares import Share, finished_elsewhere, merged, siblings
-from .stream import Page, StreamReader
+from .stream import Page, StreamReader, Unavailable
 
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
 # Pages read from one shard before the next ready shard's turn: a shard that never runs
@@ -153,6 +156,8 @@ class _Run:
         # Stream reads block (boto3) and encoding is Python work: two threads per shard in
         # flight (one reads, one encodes: pages.py), and one for listing.
         self.pool = ThreadPoolExecutor(max_workers=2 * options.workers + 1, thread_name_prefix="replicate")
+        self.outage = Outage(limit_for(options.follow), partial(_outage_news, report, progress),
+                             f"{self.path} keeps its place")
 
     async def _thread(self, function: Callable[..., object], *args: object) -> object:
         return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
@@ -163,19 +168,24 @@ class _Run:
         finally:
             self.pool.shutdown(wait=False, cancel_futures=True)
 
+    def stop(self) -> None:
+        self.stopping = True
+
+    def _stop_asked(self) -> bool:
+        self.stopping |= self.options.stop is not None and self.options.stop.is_set()
+        return self.stopping
+
     async def _rounds(self) -> None:
-        share, arn = self.options.share, self.checkpoint.stream_arn
-        while not self.stopping:
-            began = now_micros()
-            shards: list[Shard] = await self._thread(self.reader.shards, arn)  # type: ignore[assignment]
-            finished = self.checkpoint.finished | finished_elsewhere(self.options.work_dir, share, arn)
-            ready = [s for s in ready_shards(shards, set(finished)) if share.owns(s.id)]
-            # Ours, but their parent is another process's and not finished yet.
-            self.report.waiting = sorted(s.id for s in shards if share.owns(s.id) and s.id not in finished
-                                         and s not in ready)
-            self.report.shards_seen = len(shards)
-            self.report.shards_owned = sum(share.owns(s.id) for s in shards)
-            again = await self._visit_all(ready)  # a shard ended (its children are ready) or has more
+        while not self._stop_asked():
+            began, clock = now_micros(), time.monotonic()
+            try:
+                again = await self._round()
+            except Unavailable as error:  # DynamoDB out of reach: wait, then again from the checkpoint
+                self.reader.forget()
+                await self.outage.wait(error, clock, self._stop_asked)
+                continue
+            self.outage.over()
+            self.report.outages = self.outage.count
             if not again and not self.report.waiting:  # every shard of ours answered "no more
                 # records": caught up with everything written before this round began (the lag)
                 self.checkpoint = replace(self.checkpoint, caught_up_micros=began, saved_micros=now_micros())
@@ -184,8 +194,20 @@ class _Run:
                     return
             if not again:
                 await asyncio.sleep(POLL_SECONDS)
-            self.stopping |= self.options.stop is not None and self.options.stop.is_set()
         self.report.stopped = "interrupted"
+
+    async def _round(self) -> bool:
+        """Lists the shards and visits this process's ready ones; True when any may have more."""
+        share, arn = self.options.share, self.checkpoint.stream_arn
+        shards: list[Shard] = await self._thread(self.reader.shards, arn)  # type: ignore[assignment]
+        finished = self.checkpoint.finished | finished_elsewhere(self.options.work_dir, share, arn)
+        ready = [s for s in ready_shards(shards, set(finished)) if share.owns(s.id)]
+        # Ours, but their parent is another process's and not finished yet.
+        self.report.waiting = sorted(s.id for s in shards if share.owns(s.id) and s.id not in finished
+                                     and s not in ready)
+        self.report.shards_seen = len(shards)
+        self.report.shards_owned = sum(share.owns(s.id) for s in shards)
+        return await self._visit_all(ready)  # a shard ended (its children are ready) or has more
 
     async def _visit_all(self, ready: list[Shard]) -> bool:
         """Visits the ready shards, `workers` at a time; True when any may have more. A
@@ -280,6 +302,13 @@ class _Run:
         self.report.dead_letter_file = str(path)
 
 
+def _outage_news(report: ReplicateReport, progress: Callable[[ReplicateReport], None] | None,
+                 message: str | None) -> None:
+    report.outage = message
+    if progress:
+        progress(report)
+
+
 async def _one_chunk(entries: list[mutations.RowMutationEntry]) -> AsyncIterator[list[mutations.RowMutationEntry]]:
     yield entries
 
@@ -291,7 +320,10 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
     where = target(options.project, options.instance_id, table.id)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url,
                                     connections=options.workers + 2)
-    stream = reader.stream(options.fetch_keys_only)
+    waiting = ReplicateReport(table.id, "", 0, resumed=False)  # what the live line shows while DynamoDB is out
+    stream = await answer(partial(reader.stream, options.fetch_keys_only),
+                          Outage(limit_for(options.follow), partial(_outage_news, waiting, progress),
+                                 "nothing was read yet"), lambda: options.stop is not None and options.stop.is_set())
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
         codec = Codec(table, recorded_types(table, options.work_dir, where))
@@ -303,36 +335,11 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
         async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
                           options.writer) as writer:
             run = _Run(reader, writer, codec, checkpoint, report, options, progress)
-            with _stop_on_signals(run):
+            with StopOnSignals(run.stop):
                 await run.run()
         report.seconds = time.monotonic() - began
         report.ended_micros = now_micros()
         return report
-
-
-class _stop_on_signals:
-    """SIGINT (Ctrl-C) and SIGTERM ask the run to stop after the page in flight."""
-
-    def __init__(self, run: _Run):
-        self.run = run
-        self.installed: list[signal.Signals] = []
-
-    def __enter__(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            try:
-                loop.add_signal_handler(sig, self._stop)
-                self.installed.append(sig)
-            except (ValueError, RuntimeError, NotImplementedError):  # not the main thread
-                pass
-
-    def _stop(self) -> None:
-        self.run.stopping = True
-
-    def __exit__(self, *exc: object) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in self.installed:
-            loop.remove_signal_handler(sig)
 
 
 def run_replicate(table: TableSpec, options: ReplicateOptions,

@@ -8,7 +8,9 @@ measured in benchmarks/README.md); only binary values need decoding (`_binary`).
 boto3's "standard" retry mode retries throttling and dropped connections with backoff;
 an iterator that expired (15 minutes unused) is renewed after the last record read.
 Bad input (no such table, stream disabled or without new images, unreachable start
-point, no credentials) is an `InputError` that says what to do.
+point, no credentials) is an `InputError` that says what to do; DynamoDB unreachable or
+still refusing (throttled, 5xx) once those retries give up is `Unavailable`, a
+`ServiceError` (exit 1) a run may wait out (outage.py).
 """
 
 from __future__ import annotations
@@ -25,13 +27,16 @@ import orjson
 
 from ..codec.items import Item
 from ..codec.scalars import binary_from_text
-from ..spec.errors import InputError, Problem
+from ..spec.errors import InputError, Problem, ServiceError
 from .lineage import REEXPORT, Shard, shards_from
 
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
 TTL_PRINCIPAL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
 MAX_ATTEMPTS = 10  # per AWS call: the first and 9 retries, with exponential backoff and jitter
+# Still answered after MAX_ATTEMPTS: DynamoDB is overloaded or down, not the input at fault.
+TRANSIENT_CODES = ("ThrottlingException", "LimitExceededException", "ProvisionedThroughputExceededException",
+                   "RequestLimitExceeded", "InternalServerError", "ServiceUnavailable")
 SPREAD = 8  # `sample`: the table is cut into this many times the segments read at once
 
 
@@ -121,6 +126,15 @@ class Page:
     ended: bool  # a closed shard read to its end: finished
 
 
+class Unavailable(ServiceError):
+    """DynamoDB cannot be reached (connection refused, reset, timed out) or keeps refusing
+    requests, past boto3's retries: the input may be fine, and a rerun resumes."""
+
+    def __init__(self, where: str, detail: str):
+        self.where, self.detail = where, detail
+        super().__init__(f"{where} {detail}")
+
+
 def _problem(where: str, message: str) -> InputError:
     return InputError([Problem.about(where, "", message)])
 
@@ -194,6 +208,11 @@ class StreamReader:
                 return
             yield Page(records, ended=iterator is None)
 
+    def forget(self) -> None:
+        """Drops the kept iterators (after an outage: a restarted endpoint may not know
+        them), so each shard is read again from its checkpoint."""
+        self._iterators.clear()
+
     def current(self, keys: list[Item]) -> list[Item]:
         """The items at these keys as the table holds them now (strongly consistent
         BatchGetItem, 100 keys a call, unprocessed keys asked again); missing ones are gone."""
@@ -254,8 +273,10 @@ class StreamReader:
         return self._call(self._streams.describe_stream, StreamArn=arn, **extra)["StreamDescription"]
 
     def _call(self, operation: Any, **kwargs: Any) -> Any:
-        """One AWS call, its bad-input failures as `InputError`s saying what to do."""
-        from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+        """One AWS call, its bad-input failures as `InputError`s saying what to do, and
+        DynamoDB out of reach (or overloaded) past the retries as `Unavailable`."""
+        from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError, NoCredentialsError
+        from botocore.exceptions import ConnectionError as ConnectionFailed
 
         try:
             return operation(**kwargs)
@@ -274,6 +295,11 @@ class StreamReader:
                 raise _problem(self.where, f"{code}: the credentials may not read this table and its stream "
                                            f"(dynamodb:DescribeTable, dynamodb:DescribeStream, "
                                            f"dynamodb:GetShardIterator, dynamodb:GetRecords)") from None
+            if code in TRANSIENT_CODES or error.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
+                raise Unavailable(self.where, f"keeps refusing requests after {MAX_ATTEMPTS} attempts "
+                                              f"({code})") from None
             raise
-        except BotoCoreError as error:
-            raise _problem(self.where, f"cannot be reached: {error}") from None
+        except (ConnectionFailed, HTTPClientError) as error:
+            raise Unavailable(self.where, f"cannot be reached: {error}") from None
+        except BotoCoreError as error:  # no region, a profile not found, ...: the configuration
+            raise _problem(self.where, str(error)) from None

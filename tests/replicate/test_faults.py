@@ -1,6 +1,7 @@
 """Faults a long-running `replicate` meets, end to end on DynamoDB Local and the Bigtable
 emulator: connections to DynamoDB cut mid-run (the project's TCP proxy), DynamoDB Local
-restarted under a `--follow`, and the lag behind a steady writer. In each, Bigtable ends
+stopped under a `--follow` and restarted (waited out), gone longer than an
+`--until-caught-up` waits (exit 1, then resumed), and the lag behind a steady writer. In each, Bigtable ends
 equal to DynamoDB item for item and every record is counted once: nothing lost, nothing
 doubled."""
 
@@ -12,8 +13,9 @@ from dataclasses import replace
 
 import pytest
 
+from ddb2bigtable.cli.output import report_error
 from ddb2bigtable.replicate.run import run_replicate, start_point
-from ddb2bigtable.spec.errors import InputError
+from ddb2bigtable.spec.errors import ServiceError
 
 from ..tcp_proxy import TcpProxy
 from . import dynamodb_local
@@ -77,28 +79,55 @@ def test_connections_to_dynamodb_cut_mid_run_are_retried_and_nothing_is_lost_or_
     assert differences(dynamodb, scenario) == []
 
 
+def quick_outages(monkeypatch, caught_up_limit: float | None = None) -> None:
+    """boto3 gives up at once (10 attempts by default), so the run's own retries
+    (outage.py) meet the outage; short pauses between them."""
+    from ddb2bigtable.replicate import outage, stream
+
+    monkeypatch.setattr(stream, "MAX_ATTEMPTS", 1)
+    monkeypatch.setattr(outage, "LONGEST_PAUSE", 1.0)
+    if caught_up_limit is not None:
+        monkeypatch.setattr(outage, "CAUGHT_UP_LIMIT", caught_up_limit)
+
+
+def wait_for(condition, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {seconds:.0f} s: {what}")
+        time.sleep(0.5)
+
+
 def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_emulator, tmp_path, monkeypatch):
-    """DynamoDB Local keeping its data in a folder, stopped and started again on the same
-    port while `replicate --follow` runs: boto3's retries carry the run over the gap."""
+    """DynamoDB Local (its data in a folder) stopped under a `replicate --follow`, and
+    started again on the same port only once the run has announced the outage: the run
+    waits it out, however long the restart takes, and resumes from its checkpoint."""
     credentials(monkeypatch)
+    quick_outages(monkeypatch)
     own = dynamodb_local.start(db_path=tmp_path)
     try:
         scenario = create(own, tmp_path / "case")
         db = own.client()
         many(db, scenario.dynamo_table, 0, 100)
         export = export_and_load(own, scenario, tmp_path / "case")
-        stop = threading.Event()
+        stop, noticed = threading.Event(), threading.Event()
         failures: list[str] = []
+        said: list[str] = []
+
+        def progress(report) -> None:
+            if report.outage:
+                said.append(report.outage)
+                noticed.set()
 
         def restart_and_write() -> None:
             try:
                 many(db, scenario.dynamo_table, 100, 200)
                 time.sleep(1.0)
-                own.stop()  # SIGTERM: gone for a moment
-                time.sleep(1.0)
+                own.stop()  # SIGTERM: gone until the run has noticed
+                wait_for(noticed.is_set, 60, "the outage announced")
                 own.process = dynamodb_local.start(port=own.port, db_path=tmp_path).process
                 many(own.client(), scenario.dynamo_table, 300, 200)
-                time.sleep(4.0)  # the last writes' turn
+                wait_for(lambda: differences(own, scenario) == [], 120, "Bigtable equal to DynamoDB")
             except Exception as error:  # reported below: the run must still stop
                 failures.append(repr(error))
             finally:
@@ -107,10 +136,12 @@ def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_
         changer = threading.Thread(target=restart_and_write)
         changer.start()
         report = run_replicate(scenario.table, scenario.replicate_options(
-            own, since_micros=start_point(str(export)), follow=True, stop=stop))
+            own, since_micros=start_point(str(export)), follow=True, stop=stop), progress)
         changer.join()
         assert failures == []
         assert report.stopped == "interrupted" and report.counts["insert"] >= 400  # 400 after the export, + replays
+        assert report.outages >= 1 and report.outage is None  # waited out, and over
+        assert f"127.0.0.1:{own.port}) cannot be reached" in said[0] and "retrying in" in said[0]
         assert differences(own, scenario) == []
         again = run_replicate(scenario.table, scenario.replicate_options(own))
         assert again.applied == 0  # the checkpoint had everything: nothing twice
@@ -118,11 +149,11 @@ def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_
         own.stop()
 
 
-def test_dynamodb_local_gone_is_a_clear_error_and_the_checkpoint_resumes(bigtable_emulator, tmp_path, monkeypatch):
-    """Down past the retries: an error naming the endpoint, not a traceback; once it is
-    back (its data kept), the rerun resumes from the checkpoint and converges."""
-    from ddb2bigtable.replicate import stream
-
+def test_dynamodb_local_gone_is_exit_1_naming_it_and_the_checkpoint_resumes(bigtable_emulator, tmp_path,
+                                                                             monkeypatch, capsys):
+    """Down longer than an `--until-caught-up` waits: exit 1 (a service failed, not bad
+    input) naming the endpoint, no traceback; once it is back (its data kept), the rerun
+    resumes from the checkpoint and converges."""
     credentials(monkeypatch)
     own = dynamodb_local.start(db_path=tmp_path)
     try:
@@ -132,9 +163,19 @@ def test_dynamodb_local_gone_is_a_clear_error_and_the_checkpoint_resumes(bigtabl
         first = run_replicate(scenario.table, scenario.replicate_options(own, since_micros=start_point(str(export))))
         assert first.counts["insert"] == 50
         own.stop()
-        monkeypatch.setattr(stream, "MAX_ATTEMPTS", 2)  # fail fast (10 attempts by default)
-        with pytest.raises(InputError, match=rf"127\.0\.0\.1:{own.port}\).*cannot be reached"):
-            run_replicate(scenario.table, scenario.replicate_options(own))
+        quick_outages(monkeypatch, caught_up_limit=3.0)
+        said: list[str] = []
+        began = time.monotonic()
+        with pytest.raises(ServiceError) as failed:
+            run_replicate(scenario.table, scenario.replicate_options(own),
+                          lambda report: said.append(report.outage or ""))
+        assert 3.0 <= time.monotonic() - began < 30  # retried for the limit, then gave up
+        assert any("retrying in" in s for s in said)
+        with pytest.raises(SystemExit) as exited:
+            report_error(failed.value)
+        assert exited.value.code == 1
+        message = capsys.readouterr().err
+        assert f"127.0.0.1:{own.port}) cannot be reached" in message and "rerun to resume" in message
         own.process = dynamodb_local.start(port=own.port, db_path=tmp_path).process
         many(own.client(), scenario.dynamo_table, 50, 50)
         resumed = run_replicate(scenario.table, scenario.replicate_options(own))

@@ -1,17 +1,19 @@
 """StreamReader against recorded DynamoDB Streams answers (botocore's Stubber: the real
 client, its parsing and its errors, no server): paging, empty stretches of a closed
-shard, an expired iterator, and the AWS errors that are bad input."""
+shard, an expired iterator, the AWS errors that are bad input, and DynamoDB out of reach
+past the retries (a service failure, not bad input)."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
 import pytest
+from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConnectionError, NoRegionError
 from botocore.stub import Stubber
 
 from ddb2bigtable.replicate.lineage import Shard
-from ddb2bigtable.replicate.stream import StreamReader
-from ddb2bigtable.spec.errors import InputError
+from ddb2bigtable.replicate.stream import StreamReader, Unavailable
+from ddb2bigtable.spec.errors import InputError, ServiceError
 
 ARN = "arn:aws:dynamodb:us-west-2:123456789012:table/Movies/stream/2026-11-24T00:00:00.000"
 ONE, TWO = "shardId-00000001795484604052-68a3d3c5", "shardId-00000001795484699999-0badcafe"
@@ -96,3 +98,28 @@ def test_aws_errors_that_are_bad_input_say_what_to_do(reader, code, says):
         db.add_client_error("describe_table", code)
         with pytest.raises(InputError, match=says):
             reader.stream()
+
+
+@pytest.mark.parametrize("failure,says", [
+    (lambda: EndpointConnectionError(endpoint_url="http://127.0.0.1:9"), "cannot be reached: Could not connect"),
+    (lambda: ConnectionClosedError(endpoint_url="http://127.0.0.1:9"), "cannot be reached: Connection was closed"),
+    (lambda: ClientError({"Error": {"Code": "LimitExceededException"}}, "GetRecords"),
+     "keeps refusing requests after 10 attempts \\(LimitExceededException\\)"),
+    (lambda: ClientError({"Error": {"Code": "Whatever"}, "ResponseMetadata": {"HTTPStatusCode": 503}},
+                         "GetRecords"), "keeps refusing requests")])
+def test_dynamodb_out_of_reach_past_the_retries_is_a_service_error_not_bad_input(reader, failure, says):
+    """Exit 1 (a rerun, or the run's own wait, may succeed), naming the table and endpoint."""
+    reader = reader[0]
+
+    def fails(**_: object) -> None:
+        raise failure()
+    with pytest.raises(Unavailable, match=f"DynamoDB table Movies \\(us-west-2\\) {says}") as caught:
+        reader._call(fails)
+    assert isinstance(caught.value, ServiceError) and caught.value.exit_code == 1
+
+
+def test_a_configuration_error_of_boto3_is_bad_input(reader):
+    def fails(**_: object) -> None:
+        raise NoRegionError()
+    with pytest.raises(InputError, match="You must specify a region"):
+        reader[0]._call(fails)
