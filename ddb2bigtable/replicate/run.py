@@ -183,9 +183,9 @@ class _Run:
             except Unavailable as error:  # DynamoDB out of reach: wait, then again from the checkpoint
                 self.reader.forget()
                 await self.outage.wait(error, clock, self._stop_asked)
+                self.report.outages = self.outage.count
                 continue
             self.outage.over()
-            self.report.outages = self.outage.count
             if not again and not self.report.waiting:  # every shard of ours answered "no more
                 # records": caught up with everything written before this round began (the lag)
                 self.checkpoint = replace(self.checkpoint, caught_up_micros=began, saved_micros=now_micros())
