@@ -146,7 +146,8 @@ def start_load(table: TableSpec, export: str, options: LoadOptions) -> tuple[Man
                         export_type=manifest.export_type, output_format=manifest.output_format,
                         manifest_items=manifest.item_count)
     state, why = LoadState.open(options.work_dir / STATE_FILE, export_fingerprint(manifest, table),
-                                target(options.project, options.instance_id, table.id), fresh=options.fresh)
+                                target(options.project, options.instance_id, table.id), fresh=options.fresh,
+                                export_id=manifest.export_id)
     if why:
         report.notes.append(why)
     chain = extended(state.chain, manifest, export, options.fresh, options.work_dir)

@@ -66,7 +66,7 @@ class LoadState:
 
     @classmethod
     def open(cls, path: Path, fingerprint: str, target: dict[str, str] | None = None,
-             *, fresh: str | None = None) -> tuple[LoadState, str | None]:
+             *, fresh: str | None = None, export_id: str | None = None) -> tuple[LoadState, str | None]:
         """The state to resume from, or a new one and the sentence that says why. A damaged
         state starts over (writes are idempotent); a folder in its place is bad input.
         Another export (or mapping) of the same target keeps what the table holds
@@ -96,9 +96,12 @@ class LoadState:
             return cls(fingerprint, target=target), (f"the resume state in {path} was written for {written}, not "
                                                      f"{target}; starting over")
         if data.get("fingerprint") != fingerprint:
-            return cls(fingerprint, target=target, table_types=table_types, chain=chain), (
-                f"the export or the mapping changed since the resume state in {path} was written; every data "
-                f"file is loaded (the table's recorded types and export chain are kept)")
+            new = cls(fingerprint, target=target, table_types=table_types, chain=chain)
+            if chain and export_id is not None and export_id != chain[-1].export_id:
+                return new, (f"export {export_id} comes after {chain[-1].export_id} in the table's recorded chain: "
+                             f"every data file of it is loaded")
+            return new, (f"the export or the mapping changed since the resume state in {path} was written; every "
+                         f"data file is loaded (the table's recorded types and export chain are kept)")
         return cls(fingerprint, done, types, target, table_types, chain), None
 
     def save(self, path: Path) -> None:

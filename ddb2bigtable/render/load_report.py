@@ -73,6 +73,9 @@ def print_verify(r: VerifyReport, console: Console) -> None:
                           ((*(f"{x:,}" for x in (r.checked, r.matched, r.missing, r.mismatched, r.expired,
                                                  r.dead_lettered)),
                             "-" if r.table_items is None else f"{r.table_items:,}"),)), console)
+    if r.deleted_absent:  # a chain's deleted keys are checked too: checked = matched + these + the rest
+        console.print(Text(f"  matched includes {r.deleted_absent:,} keys the chain deleted last, absent as they "
+                           f"should be: checked = the table's items + those"))
     if r.accounted is not None:
         console.print(Text(f"  accounted for {r.accounted:,} of the manifest's {r.manifest_items:,} items"))
     for example in r.examples:

@@ -165,6 +165,10 @@ def test_load_chain_applies_the_full_export_then_each_incremental_and_verify_cha
     assert report["complete"] and [r["export_type"] for r in report["chain"]] == \
         ["FULL_EXPORT", "INCREMENTAL_EXPORT", "INCREMENTAL_EXPORT"]
     assert [r["export"] for r in report["chain"]] == [str(e) for e in chain.exports]
+    # each next export is the chain going on, not an alarm about a changed export or mapping
+    for before, after in zip(report["chain"], report["chain"][1:], strict=False):
+        assert not any("changed" in note for note in after["notes"])
+        assert any(f"comes after {Path(before['export']).name}" in note for note in after["notes"]), after["notes"]
     verified = cli(root, "verify", "--export", str(chain.prefix), "--chain", "--format", "json")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     result = json.loads(verified.stdout)
