@@ -14,7 +14,8 @@ from dataclasses import replace
 from ..exports.manifests import Manifest
 from ..spec.model import TableSpec
 from .chain import Link, ordered_chain
-from .run import LoadOptions, LoadReport
+from .reports import LoadReport
+from .run import LoadOptions
 from .state import STATE_FILE, LoadState, target
 
 LoadOne = Callable[[TableSpec, str, LoadOptions], LoadReport]  # (table, export folder, options)

@@ -21,7 +21,8 @@ from ..spec.model import TableSpec
 from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
 from . import emulator
-from .run import LoadOptions, LoadReport, run_load
+from .reports import LoadReport
+from .run import LoadOptions, run_load
 from .table_admin import AdminAction, ensure_tables
 from .verify import VerifyReport, run_verify
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..load.run import LoadReport
+from ..load.reports import LoadReport
 from ..load.verify import VerifyReport
 from .sections import Section
 from .terminal import print_section

@@ -16,7 +16,8 @@ from ...codec.codec import Codec
 from ...exports.manifests import ExportError
 from ...exports.types import export_types
 from ...spec.model import TableSpec
-from ..run import FileReport, LoadOptions, LoadReport, confirm_rows, save_types, start_load
+from ..reports import FileReport, LoadReport
+from ..run import LoadOptions, confirm_rows, save_types, start_load
 from ..state import STATE_FILE, FileCounts
 from ..work_folder import (
     DEAD_LETTER_DIR,
