@@ -52,7 +52,6 @@ class Codec:
     the mapping questions others ask (`plans`, `layout`, `stored`, ...) are answered by it."""
 
     def __init__(self, table: TableSpec, types: AttributeTypes):
-        self.table = table
         self.mapping = compile_mapping(table, types)
         self._decoder = RowDecoder(self.mapping)
         self.decode = self._decoder.decode
@@ -64,6 +63,10 @@ class Codec:
         self.value_qualifier_text = self.mapping.value_qualifier_text
         self.lossy: tuple[str, ...] = tuple(lossy_sentences(self.mapping))
         self.notes: tuple[str, ...] = tuple(layout_notes(self.mapping))
+
+    @property
+    def table(self) -> TableSpec:
+        return self.mapping.table
 
     @property
     def plans(self) -> tuple[RulePlan, ...]:

@@ -11,7 +11,8 @@ exits. The root lives in `spec` because every package may import `spec`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+
+from .model import Location
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -25,15 +26,6 @@ class Ddb2BigtableError(Exception):
 
 class ServiceError(Ddb2BigtableError):
     """A service the tool talks to failed or is missing; the input may be fine."""
-
-
-class _Located(Protocol):
-    @property
-    def file(self) -> str: ...
-    @property
-    def line(self) -> int: ...
-    @property
-    def column(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +49,7 @@ class Problem:
         return cls(subject, None, None, path, message)
 
     @classmethod
-    def at(cls, where: _Located | None, file: str, path: str, message: str) -> Problem:
+    def at(cls, where: Location | None, file: str, path: str, message: str) -> Problem:
         """A problem at a value's place in its YAML, or about `file` as a whole when the
         value was not read from a file (a default, a stage built in code)."""
         if where is None:
