@@ -66,7 +66,8 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
     from ..load.local_stage import WORK_DIR
     from ..load.writer import WriteError
     from ..plan.app_profiles import load_profile_id
-    from ..replicate.run import ReplicateOptions, run_replicate, start_point
+    from ..replicate.opening import start_point
+    from ..replicate.run import ReplicateOptions, run_replicate
     from ..replicate.stream import ENDPOINT_ENV
     from .load_runs import resolve
 

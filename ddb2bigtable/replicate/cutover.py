@@ -35,7 +35,7 @@ from ..spec.model import TableSpec
 from .bigtable_only import only_in_bigtable
 from .checkpoint import load_checkpoint, resume_problem
 from .lineage import iso
-from .run import now_micros, recorded_types
+from .opening import now_micros, recorded_types
 from .shares import current_partition
 from .stream import StreamReader
 

@@ -39,7 +39,7 @@ class PagePipeline(Generic[P]):
         page = await raw
         if page is None:
             return None
-        more = bool(page.records) and not page.ended
+        more = bool(page.raw) and not page.ended
         self._raw = self._read() if more and self._reads < self._budget else None
         return await self._in_thread(self._prepare, page)  # type: ignore[return-value]
 

@@ -21,33 +21,33 @@ after a pause (outage.py): minutes under --follow, a minute under --until-caught
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 
 from google.cloud.bigtable.data import mutations
 
 from ..codec.codec import Codec
-from ..exports.manifests import ExportError, open_export
 from ..load.client_hooks import Source
-from ..load.state import STATE_FILE, LoadState, target
+from ..load.state import target
 from ..load.work_folder import FILE_MODE, locked, private_dir
 from ..load.writer import Writer, WriteSettings, row_entry
-from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
-from .checkpoint import Checkpoint, load_checkpoint, resume_problem, save_checkpoint
-from .lineage import Shard, before_start, ready_shards, unreachable_start
+from .checkpoint import Checkpoint, save_checkpoint
+from .lineage import Shard, before_start, ready_shards
+from .opening import now_micros, opening_checkpoint, recorded_types
 from .outage import Outage, StopOnSignals, answer, limit_for
 from .pages import PagePipeline
 from .report import ReplicateReport
-from .shares import Share, finished_elsewhere, merged, siblings
+from .shares import Share, finished_elsewhere
 from .stream import Page, StreamReader, Unavailable
 
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
@@ -70,69 +70,6 @@ class ReplicateOptions:
     share: Share = Share()  # --shards I/N: the shards this process reads
     workers: int = 4  # shards read and applied at once (--shard-workers)
     stop: threading.Event | None = None  # set: stop as SIGTERM would (for a caller that embeds a follow)
-
-
-def start_point(since: str) -> int:
-    """`--since`: an ISO 8601 time with its zone, else an export whose exportTime it is."""
-    try:
-        moment = datetime.fromisoformat(since.replace("Z", "+00:00"))
-    except ValueError:
-        try:
-            return open_export(since).export_time_micros
-        except ExportError as error:
-            raise InputError([Problem.about(since, "--since", f"neither a time (2026-11-24T01:00:00Z) nor a "
-                                            f"readable export: {error}")]) from None
-    if moment.tzinfo is None:
-        raise InputError([Problem.about(since, "--since", "give the time's zone (Z for UTC, or +02:00)")])
-    return int(moment.timestamp() * 1_000_000)
-
-
-def now_micros() -> int:
-    return time.time_ns() // 1000
-
-
-def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> dict[str, str]:
-    """The types the load wrote this table's cells with: replication must write the same,
-    and `cutover check` decode with them."""
-    state_file = work_dir / STATE_FILE
-    types = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
-    if not types:
-        raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
-                                        f"here: load the export first (replication writes with "
-                                        f"the types the load inferred), or give its --work-dir")])
-    return types
-
-
-def _opening(options: ReplicateOptions, path: Path, arn: str, where: dict[str, str],
-             created: int | None) -> Checkpoint:
-    """The checkpoint to resume (this share's, else every file of the folder merged: a
-    new partition), or a new one at the start point; refuses what would lose writes. The
-    N processes of one partition may all start with --since (at once, as a job's tasks)."""
-    own, others = load_checkpoint(path), siblings(options.work_dir, options.share)
-    saved = own or merged([c for c, _ in others])
-    now = now_micros()
-    if options.since_micros is not None and (own or any(n != options.share.count for _, n in others)):
-        raise InputError([Problem.about(str(path.parent), "--since", "a checkpoint exists (replicate*.json): "
-                                        "rerun without --since to resume from it, or delete the "
-                                        "checkpoints to start again from --since")])
-    if options.since_micros is not None:
-        saved = None
-    elif saved is None:
-        raise InputError([Problem.about(str(path), "--since", "no checkpoint yet: give --since the export you "
-                                        "loaded (or its exportTime)")])
-    if saved is not None:
-        why = resume_problem(saved, path, arn, where)
-        if why:
-            raise InputError([Problem.about(str(path), "", f"cannot resume: the checkpoint {why}")])
-        why = unreachable_start(saved.saved_micros, None, now, "its last save")
-        if why:
-            raise InputError([Problem.about(str(path), "", f"cannot resume from this checkpoint: {why}")])
-        return saved
-    assert options.since_micros is not None
-    why = unreachable_start(options.since_micros, created, now)
-    if why:
-        raise InputError([Problem.about(arn, "--since", why)])
-    return Checkpoint(arn, where, options.since_micros, now)
 
 
 @dataclass(frozen=True)
@@ -236,10 +173,10 @@ class _Run:
         try:
             while ahead is not None and (prepared := await ahead) is not None:
                 page = prepared.page
-                more = bool(page.records) and not page.ended  # an empty or last page ends the reading
+                more = bool(page.raw) and not page.ended  # an empty or last page ends the reading
                 ahead = pipeline.next()  # encoded while this page is written
                 await self._apply(prepared)
-                last = page.records[-1].sequence if page.records else None
+                last = page.last_sequence
                 if last or page.ended:
                     self.checkpoint = self.checkpoint.advanced(shard.id, last, page.ended, now_micros(),
                                                           self.report.newest_micros)
@@ -309,6 +246,20 @@ def _outage_news(report: ReplicateReport, progress: Callable[[ReplicateReport], 
         progress(report)
 
 
+@contextlib.contextmanager
+def frozen_heap() -> Iterator[None]:
+    """Full garbage collections skip what the process held before the run (modules,
+    clients, the codec; gc.freeze). Each page parsed here (the loader parses in its
+    encoder processes) is 100,000s of objects that live long enough to reach the oldest
+    generation, so full collections came often, and each walked the whole heap again:
+    up to 0.2 s for one page, and the largest cost of replicating (benchmarks/README.md)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 async def _one_chunk(entries: list[mutations.RowMutationEntry]) -> AsyncIterator[list[mutations.RowMutationEntry]]:
     yield entries
 
@@ -327,7 +278,8 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
         codec = Codec(table, recorded_types(table, options.work_dir, where))
-        checkpoint = _opening(options, path, stream.arn, where, stream.created_micros)
+        checkpoint = opening_checkpoint(options.since_micros, options.share, path, stream.arn, where,
+                                        stream.created_micros)
         save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came
         report = ReplicateReport(table.id, stream.arn, checkpoint.start_micros, resumed=options.since_micros is None,
                                  checkpoint_file=str(path), share=str(options.share))
@@ -335,7 +287,7 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
         async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
                           options.writer) as writer:
             run = _Run(reader, writer, codec, checkpoint, report, options, progress)
-            with StopOnSignals(run.stop):
+            with StopOnSignals(run.stop), frozen_heap():
                 await run.run()
         report.seconds = time.monotonic() - began
         report.ended_micros = now_micros()

@@ -15,6 +15,7 @@ still refusing (throttled, 5xx) once those retries give up is `Unavailable`, a
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections.abc import Iterator
@@ -89,8 +90,10 @@ def _binary_value(value: dict[str, Any]) -> None:
             _binary_value(member)
 
 
-def _streams_client(region: str, endpoint_url: str | None, config: Any) -> Any:
-    """A DynamoDB Streams client whose GetRecords answers are left as parsed JSON."""
+def _clients(region: str, endpoint_url: str | None, config: Any) -> tuple[Any, Any]:
+    """The DynamoDB and DynamoDB Streams clients, GetRecords' answers left as parsed JSON.
+    One botocore session makes both, with the process's one data loader: parsing the
+    endpoint and model files took a tenth of a second per session (benchmarks/README.md)."""
     import boto3
     import botocore.session
     from botocore.parsers import PROTOCOL_PARSERS, ResponseParserFactory
@@ -109,9 +112,21 @@ def _streams_client(region: str, endpoint_url: str | None, config: Any) -> Any:
             return RawRecordsParser() if protocol_name == "json" else super().create_parser(protocol_name)
 
     session = botocore.session.get_session()
+    session.register_component("data_loader", _data_loader())
     session.register_component("response_parser_factory", Factory())
-    return boto3.Session(botocore_session=session).client("dynamodbstreams", region_name=region,
-                                                          endpoint_url=endpoint_url, config=config)
+    aws = boto3.Session(botocore_session=session)
+    def client(service: str) -> Any:
+        return aws.client(service, region_name=region, endpoint_url=endpoint_url, config=config)
+
+    return client("dynamodb"), client("dynamodbstreams")
+
+
+@functools.cache
+def _data_loader() -> Any:
+    """botocore's file loader, which caches what it parsed (read-only data files)."""
+    from botocore.loaders import create_loader
+
+    return create_loader()
 
 
 @dataclass(frozen=True)
@@ -122,8 +137,22 @@ class Stream:
 
 @dataclass(frozen=True)
 class Page:
-    records: list[StreamRecord]
+    """One GetRecords answer of one shard, its records as DynamoDB JSON (`raw`). They are
+    parsed when `records` is first asked for, in the asking thread: replicate asks in the
+    thread that prepares the page, so the thread that reads the stream, whose GetRecords
+    calls follow one another (each needs the last one's iterator), only waits and decodes JSON."""
+
+    raw: list[dict[str, Any]]
+    shard: str
     ended: bool  # a closed shard read to its end: finished
+
+    @functools.cached_property
+    def records(self) -> list[StreamRecord]:
+        return [parse_record(self.shard, r) for r in self.raw]
+
+    @property
+    def last_sequence(self) -> str | None:
+        return self.raw[-1]["dynamodb"]["SequenceNumber"] if self.raw else None
 
 
 class Unavailable(ServiceError):
@@ -143,13 +172,11 @@ class StreamReader:
     """One table's stream, read shard by shard; keeps each open shard's next iterator."""
 
     def __init__(self, table: str, region: str, endpoint_url: str | None, connections: int = 10):
-        import boto3
         from botocore.config import Config
 
         config = Config(retries={"mode": "standard", "max_attempts": MAX_ATTEMPTS}, max_pool_connections=connections)
         self.table, self.where = table, f"DynamoDB table {table} ({endpoint_url or region})"
-        self._db = boto3.client("dynamodb", region_name=region, endpoint_url=endpoint_url, config=config)
-        self._streams = _streams_client(region, endpoint_url, config)
+        self._db, self._streams = _clients(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
 
     def stream(self, fetch_keys_only: bool = False) -> Stream:
@@ -195,18 +222,16 @@ class StreamReader:
                     raise
                 iterator = self._iterator(arn, shard.id, after)
                 continue
-            records = [parse_record(shard.id, r) for r in answer["Records"]]
-            if records:
-                after = records[-1].sequence
+            page = Page(answer["Records"], shard.id, ended=answer.get("NextShardIterator") is None)
+            after = page.last_sequence or after
             iterator = answer.get("NextShardIterator")
-            if not records and iterator and shard.closed:
+            if not page.raw and iterator and shard.closed:
                 continue
-            if not records:
-                if iterator:
-                    self._iterators[shard.id] = iterator  # where the next poll starts
-                yield Page([], ended=iterator is None)
+            if not page.raw and iterator:
+                self._iterators[shard.id] = iterator  # where the next poll starts
+            yield page
+            if not page.raw:
                 return
-            yield Page(records, ended=iterator is None)
 
     def forget(self) -> None:
         """Drops the kept iterators (after an outage: a restarted endpoint may not know

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from ddb2bigtable.replicate.stream import StreamReader
 
 WRITTEN = "written_ns"
+BATCH = 25  # items per BatchWriteItem, DynamoDB's limit
 
 
 class TimedReader(StreamReader):
@@ -45,8 +46,9 @@ class TimedReader(StreamReader):
 
 @dataclass
 class SteadyWriter:
-    """Puts `rate` items a second into `table` for `seconds`, then sets `done` (a
-    `--follow` run given it as its stop event ends after the page in flight)."""
+    """Puts `rate` items a second into `table` for `seconds` (the items due at each
+    moment in one batch), then sets `done` (a `--follow` run given it as its stop event
+    ends after the page in flight)."""
 
     client: object
     table: str
@@ -67,13 +69,11 @@ class SteadyWriter:
         began = time.monotonic()
         try:
             while (now := time.monotonic() - began) < self.seconds:  # at most `rate` a second, never later
-                if self.written >= int(now * self.rate) + 1:  # ahead of the schedule: wait for the next put
+                due = min(BATCH, int(now * self.rate) + 1 - self.written)
+                if due <= 0:  # ahead of the schedule: wait for the next write's time
                     time.sleep(self.written / self.rate - now)
                     continue
-                self.client.put_item(TableName=self.table, Item={  # type: ignore[attr-defined]
-                    "year": {"N": "2030"}, "title": {"S": f"Steady {self.written}"},
-                    "info": {"M": {"rating": {"N": "5"}}}, WRITTEN: {"N": str(time.time_ns())}})
-                self.written += 1
+                self._put(due)
             self.elapsed = time.monotonic() - began
             deadline = time.monotonic() + 60  # the last writes' turn to be applied (their lag counts too)
             while self.applied is not None and self.applied() < self.written and time.monotonic() < deadline:
@@ -84,6 +84,17 @@ class SteadyWriter:
             self.errors.append(repr(error))
         finally:
             self.done.set()
+
+    def _put(self, count: int) -> None:
+        """The next `count` items in one BatchWriteItem (one PutItem each would bound the
+        rate by one round trip per item), each stamped with the moment it was sent."""
+        sent = str(time.time_ns())
+        wanted = {self.table: [{"PutRequest": {"Item": {
+            "year": {"N": "2030"}, "title": {"S": f"Steady {self.written + i}"},
+            "info": {"M": {"rating": {"N": "5"}}}, WRITTEN: {"N": sent}}}} for i in range(count)]}
+        while wanted:
+            wanted = self.client.batch_write_item(RequestItems=wanted).get("UnprocessedItems")  # type: ignore[attr-defined]
+        self.written += count
 
     @property
     def achieved_rate(self) -> float:

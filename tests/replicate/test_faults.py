@@ -14,7 +14,8 @@ from dataclasses import replace
 import pytest
 
 from ddb2bigtable.cli.output import report_error
-from ddb2bigtable.replicate.run import run_replicate, start_point
+from ddb2bigtable.replicate.opening import start_point
+from ddb2bigtable.replicate.run import run_replicate
 from ddb2bigtable.spec.errors import ServiceError
 
 from ..tcp_proxy import TcpProxy

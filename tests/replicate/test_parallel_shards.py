@@ -12,7 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ddb2bigtable.replicate.run import run_replicate, start_point
+from ddb2bigtable.replicate.opening import start_point
+from ddb2bigtable.replicate.run import run_replicate
 from ddb2bigtable.replicate.shares import Share, current_partition, parse_share
 from ddb2bigtable.spec.errors import InputError
 

@@ -3,7 +3,8 @@ the snapshot's load, compared item for item with DynamoDB."""
 
 from __future__ import annotations
 
-from ddb2bigtable.replicate.run import run_replicate, start_point
+from ddb2bigtable.replicate.opening import start_point
+from ddb2bigtable.replicate.run import run_replicate
 
 from .scenario import create, differences, export_and_load, scan
 

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 import pytest
 
 from ddb2bigtable.replicate.lineage import shards_from
-from ddb2bigtable.replicate.run import run_replicate, start_point
-from ddb2bigtable.replicate.stream import Page, Stream, parse_record
+from ddb2bigtable.replicate.opening import start_point
+from ddb2bigtable.replicate.run import run_replicate
+from ddb2bigtable.replicate.stream import Page, Stream
 from ddb2bigtable.spec.errors import InputError
 
 from .scenario import bigtable_rows, create, differences, export_and_load
@@ -81,12 +82,12 @@ class RecordedStream:
 
     def read(self, arn: str, shard, after: str | None):
         self.read_order.append(shard.id)
-        records = [parse_record(shard.id, r) for r in self._records[shard.id]
+        records = [r for r in self._records[shard.id]
                    if after is None or int(r["dynamodb"]["SequenceNumber"]) > int(after)]
         for i, one in enumerate(records):  # a page per record: pages are read ahead of their writes
-            yield Page([one], ended=shard.closed and i == len(records) - 1)
+            yield Page([one], shard.id, ended=shard.closed and i == len(records) - 1)
         if not shard.closed or not records:
-            yield Page([], ended=shard.closed)
+            yield Page([], shard.id, ended=shard.closed)
 
 
 def change(kind: str, seq: int, rating: str | None, ttl: bool = False) -> dict:

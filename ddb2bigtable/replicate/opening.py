@@ -1,0 +1,82 @@
+"""Where a replication run begins: the start point `--since` names, the checkpoint to
+resume (or a new one), and the types the load wrote the table with. Each refuses, with
+what to do, a start that would lose writes: a stream that no longer reaches back, a
+checkpoint of another table or instance, a `--since` beside an existing checkpoint.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+
+from ..exports.manifests import ExportError, open_export
+from ..load.state import STATE_FILE, LoadState
+from ..spec.errors import InputError, Problem
+from ..spec.model import TableSpec
+from .checkpoint import Checkpoint, load_checkpoint, resume_problem
+from .lineage import unreachable_start
+from .shares import Share, merged, siblings
+
+
+def start_point(since: str) -> int:
+    """`--since`: an ISO 8601 time with its zone, else an export whose exportTime it is."""
+    try:
+        moment = datetime.fromisoformat(since.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            return open_export(since).export_time_micros
+        except ExportError as error:
+            raise InputError([Problem.about(since, "--since", f"neither a time (2026-11-24T01:00:00Z) nor a "
+                                            f"readable export: {error}")]) from None
+    if moment.tzinfo is None:
+        raise InputError([Problem.about(since, "--since", "give the time's zone (Z for UTC, or +02:00)")])
+    return int(moment.timestamp() * 1_000_000)
+
+
+def now_micros() -> int:
+    return time.time_ns() // 1000
+
+
+def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> dict[str, str]:
+    """The types the load wrote this table's cells with: replication must write the same,
+    and `cutover check` decode with them."""
+    state_file = work_dir / STATE_FILE
+    types = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
+    if not types:
+        raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
+                                        f"here: load the export first (replication writes with "
+                                        f"the types the load inferred), or give its --work-dir")])
+    return types
+
+
+def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: str, where: dict[str, str],
+                       created: int | None) -> Checkpoint:
+    """The checkpoint to resume (this share's, else every file of the folder merged: a
+    new partition), or a new one at the start point; refuses what would lose writes. The
+    N processes of one partition may all start with --since (at once, as a job's tasks)."""
+    own, others = load_checkpoint(path), siblings(path.parent, share)
+    saved = own or merged([c for c, _ in others])
+    now = now_micros()
+    if since_micros is not None and (own or any(n != share.count for _, n in others)):
+        raise InputError([Problem.about(str(path.parent), "--since", "a checkpoint exists (replicate*.json): "
+                                        "rerun without --since to resume from it, or delete the "
+                                        "checkpoints to start again from --since")])
+    if since_micros is not None:
+        saved = None
+    elif saved is None:
+        raise InputError([Problem.about(str(path), "--since", "no checkpoint yet: give --since the export you "
+                                        "loaded (or its exportTime)")])
+    if saved is not None:
+        why = resume_problem(saved, path, arn, where)
+        if why:
+            raise InputError([Problem.about(str(path), "", f"cannot resume: the checkpoint {why}")])
+        why = unreachable_start(saved.saved_micros, None, now, "its last save")
+        if why:
+            raise InputError([Problem.about(str(path), "", f"cannot resume from this checkpoint: {why}")])
+        return saved
+    assert since_micros is not None
+    why = unreachable_start(since_micros, created, now)
+    if why:
+        raise InputError([Problem.about(arn, "--since", why)])
+    return Checkpoint(arn, where, since_micros, now)
