@@ -1,7 +1,8 @@
 """Where a replication run begins: the start point `--since` names, the checkpoint to
 resume (or a new one), and the types the load wrote the table with. Each refuses, with
 what to do, a start that would lose writes: a stream that no longer reaches back, a
-checkpoint of another table or instance, a `--since` beside an existing checkpoint.
+checkpoint of another table or instance, a `--since` beside an existing checkpoint, a
+partition of another N still running in the folder.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .checkpoint import Checkpoint, load_checkpoint, resume_problem
 from .lineage import unreachable_start
-from .shares import Share, merged, siblings
+from .shares import Share, merged, other_partitions_running, siblings
 
 
 def start_point(since: str) -> int:
@@ -55,6 +56,12 @@ def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: 
     """The checkpoint to resume (this share's, else every file of the folder merged: a
     new partition), or a new one at the start point; refuses what would lose writes. The
     N processes of one partition may all start with --since (at once, as a job's tasks)."""
+    running = other_partitions_running(path.parent, share)
+    if running:
+        raise InputError([Problem.about(str(path.parent), "--shards", f"replicate {', '.join(running)} is using this "
+                                        f"work folder with another number of processes: two partitions at once "
+                                        f"would read some shards twice and start children early; stop those "
+                                        f"processes, then run all of them with --shards I/{share.count}")])
     own, others = load_checkpoint(path), siblings(path.parent, share)
     saved = own or merged([c for c, _ in others])
     now = now_micros()

@@ -17,11 +17,16 @@ volume for a Cloud Run job, a ReadWriteMany volume for a Kubernetes Job.
 Checkpoints: one file per share (`replicate.json` for 0/1, `replicate-I-of-N.json`
 otherwise), each written by its process alone, so none overwrites another. Run again
 with another N, a process starts from every file of the stream merged (the greatest
-sequence number per shard, finished shards united): re-partitioning loses nothing.
+sequence number per shard, finished shards united): re-partitioning loses nothing. A
+process refuses to start while one of another N still runs (its lock is held: the same
+file locks as the work folder's, so on a volume without shared locks only processes of
+one host see each other).
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -32,6 +37,7 @@ from ..spec.errors import InputError, Problem
 from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint
 
 _FILE = re.compile(r"replicate(?:-(\d+)-of-(\d+))?\.json")
+_LOCK = re.compile(r"replicate-(\d+)-of-(\d+)\.lock")
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,35 @@ def merged(checkpoints: list[Checkpoint]) -> Checkpoint | None:
     return Checkpoint(first.stream_arn, first.target, min(c.start_micros for c in checkpoints),
                       max(c.saved_micros for c in checkpoints), after,
                       frozenset().union(*(c.finished for c in checkpoints)))
+
+
+def other_partitions_running(work_dir: Path, share: Share) -> list[str]:
+    """Processes of another N replicating from this folder now ("2/4 (PID 812)"), found by
+    the locks they hold. Two partitions at once would each read shards the other's hash
+    also gives out, and each start children from its own view of the parents. The 0/1
+    process holds the load's lock, so a load running is named too."""
+    names = [(p, f"{m[1]}/{m[2]}") for p in sorted(work_dir.glob("replicate-*-of-*.lock"))
+             if (m := _LOCK.fullmatch(p.name)) and int(m[2]) != share.count]
+    if share.count != 1:
+        names.append((work_dir / LOCK, "0/1 or a load"))
+    return [f"{who} (PID {pid})" for path, who in names if (pid := _holder(path))]
+
+
+def _holder(lock: Path) -> str | None:
+    """The PID written in a lock file another process holds now, else None."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 def current_partition(work_dir: Path) -> list[Path]:

@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from ddb2bigtable.load.work_folder import locked
 from ddb2bigtable.replicate.opening import start_point
 from ddb2bigtable.replicate.run import run_replicate
 from ddb2bigtable.replicate.shares import Share, current_partition, parse_share
@@ -160,3 +161,33 @@ def test_two_cli_processes_with_shards_0_of_2_and_1_of_2_replicate_dynamodb_loca
     assert sum(r["inserts"] for r in reports) == 15 and differences(dynamodb, scenario) == []
     bad = replicate(scenario, dynamodb, "--shards", "2/2")
     assert bad.returncode == 2 and "0 <= I < N" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_a_partition_of_another_n_is_refused_while_one_runs_then_resumes_after_it(
+        dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    shards = [open_shard(owned_by(0, 2, "a")), open_shard(owned_by(1, 2, "b"))]
+    stream = SlowStream(shards, {s["ShardId"]: [titled("INSERT", 1, s["ShardId"], "5")] for s in shards}, delay=1.0)
+    since = start_point(str(export))
+
+    def run(text: str, **options):
+        return run_replicate(scenario.table, scenario.replicate_options(
+            dynamodb, share=parse_share(text), **options), reader=stream)
+
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(run, "1/2", since_micros=since)
+        while stream.reading == 0:  # 1/2 holds its lock and reads its shard
+            time.sleep(0.01)
+        with pytest.raises(InputError) as refused:
+            run("0/1")
+        assert "replicate 1/2 (PID " in str(refused.value) and "--shards I/1" in str(refused.value)
+        assert running.result(timeout=60).applied == 1
+    with locked(scenario.work_dir):  # what a load, or replicate 0/1, holds
+        with pytest.raises(InputError, match=r"0/1 or a load \(PID \d+\)"):
+            run("0/3")
+    # Nothing running now: the new N starts where 1/2 stopped, and reads the rest.
+    assert run("0/1").applied == 1
+    titles = {i["title"]["S"] for row in bigtable_rows(scenario) for i in row}
+    assert {s["ShardId"] for s in shards} <= titles
