@@ -3,55 +3,82 @@ codec: records -> Bigtable entries), write (`_Run._apply`).
 
 Reading waits mostly on DynamoDB, preparing is Python work, writing waits mostly on
 Bigtable: done one after the other in one thread, each waited for the others (measured
-in benchmarks/README.md: preparing in the read thread made a page's read and encode
-take as long as the two added). Here page k+2 is read while k+1 is prepared and k is
-written. Order is kept: pages are read one at a time from one iterator, prepared and
-handed out in the order read, and the caller writes one before asking for the next.
+in benchmarks/README.md). Here one thread reads the shard's pages back to back, up to
+READ_AHEAD pages ahead of the preparing, while page k+1 is prepared and page k written.
+The reads follow one another in their own thread rather than being started by the event
+loop, which is busy with the writes: each next GetRecords then began 10-20 ms late, a
+tenth of a 1,000-record page's read. Order is kept: pages are read one at a time from
+one iterator, prepared and handed out in the order read, and the caller writes one
+before asking for the next.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Generic, TypeVar
 
 from .stream import Page
 
 P = TypeVar("P")
+READ_AHEAD = 2  # pages read and not yet taken for preparing (memory: a page is up to 1 MB)
 
 
 class PagePipeline(Generic[P]):
     """`next()`: the next page, prepared (None: no more in this visit). At most `budget`
-    pages are read; reading stops after an empty or final page."""
+    pages are read; reading stops after an empty or final page. What stopped the reading
+    (DynamoDB out of reach) is raised by the `next()` that finds no page after it."""
 
     def __init__(self, pages: Iterator[Page], budget: int,
                  in_thread: Callable[..., Awaitable[object]], prepare: Callable[[Page], P]):
         self._pages, self._budget, self._in_thread, self._prepare = pages, budget, in_thread, prepare
-        self._reads = 0
-        self._raw: asyncio.Future[Page | None] | None = self._read()
+        self._loop = asyncio.get_running_loop()
+        self._read: asyncio.Queue[Page | None] = asyncio.Queue()
+        self._slots = threading.Semaphore(READ_AHEAD)
+        self._stop = threading.Event()
+        self._done = False
+        self._reading = asyncio.ensure_future(in_thread(self._read_all))
         self._ahead: asyncio.Future[P | None] | None = None
 
-    def _read(self) -> asyncio.Future[Page | None]:
-        self._reads += 1
-        return asyncio.ensure_future(self._in_thread(next, self._pages, None))  # type: ignore[arg-type]
+    def _read_all(self) -> None:
+        """The reading thread: pages in order, each handed to the loop as soon as it is read."""
+        try:
+            for _ in range(self._budget):
+                self._slots.acquire()
+                if self._stop.is_set():
+                    return
+                page = next(self._pages, None)
+                if page is None:
+                    return
+                self._loop.call_soon_threadsafe(self._read.put_nowait, page)
+                if not page.raw or page.ended:
+                    return
+        finally:
+            self._loop.call_soon_threadsafe(self._read.put_nowait, None)
 
-    async def _prepared(self, raw: asyncio.Future[Page | None]) -> P | None:
-        page = await raw
+    async def _prepared(self) -> P | None:
+        page = await self._read.get()
         if page is None:
+            self._done = True
+            await self._reading  # raises what ended the reading, if it failed
             return None
-        more = bool(page.raw) and not page.ended
-        self._raw = self._read() if more and self._reads < self._budget else None
+        self._slots.release()
         return await self._in_thread(self._prepare, page)  # type: ignore[return-value]
 
     def next(self) -> asyncio.Future[P | None] | None:
         """Starts preparing the page read next (after the previous one was prepared)."""
-        raw, self._raw = self._raw, None
-        self._ahead = None if raw is None else asyncio.ensure_future(self._prepared(raw))
+        self._ahead = None if self._done else asyncio.ensure_future(self._prepared())
         return self._ahead
 
     async def settle(self) -> None:
-        """Waits for work in flight (a stop or a failure): nothing is left running; pages
-        read but not written are read again next time, the checkpoint being before them."""
-        pending = [f for f in (self._ahead, self._raw) if f is not None and not f.done()]
-        if pending:
-            await asyncio.wait(pending)
+        """Stops the reading and waits for work in flight (a stop or a failure): nothing is
+        left running; pages read but not written are read again next time, the checkpoint
+        being before them."""
+        self._stop.set()
+        self._slots.release()  # a reading thread waiting for a slot wakes and sees the stop
+        pending = [f for f in (self._ahead, self._reading) if f is not None]
+        await asyncio.wait(pending)
+        for future in pending:
+            if not future.cancelled():
+                future.exception()  # seen: a failure already raised, or one nobody waits for now

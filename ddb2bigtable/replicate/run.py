@@ -169,7 +169,7 @@ class _Run:
         pages Bigtable acknowledged, and one page's writes end before the next page's begin."""
         pages = self.reader.read(self.checkpoint.stream_arn, shard, self.checkpoint.after.get(shard.id))
         pipeline = PagePipeline(pages, PAGES_PER_VISIT, self._thread, self._prepare)
-        ahead = pipeline.next()
+        ahead, more = pipeline.next(), False
         try:
             while ahead is not None and (prepared := await ahead) is not None:
                 page = prepared.page
@@ -186,9 +186,7 @@ class _Run:
                     return True
                 if self.stopping:
                     break
-                if more and ahead is None:  # its turn is over, not its records
-                    return True
-            return False
+            return more  # the pages ran out on a full one: its turn is over, not its records
         finally:
             await pipeline.settle()
 
