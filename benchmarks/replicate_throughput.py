@@ -164,7 +164,9 @@ def main() -> None:
             print(f"emulator {emu.address}, DynamoDB Local {dynamodb.endpoint}; {len(bench.items):,} items",
                   flush=True)
             bench.loader()  # warm-ups, one each: imports, channels, the encoder's first fork,
-            bench.replicate(*bench.dynamo_table())  # botocore's data files (parsed once per process)
+            warm_up = bench.dynamo_table()
+            bench.replicate(*warm_up)  # botocore's data files (parsed once per process)
+            dynamodb.client().delete_table(TableName=warm_up[0])
             rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": []}
             for round_no in range(args.repeat):
                 name, since = bench.dynamo_table()
@@ -174,6 +176,7 @@ def main() -> None:
                 for side, measure in sides if round_no % 2 == 0 else sides[::-1]:
                     rates[side].append(measure())
                     print(f"  round {round_no + 1} {side:12} {rates[side][-1]:8,.0f} items/s", flush=True)
+                dynamodb.client().delete_table(TableName=name)  # DynamoDB Local slows as its tables pile up
             print()
             print(f"{'items/s, best (median)':28}" + "".join(f"{side:>22}" for side in rates))
             print(f"{'Movies (4,609)':28}" + "".join(f"{max(r):>12,.0f} ({statistics.median(r):,.0f})"
