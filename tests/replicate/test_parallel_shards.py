@@ -191,3 +191,19 @@ def test_a_partition_of_another_n_is_refused_while_one_runs_then_resumes_after_i
     assert run("0/1").applied == 1
     titles = {i["title"]["S"] for row in bigtable_rows(scenario) for i in row}
     assert {s["ShardId"] for s in shards} <= titles
+
+
+def test_a_shard_with_more_pages_than_one_visit_reads_is_read_to_the_end(
+        dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    """A busy shard's turn ends after PAGES_PER_VISIT pages; the run goes on with it
+    (another round) instead of taking the turn's end for caught up."""
+    credentials(monkeypatch)
+    monkeypatch.setattr("ddb2bigtable.replicate.run.PAGES_PER_VISIT", 3)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    shard = open_shard("busy")
+    stream = SlowStream([shard], {"busy": [titled("INSERT", n, f"Busy {n}", "1") for n in range(1, 11)]}, delay=0)
+    report = run_replicate(scenario.table, scenario.replicate_options(
+        dynamodb, since_micros=start_point(str(export))), reader=stream)
+    assert report.applied == 10 and stream.read_order == ["busy"] * 4  # 3 + 3 + 3 + 1 pages, then caught up
+    assert {f"Busy {n}" for n in range(1, 11)} <= {i["title"]["S"] for row in bigtable_rows(scenario) for i in row}
