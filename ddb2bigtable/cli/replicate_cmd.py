@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from ..replicate.report import ReplicateReport
     from ..replicate.shares import Share
 
+PARENTS_FINISHED = "the parent shards another --shards process reads are finished: reading their children"
+
 
 @click.command()
 @click.argument("spec")
@@ -38,6 +40,9 @@ if TYPE_CHECKING:
                    "job's tasks, sharing the work folder).")
 @click.option("--shard-workers", type=click.IntRange(min=1), default=4, show_default=True,
               help="Shards read and applied at once in this process.")
+@click.option("--outage-limit", "outage_limit", type=float, default=None,
+              help="Seconds DynamoDB or Bigtable out of reach is waited out (retried from the checkpoint) before "
+                   "the run ends with exit 1 [default: 900 with --follow, 60 otherwise].")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -46,8 +51,8 @@ if TYPE_CHECKING:
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
-              fetch_keys_only: bool, shares: str, shard_workers: int, endpoint_url: str | None, fmt: str,
-              work_dir: Path | None, root: Path) -> None:
+              fetch_keys_only: bool, shares: str, shard_workers: int, outage_limit: float | None,
+              endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
     """Apply the table's DynamoDB stream to Bigtable from the export's time; exit 1 on dead letters."""
     if follow and until_caught_up:
         raise InputError([Problem.about("replicate", "--follow", "give --follow or --until-caught-up, not both")])
@@ -55,16 +60,15 @@ def replicate(spec: str, table_id: str, stage: str, since: str | None, until_cau
 
     share = parse_share(shares)
     code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt,
-                share=share, workers=shard_workers)
+                share=share, workers=shard_workers, outage_limit=outage_limit)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
          fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str, *,
-         share: Share, workers: int) -> int:
+         share: Share, workers: int, outage_limit: float | None) -> int:
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
-    from ..load.writer import WriteError
     from ..plan.app_profiles import load_profile_id
     from ..replicate.opening import start_point
     from ..replicate.run import ReplicateOptions, run_replicate
@@ -77,13 +81,10 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
                                work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
                                since_micros=start_point(since) if since else None, follow=follow,
                                endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV),
-                               fetch_keys_only=fetch_keys_only, share=share, workers=workers)
-    try:
-        with quiet_connection_warning(), _progress_line(fmt) as progress:
-            report = run_replicate(target.table, options, progress)
-    except WriteError as error:
-        click.echo(f"replicate stopped: {error} (the checkpoint covers what was written: rerun to resume)", err=True)
-        return 1
+                               fetch_keys_only=fetch_keys_only, share=share, workers=workers,
+                               outage_limit=outage_limit)
+    with quiet_connection_warning(), _progress_line(fmt, share) as progress:
+        report = run_replicate(target.table, options, progress)
     summary = report.as_json()
     if fmt == "json":
         click.echo(json.dumps(summary, indent=2))
@@ -102,21 +103,26 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
 
 
 @contextmanager
-def _progress_line(fmt: str) -> Iterator[Callable[[ReplicateReport], None]]:
-    """A live line (applied, rate, lag) while it runs, on a terminal; elsewhere (and with
-    --format json) only DynamoDB outages, a line on stderr each time one starts, is
-    retried or ends."""
+def _progress_line(fmt: str, share: Share) -> Iterator[Callable[[ReplicateReport], None]]:
+    """A live line (applied, rate, lag, shards waiting on another process) while it runs,
+    on a terminal; elsewhere (and with --format json) a line on stderr each time an
+    outage (DynamoDB or Bigtable out of reach) starts, is retried or ends, and when
+    waiting on another process's parent shards starts and ends."""
     from rich.console import Console
 
     console = Console(stderr=True)
     if fmt == "json" or not console.is_terminal:
-        said: list[str | None] = [None]
+        said: list[str | None] = [None, None]  # the outage, the waiting
 
-        def outages(report: ReplicateReport) -> None:
+        def news(report: ReplicateReport) -> None:
             if report.outage != said[0]:
-                click.echo(f"replicate: {report.outage or 'DynamoDB answers again: resuming'}", err=True)
+                click.echo(f"replicate: {report.outage or f'{report.outage_side} answers again: resuming'}", err=True)
                 said[0] = report.outage
-        yield outages
+            waiting = _waiting_text(report, share) if report.waiting_parents else None
+            if (waiting is None) != (said[1] is None):
+                click.echo(f"replicate: {waiting or PARENTS_FINISHED}", err=True)
+                said[1] = waiting
+        yield news
         return
     began = time.monotonic()
     with console.status("replicating: waiting for the stream") as status:
@@ -126,6 +132,13 @@ def _progress_line(fmt: str) -> Iterator[Callable[[ReplicateReport], None]]:
                 return
             rate = (report.applied + report.dead_letters) / max(time.monotonic() - began, 1e-6)
             lag = "-" if report.newest_micros is None else f"{time.time() - report.newest_micros / 1e6:,.0f} s"
+            waiting = f"; {_waiting_text(report, share)}" if report.waiting_parents else ""
             status.update(f"replicating: {report.applied:,} applied, {report.dead_letters:,} dead letters, "
-                          f"{rate:,.0f} records/s, lag {lag}")
+                          f"{rate:,.0f} records/s, lag {lag}{waiting}")
         yield show
+
+
+def _waiting_text(report: ReplicateReport, share: Share) -> str:
+    """Why a --shards process may show no progress: its shards' parents are another's."""
+    return (f"waiting for {len(report.waiting_parents)} parent shard(s) that another --shards process reads "
+            f"(all {share.count} processes must share this work folder)")

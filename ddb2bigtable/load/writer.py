@@ -29,7 +29,18 @@ PERMANENT = (api_exceptions.InvalidArgument, api_exceptions.FailedPrecondition, 
 
 
 class WriteError(ServiceError):
-    """Writes failed for a reason retries did not fix; the message says what and where."""
+    """Writes failed for a reason retries did not fix; the message says what and where.
+
+    In parts, because the load and replicate say different things about the same failure:
+    `what` failed (`rows`, the `first` one's source and its `cause` when the client named
+    them), and `hint`, what a load's user does about it (rerun the load). replicate
+    waits the failure out as an outage and words its own message from the parts."""
+
+    def __init__(self, what: str, hint: str = "", *, rows: int | None = None, first: Source | None = None,
+                 cause: str = ""):
+        super().__init__(f"{what}; {hint}" if hint else what)
+        self.what, self.hint = what, hint
+        self.rows, self.first, self.cause = rows, first, cause
 
 
 _ENTRY = bigtable_types.MutateRowsRequest.Entry.pb()
@@ -194,14 +205,24 @@ def sort_failures(group: MutationsExceptionGroup, table_id: str, rejected: Calla
         else:
             transient.append((source, cause))
     if "truncated)" in str(group):  # the client kept only some failures: the rest have no row to name
+        first, cause = transient[0] if transient else (None, group)
         raise WriteError(f"{group}: more rows failed than the client reports one by one, so they cannot be "
-                         f"dead-lettered; nothing is lost: rerun the load, it rewrites this data file") from None
+                         "dead-lettered", "nothing is lost: rerun the load, it rewrites this data file",
+                         rows=_failed_rows(group), first=first, cause=_short(cause)) from None
     if transient:
         source, cause = transient[0]
         raise WriteError(
             f"{len(transient)} row(s) could not be written to {table_id} after retries "
-            f"(first: {source.file} line {source.line}: {_short(cause)}); nothing is lost: "
-            f"rerun the load, it resumes with this data file") from None
+            f"(first: {source.file} line {source.line}: {_short(cause)})",
+            "nothing is lost: rerun the load, it resumes with this data file",
+            rows=len(transient), first=source, cause=_short(cause)) from None
+
+
+def _failed_rows(group: MutationsExceptionGroup) -> int | None:
+    """How many rows failed, truncated list or not: the group's message begins with it
+    ("300 failed entries from 300 attempted (first 10 and last 10 ...")."""
+    count = group.message.split(" ", 1)[0]
+    return int(count) if count.isdigit() else None
 
 
 def _permanent(error: BaseException) -> bool:

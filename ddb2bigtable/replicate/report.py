@@ -31,7 +31,9 @@ class ReplicateReport:
     share: str = "0/1"  # --shards I/N
     shards_owned: int = 0  # of those seen, this share's
     waiting: list[str] = field(default_factory=list)  # ours, their parent another process's, unfinished
-    outage: str | None = None  # DynamoDB out of reach now: what failed and when the next try is
+    waiting_parents: list[str] = field(default_factory=list)  # the parents of `waiting` another process reads
+    outage: str | None = None  # DynamoDB or Bigtable out of reach now: what failed and when the next try is
+    outage_side: str = "DynamoDB"  # the side out now, or last out (outage.DYNAMODB, outage.BIGTABLE)
     outages: int = 0  # outages waited out (or being waited out)
 
     @property

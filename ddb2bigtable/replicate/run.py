@@ -14,8 +14,9 @@ write, goes to `replicate-dead-letters.jsonl` in the work folder with its shard 
 sequence number. Writes go through the `migration-load` app profile when the plan has
 it: single-cluster routing, so Bigtable applies them in the order they are sent.
 SIGINT and SIGTERM stop after the page in flight, its checkpoint saved. DynamoDB out of
-reach past boto3's retries fails the round, which is tried again from the checkpoint
-after a pause (outage.py): minutes under --follow, a minute under --until-caught-up.
+reach past boto3's retries, or Bigtable past the writer's, fails the round, which is
+tried again from the checkpoint after a pause (outage.py): minutes under --follow, a
+minute under --until-caught-up, or --outage-limit.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import math
 import os
 import threading
 import time
@@ -38,7 +40,8 @@ from ..codec.codec import Codec
 from ..load.client_hooks import Source
 from ..load.state import target
 from ..load.work_folder import FILE_MODE, locked, private_dir
-from ..load.writer import Writer, WriteSettings, row_entry
+from ..load.writer import WriteError, Writer, WriteSettings, row_entry
+from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
 from .checkpoint import Checkpoint, save_checkpoint
@@ -70,6 +73,7 @@ class ReplicateOptions:
     share: Share = Share()  # --shards I/N: the shards this process reads
     workers: int = 4  # shards read and applied at once (--shard-workers)
     stop: threading.Event | None = None  # set: stop as SIGTERM would (for a caller that embeds a follow)
+    outage_limit: float | None = None  # seconds an outage is waited out (None: outage.limit_for's)
 
 
 @dataclass(frozen=True)
@@ -93,8 +97,9 @@ class _Run:
         # Stream reads block (boto3) and encoding is Python work: two threads per shard in
         # flight (one reads, one encodes: pages.py), and one for listing.
         self.pool = ThreadPoolExecutor(max_workers=2 * options.workers + 1, thread_name_prefix="replicate")
-        self.outage = Outage(limit_for(options.follow), partial(_outage_news, report, progress),
-                             f"{self.path} keeps its place")
+        self.outage = Outage(limit_for(options.follow, options.outage_limit), self._outage_news,
+                             f"{self.path} keeps its place",
+                             f"Bigtable table {report.table} in instance {options.instance_id}")
 
     async def _thread(self, function: Callable[..., object], *args: object) -> object:
         return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
@@ -117,7 +122,9 @@ class _Run:
             began, clock = now_micros(), time.monotonic()
             try:
                 again = await self._round()
-            except Unavailable as error:  # DynamoDB out of reach: wait, then again from the checkpoint
+            except (Unavailable, WriteError) as error:  # a side out of reach: wait, then again from the
+                # checkpoint. The reader's kept iterators go: one read ahead may point past
+                # records whose writes failed, and a restarted DynamoDB may not know them.
                 self.reader.forget()
                 await self.outage.wait(error, clock, self._stop_asked)
                 self.report.outages = self.outage.count
@@ -142,9 +149,26 @@ class _Run:
         # Ours, but their parent is another process's and not finished yet.
         self.report.waiting = sorted(s.id for s in shards if share.owns(s.id) and s.id not in finished
                                      and s not in ready)
+        self._waiting_elsewhere(shards)
         self.report.shards_seen = len(shards)
         self.report.shards_owned = sum(share.owns(s.id) for s in shards)
         return await self._visit_all(ready)  # a shard ended (its children are ready) or has more
+
+    def _waiting_elsewhere(self, shards: list[Shard]) -> None:
+        """The parents another --shards process reads that our waiting shards wait for;
+        told as it changes, since a process that only waits has nothing else to show."""
+        by_id = {s.id: s for s in shards}
+        parents = sorted({p for s in self.report.waiting if (p := by_id[s].parent) is not None
+                          and not self.options.share.owns(p)})
+        if parents != self.report.waiting_parents:
+            self.report.waiting_parents = parents
+            if self.progress:
+                self.progress(self.report)
+
+    def _outage_news(self, message: str | None) -> None:
+        self.report.outage, self.report.outage_side = message, self.outage.side
+        if self.progress:
+            self.progress(self.report)
 
     async def _visit_all(self, ready: list[Shard]) -> bool:
         """Visits the ready shards, `workers` at a time; True when any may have more. A
@@ -266,12 +290,16 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
                           progress: Callable[[ReplicateReport], None] | None = None,
                           reader: StreamReader | None = None) -> ReplicateReport:
     """`reader`: the stream to read (default: the spec's source table through boto3)."""
+    if options.outage_limit is not None and not (math.isfinite(options.outage_limit) and options.outage_limit > 0):
+        raise InputError([Problem.about("replicate", "--outage-limit",
+                                        f"must be a number of seconds above 0, not {options.outage_limit:g}")])
     where = target(options.project, options.instance_id, table.id)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url,
                                     connections=options.workers + 2)
     waiting = ReplicateReport(table.id, "", 0, resumed=False)  # what the live line shows while DynamoDB is out
     stream = await answer(partial(reader.stream, options.fetch_keys_only),
-                          Outage(limit_for(options.follow), partial(_outage_news, waiting, progress),
+                          Outage(limit_for(options.follow, options.outage_limit),
+                                 partial(_outage_news, waiting, progress),
                                  "nothing was read yet"), lambda: options.stop is not None and options.stop.is_set())
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):

@@ -1,7 +1,8 @@
 """Faults a long-running `replicate` meets, end to end on DynamoDB Local and the Bigtable
 emulator: connections to DynamoDB cut mid-run (the project's TCP proxy), DynamoDB Local
 stopped under a `--follow` and restarted (waited out), gone longer than an
-`--until-caught-up` waits (exit 1, then resumed), and the lag behind a steady writer. In each, Bigtable ends
+`--until-caught-up` waits (exit 1, then resumed), Bigtable out of reach past the writer's retries (waited
+out; past `--outage-limit`, exit 1, then resumed), and the lag behind a steady writer. In each, Bigtable ends
 equal to DynamoDB item for item and every record is counted once: nothing lost, nothing
 doubled."""
 
@@ -203,3 +204,113 @@ def test_lag_behind_a_steady_writer_is_reported_and_stays_bounded(dynamodb, bigt
     assert lags["p50"] < 2.0 and lags["p99"] < 4.0, lags
     assert report.stopped == "interrupted" and report.as_json()["lag_seconds"] is not None
     assert differences(dynamodb, scenario) == []
+
+
+def bigtable_proxy(bigtable_emulator, monkeypatch) -> CountingProxy:
+    """A proxy between every Bigtable client made from here on and the emulator (the load
+    too: the load's record names the emulator's address, which replicate must match)."""
+    from ddb2bigtable.load.emulator import EMULATOR_ENV
+
+    proxy = CountingProxy(bigtable_emulator.host, bigtable_emulator.port)
+    monkeypatch.setenv(EMULATOR_ENV, proxy.address)
+    return proxy
+
+
+def out_of_reach(proxy: CountingProxy) -> None:
+    """Bigtable out of reach: new connections refused, live ones cut."""
+    proxy.refuse = True
+    proxy.drop()
+
+
+def test_bigtable_out_of_reach_past_the_writers_retries_is_waited_out_and_nothing_is_lost_or_doubled(
+        dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    """Bigtable unreachable from the first write of a `--follow` for longer than the
+    writer's retry deadline (twice): each failed round is announced naming Bigtable, tried
+    again from the checkpoint, and once it answers every record is applied exactly once,
+    including the ones written meanwhile. The first page was read (and the empty page
+    after it, whose iterator the reader keeps) before its write failed: the retry reads it
+    again from the checkpoint, not from the kept iterator past it."""
+    from ddb2bigtable.load.writer import WriteSettings
+
+    credentials(monkeypatch)
+    quick_outages(monkeypatch)
+    proxy = bigtable_proxy(bigtable_emulator, monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    db = dynamodb.client()
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    many(db, scenario.dynamo_table, 0, 300)
+    out_of_reach(proxy)
+    stop = threading.Event()
+    said: list[str] = []
+    failures: list[str] = []
+
+    def progress(report) -> None:
+        if report.outage:
+            said.append(report.outage)
+
+    def outage_then_writes() -> None:
+        try:
+            wait_for(lambda: len(said) >= 2, 60, "two failed rounds announced")
+            many(db, scenario.dynamo_table, 300, 200)  # written while Bigtable is out
+            proxy.refuse = False
+            wait_for(lambda: differences(dynamodb, scenario) == [], 120, "Bigtable equal to DynamoDB")
+        except Exception as error:  # reported below: the run must still stop
+            failures.append(repr(error))
+        finally:
+            stop.set()
+
+    changer = threading.Thread(target=outage_then_writes)
+    changer.start()
+    try:
+        report = run_replicate(scenario.table, scenario.replicate_options(
+            dynamodb, since_micros=start_point(str(export)), follow=True, stop=stop,
+            writer=WriteSettings(operation_timeout_seconds=1.5), outage_limit=120), progress)
+    finally:
+        stop.set()
+        changer.join()
+        proxy.close()
+    assert failures == []
+    assert report.stopped == "interrupted" and report.outages == 1 and report.outage is None
+    assert report.outage_side == "Bigtable"
+    assert said[0].startswith(f"Bigtable table movies in instance {scenario.instance_id} cannot be written: ")
+    assert "retrying in" in said[0] and "rerun the load" not in said[0] and "data file" not in said[0]
+    assert report.counts == {"insert": 500, "modify": 0, "remove": 0, "ttl": 0} and report.dead_letters == 0
+    assert differences(dynamodb, scenario) == []
+
+
+def test_bigtable_out_of_reach_past_the_limit_is_exit_1_naming_it_and_the_checkpoint_resumes(
+        dynamodb, bigtable_emulator, tmp_path, monkeypatch, capsys):
+    """Down longer than `--outage-limit`: a `ServiceError` (exit 1) naming the Bigtable
+    table and instance and the checkpoint to resume from, no traceback; the rerun, with
+    Bigtable back, applies what the first run could not write, once."""
+    from ddb2bigtable.load.writer import WriteSettings
+
+    credentials(monkeypatch)
+    quick_outages(monkeypatch)
+    proxy = bigtable_proxy(bigtable_emulator, monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    many(dynamodb.client(), scenario.dynamo_table, 0, 100)
+    first = run_replicate(scenario.table, scenario.replicate_options(dynamodb, since_micros=start_point(str(export))))
+    assert first.counts["insert"] == 100
+    many(dynamodb.client(), scenario.dynamo_table, 100, 100)
+    out_of_reach(proxy)
+    began = time.monotonic()
+    try:
+        with pytest.raises(ServiceError) as failed:
+            run_replicate(scenario.table, scenario.replicate_options(
+                dynamodb, writer=WriteSettings(operation_timeout_seconds=1), outage_limit=3))
+        assert 3 <= time.monotonic() - began < 30  # retried for the limit, then gave up
+        proxy.refuse = False  # Bigtable back
+        with pytest.raises(SystemExit) as exited:
+            report_error(failed.value)
+        assert exited.value.code == 1
+        message = capsys.readouterr().err
+        assert f"Bigtable table movies in instance {scenario.instance_id} cannot be written" in message
+        assert f"rerun to resume ({scenario.work_dir / 'replicate.json'} keeps its place)" in message
+        assert "Traceback" not in message and "rerun the load" not in message
+        resumed = run_replicate(scenario.table, scenario.replicate_options(dynamodb))
+        assert resumed.resumed and resumed.counts["insert"] == 100  # only what came after the checkpoint
+        assert differences(dynamodb, scenario) == []
+    finally:
+        proxy.close()

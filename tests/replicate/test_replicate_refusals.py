@@ -139,11 +139,13 @@ def test_a_checkpoint_older_than_the_streams_retention_is_not_resumed(dynamodb, 
 def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dynamodb, bigtable_emulator, tmp_path,
                                                                            monkeypatch):
     """The emulator retries a write to a missing family until the deadline: a transient
-    failure. The page is not checkpointed, so the rerun writes it again."""
+    failure, waited out as an outage of Bigtable (outage.py) up to --outage-limit. The page
+    is not checkpointed, so the rerun writes it again."""
     from ddb2bigtable.codec.mutations import RowMutation, SetCell
-    from ddb2bigtable.load.writer import WriteError, WriteSettings
+    from ddb2bigtable.load.writer import WriteSettings
     from ddb2bigtable.replicate import run
     from ddb2bigtable.replicate.apply import Applied
+    from ddb2bigtable.spec.errors import ServiceError
 
     credentials(monkeypatch)
     scenario = create(dynamodb, tmp_path)
@@ -161,8 +163,9 @@ def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dyna
 
     monkeypatch.setattr(run, "record_rows", broken)
     options = scenario.replicate_options(dynamodb, since_micros=start_point(str(export)),
-                                         writer=WriteSettings(operation_timeout_seconds=1))
-    with pytest.raises(WriteError, match="after retries"):
+                                         writer=WriteSettings(operation_timeout_seconds=1), outage_limit=1.5)
+    with pytest.raises(ServiceError, match=r"Bigtable table movies in instance .* cannot be written: 1 row\(s\) "
+                                           r"failed past the writer's retries .*rerun to resume"):
         run_replicate(scenario.table, options)
     assert json.loads((scenario.work_dir / "replicate.json").read_text())["after"] == {}
     monkeypatch.setattr(run, "record_rows", real)
