@@ -30,6 +30,9 @@ def cutover() -> None:
 @click.option("--sample", type=int, default=1000, show_default=True, help="Items to read from DynamoDB and compare.")
 @click.option("--segments", type=int, default=4, show_default=True,
               help="Parallel Scan segments read at once (picked at random among 8 times as many).")
+# --max-lag's default is replicate.cutover.LAG_LIMIT_SECONDS (the engine is imported only when a command runs).
+@click.option("--max-lag", "max_lag", type=float, default=60.0, show_default=True,
+              help="Seconds Bigtable may trail DynamoDB (replicate's lag) and still be ready to switch.")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -37,15 +40,15 @@ def cutover() -> None:
               help="The load's work folder: its types and replicate's checkpoint "
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
-def check(spec: str, table_id: str, stage: str, sample: int, segments: int, endpoint_url: str | None, fmt: str,
-          work_dir: Path | None, root: Path) -> None:
+def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_lag: float, endpoint_url: str | None,
+          fmt: str, work_dir: Path | None, root: Path) -> None:
     """Compare a random sample of the live table with Bigtable; exit 0 when ready to switch, 1 when not."""
-    code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt)
+    code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt, max_lag=max_lag)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, segments: int,
-         endpoint_url: str | None, work_dir: Path | None, fmt: str) -> int:
+         endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float) -> int:
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..plan.app_profiles import load_profile_id
@@ -57,7 +60,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
     profile = load_profile_id(target.instance)  # replicate's: reads what it wrote, on the cluster it wrote
     options = CutoverOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                              work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
-                             sample=sample, segments=segments,
+                             sample=sample, segments=segments, lag_limit_seconds=max_lag,
                              endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV))
     with quiet_connection_warning():
         report = run_cutover_check(target.table, options)
@@ -82,8 +85,8 @@ def _print(report: CutoverReport) -> None:
     for extra in report.only_in_bigtable[:SHOWN]:
         click.echo(f"  only in Bigtable: {key_text(extra['key'])} (row {extra['row_key']})")
     lag = report.lag_note if report.lag_seconds is None else f"{report.lag_seconds:,.1f} s ({report.lag_note})"
-    click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s")
+    click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s (--max-lag)")
     if report.ready:
-        click.echo("verdict: ready (0 differences in the sample, lag under the limit)")
+        click.echo(f"verdict: ready (0 differences in the sample, lag under the {report.lag_limit_seconds:g} s limit)")
     else:
         click.echo("verdict: not ready: " + "; ".join(report.reasons))

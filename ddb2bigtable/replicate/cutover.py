@@ -18,6 +18,7 @@ vanished). A difference that stays is real.
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from .opening import now_micros, recorded_types
 from .shares import current_partition
 from .stream import StreamReader
 
-LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less than this
+LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less than this (--max-lag)
 DEFAULT_SAMPLE = 1000
 DEFAULT_SEGMENTS = 4
 NOT_RUN = "unknown: replicate has not run"
@@ -147,6 +148,9 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     if options.sample < 1 or options.segments < 1:
         raise InputError([Problem.about("cutover check", "--sample" if options.sample < 1 else "--segments",
                                         "must be at least 1")])
+    if not (math.isfinite(options.lag_limit_seconds) and options.lag_limit_seconds > 0):
+        raise InputError([Problem.about("cutover check", "--max-lag",
+                                        f"must be a number of seconds above 0, not {options.lag_limit_seconds:g}")])
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
     codec = Codec(table, recorded_types(table, options.work_dir, where))
