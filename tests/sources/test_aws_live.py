@@ -10,6 +10,7 @@ through describe_table's parser, tested in test_describe_table.py.
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -75,7 +76,11 @@ def register_scaling(aas, resource, dims):
 
 
 def put_minutes(cloudwatch, table, metric, per_minute, index=None):
-    """One Sum per minute, `per_minute(k)` for the minute k = 1..len ago."""
+    """One Sum per minute, `per_minute(k)` for the minute k = 1..len ago. The import's
+    window ends at its own current minute: put late in a minute, the import may read in
+    the next one and average over one more (empty) minute, so late puts wait for it."""
+    if (second := datetime.now(UTC).second) >= 40:
+        time.sleep(61 - second)
     now = datetime.now(UTC).replace(second=0, microsecond=0)
     dims = [{"Name": "TableName", "Value": table}]
     if index:
