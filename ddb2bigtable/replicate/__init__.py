@@ -1,6 +1,10 @@
 """Zero-downtime migration: a table's DynamoDB stream replicated into Bigtable after the load.
 
 - `run.run_replicate`: read the stream from the export's time (or a checkpoint) and apply it.
+- `opening.opening_checkpoint`: where a run begins, and the starts it refuses (a stream
+  that no longer reaches back, another table's checkpoint, a partition of another N running).
+- `pages.PagePipeline`: one shard's pages read, encoded and written in overlapping stages.
+- `outage.Outage`: DynamoDB or Bigtable out of reach, waited out up to `--outage-limit`.
 - `lineage.ready_shards`, `lineage.unreachable_start`: which shards to read, and whether
   the stream still reaches the start point.
 - `apply.record_rows`: one stream record -> row mutations with the load's codec (why
