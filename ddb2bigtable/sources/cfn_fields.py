@@ -200,13 +200,16 @@ def warm(f: Fields, rel: Path = ()) -> Limits | None:
     return limits(f, (*rel, "WarmThroughput"), "ReadUnitsPerSecond", "WriteUnitsPerSecond")
 
 
-def extras(f: Fields, rel: Path = ()) -> tuple[Sourced[bool] | None, tuple[Sourced[str], ...]]:
-    """Contributor Insights and the Kinesis destination at `rel` (a table's or a replica's):
-    spec fields the plan warns about (Bigtable has neither)."""
+def extras(f: Fields, region: str, rel: Path = ()) -> tuple[Sourced[bool] | None, tuple[Sourced[str], ...]]:
+    """Contributor Insights and the Kinesis destination at `rel` (a table's or a replica's
+    in `region`): spec fields the plan warns about (Bigtable has neither). An ARN the
+    template alone cannot give (`!GetAtt Stream.Arn`) becomes a placeholder in ARN form,
+    marked as an estimate, so the imported spec still validates."""
     insights = f.flag((*rel, "ContributorInsightsSpecification", "Enabled"), "ContributorInsightsSpecification")
     kinesis = f.text((*rel, "KinesisStreamSpecification", "StreamArn"), "KinesisStreamSpecification.StreamArn")
-    if kinesis is not None and kinesis.is_estimate:  # e.g. !GetAtt Stream.Arn: say so, not "['Stream', 'Arn']"
-        kinesis = Sourced("UNRESOLVED Kinesis stream ARN", kinesis.origin, kinesis.estimate)
+    if kinesis is not None and kinesis.is_estimate:
+        kinesis = Sourced(f"arn:aws:kinesis:{region}:000000000000:stream/UNRESOLVED", kinesis.origin,
+                          kinesis.estimate)
     return insights, (kinesis,) if kinesis is not None else ()
 
 

@@ -177,7 +177,7 @@ def read_global_table(f: Fields, region: str | None) -> tuple[TableDefinition, l
                            max_throughput=None if provisioned else _max_throughput(f, at, home_gsi),
                            warm_throughput=warm(f, at)))
     consistency, witness = _consistency(f)
-    insights, kinesis = extras(f, home)
+    insights, kinesis = extras(f, home_region.value, home)
     enabled, days = pitr(f, (*home, "PointInTimeRecoverySpecification"))
     protection = f.flag((*home, "DeletionProtectionEnabled"), "DeletionProtectionEnabled")
     table = TableDefinition(

@@ -73,7 +73,7 @@ def read_table(f: Fields, region: Sourced[str]) -> TableDefinition:
     enabled, days = pitr(f, ("PointInTimeRecoverySpecification",))
     lost = dropped(f) + [d for at in f.items(("GlobalSecondaryIndexes",), "GlobalSecondaryIndexes")
                          for d in [*dropped(f, at), *_index_insights(f, at)]]
-    insights, kinesis = extras(f)
+    insights, kinesis = extras(f, region.value)
     reads, writes = capacity(f, ("ProvisionedThroughput",), provisioned)
     klass = table_class(f, ("TableClass",))
     return TableDefinition(
