@@ -124,8 +124,7 @@ def locked(work_dir: Path, name: str = LOCK, who: str = "load") -> Iterator[None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-            raise InputError([Problem.about(str(work_dir), "", f"another {who} (PID {holder}) is using this work "
+            raise InputError([Problem.about(str(work_dir), "", f"another {who} (PID {_pid(fd)}) is using this work "
                                             f"folder; wait for it to end, or give this {who} its "
                                             f"own --work-dir")]) from None
         os.ftruncate(fd, 0)
@@ -133,3 +132,26 @@ def locked(work_dir: Path, name: str = LOCK, who: str = "load") -> Iterator[None
         yield
     finally:
         os.close(fd)
+
+
+def holder(lock: Path) -> str | None:
+    """The PID of the process holding the `locked` lock file `lock` now, else None (no
+    such file, or nobody holds it): how one process sees another at work in the folder."""
+    try:
+        fd = os.open(lock, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _pid(fd)
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def _pid(fd: int) -> str:
+    """The PID `locked` wrote into the lock file its holder opened."""
+    return os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"

@@ -25,14 +25,12 @@ one host see each other).
 
 from __future__ import annotations
 
-import fcntl
-import os
 import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..load.work_folder import LOCK
+from ..load.work_folder import LOCK, holder
 from ..spec.errors import InputError, Problem
 from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint
 
@@ -128,24 +126,7 @@ def other_partitions_running(work_dir: Path, share: Share) -> list[str]:
              if (m := _LOCK.fullmatch(p.name)) and int(m[2]) != share.count]
     if share.count != 1:
         names.append((work_dir / LOCK, "0/1 or a load"))
-    return [f"{who} (PID {pid})" for path, who in names if (pid := _holder(path))]
-
-
-def _holder(lock: Path) -> str | None:
-    """The PID written in a lock file another process holds now, else None."""
-    try:
-        fd = os.open(lock, os.O_RDONLY)
-    except FileNotFoundError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    return [f"{who} (PID {pid})" for path, who in names if (pid := holder(path))]
 
 
 def current_partition(work_dir: Path) -> list[Path]:
