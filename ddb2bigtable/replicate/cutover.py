@@ -18,7 +18,6 @@ vanished). A difference that stays is real.
 from __future__ import annotations
 
 import asyncio
-import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from ..spec.model import TableSpec
 from .bigtable_only import only_in_bigtable
 from .checkpoint import load_checkpoint, resume_problem
 from .lineage import iso
-from .opening import now_micros, recorded_types
+from .opening import now_micros, recorded_types, require_seconds
 from .shares import current_partition
 from .stream import StreamReader
 
@@ -148,9 +147,7 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     if options.sample < 1 or options.segments < 1:
         raise InputError([Problem.about("cutover check", "--sample" if options.sample < 1 else "--segments",
                                         "must be at least 1")])
-    if not (math.isfinite(options.lag_limit_seconds) and options.lag_limit_seconds > 0):
-        raise InputError([Problem.about("cutover check", "--max-lag",
-                                        f"must be a number of seconds above 0, not {options.lag_limit_seconds:g}")])
+    require_seconds(options.lag_limit_seconds, "cutover check", "--max-lag")
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
     codec = Codec(table, recorded_types(table, options.work_dir, where))

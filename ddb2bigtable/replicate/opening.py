@@ -7,6 +7,7 @@ partition of another N still running in the folder.
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +34,13 @@ def start_point(since: str) -> int:
     if moment.tzinfo is None:
         raise InputError([Problem.about(since, "--since", "give the time's zone (Z for UTC, or +02:00)")])
     return int(moment.timestamp() * 1_000_000)
+
+
+def require_seconds(value: float, command: str, option: str) -> None:
+    """A limit in seconds (`--outage-limit`, `--max-lag`) must be a number above 0: 0 or
+    less would make every run give up or every check fail, and nan compares false with all."""
+    if not (math.isfinite(value) and value > 0):
+        raise InputError([Problem.about(command, option, f"must be a number of seconds above 0, not {value:g}")])
 
 
 def now_micros() -> int:

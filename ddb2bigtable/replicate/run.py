@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import math
 import os
 import threading
 import time
@@ -41,12 +40,11 @@ from ..load.client_hooks import Source
 from ..load.state import target
 from ..load.work_folder import FILE_MODE, locked, private_dir
 from ..load.writer import WriteError, Writer, WriteSettings, row_entry
-from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
 from .checkpoint import Checkpoint, save_checkpoint
 from .lineage import Shard, before_start, ready_shards
-from .opening import now_micros, opening_checkpoint, recorded_types
+from .opening import now_micros, opening_checkpoint, recorded_types, require_seconds
 from .outage import Outage, StopOnSignals, answer, limit_for
 from .pages import PagePipeline
 from .report import ReplicateReport
@@ -166,9 +164,8 @@ class _Run:
                 self.progress(self.report)
 
     def _outage_news(self, message: str | None) -> None:
-        self.report.outage, self.report.outage_side = message, self.outage.side
-        if self.progress:
-            self.progress(self.report)
+        self.report.outage_side = self.outage.side
+        _tell_outage(self.report, self.progress, message)
 
     async def _visit_all(self, ready: list[Shard]) -> bool:
         """Visits the ready shards, `workers` at a time; True when any may have more. A
@@ -261,7 +258,7 @@ class _Run:
         self.report.dead_letter_file = str(path)
 
 
-def _outage_news(report: ReplicateReport, progress: Callable[[ReplicateReport], None] | None,
+def _tell_outage(report: ReplicateReport, progress: Callable[[ReplicateReport], None] | None,
                  message: str | None) -> None:
     report.outage = message
     if progress:
@@ -290,16 +287,15 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
                           progress: Callable[[ReplicateReport], None] | None = None,
                           reader: StreamReader | None = None) -> ReplicateReport:
     """`reader`: the stream to read (default: the spec's source table through boto3)."""
-    if options.outage_limit is not None and not (math.isfinite(options.outage_limit) and options.outage_limit > 0):
-        raise InputError([Problem.about("replicate", "--outage-limit",
-                                        f"must be a number of seconds above 0, not {options.outage_limit:g}")])
+    if options.outage_limit is not None:
+        require_seconds(options.outage_limit, "replicate", "--outage-limit")
     where = target(options.project, options.instance_id, table.id)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url,
                                     connections=options.workers + 2)
     waiting = ReplicateReport(table.id, "", 0, resumed=False)  # what the live line shows while DynamoDB is out
     stream = await answer(partial(reader.stream, options.fetch_keys_only),
                           Outage(limit_for(options.follow, options.outage_limit),
-                                 partial(_outage_news, waiting, progress),
+                                 partial(_tell_outage, waiting, progress),
                                  "nothing was read yet"), lambda: options.stop is not None and options.stop.is_set())
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
