@@ -100,6 +100,29 @@ def wait_for(condition, seconds: float, what: str) -> None:
         time.sleep(0.5)
 
 
+def follow_beside(steps, follow):
+    """`follow(stop)` (a `replicate --follow` given `stop`) while `steps()` runs in a thread
+    beside it: the run's report and the steps' failures. `stop` is set when the steps end,
+    failed or not, so the run always ends."""
+    stop, failures = threading.Event(), []
+
+    def beside() -> None:
+        try:
+            steps()
+        except Exception as error:  # reported by the caller: the run must still stop
+            failures.append(repr(error))
+        finally:
+            stop.set()
+
+    thread = threading.Thread(target=beside)
+    thread.start()
+    try:
+        return follow(stop), failures
+    finally:
+        stop.set()
+        thread.join()
+
+
 def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_emulator, tmp_path, monkeypatch):
     """DynamoDB Local (its data in a folder) stopped under a `replicate --follow`, and
     started again on the same port only once the run has announced the outage: the run
@@ -112,8 +135,7 @@ def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_
         db = own.client()
         many(db, scenario.dynamo_table, 0, 100)
         export = export_and_load(own, scenario, tmp_path / "case")
-        stop, noticed = threading.Event(), threading.Event()
-        failures: list[str] = []
+        noticed = threading.Event()
         said: list[str] = []
 
         def progress(report) -> None:
@@ -122,24 +144,17 @@ def test_dynamodb_local_restarted_under_a_follow_resumes_and_converges(bigtable_
                 noticed.set()
 
         def restart_and_write() -> None:
-            try:
-                many(db, scenario.dynamo_table, 100, 200)
-                time.sleep(1.0)
-                own.stop()  # SIGTERM: gone until the run has noticed
-                wait_for(noticed.is_set, 60, "the outage announced")
-                own.process = dynamodb_local.start(port=own.port, db_path=tmp_path).process
-                many(own.client(), scenario.dynamo_table, 300, 200)
-                wait_for(lambda: differences(own, scenario) == [], 120, "Bigtable equal to DynamoDB")
-            except Exception as error:  # reported below: the run must still stop
-                failures.append(repr(error))
-            finally:
-                stop.set()
+            many(db, scenario.dynamo_table, 100, 200)
+            time.sleep(1.0)
+            own.stop()  # SIGTERM: gone until the run has noticed
+            wait_for(noticed.is_set, 60, "the outage announced")
+            own.process = dynamodb_local.start(port=own.port, db_path=tmp_path).process
+            many(own.client(), scenario.dynamo_table, 300, 200)
+            wait_for(lambda: differences(own, scenario) == [], 120, "Bigtable equal to DynamoDB")
 
-        changer = threading.Thread(target=restart_and_write)
-        changer.start()
-        report = run_replicate(scenario.table, scenario.replicate_options(
-            own, since_micros=start_point(str(export)), follow=True, stop=stop), progress)
-        changer.join()
+        report, failures = follow_beside(restart_and_write, lambda stop: run_replicate(
+            scenario.table, scenario.replicate_options(own, since_micros=start_point(str(export)), follow=True,
+                                                       stop=stop), progress))
         assert failures == []
         assert report.stopped == "interrupted" and report.counts["insert"] >= 400  # 400 after the export, + replays
         assert report.outages >= 1 and report.outage is None  # waited out, and over
@@ -240,34 +255,24 @@ def test_bigtable_out_of_reach_past_the_writers_retries_is_waited_out_and_nothin
     export = export_and_load(dynamodb, scenario, tmp_path)
     many(db, scenario.dynamo_table, 0, 300)
     out_of_reach(proxy)
-    stop = threading.Event()
     said: list[str] = []
-    failures: list[str] = []
 
     def progress(report) -> None:
         if report.outage:
             said.append(report.outage)
 
     def outage_then_writes() -> None:
-        try:
-            wait_for(lambda: len(said) >= 2, 60, "two failed rounds announced")
-            many(db, scenario.dynamo_table, 300, 200)  # written while Bigtable is out
-            proxy.refuse = False
-            wait_for(lambda: differences(dynamodb, scenario) == [], 120, "Bigtable equal to DynamoDB")
-        except Exception as error:  # reported below: the run must still stop
-            failures.append(repr(error))
-        finally:
-            stop.set()
+        wait_for(lambda: len(said) >= 2, 60, "two failed rounds announced")
+        many(db, scenario.dynamo_table, 300, 200)  # written while Bigtable is out
+        proxy.refuse = False
+        wait_for(lambda: differences(dynamodb, scenario) == [], 120, "Bigtable equal to DynamoDB")
 
-    changer = threading.Thread(target=outage_then_writes)
-    changer.start()
     try:
-        report = run_replicate(scenario.table, scenario.replicate_options(
-            dynamodb, since_micros=start_point(str(export)), follow=True, stop=stop,
-            writer=WriteSettings(operation_timeout_seconds=1.5), outage_limit=120), progress)
+        report, failures = follow_beside(outage_then_writes, lambda stop: run_replicate(
+            scenario.table, scenario.replicate_options(
+                dynamodb, since_micros=start_point(str(export)), follow=True, stop=stop,
+                writer=WriteSettings(operation_timeout_seconds=1.5), outage_limit=120), progress))
     finally:
-        stop.set()
-        changer.join()
         proxy.close()
     assert failures == []
     assert report.stopped == "interrupted" and report.outages == 1 and report.outage is None
