@@ -30,7 +30,7 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except Ddb2BigtableError as error:
-            report_error(error)
+            report_error(error, ctx.invoked_subcommand)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

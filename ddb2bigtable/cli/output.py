@@ -9,15 +9,34 @@ import click
 
 from ..spec.errors import Ddb2BigtableError, InputError
 
+# What each command did not do when its input is bad, true whenever the problem is found:
+# before anything ran, or (load, up, replicate) part-way, when rows may already be written,
+# so those say they stopped and claim nothing about writes.
+NOT_DONE = {
+    "validate": "no spec passed validation",
+    "plan": "no plan was made",
+    "diff": "no diff was made",
+    "load": "the load stopped before its end",
+    "verify": "no verdict was given",
+    "up": "the local stage is not ready",
+    "replicate": "replicate stopped",
+    "cutover": "no verdict was given",
+    "import": "no spec was written",
+    "advise": "no advice was given",
+}
 
-def report_error(error: Ddb2BigtableError) -> NoReturn:
-    """Bad input as one located line per problem (exit 2); any other engine error as its
-    message, which says what to do (its class's exit code). Never a traceback."""
+
+def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoReturn:
+    """Bad input as one located line per problem, then what `command` did not do (exit 2);
+    any other engine error as its message, which says what to do (its class's exit code).
+    Never a traceback."""
     if isinstance(error, InputError):
         for problem in error.problems:
             click.echo(str(problem), err=True)
         count = len(error.problems)
-        click.echo(f"{count} problem{'s' if count != 1 else ''} found; nothing was planned or written.", err=True)
+        not_done = NOT_DONE.get(command or "")
+        click.echo(f"{count} problem{'s' if count != 1 else ''} found" + (f"; {not_done}." if not_done else "."),
+                   err=True)
     else:
         click.echo(f"error: {error}", err=True)
     sys.exit(error.exit_code)

@@ -10,6 +10,7 @@ import click
 from click.testing import CliRunner
 
 from ddb2bigtable.cli.app import main
+from ddb2bigtable.cli.output import NOT_DONE
 from ddb2bigtable.spec.errors import Ddb2BigtableError, InputError, Problem, ServiceError
 
 from ..conftest import ROOT
@@ -90,3 +91,35 @@ def test_a_folder_that_is_not_an_export_is_named_once_after_the_option(tmp_path,
         first = result.stderr.splitlines()[0]
         assert first.startswith(f"--export: {tmp_path}: no AWSDynamoDB/"), first
         assert first.count(str(tmp_path)) == 1, first
+
+
+def _bad_input_runs(tmp_path) -> dict[str, list[str]]:
+    """For each command, arguments that are bad input (a spec with no tables, an unknown
+    stage or ref, a bad instance id): what each run is refused on."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\ninstance: {id: bad-inst}\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    spec, root = str(bad), ["--root", str(ROOT)]
+    table = ["--table", "t", *root]
+    return {
+        "validate": [spec], "plan": [spec, "--stage", "prod", *root],
+        "diff": ["--base", "no-such-ref", "--root", str(tmp_path / "repo")],
+        "load": [spec, "--export", str(tmp_path), *table], "verify": [spec, "--export", str(tmp_path), *table],
+        "up": ["--stage", "no-such-stage", "--root", str(tmp_path)], "replicate": [spec, *table],
+        "cutover": ["check", spec, *table], "import": [spec, "--instance", "X"], "advise": [spec],
+    }
+
+
+def test_bad_input_says_what_the_command_did_not_do(tmp_path):
+    """`import` writes no spec, `advise` gives no advice, `load` may have written rows
+    before a problem part-way: the last line says what is true of the command refused."""
+    runs = _bad_input_runs(tmp_path)
+    assert sorted(runs) == sorted(main.commands) == sorted(NOT_DONE)  # a new command needs its words
+    last = {}
+    for command, args in runs.items():
+        result = CliRunner().invoke(main, [command, *args])
+        assert result.exit_code == 2, (command, result.output)
+        assert "Traceback" not in result.output
+        last[command] = result.stderr.rstrip().splitlines()[-1]
+        assert last[command].endswith(f"found; {NOT_DONE[command]}."), (command, last[command])
+    assert last["import"].endswith("no spec was written.") and last["advise"].endswith("no advice was given.")

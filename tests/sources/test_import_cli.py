@@ -83,7 +83,7 @@ def test_bad_input_exits_2_with_the_location(tmp_path, name, text, where, says):
     for part in says.split(" ... "):
         assert part in result.stderr, result.stderr
     assert "Traceback" not in result.output + result.stderr and not out.exists()
-    assert result.stderr.rstrip().endswith("nothing was planned or written.")
+    assert result.stderr.rstrip().endswith("; no spec was written.")
 
 
 def test_forced_kind_parameters_and_regions_are_checked(tmp_path):
