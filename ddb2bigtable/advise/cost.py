@@ -61,6 +61,6 @@ def _merged(stage: Stage, group: list[tuple[Spec, InstancePlan]]) -> list[Findin
         f"needs {nodes_together} (${together:,.2f}/month): ${apart - together:,.2f}/month less",
         TABLES,
         "move these tables into one spec (one instance; keep each table, or give similar datasets one table "
-        "with a row-key prefix each, as the seeds advise); every table keeps its families and GC",
+        "with a row-key prefix each, as Google advises); every table keeps its families and GC",
         "instance:\n  id: " + first.instance.id + "   # the shared instance\ntables:\n"
         + "".join(f"  - id: {t.id}   # from {spec.path}\n" for spec, _ in group for t in spec.tables))]

@@ -1,10 +1,11 @@
-"""What the advisor says: findings, each resting on a passage of the design seeds.
+"""What the advisor says: findings, each resting on a section of one of Google's public pages.
 
 A finding is a value, not a log line: a stable `code` (README lists them all), a
-severity, the table, the evidence (numbers from the spec or the sample), the seed section
-it comes from, and what to change, with a mapping snippet where the mapping can do it.
-The seeds are the documents this project was built from (`../shared/seeds/`); citing the
-file and its heading lets a reviewer check the advice against its source.
+severity, the table, the evidence (numbers from the spec or the sample), the source it
+comes from, and what to change, with a mapping snippet where the mapping can do it.
+The source is the English page and section a user can open; the seed (the translation
+of that page this project was built from, `../shared/seeds/`) stays beside it for the
+JSON's version-1 `seed` field.
 """
 
 from __future__ import annotations
@@ -15,36 +16,62 @@ from typing import Literal
 Severity = Literal["info", "warning", "error"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 
+# When the pages' URLs and titles were checked (search of Google's documentation). The
+# section titles are the English headings the seeds translate.
+CHECKED = "2026-11-25"
+
 
 @dataclass(frozen=True)
-class Seed:
-    """A section of one seed document: file name, heading as written there, and in English."""
+class Page:
+    """One of Google's public pages."""
 
-    file: str
-    heading: str
-    english: str
+    title: str
+    url: str
+
+
+# Seeds 002 (Italian) and 003 (Spanish) translate it.
+SCHEMA_DESIGN = Page("Schema design best practices", "https://cloud.google.com/bigtable/docs/schema-design")
+# Seeds 000 (Spanish), 001 (Japanese) and 004 (Korean) translate it; its newer version, at
+# the same URL, is titled "Migrate from DynamoDB to Bigtable".
+DYNAMODB_USERS = Page("Bigtable for DynamoDB users", "https://cloud.google.com/bigtable/docs/dynamodb-users")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A section of a public page: its English title, and where the Spanish seed has it
+    (file and heading as written there: the JSON's `seed`)."""
+
+    page: Page
+    section: str
+    seed_file: str
+    seed_heading: str
 
     def __str__(self) -> str:
-        return f"{self.file} § {self.heading} ({self.english})"
+        return f"{self.page.title} § {self.section}: {self.page.url}"
 
 
-_DESIGN = "003_fe54338615fd5aa3.txt"  # Bigtable schema design best practices (Spanish)
-_DYNAMODB = "000_7580fef94578bc3b.txt"  # Bigtable for DynamoDB users (Spanish)
+def _design(section: str, heading: str) -> Source:
+    return Source(SCHEMA_DESIGN, section, "003_fe54338615fd5aa3.txt", heading)  # the Spanish translation
 
-KEYS_TO_AVOID = Seed(_DESIGN, "Claves de fila que debes evitar", "Row keys to avoid")
-TIME_BASED = Seed(_DESIGN, "Datos basados en el tiempo", "Time-based data")
-ROW_KEYS = Seed(_DESIGN, "clave(s) de fila", "Row keys")
-ROWS = Seed(_DESIGN, "Filas", "Rows")
-TABLES = Seed(_DESIGN, "Tables", "Tables")
-FAMILIES = Seed(_DESIGN, "Familias de columnas", "Column families")
-COLUMNS = Seed(_DESIGN, "Columnas", "Columns")
-MULTI_TENANCY = Seed(_DESIGN, "Multiusuario", "Multi-tenancy")
-GENERAL = Seed(_DESIGN, "Conceptos generales", "General concepts")
-PRIVACY = Seed(_DESIGN, "Privacidad", "Privacy")
-DOMAIN_NAMES = Seed(_DESIGN, "Nombres de dominio", "Domain names")
-DATA_ORDER = Seed(_DYNAMODB, "Ordenación de datos", "Data sorting: write sharding is salting")
-SINGLE_TABLE = Seed(_DYNAMODB, "Patrón de diseño de una sola tabla", "Single table design pattern")
-VERSIONING = Seed(_DYNAMODB, "Control de las versiones de los datos", "Data versioning")
+
+def _dynamodb(section: str, heading: str) -> Source:
+    return Source(DYNAMODB_USERS, section, "000_7580fef94578bc3b.txt", heading)  # the Spanish translation
+
+
+KEYS_TO_AVOID = _design("Row keys to avoid", "Claves de fila que debes evitar")
+TIME_BASED = _design("Time-based data", "Datos basados en el tiempo")
+ROW_KEYS = _design("Row keys", "clave(s) de fila")
+ROWS = _design("Rows", "Filas")
+TABLES = _design("Tables", "Tables")
+FAMILIES = _design("Column families", "Familias de columnas")
+COLUMNS = _design("Columns", "Columnas")
+MULTI_TENANCY = _design("Multi-tenancy", "Multiusuario")
+GENERAL = _design("General concepts", "Conceptos generales")
+PRIVACY = _design("Privacy", "Privacidad")
+DOMAIN_NAMES = _design("Domain names", "Nombres de dominio")
+DATA_SORTING = _dynamodb("Data sorting", "Ordenación de datos")
+SINGLE_TABLE = _dynamodb("Single table design pattern", "Patrón de diseño de una sola tabla")
+VERSIONING = _dynamodb("Data versioning", "Control de las versiones de los datos")
 
 
 @dataclass(frozen=True)
@@ -53,7 +80,7 @@ class Finding:
     severity: Severity
     table: str  # the spec's table id; an instance id for stage-wide (cost) findings
     evidence: str
-    seed: Seed
+    source: Source
     suggestion: str
     snippet: str = ""  # YAML for the spec's `mapping`, when the mapping can express the fix
 

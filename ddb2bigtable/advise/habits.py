@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 from ..spec.model import TableSpec
-from .findings import DATA_ORDER, SINGLE_TABLE, VERSIONING, Finding, percent
+from .findings import DATA_SORTING, SINGLE_TABLE, VERSIONING, Finding, percent
 from .keys import MIN_ITEMS, MIN_PATTERN_ITEMS, MOST, KeyView
 
 _SHARD = re.compile(r"(.+?)[#_.:-](\d{1,2})")
@@ -43,7 +43,7 @@ def write_sharding(table: TableSpec, views: list[KeyView]) -> list[Finding]:
         f"{percent(matched, total)} of {total:,} sampled items have a partition key ending in a shard number "
         f"({min(suffixes)}..{max(suffixes)}; {len(shards):,} keys in {len(values):,} shards, e.g. `{base[:40]}` "
         f"in {len(shards[base])})",
-        DATA_ORDER,
+        DATA_SORTING,
         "Bigtable calls this salting and can do it for you: let the application write the plain key and "
         "salt the row key in the mapping (the same key always lands in the same bucket, so reads stay one "
         "range); until then the suffix stays part of each row key",

@@ -141,7 +141,7 @@ def time_leading(table: TableSpec, views: list[KeyView]) -> list[Finding]:
         f"the row key starts with {_field(views)}, a time in {percent(len(times), len(leading))} of "
         f"{len(leading):,} sampled items (e.g. `{_example(times)}`): new writes all land at the end of the table",
         TIME_BASED,
-        "put a high-cardinality value (a device or user id) before the time, as the seeds' "
+        "put a high-cardinality value (a device or user id) before the time, as Google's "
         "`machine_4223421#1425330757685`; or salt the key so writes spread over several ranges "
         "(time-range reads then fan out over the buckets)",
         "salt: {buckets: 8}   # under mapping: about 2-4 buckets per node you expect")]
@@ -168,7 +168,7 @@ def sequential_ids(table: TableSpec, views: list[KeyView], export_items: int) ->
         f"{len(leading):,} sampled items, {len(numbers):,} distinct ids within {min(numbers):,}..{max(numbers):,} "
         f"for an export of {export_items:,} items: ids handed out in order, so the newest (busiest) rows sit together",
         KEYS_TO_AVOID,
-        "write the id reversed (digits back to front) so consecutive ids land far apart, as the seeds suggest; "
+        "write the id reversed (digits back to front) so consecutive ids land far apart, as Google suggests; "
         "or salt the key",
         "salt: {buckets: 8}   # under mapping: spreads consecutive ids over 8 ranges")]
 

@@ -134,7 +134,7 @@ def size_findings(table_id: str, sizes: RowSizes, fraction: float) -> list[Findi
 
 _ROW_SUGGESTION = ("split the row: keep the entity's own cells in it and move the many items (comments, events) "
                    "to rows keyed by entity and time, or cap them with the family's GC (max_versions or "
-                   "max_age), as the seeds' video design keeps the newest comments only")
+                   "max_age), as Google's video example keeps the newest comments only")
 
 
 MANY_CELLS = 1_000  # the seeds give no figure; a row read then returns as many cells as 1,000 one-cell rows
@@ -168,7 +168,7 @@ def many_cells(table: TableSpec, sizes: RowSizes, fraction: float) -> list[Findi
         "many-columns", severity, table.id, evidence, COLUMNS,
         "Bigtable processes every cell of a row on each read of it, and each cell carries its family, qualifier "
         "and timestamp: keep small values together in one cell (a map in its default JSON layout, not a column "
-        "per member), or split the row (rows keyed by entity and time), as the seeds advise",
+        "per member), or split the row (rows keyed by entity and time), as Google advises",
         "attributes:\n" + "".join(f"  - {{name: {name}, layout: json}}   # one cell for the whole value\n"
                                   for name in spread).rstrip("\n") if spread else "")]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..render.markdown import section_table
 from ..render.sections import Section
-from .findings import SEVERITIES, Finding
+from .findings import CHECKED, SEVERITIES, Finding
 from .run import Report
 
 JSON_VERSION = 1
@@ -43,10 +43,10 @@ def _listed(findings: list[Finding]) -> Section:
 
 def sections(report: Report) -> list[Section]:
     """The terminal's tables: what was read, then the findings with each suggestion,
-    snippet and seed as a note under the table (the table itself stays narrow)."""
+    snippet and public source as a note under the table (the table itself stays narrow)."""
     findings = _ordered(report)
     notes = tuple(f"{f.code} ({f.table}): {f.suggestion}" + (f"\n{f.snippet}" if f.snippet else "")
-                  + f"\nseed: {f.seed}" for f in findings)
+                  + f"\nsource: {f.source}" for f in findings)
     return ([_sampled(report)] if report.sampled else []) + ([replace(_listed(findings), notes=notes)]
                                                              if findings else [])
 
@@ -64,7 +64,7 @@ def to_markdown(report: Report) -> str:
                 f.suggestion, ""]
         if f.snippet:
             out += ["```yaml", f.snippet, "```", ""]
-        out += [f"Seed: {f.seed}", "", "</details>", ""]
+        out += [f"Source: [{f.source.page.title} § {f.source.section}]({f.source.page.url})", "", "</details>", ""]
     return "\n".join(out)
 
 
@@ -78,7 +78,10 @@ def to_json(report: Report) -> dict[str, Any]:
                      "seconds": round(s.seconds, 3)}
                     for s in report.sampled],
         "findings": [{"code": f.code, "severity": f.severity, "table": f.table, "evidence": f.evidence,
-                      "seed": {"file": f.seed.file, "heading": f.seed.heading, "english": f.seed.english},
+                      "seed": {"file": f.source.seed_file, "heading": f.source.seed_heading,
+                               "english": f.source.section},
+                      "source": {"page": f.source.page.title, "section": f.source.section,
+                                 "url": f.source.page.url, "checked": CHECKED},
                       "suggestion": f.suggestion, "snippet": f.snippet or None}
                      for f in _ordered(report)],
     }

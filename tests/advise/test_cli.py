@@ -6,6 +6,7 @@ import json
 
 from click.testing import CliRunner
 
+from ddb2bigtable.advise import findings as findings_module
 from ddb2bigtable.cli.app import main
 
 from ..conftest import ROOT
@@ -48,6 +49,31 @@ def test_json_version_1(tmp_path):
     assert finding["seed"] == {"file": "003_fe54338615fd5aa3.txt", "heading": "Datos basados en el tiempo",
                                "english": "Time-based data"}
     assert finding["snippet"].startswith("salt:")
+
+
+def test_findings_cite_the_public_page_in_every_format(tmp_path):
+    """A user follows a finding to Google's English page and section, never to a seed file
+    they do not have under a Spanish heading; JSON keeps version 1's `seed` as it was."""
+    spec, export = _time_keyed(tmp_path)
+    url = "https://cloud.google.com/bigtable/docs/schema-design"
+    table = _run(spec, "--export", export).output
+    assert f"source: Schema design best practices § Time-based data: {url}" in " ".join(table.split())
+    markdown = _run(spec, "--export", export, "--format", "markdown").output
+    assert f"Source: [Schema design best practices § Time-based data]({url})" in markdown
+    for text in (table, markdown):
+        assert ".txt" not in text and "Datos basados" not in text
+    (finding,) = json.loads(_run(spec, "--export", export, "--format", "json").output)["findings"]
+    assert finding["source"] == {"page": "Schema design best practices", "section": "Time-based data", "url": url,
+                                 "checked": "2026-11-25"}
+
+
+def test_every_source_is_an_english_section_of_one_of_the_two_pages():
+    sources = [v for v in vars(findings_module).values() if isinstance(v, findings_module.Source)]
+    assert len(sources) == 14
+    pages = {findings_module.SCHEMA_DESIGN, findings_module.DYNAMODB_USERS}
+    for source in sources:
+        assert source.page in pages and source.section.isascii() and source.section[0].isupper(), source
+        assert source.page.url.startswith("https://cloud.google.com/bigtable/docs/")
 
 
 def test_markdown(tmp_path):

@@ -13,7 +13,7 @@ def test_a_row_gathering_1200_items_as_columns(tmp_path):
     items = [{"PK": "inv-1" if i < 1200 else f"inv-{i}", "SK": f"pay-{i:05d}", "amount": i} for i in range(1260)]
     found = findings(tmp_path, items, ("PK", "S"), ("SK", "S"), mapping=PAYMENTS)
     (many,) = [f for f in found if f.code == "many-columns"]
-    assert many.severity == "warning" and many.seed.heading == "Columnas"
+    assert many.severity == "warning" and many.source.section == "Columns"
     assert many.evidence == "row `inv-1` keeps 1,200 cells in 1,200 columns from 1,200 sampled items"
 
 
@@ -70,7 +70,7 @@ def test_a_list_kept_as_versions_beside_attributes_written_in_place(tmp_path):
     (mixed,) = findings(tmp_path, items, ("pk", "S"), mapping=mapping)
     assert mixed.code == "mixed-retention" and mixed.severity == "warning"
     assert mixed.evidence.startswith("family `cf` keeps every version for `history` (60 sampled items)")
-    assert mixed.seed.heading == "Familias de columnas"
+    assert mixed.source.section == "Column families"
     assert "  - {name: history, type: L, layout: timestamps, family: history}" in mixed.snippet
 
 

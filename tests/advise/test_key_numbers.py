@@ -20,7 +20,7 @@ def test_sequence_numbers_after_the_device(tmp_path):
     assert number.code == "unsorted-number-key" and number.severity == "info"
     assert "the row key's 2nd field `seq` holds a number as text in 100 % of 120 sampled items" in number.evidence
     assert "`r-12` sorts before `r-2`" in number.evidence and "`r-02`" in number.suggestion
-    assert number.seed.heading == "clave(s) de fila"
+    assert number.source.section == "Row keys"
 
 
 def test_numeric_ids_kept_as_text(tmp_path):

@@ -22,7 +22,7 @@ def test_time_leading_key_iso(tmp_path):
     (found,) = findings(tmp_path, items, ("at", "S"), ("device", "S"))
     assert found.code == "time-leading-key" and found.severity == "warning"
     assert "100 % of 200 sampled items" in found.evidence and "salt: {buckets: 8}" in found.snippet
-    assert found.seed.heading == "Datos basados en el tiempo"
+    assert found.source.section == "Time-based data"
 
 
 def test_time_leading_key_epoch_millis(tmp_path):
@@ -153,7 +153,7 @@ def test_split_items_the_seeds_video_table_before_its_remodel(tmp_path):
     assert codes(found) == ["split-items"]
     (split,) = found
     assert split.evidence.startswith("100 % of 20 sampled partitions hold several item types by sort key")
-    assert split.seed.heading == "Patrón de diseño de una sola tabla"
+    assert split.source.section == "Single table design pattern"
     lines = split.snippet.splitlines()
     assert lines[:3] == ["families:", "  - name: VideoStatsLikes", "    gc: {max_versions: 1}"]
     assert lines[9:14] == ["rules:", '  - sort_key_prefix: "VideoStatsLikes"', '    row_key: "{VideoId}"',

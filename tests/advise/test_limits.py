@@ -30,7 +30,7 @@ def test_wide_row_over_100_mb(tmp_path):
     found = findings(tmp_path, items, ("doc", "S"), ("part", "S"), mapping=WIDE)
     (row,) = [f for f in found if f.code == "row-over-100mb"]
     assert row.severity == "warning" and row.evidence == "row `big` already holds 105.0 MB from 350 sampled items"
-    assert row.seed.heading == "Filas"
+    assert row.source.section == "Rows"
 
 
 def test_wide_row_projected_from_a_partial_sample(tmp_path):

@@ -20,7 +20,7 @@ def test_personal_data_in_key(tmp_path):
     found = findings(tmp_path, items, ("account", "S"), ("user", "S"))
     assert codes(found) == ["personal-data-key", "sample-too-small"]
     (pii,) = [f for f in found if f.code == "personal-data-key"]
-    assert "personal data (e-mail) in 100 % of 20" in pii.evidence and pii.seed.heading == "Privacidad"
+    assert "personal data (e-mail) in 100 % of 20" in pii.evidence and pii.source.section == "Privacy"
 
 
 def test_personal_data_in_cells_only_passes(tmp_path):
