@@ -171,7 +171,8 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
             if hi > cap:
                 warnings.append(PlanWarning("node-cap", instance_id, None,
                                             f"cluster {cid} may need {hi} nodes at max capacity; the stage caps it at "
-                                            f"{cap} (max_nodes_per_cluster): raise the cap or the node quota"))
+                                            f"{cap} (max_nodes_per_cluster): raise the cap or the node quota",
+                                            cid))
                 hi, lo = cap, min(lo, cap)
                 auto_why += f"; max capped at {cap} by the stage"
             auto = AutoscalingPlan(min_nodes=lo, max_nodes=hi, cpu_target=target,
@@ -184,7 +185,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
         elif fixed > cap:
             warnings.append(PlanWarning("node-cap", instance_id, None,
                                         f"cluster {cid} needs {fixed} nodes; the stage caps it at {cap} "
-                                        f"(max_nodes_per_cluster): it will be under-provisioned"))
+                                        f"(max_nodes_per_cluster): it will be under-provisioned", cid))
             why += f"Needs {step}, capped at {cap} by the stage"
             fixed = cap
         else:
@@ -195,7 +196,7 @@ def plan_clusters(spec: Spec, stage: Stage, placements: list[Placement], storage
                 warnings.append(PlanWarning("hdd-reads", instance_id, None,
                                             f"cluster {cid} on HDD serves {reads_share:.2f} nodes' worth of reads "
                                             f"(> 10 % of its {fixed} nodes); HDD nodes read 500 rows/s against SSD's "
-                                            f"17,000: expect high latency, or use SSD"))
+                                            f"17,000: expect high latency, or use SSD", cid))
         kms = next((kms_keys[r] for r in p.aws_regions if r in kms_keys), None)
         clusters.append(ClusterPlan(
             id=cid, zone=p.zone, gcp_region=p.gcp_region, aws_regions=p.aws_regions,

@@ -60,6 +60,12 @@ class ClusterPlan:
     # autoscaled clusters min, expected and max (clusters.LEVEL_WORDS says what each is).
     levels: tuple[tuple[str, float], ...] = ()
 
+    @property
+    def nodes_text(self) -> str:
+        """What to buy: a fixed count, or the autoscaling range (`6`, `10-28`)."""
+        auto = self.autoscaling
+        return str(self.nodes) if auto is None else f"{auto.min_nodes}-{auto.max_nodes}"
+
 
 @dataclass(frozen=True)
 class GcPolicy:
@@ -223,6 +229,9 @@ class PlanWarning:
 
 @dataclass(frozen=True)
 class StagePlan:
+    # The cluster a cluster-wide warning is about (node-cap, hdd-reads): with code, instance and
+    # table it is the warning's identity, so `diff` tells a changed message from a new warning.
+    cluster: str | None = None
     stage: str
     emulator: bool  # the stage runs on the Bigtable emulator: its cost is what the cloud would charge
     instances: tuple[InstancePlan, ...]

@@ -57,6 +57,37 @@ MEANING: dict[str, str] = {
     "dead-letters": "the Dataflow load refused items: they are not in Bigtable; read the dead letters in "
                     "load.temp_location, fix the mapping or the data, rerun the load",
 }
+_PERCENT_KINDS = ("cpu", "hot-node", "storage", "errors")
+
+
+def threshold_text(a: AlertPlan) -> str:
+    """An alert's threshold as on-call reads it (`> 46 %`, `= 30 nodes`, `> 60 s`): one wording for `plan`
+    and `diff`, since a ratio of 0.46 in one and 46 % in the other reads as two different alerts."""
+    if a.kind in _PERCENT_KINDS:
+        return f"> {a.threshold * 100:g} %"
+    if a.kind == "at-max":
+        return f"= {a.threshold + 0.5:.0f} nodes"
+    if a.kind == "replication":
+        return f"> {a.threshold:g} s"
+    return f"> {a.threshold:g}"
+
+
+def duration_text(a: AlertPlan) -> str:
+    """How long the condition must hold: `30m`, `1h`, `90s`, or `at once`."""
+    seconds = a.duration_seconds
+    if not seconds:
+        return "at once"
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600}h"
+    return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
+
+
+def rule_text(a: AlertPlan) -> str:
+    """Threshold and duration in one phrase, for a line that says what an alert was and becomes."""
+    duration = duration_text(a)
+    return f"{threshold_text(a)} " + (duration if duration == "at once" else f"for {duration}")
+
+
 HOT_NODE = 0.9  # Google: "a hot node above 90 % CPU" (docs/monitoring-instance, cpu_load_hottest_node)
 REPLICATION_DELAY_SECONDS = 60
 ERROR_RATIO = 0.01

@@ -102,7 +102,7 @@ def _operations(o: OperationsPlan | None) -> dict[str, Any] | None:
 
 
 def _warning(w: PlanWarning) -> dict[str, Any]:
-    return {"code": w.code, "instance": w.instance, "table": w.table, "message": w.message}
+    return {"code": w.code, "instance": w.instance, "table": w.table, "cluster": w.cluster, "message": w.message}
 
 
 def to_json(plan: StagePlan) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..plan.cost import amount
-from ..plan.model import AlertPlan, ClusterPlan, CostLine, InstancePlan, StagePlan
-from ..plan.operations import MEANING
+from ..plan.model import CostLine, InstancePlan, StagePlan
+from ..plan.operations import MEANING, duration_text, threshold_text
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,6 @@ def money(usd: float) -> str:
     return f"${usd:,.2f}"
 
 
-def nodes_text(c: ClusterPlan) -> str:
-    """What to buy: a fixed count, or the autoscaling range."""
-    return str(c.nodes) if c.autoscaling is None else f"{c.autoscaling.min_nodes}-{c.autoscaling.max_nodes}"
-
-
 def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
     """Each source once with every date its figures carry, then each estimate note once."""
     dates: dict[str, dict[str, None]] = {}
@@ -43,7 +38,7 @@ def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
 
 def instance_sections(i: InstancePlan) -> list[Section]:
     clusters = Section("Clusters", ("cluster", "serves", "disk", "nodes", "expected", "CPU"), tuple(
-        (c.id, ", ".join(c.aws_regions), c.storage_type.upper(), nodes_text(c),
+        (c.id, ", ".join(c.aws_regions), c.storage_type.upper(), c.nodes_text,
          str(c.nodes) if c.autoscaling else "-", f"{c.cpu_target} %")
         for c in i.clusters), tuple(
         f"{c.id} (zone {c.zone}): {c.why}" + (f". Autoscaling: {c.autoscaling.why}" if c.autoscaling else "")
@@ -73,26 +68,12 @@ def instance_sections(i: InstancePlan) -> list[Section]:
     return [clusters, tables, profiles, *_alerts(i), summary, *lines]
 
 
-_PERCENT_KINDS = ("cpu", "hot-node", "storage", "errors")
-
-
-def _threshold(a: AlertPlan) -> str:
-    if a.kind in _PERCENT_KINDS:
-        return f"> {a.threshold * 100:g} %"
-    if a.kind == "at-max":
-        return f"= {a.threshold + 0.5:.0f} nodes"
-    if a.kind == "replication":
-        return f"> {a.threshold:g} s"
-    return f"> {a.threshold:g}"
-
-
 def _alerts(i: InstancePlan) -> list[Section]:
     """The alert table: one row per policy; each kind's metric and meaning once, in the notes."""
     o = i.operations
     if o is None or not o.enabled:
         return []
-    rows = tuple((a.id.removesuffix(f"-{a.kind}"), a.kind, _threshold(a),
-                  f"{a.duration_seconds // 60}m" if a.duration_seconds else "at once", a.severity.lower())
+    rows = tuple((a.id.removesuffix(f"-{a.kind}"), a.kind, threshold_text(a), duration_text(a), a.severity.lower())
                  for a in o.alerts)
     channels = ", ".join(o.channels) or "none (set alerts.channels in the stack file)"
     kinds = {a.kind: f"{a.kind} ({a.metric}): {MEANING[a.kind]}" for a in o.alerts}

@@ -12,30 +12,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..plan.model import (
-    AlertPlan,
     AppProfilePlan,
-    ClusterPlan,
     GcPolicy,
     InstancePlan,
     OperationsPlan,
     StagePlan,
     TablePlan,
 )
-from ..plan.sizing import NODE_FIGURES
+from ..plan.operations import rule_text
+from .change import Change
+from .cluster_diff import ClusterMove, cluster_changes
+from .news import news
 
-Flag = Literal["DESTRUCTIVE", "RISK"] | None
 Status = Literal["changed", "unchanged", "added", "removed"]
-STORAGE_RISK = 0.9  # storage per node above 90 % of the target leaves no room before the floor
-
-
-@dataclass(frozen=True)
-class Change:
-    scope: str  # "shop-global/cluster us-east4", "shop-global/table orders/family cf"
-    what: str
-    before: str
-    after: str
-    flag: Flag = None
-    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -49,6 +38,8 @@ class StageDiff:
     bigtable_after: float
     dynamodb_before: float
     dynamodb_after: float
+    # Every cluster of each instance whose clusters moved, before and after: the chart and the arithmetic.
+    clusters: tuple[ClusterMove, ...] = ()
 
     @property
     def destructive(self) -> int:
@@ -67,10 +58,6 @@ class StageDiff:
         return None if not self.bigtable_before else 100 * self.bigtable_delta / self.bigtable_before
 
 
-def _nodes(c: ClusterPlan) -> str:
-    return str(c.nodes) if c.autoscaling is None else f"{c.autoscaling.min_nodes}-{c.autoscaling.max_nodes}"
-
-
 def _tightened(old: GcPolicy, new: GcPolicy) -> bool:
     """True when the new rule collects cells the old one kept."""
     def stricter(a: int | None, b: int | None) -> bool:
@@ -80,52 +67,16 @@ def _tightened(old: GcPolicy, new: GcPolicy) -> bool:
     return stricter(old.max_age_seconds, new.max_age_seconds) or stricter(old.max_versions, new.max_versions)
 
 
-def _clusters(scope: str, old: InstancePlan, new: InstancePlan) -> list[Change]:
-    out: list[Change] = []
-    before = {c.gcp_region: c for c in old.clusters}
-    after = {c.gcp_region: c for c in new.clusters}
-    for region in before.keys() - after.keys():
-        c = before[region]
-        out.append(Change(f"{scope}/cluster {region}", "cluster removed", f"{c.zone}, {_nodes(c)} nodes", "-",
-                          "RISK", f"{region} loses its replica: its reads move to the other clusters"))
-    for region in sorted(after.keys() - before.keys()):
-        c = after[region]
-        out.append(Change(f"{scope}/cluster {region}", "cluster added", "-", f"{c.zone}, {_nodes(c)} nodes",
-                          None, "every table of the instance is replicated to it"))
-    for region in sorted(before.keys() & after.keys()):
-        a, b = before[region], after[region]
-        where = f"{scope}/cluster {region}"
-        replaced: Flag = "DESTRUCTIVE"
-        if a.zone != b.zone:
-            out.append(Change(where, "zone", a.zone, b.zone, replaced,
-                              "changing a cluster's zone replaces the whole instance and its data"))
-        if a.storage_type != b.storage_type:
-            out.append(Change(where, "storage type", a.storage_type, b.storage_type, replaced,
-                              "changing storage type replaces the whole instance and its data"))
-        if a.kms_key_name != b.kms_key_name:
-            out.append(Change(where, "KMS key", a.kms_key_name or "Google-managed", b.kms_key_name or "Google-managed",
-                              replaced, "changing the CMEK key replaces the whole instance and its data"))
-        if _nodes(a) != _nodes(b) or a.nodes != b.nodes:
-            kind = "autoscaling" if b.autoscaling else "nodes"
-            out.append(Change(where, kind, _nodes(a) + (f" (expect {a.nodes})" if a.autoscaling else ""),
-                              _nodes(b) + (f" (expect {b.nodes})" if b.autoscaling else ""), None, b.why))
-        if a.cpu_target != b.cpu_target:
-            out.append(Change(where, "CPU target", f"{a.cpu_target} %", f"{b.cpu_target} %"))
-        if a.storage_gib != b.storage_gib:
-            out.append(Change(where, "storage", f"{a.storage_gib:,.0f} GiB", f"{b.storage_gib:,.0f} GiB"))
-    return out
-
-
 def _table(scope: str, old: TablePlan, new: TablePlan) -> list[Change]:
     where = f"{scope}/table {new.id}"
     out: list[Change] = []
     families_before = {f.name: f for f in old.families}
     families_after = {f.name: f for f in new.families}
     for name in sorted(families_before.keys() - families_after.keys()):
-        out.append(Change(f"{where}/family {name}", "family removed", families_before[name].gc.describe(), "-",
+        out.append(Change(f"{where}/family {name}", "family removed", families_before[name].gc.describe(), "removed",
                           "DESTRUCTIVE", "removing a column family deletes every cell in it"))
     for name in sorted(families_after.keys() - families_before.keys()):
-        out.append(Change(f"{where}/family {name}", "family added", "-", families_after[name].gc.describe()))
+        out.append(Change(f"{where}/family {name}", "family added", "absent", families_after[name].gc.describe()))
     for name in sorted(families_before.keys() & families_after.keys()):
         a, b = families_before[name].gc, families_after[name].gc
         if a != b:
@@ -151,7 +102,7 @@ def _table(scope: str, old: TablePlan, new: TablePlan) -> list[Change]:
     for view in sorted(views_before ^ views_after):
         added = view in views_after
         out.append(Change(f"{where}/view {view}", "view added" if added else "view removed",
-                          "-" if added else view, view if added else "-"))
+                          "absent" if added else view, view if added else "removed"))
     return out
 
 
@@ -161,19 +112,19 @@ def _routing(p: AppProfilePlan) -> str:
                                                                 else "")
 
 
-def _instance(old: InstancePlan, new: InstancePlan) -> list[Change]:
+def _instance(old: InstancePlan, new: InstancePlan) -> tuple[list[Change], list[ClusterMove]]:
     scope = new.id
-    out = _clusters(scope, old, new)
+    out, moves = cluster_changes(scope, old, new)
     if old.node_scaling_factor != new.node_scaling_factor:
         out.append(Change(scope, "node scaling factor", f"{old.node_scaling_factor}X", f"{new.node_scaling_factor}X",
                           "DESTRUCTIVE", "changing the node scaling factor replaces the whole instance and its data"))
     tables_before = {t.id: t for t in old.tables}
     tables_after = {t.id: t for t in new.tables}
     for table_id in sorted(tables_before.keys() - tables_after.keys()):
-        out.append(Change(f"{scope}/table {table_id}", "table removed", table_id, "-", "DESTRUCTIVE",
+        out.append(Change(f"{scope}/table {table_id}", "table removed", table_id, "removed", "DESTRUCTIVE",
                           "removing a table deletes its data"))
     for table_id in sorted(tables_after.keys() - tables_before.keys()):
-        out.append(Change(f"{scope}/table {table_id}", "table added", "-", tables_after[table_id].source_table))
+        out.append(Change(f"{scope}/table {table_id}", "table added", "absent", tables_after[table_id].source_table))
     for table_id in sorted(tables_before.keys() & tables_after.keys()):
         out += _table(scope, tables_before[table_id], tables_after[table_id])
     profiles_before = {p.id: p for p in old.app_profiles}
@@ -181,9 +132,9 @@ def _instance(old: InstancePlan, new: InstancePlan) -> list[Change]:
     for pid in sorted(profiles_before.keys() | profiles_after.keys()):
         a, b = profiles_before.get(pid), profiles_after.get(pid)
         if a is None or b is None or _routing(a) != _routing(b):
-            out.append(Change(f"{scope}/app profile {pid}", "routing", _routing(a) if a else "-",
-                              _routing(b) if b else "-"))
-    return out + _alerts(scope, old.operations, new.operations)
+            out.append(Change(f"{scope}/app profile {pid}", "routing", _routing(a) if a else "absent",
+                              _routing(b) if b else "removed"))
+    return out + _alerts(scope, old.operations, new.operations), moves
 
 
 def _alerts(scope: str, old: OperationsPlan | None, new: OperationsPlan | None) -> list[Change]:
@@ -196,33 +147,14 @@ def _alerts(scope: str, old: OperationsPlan | None, new: OperationsPlan | None) 
         a, b = before.get(aid), after.get(aid)
         where = f"{scope}/alert {aid}"
         if a is None and b is not None:
-            out.append(Change(where, "alert added", "-", _rule(b), None, b.why))
+            out.append(Change(where, "alert added", "absent", rule_text(b), None, b.why))
         elif b is None and a is not None:
-            out.append(Change(where, "alert removed", _rule(a), "-"))
+            out.append(Change(where, "alert removed", rule_text(a), "removed"))
         elif a is not None and b is not None and (a.threshold, a.duration_seconds) != (b.threshold, b.duration_seconds):
-            out.append(Change(where, "alert threshold", _rule(a), _rule(b), None, b.why))
+            out.append(Change(where, "alert threshold", rule_text(a), rule_text(b), None, b.why))
     if old and new and old.enabled and new.enabled and old.channels != new.channels:
         out.append(Change(f"{scope}/alerts", "notification channels", ", ".join(old.channels) or "none",
                           ", ".join(new.channels) or "none"))
-    return out
-
-
-def _rule(a: AlertPlan) -> str:
-    return f"> {a.threshold:g} for {a.duration_seconds}s"
-
-
-def _risks(plan: StagePlan) -> list[Change]:
-    out = [Change(w.instance, "capacity below the model's need", "", "", "RISK", w.message)
-           for w in plan.warnings if w.code == "node-cap"]
-    for i in plan.instances:
-        for c in i.clusters:
-            low = c.autoscaling.min_nodes if c.autoscaling else c.nodes
-            target = NODE_FIGURES[c.storage_type].storage_target_gib
-            if c.storage_gib / (low * target) > STORAGE_RISK:
-                out.append(Change(f"{i.id}/cluster {c.gcp_region}", "storage near the floor",
-                                  "", f"{c.storage_gib / low:,.0f} GiB per node", "RISK",
-                                  f"above {STORAGE_RISK:.0%} of the {target:,} GiB storage target per node: "
-                                  f"growth will force more nodes"))
     return out
 
 
@@ -241,29 +173,26 @@ def _totals(plan: StagePlan | None) -> tuple[int, float, float]:
 
 def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> StageDiff:
     changes: list[Change] = []
+    moves: list[ClusterMove] = []
     if old is not None and new is not None:
         before = {i.id: i for i in old.instances}
         after = {i.id: i for i in new.instances}
         for iid in sorted(before.keys() - after.keys()):
-            changes.append(Change(iid, "instance removed", iid, "-", "DESTRUCTIVE",
+            changes.append(Change(iid, "instance removed", iid, "removed", "DESTRUCTIVE",
                                   "removing an instance deletes every table in it"))
         for iid in sorted(after.keys() - before.keys()):
-            changes.append(Change(iid, "instance added", "-", iid))
+            changes.append(Change(iid, "instance added", "absent", iid))
         for iid in sorted(before.keys() & after.keys()):
-            changes += _instance(before[iid], after[iid])
+            instance_changes, instance_moves = _instance(before[iid], after[iid])
+            changes += instance_changes
+            moves += instance_moves
         if changes:  # risks and warnings are news only where something changed
-            old_risks = _risks(old)
-            changes += [r for r in _risks(new) if r not in old_risks]
-            known = {(w.code, w.instance, w.table, w.message) for w in old.warnings}
-            changes += [Change(w.instance + (f"/table {w.table}" if w.table else ""), f"new warning: {w.code}", "",
-                               "", None, w.message)
-                        for w in new.warnings if (w.code, w.instance, w.table, w.message) not in known
-                        and w.code != "node-cap"]
+            changes += news(old, new)
     elif old is not None:
-        changes = [Change(i.id, "instance removed", i.id, "-", "DESTRUCTIVE",
+        changes = [Change(i.id, "instance removed", i.id, "removed", "DESTRUCTIVE",
                           f"stage {stage} is gone: its instances are deleted") for i in old.instances]
     elif new is not None:
-        changes = [Change(i.id, "instance added", "-", i.id) for i in new.instances]
+        changes = [Change(i.id, "instance added", "absent", i.id) for i in new.instances]
     status: Status = ("added" if old is None else "removed" if new is None else "changed" if changes
                       else "unchanged")
     nodes_before, bigtable_before, dynamodb_before = _totals(old)
@@ -271,7 +200,7 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
     if status == "unchanged" and (bigtable_before, dynamodb_before) != (bigtable_after, dynamodb_after):
         status = "changed"  # prices moved with the price table
     return StageDiff(stage, status, tuple(changes), nodes_before, nodes_after, bigtable_before, bigtable_after,
-                     dynamodb_before, dynamodb_after)
+                     dynamodb_before, dynamodb_after, tuple(moves))
 
 
 def summary(diffs: list[StageDiff]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -150,8 +151,6 @@ def test_fail_on_a_cost_increase_above_a_threshold(repo):
 
 def test_the_markdown_renders_without_broken_tables_and_matches_the_snapshot(repo):
     """The example change of the README; UPDATE_SNAPSHOTS=1 rewrites tests/snapshots/diff-example.md."""
-    import os
-
     change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 18000 ", commit=False)
     change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
            "ttl: {attribute: purgeAt}          # abandoned")
@@ -187,5 +186,62 @@ def test_a_higher_autoscaling_maximum_moves_the_at_max_alert_in_the_diff(repo):
     moved = {c["scope"]: (c["before"], c["after"]) for c in prod["changes"] if c["what"] == "alert threshold"}
     east = "shop-global/alert shop-global-us-east4-a-at-max"
     assert east in moved, prod["changes"]
-    assert moved[east][0] == f"> {before['shop-global-us-east4-a'] - 0.5:g} for 1800s"
-    assert float(moved[east][1].split()[1]) > before["shop-global-us-east4-a"]
+    assert moved[east][0] == f"= {before['shop-global-us-east4-a']} nodes for 30m"
+    assert int(moved[east][1].split()[1]) > before["shop-global-us-east4-a"]
+
+
+def test_an_alert_threshold_reads_the_same_in_diff_and_plan(repo):
+    """`> 46 %` and `30m` in both, never `> 0.46 for 1800s` in one of them (#30)."""
+    from ddb2bigtable.plan.operations import duration_text, threshold_text
+
+    alerts = {a.id: a for i in plan_files(repo, "prod").instances if i.operations for a in i.operations.alerts}
+    change(repo, "specs/shop-global.yaml", *REPLICA_DROPPED)
+    prod = stage(diff_json(repo), "prod")
+    cpu = next(c for c in prod["changes"] if c["scope"] == "shop-global/alert shop-global-us-east4-a-cpu")
+    old = alerts["shop-global-us-east4-a-cpu"]
+    assert cpu["before"] == f"{threshold_text(old)} for {duration_text(old)}" == "> 46 % for 30m"
+    assert cpu["after"] == "> 35 % for 30m"
+    assert not any("1800s" in c["before"] + c["after"] for c in prod["changes"])
+
+
+REPLICA_DROPPED = ("        - region: eu-west-1      # no reads: same RCU as the home region (AWS default)\n", "")
+
+
+def test_a_warning_whose_numbers_changed_is_a_changed_line_with_both_texts(repo):
+    """Dropping a replica turns "3 clusters" into "2 clusters" in warnings the base already had (#30)."""
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ", commit=False)
+    change(repo, "specs/shop-global.yaml", *REPLICA_DROPPED)
+    changes = stage(diff_json(repo), "prod")["changes"]
+    assert not [c for c in changes if c["what"] == "new warning: made-multi-region"]
+    changed = {c["scope"]: c for c in changes if c["what"] == "warning changed: made-multi-region"}
+    assert set(changed) == {f"shop-global/table {t}" for t in ("carts", "customers", "events")}
+    assert "all 3 clusters" in changed["shop-global/table carts"]["before"]
+    assert "all 2 clusters" in changed["shop-global/table carts"]["after"]
+    new = [c for c in changes if c["what"].startswith("new warning")]
+    assert [c["what"] for c in new] == ["new warning: outside-autoscaling"]  # raised reads left the range
+    cap = [c for c in changes if c["what"] == "capacity below the model's need"]
+    assert [c["scope"] for c in cap] == ["shop-global/cluster us-east4"] and cap[0]["flag"] == "RISK"
+
+
+def test_an_unchanged_warning_is_not_news_and_a_resolved_one_says_so(repo):
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 13000 ")
+    changes = stage(diff_json(repo), "prod")["changes"]
+    assert changes and not [c for c in changes if "warning" in c["what"]]
+    change(repo, "specs/shop-global.yaml", "      reads: 13000 ", "      reads: 24000 ")
+    change(repo, "specs/shop-global.yaml", "      reads: 24000 ", "      reads: 12000 ")
+    resolved = [c for c in stage(diff_json(repo), "prod")["changes"] if "resolved" in c["what"]]
+    assert [(c["what"], c["after"]) for c in resolved] == [("warning resolved: outside-autoscaling", "resolved")]
+
+
+def test_no_change_line_has_an_empty_side(repo):
+    """JSON, table and markdown: every line says what it was and what it becomes (#30)."""
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ", commit=False)
+    change(repo, "specs/shop-global.yaml", *REPLICA_DROPPED)
+    prod = stage(diff_json(repo), "prod")
+    assert prod["changes"] and all(c["before"].strip() and c["after"].strip() for c in prod["changes"])
+    wide = {**os.environ, "COLUMNS": "2000"}  # one change a line, as rich would not wrap it
+    table = subprocess.run([sys.executable, "-m", "ddb2bigtable", "diff", "--root", str(repo), "--base", "HEAD~1",
+                            "--head", "HEAD", "--stage", "prod"], capture_output=True, text=True, env=wide).stdout
+    lines = [line for line in table.splitlines() if line.startswith("  prod ")]
+    assert len(lines) == len(prod["changes"]), table
+    assert not [line for line in lines if "  → " in line or "→  " in line or line.rstrip().endswith("→")]
