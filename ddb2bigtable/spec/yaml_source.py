@@ -95,10 +95,12 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
     is None only when nothing usable could be built.
     """
     file = file or str(path)
-    text, problem = _read_text(path, file)
+    text, problem = read_text(path, file)
     if problem:
         return None, [problem]
     try:
+        if too_deep := depth_problem(text, file):
+            return None, [too_deep]
         node = yaml.compose(text, Loader=COMPOSER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -107,8 +109,6 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
         return None, [Problem(file, line, column, "", f"YAML syntax error: {what}{_syntax_hint(exc, text)}")]
     except yaml.YAMLError as exc:
         return None, [Problem.about(file, "", f"YAML error: {exc}")]
-    except RecursionError:
-        return None, [Problem.about(file, "", f"nested too deeply to read; a spec nests at most {MAX_DEPTH} levels")]
     if node is None:
         return None, [Problem(file, 1, 1, "", "the file is empty (nothing but comments or blank lines); "
                               "expected a YAML mapping")]
@@ -118,11 +118,85 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
         builder.doc.data = builder.build(node, ())
     except _TooLarge as too_large:
         line, column = _mark(too_large.node)
-        return None, [Problem(file, line, column, format_path(too_large.path),
-                              f"aliases expand too far: {written:,} values are written, but their aliases "
-                              f"would build more than {builder.budget:,}; a spec may repeat an anchor, not nest "
-                              f"aliases of aliases (the 'billion laughs' pattern): write the values out")]
+        return None, [Problem(file, line, column, format_path(too_large.path), _too_far(written, builder.budget))]
     return builder.doc, builder.problems
+
+
+def depth_problem(text: str, file: str) -> Problem | None:
+    """A problem where `text` (YAML or JSON) nests deeper than MAX_DEPTH, else None.
+
+    Read from the parser's events, which libyaml emits without recursing: its composer
+    (and any recursive walk after it) would crash or raise RecursionError on a file
+    that is mostly `[`. Raises `yaml.MarkedYAMLError` where the text is not YAML."""
+    depth = 0
+    for event in yaml.parse(text, Loader=COMPOSER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                line, column = (event.start_mark.line + 1, event.start_mark.column + 1) if event.start_mark \
+                    else (None, None)
+                return Problem(file, line, column, "",
+                               f"nested deeper than {MAX_DEPTH} levels; no spec, template or table description "
+                               f"nests that deep: fix the file")
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+    return None
+
+
+def node_problems(root: yaml.Node, file: str) -> list[Problem]:
+    """The spec reader's rules for a composed file that is built by another constructor
+    (cfn-flip's for CloudFormation): aliases within the expansion budget, no duplicate keys.
+
+    Run before the file is built, walked, or located: a "billion laughs" alias graph is
+    small as nodes and exponential as data. Iterative, like `_written_nodes`."""
+    written = _written_nodes(root)
+    budget = written * ALIAS_EXPANSION + ALIAS_SLACK
+    stack, built = [root], 0
+    while stack:
+        node = stack.pop()
+        built += 1
+        if built > budget:
+            line, column = _mark(node)
+            return [Problem(file, line, column, "", _too_far(written, budget))]
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(value for _, value in node.value)
+    return _duplicate_keys(root, file)
+
+
+def _duplicate_keys(root: yaml.Node, file: str) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not isinstance(node, (yaml.SequenceNode, yaml.MappingNode)):
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+            continue
+        first: dict[str, tuple[int, int]] = {}
+        for key, value in node.value:
+            stack.append(value)
+            if isinstance(key, yaml.ScalarNode) and key.tag != MERGE_TAG:
+                if key.value in first:
+                    line, column = _mark(key)
+                    problems.append(Problem(file, line, column, "", duplicate_key(key.value, first[key.value][0])))
+                first.setdefault(key.value, _mark(key))
+    return problems
+
+
+def duplicate_key(key: str, first_line: int) -> str:
+    """The one wording of a duplicate key, for specs and for imported files alike."""
+    return f"duplicate key {key!r} (first at line {first_line}); keep one of them"
+
+
+def _too_far(written: int, budget: int) -> str:
+    return (f"aliases expand too far: {written:,} values are written, but their aliases would build more than "
+            f"{budget:,}; a file may repeat an anchor, not nest aliases of aliases (the 'billion laughs' "
+            f"pattern): write the values out")
 
 
 def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
@@ -140,17 +214,19 @@ def _syntax_hint(exc: yaml.MarkedYAMLError, text: str) -> str:
     return ""
 
 
-def _read_text(path: Path, file: str) -> tuple[str, Problem | None]:
+def read_text(path: Path, file: str, what: str = "a spec or stack file",
+              fix: str = "split the tables over several specs") -> tuple[str, Problem | None]:
     """The file's text, read only if it is a regular file of at most MAX_BYTES: a device,
-    a FIFO or a huge file would otherwise hang the job that validates a pull request."""
+    a FIFO or a huge file would otherwise hang the job that validates a pull request.
+    `what` and `fix` word the size problem for the kind of file (`import` reads templates)."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
             return "", Problem.about(file, "", "not a regular file (a device, FIFO or folder); "
-                                     "give the path of a YAML file")
+                                     f"give the path of {what}")
         if info.st_size > MAX_BYTES:
-            return "", Problem.about(file, "", f"the file is {info.st_size:,} bytes; a spec or stack file may "
-                                     f"be at most {MAX_BYTES:,} (split the tables over several specs)")
+            return "", Problem.about(file, "", f"the file is {info.st_size:,} bytes; {what} may "
+                                     f"be at most {MAX_BYTES:,} ({fix})")
         with open(path, "rb") as stream:
             data = stream.read(MAX_BYTES + 1)
         if len(data) > MAX_BYTES:  # it grew while we read it
@@ -243,9 +319,7 @@ class _Builder:
                 continue
             if key in out:
                 first = self.doc.key_positions[(*path, key)]
-                self.problems.append(self.doc.problem(
-                    (*path, key), f"duplicate key {key!r} (first at line {first[0]}); keep one of them",
-                    at=_mark(key_node)))
+                self.problems.append(self.doc.problem((*path, key), duplicate_key(key, first[0]), at=_mark(key_node)))
                 continue
             self.doc.key_positions.setdefault((*path, key), _mark(key_node))
             out[key] = self.build(value_node, (*path, key))

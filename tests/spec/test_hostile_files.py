@@ -53,3 +53,13 @@ def test_a_two_gigabyte_file_is_refused_unread(tmp_path):
 @pytest.mark.parametrize("name", ["55_alias_bomb", "56_deep_nesting"])
 def test_the_hostile_corpus_files_stay_small(name):
     assert (ROOT / "tests" / "broken_specs" / f"{name}.yaml").stat().st_size < 8 * 1024
+
+
+def test_a_spec_nested_100000_deep_is_refused_not_a_crash(tmp_path):
+    """libyaml's composer recurses in C: this crashed the interpreter (exit -11) before
+    the depth was checked on the parser's events."""
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("version: 1\ninstance: " + "[" * 100_000 + "\n")
+    run = validate(deep)
+    assert run.returncode == 2, run.stderr
+    assert f"{deep}:2:74: nested deeper than 64 levels" in run.stderr and "Traceback" not in run.stderr
