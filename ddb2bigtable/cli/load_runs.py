@@ -38,6 +38,7 @@ from ..load.reports import LoadReport
 from ..load.run import LoadOptions, run_load
 from ..load.table_admin import ensure_tables
 from ..load.verify import run_verify
+from ..load.work_folder import private_dir
 from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
@@ -117,7 +118,7 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
                      runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
                      fresh: bool = False, allow_other_table: bool = False, chain: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
-    work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
+    work = private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id)  # before any table
     reason = "--fresh" if fresh else None
     if create_tables:
         actions = ensure_tables(target.project, target.instance, [table_id])

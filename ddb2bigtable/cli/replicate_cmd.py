@@ -69,6 +69,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
          share: Share, workers: int, outage_limit: float | None) -> int:
     from ..load.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
+    from ..load.work_folder import private_dir
     from ..plan.app_profiles import load_profile_id
     from ..replicate.opening import start_point
     from ..replicate.run import ReplicateOptions, run_replicate
@@ -78,7 +79,8 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
     target = resolve(root, spec, table_id, stage_name)
     profile = load_profile_id(target.instance)
     options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
-                               work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
+                               work_dir=private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id
+                                                    / table_id),  # refused or made before any stream is read
                                since_micros=start_point(since) if since else None, follow=follow,
                                endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV),
                                fetch_keys_only=fetch_keys_only, share=share, workers=workers,

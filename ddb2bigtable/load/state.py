@@ -27,7 +27,7 @@ from typing import Any
 from ..spec.errors import InputError, Problem
 from .chain import Link
 from .emulator import EMULATOR_ENV
-from .work_folder import private_dir, private_open
+from .work_folder import replace_private
 
 STATE_FILE = "state.json"  # in a load's work folder: finished files, types, chain, target
 
@@ -106,14 +106,10 @@ class LoadState:
 
     def save(self, path: Path) -> None:
         """Atomically, and for its owner only: the types and counts describe the data."""
-        private_dir(path.parent)
-        tmp = path.with_suffix(".tmp")
         document: dict[str, Any] = {"fingerprint": self.fingerprint, "types": self.types, "target": self.target,
                                     "table_types": self.table_types, "chain": [asdict(link) for link in self.chain],
                                     "done": {k: asdict(v) for k, v in self.done.items()}}
-        with private_open(tmp) as out:
-            out.write(json.dumps(document, indent=1, sort_keys=True))
-        os.replace(tmp, path)
+        replace_private(path, json.dumps(document, indent=1, sort_keys=True))
 
 
 def fingerprint(*parts: object) -> str:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,19 +35,83 @@ _QUOTED = re.compile(r"""b?'(?:[^'\\]|\\.)*'|b?"(?:[^"\\]|\\.)*"|(?<=\b(?:found|
 
 
 def private_dir(path: Path) -> Path:
-    """`path` and its missing parents, each new one 0700; `path` itself made 0700."""
-    for folder in reversed([path, *path.parents]):
-        if not folder.exists():
+    """`path`, a folder only this user can write. Folders the tool creates (the missing ones,
+    `path` and its parents) are made 0700 whatever the umask; a folder that already exists is
+    never changed, since the tool did not create it and the user may share it: it is used when
+    it is already private, refused otherwise (`InputError`, before anything is written)."""
+    missing = list(reversed([folder for folder in [path, *path.parents] if not os.path.lexists(folder)]))
+    for folder in missing:
+        try:
             folder.mkdir(mode=FOLDER_MODE)
-    os.chmod(path, FOLDER_MODE)
+        except FileExistsError:  # another process made it first: checked below like any existing one
+            continue
+        except OSError as error:
+            raise InputError([Problem.about(str(path), "", f"cannot create the work folder: {error.strerror} "
+                                            f"({folder}); give a --work-dir in a folder you can write")]) from None
+        os.chmod(folder, FOLDER_MODE)
+    if not missing:
+        _require_private(path)
     return path
 
 
+def _require_private(path: Path) -> None:
+    """An existing work folder is trusted with dead letters (export lines, often personal data)
+    and state only when it is a folder of this user's that nobody else can write: in a shared
+    one (/tmp, 1777) others could plant or swap the files the tool writes. Others may list it
+    (0755): everything written inside is 0600 in folders 0700."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise InputError([Problem.about(str(path), "", f"cannot use it as the work folder: "
+                                        f"{error.strerror}")]) from None
+    problem = None
+    if not stat.S_ISDIR(info.st_mode):
+        problem = "is not a folder; give --work-dir a folder (a new path is created, private to you)"
+    elif info.st_uid != os.geteuid():
+        problem = (f"belongs to another user (uid {info.st_uid}); give --work-dir a folder of your own "
+                   f"(a new path is created, private to you)")
+    elif info.st_mode & 0o022:
+        problem = (f"is writable by other users (mode {stat.S_IMODE(info.st_mode):o}) and would hold dead letters "
+                   f"(export lines, possibly personal data) and state; give --work-dir a new path (created 0700) "
+                   f"or a folder only you can write (chmod 700 it yourself if it is yours alone); "
+                   f"it was left as it is")
+    elif not os.access(path, os.W_OK | os.X_OK):
+        problem = "is read-only to you; give --work-dir a folder you can write"
+    if problem:
+        raise InputError([Problem.about(str(path), "", f"the work folder {problem}")])
+
+
 def private_open(path: Path) -> IO[str]:
-    """A text file for writing, 0600 from its first byte (not chmod'ed after the fact)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+    """A text file for writing, 0600 from its first byte (not chmod'ed after the fact). Only a
+    regular file is opened: not through a symlink, and a FIFO or device in its place is refused
+    (O_NONBLOCK keeps a FIFO without a reader from blocking; regular files ignore it)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
+    except OSError as error:
+        raise InputError([Problem.about(str(path), "", f"cannot write it: {error.strerror}; the work folder must "
+                                        f"hold only the tool's own files, writable by you")]) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError([Problem.about(str(path), "", "is not a regular file; the tool writes only its own files "
+                                        "in the work folder: move this one away")])
     os.fchmod(fd, FILE_MODE)  # an existing file keeps its old mode through O_CREAT
     return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def replace_private(path: Path, text: str) -> None:
+    """Write `path` whole or not at all, for its owner only: a temporary file beside it, then a
+    rename, so a crash or a full disk leaves the previous version (a load's state, a stream
+    checkpoint) intact; the temporary file never outlives a failure."""
+    private_dir(path.parent)
+    tmp = path.with_suffix(".tmp")
+    try:
+        with private_open(tmp) as out:
+            out.write(text)
+        os.replace(tmp, path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise InputError([Problem.about(str(path), "", f"cannot save it: {error.strerror}; the previous version "
+                                        f"is kept; free space or give a --work-dir you can write")]) from None
 
 
 def redact_reason(reason: str) -> str:

@@ -12,11 +12,10 @@ in neither, and another target holds none of these rows, so either is refused.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..load.work_folder import private_dir, private_open
+from ..load.work_folder import replace_private
 from ..spec.errors import InputError, Problem
 
 CHECKPOINT = "replicate.json"
@@ -66,15 +65,11 @@ def _micros(value: object) -> int | None:
 
 
 def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:
-    private_dir(path.parent)
-    tmp = path.with_suffix(".tmp")
     document = {"stream_arn": checkpoint.stream_arn, "target": checkpoint.target,
                 "start_micros": checkpoint.start_micros, "saved_micros": checkpoint.saved_micros,
                 "after": checkpoint.after, "finished": sorted(checkpoint.finished),
                 "newest_micros": checkpoint.newest_micros, "caught_up_micros": checkpoint.caught_up_micros}
-    with private_open(tmp) as out:
-        out.write(json.dumps(document, indent=1, sort_keys=True))
-    os.replace(tmp, path)
+    replace_private(path, json.dumps(document, indent=1, sort_keys=True))
 
 
 def resume_problem(checkpoint: Checkpoint, path: Path, stream_arn: str, target: dict[str, str]) -> str | None:
