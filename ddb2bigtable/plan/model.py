@@ -225,13 +225,13 @@ class PlanWarning:
     instance: str
     table: str | None
     message: str
+    # The cluster a cluster-wide warning is about (node-cap, hdd-reads): with code, instance and
+    # table it is the warning's identity, so `diff` tells a changed message from a new warning.
+    cluster: str | None = None
 
 
 @dataclass(frozen=True)
 class StagePlan:
-    # The cluster a cluster-wide warning is about (node-cap, hdd-reads): with code, instance and
-    # table it is the warning's identity, so `diff` tells a changed message from a new warning.
-    cluster: str | None = None
     stage: str
     emulator: bool  # the stage runs on the Bigtable emulator: its cost is what the cloud would charge
     instances: tuple[InstancePlan, ...]
