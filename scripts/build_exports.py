@@ -12,6 +12,8 @@ tables the example specs describe. `uv run python scripts/build_exports.py`
   users"), with exactly the attributes `specs/product-catalog.yaml`,
   `specs/video-single-table.yaml` and `specs/invoices-adjacency.yaml` map. The seeds cut
   values short ("https://storage…", "John…"); they are completed plausibly here.
+- `orders-sharded/`: the seeds' write-sharding example, one logical key over `orders#1` ..
+  `orders#10` (`advise` reports it as `write-sharding`).
 
 Output is deterministic: running the script again rewrites identical files.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import gzip
+import hashlib
 import json
 import shutil
 from datetime import UTC, datetime, timedelta
@@ -178,6 +181,23 @@ def carts() -> list[Item]:
     return items
 
 
+def sharded_orders() -> list[Item]:
+    """The seeds' write-sharding example ("Bigtable for DynamoDB users", Data sorting): a
+    number from a fixed set, 1 to 10, appended to one logical partition key, so the whole
+    table is `orders#1` .. `orders#10`. 2,000 orders; the writer's random draw is stood in
+    for by each order id's MD5, so a rebuild writes the same shards."""
+    items = []
+    for i in range(2000):
+        order = f"order-{i:06d}"
+        shard = 1 + int(hashlib.md5(order.encode()).hexdigest(), 16) % 10
+        items.append(item_from_plain({
+            "pk": f"orders#{shard}", "sk": order, "customerId": f"cust-{(i * 37) % 613:04d}",
+            "total": Decimal(100 + (i * 7919) % 90000) / 100,
+            "placedAt": (EXPORT_TIME - timedelta(minutes=2000 - i)).isoformat(),
+        }))
+    return items
+
+
 def build_all(exports: Path) -> list[Path]:
     """Write every export below `exports/`, replacing what was there; return their folders."""
     movie_items = movies()
@@ -197,6 +217,8 @@ def build_all(exports: Path) -> list[Path]:
                                               export_time=EXPORT_TIME),
         "carts": lambda dest: write_export(dest, table_arn("us-east-1", "Carts"), carts(), export_time=EXPORT_TIME,
                                            items_per_file=400),
+        "orders-sharded": lambda dest: write_export(dest, table_arn("us-east-1", "Orders"), sharded_orders(),
+                                                    export_time=EXPORT_TIME, items_per_file=1000),
     }
     folders = []
     for name, build in builds.items():

@@ -9,45 +9,85 @@ import re
 from collections import Counter
 
 from ..spec.model import TableSpec
-from .findings import DATA_SORTING, SINGLE_TABLE, VERSIONING, Finding, percent
+from .findings import DATA_SORTING, SINGLE_TABLE, VERSIONING, Finding, Severity, percent
 from .keys import MIN_ITEMS, MIN_PATTERN_ITEMS, MOST, KeyView
 
-_SHARD = re.compile(r"(.+?)[#_.:-](\d{1,2})")
+_SHARD = re.compile(r"(.+?)([#_.:-])(\d{1,2})")
+MAX_ONE_KEY_SHARDS = 32  # one key's shards: a few buckets per node; 40 numbered devices are devices
+MIN_SHARD_ITEMS = 50  # sampled items each of one key's shards holds: random writes fill every one alike
+_Case = tuple[Severity, str, str, str]  # a write-sharding finding's severity, evidence, suggestion, snippet
 
 
 def write_sharding(table: TableSpec, views: list[KeyView]) -> list[Finding]:
-    """Partition keys `<key>#<n>`: a small n, the same numbers under several keys, several
-    items per value: DynamoDB's write sharding (the seeds: Bigtable calls it salting)."""
+    """Partition keys `<key>#<n>` with a small n: DynamoDB's write sharding (Google's
+    "Bigtable for DynamoDB users": Bigtable calls it salting). Either several keys sharded
+    alike (the same numbers under each) or one logical key spread over a small dense range
+    (`orders#1`..`orders#10`, the seeds' example), each number holding many items."""
     values = Counter(v.partition for v in views if v.partition is not None)
     total = sum(values.values())
     if total < MIN_ITEMS:
         return []
-    shards: dict[str, set[int]] = {}
-    matched = 0
+    shards: dict[str, Counter[int]] = {}
+    separators: dict[str, str] = {}
     for value, count in values.items():
         m = _SHARD.fullmatch(value)
         if m:
-            shards.setdefault(m.group(1), set()).add(int(m.group(2)))
-            matched += count
+            shards.setdefault(m.group(1), Counter())[int(m.group(3))] += count
+            separators.setdefault(m.group(1), m.group(2))
+    matched = sum(sum(c.values()) for c in shards.values())
+    if matched < MOST * total:
+        return []
+    found = _several_keys(shards, total, len(values)) or _one_key(shards, separators, total)
+    if found is None:
+        return []
+    severity, evidence, suggestion, snippet = found
+    return [Finding(
+        "write-sharding", severity, table.id,
+        f"{percent(matched, total)} of {total:,} sampled items have a partition key ending in a shard number "
+        f"({evidence})", DATA_SORTING, suggestion, snippet)]
+
+
+def _several_keys(shards: dict[str, Counter[int]], total: int, distinct: int) -> _Case | None:
+    """The same numbers repeated under several keys, each value holding several items."""
     suffixes = {n for ns in shards.values() for n in ns}
     sharded = [ns for ns in shards.values() if len(ns) > 1]
-    # One key with numbered values (`dev-0`..`dev-39`) is as likely a set of entities; shards
-    # show as the same numbers repeated under several keys, each number holding several items.
-    if (matched < MOST * total or len(sharded) < 2 or len(sharded) < 0.5 * len(shards)
-            or sum(len(ns) for ns in sharded) < 0.5 * len(sharded) * len(suffixes) or total < 2 * len(values)):
-        return []
-    buckets = max(suffixes) + 1 if 0 in suffixes else max(suffixes)
+    if (len(sharded) < 2 or len(sharded) < 0.5 * len(shards)
+            or sum(len(ns) for ns in sharded) < 0.5 * len(sharded) * len(suffixes) or total < 2 * distinct):
+        return None
     base = max(shards, key=lambda b: len(shards[b]))
-    return [Finding(
-        "write-sharding", "warning", table.id,
-        f"{percent(matched, total)} of {total:,} sampled items have a partition key ending in a shard number "
-        f"({min(suffixes)}..{max(suffixes)}; {len(shards):,} keys in {len(values):,} shards, e.g. `{base[:40]}` "
-        f"in {len(shards[base])})",
-        DATA_SORTING,
-        "Bigtable calls this salting and can do it for you: let the application write the plain key and "
-        "salt the row key in the mapping (the same key always lands in the same bucket, so reads stay one "
-        "range); until then the suffix stays part of each row key",
-        f"salt: {{buckets: {buckets}}}   # under mapping")]
+    buckets = max(suffixes) + 1 if 0 in suffixes else max(suffixes)
+    return ("warning",
+            f"{min(suffixes)}..{max(suffixes)}; {len(shards):,} keys in {distinct:,} shards, e.g. `{base[:40]}` "
+            f"in {len(shards[base])}",
+            "Bigtable calls this salting and can do it for you: let the application write the plain key and "
+            "salt the row key in the mapping (the same key always lands in the same bucket, so reads stay one "
+            "range); until then the suffix stays part of each row key",
+            f"salt: {{buckets: {buckets}}}   # under mapping")
+
+
+def _one_key(shards: dict[str, Counter[int]], separators: dict[str, str], total: int) -> _Case | None:
+    """One key holding most items, its numbers every one of 0..n-1 or 1..n (n at most
+    `MAX_ONE_KEY_SHARDS`), each holding `MIN_SHARD_ITEMS` items or more and at least half
+    the average, as random draws from a fixed set do. A handful of numbered entities
+    (`store#1`, `store#2`, `store#7`) has gaps, few items or uneven ones."""
+    base = max(shards, key=lambda b: sum(shards[b].values()))
+    counts = shards[base]
+    held = sum(counts.values())
+    low, high = min(counts), max(counts)
+    if (held < MOST * total or low not in (0, 1) or not 2 <= len(counts) <= MAX_ONE_KEY_SHARDS
+            or high - low + 1 != len(counts) or min(counts.values()) < max(MIN_SHARD_ITEMS, 0.5 * held / len(counts))):
+        return None
+    name = f"{base[:40]}{separators[base]}"
+    return ("info",
+            f"one logical key in {len(counts)} shards, `{name}{low}`..`{name}{high}`, every number holding "
+            f"{min(counts.values()):,} to {max(counts.values()):,} items: a random number from a fixed set "
+            "appended to the key",
+            f"in Bigtable this suffix is key salting already: each row key starts with its shard, so writes "
+            f"spread over {len(counts)} ranges and reading the key takes {len(counts)} range reads, as its "
+            "DynamoDB queries do today. Keep it while this key takes most writes: the mapping's `salt` hashes "
+            "the whole partition key, so a plain key would put every row in one bucket. Bigtable splits a key's "
+            "rows into tablets by row range, not by partition key: when the sort key does not rise with time, "
+            "the application may write the plain key and read it as one range (its rows spread by sort key)", "")
 
 
 _VERSION = re.compile(r"v(\d+)_")

@@ -19,17 +19,18 @@ ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/Things"
 
 
 def spec_file(tmp: Path, partition: tuple[str, str], sort: tuple[str, str] | None = None,
-              mapping: dict[str, Any] | None = None, name: str = "things") -> Path:
-    """A one-table spec keyed by (name, type) pairs, with an optional `mapping`."""
+              mapping: dict[str, Any] | None = None, name: str = "things", table: str = "Things") -> Path:
+    """A one-table spec keyed by (name, type) pairs, with an optional `mapping`, of the
+    DynamoDB table `table`."""
     key: dict[str, Any] = {"partition": {"name": partition[0], "type": partition[1]}}
     if sort:
         key["sort"] = {"name": sort[0], "type": sort[1]}
-    table: dict[str, Any] = {"id": name, "source": {"table": "Things", "region": "us-east-1", "key": key,
-                                                    "reads": 10, "writes": 10}}
+    spec: dict[str, Any] = {"id": name, "source": {"table": table, "region": "us-east-1", "key": key,
+                                                   "reads": 10, "writes": 10}}
     if mapping:
-        table["mapping"] = mapping
+        spec["mapping"] = mapping
     path = tmp / f"{name}.yaml"
-    path.write_text(yaml.safe_dump({"version": 1, "instance": {"id": f"{name}-inst"}, "tables": [table]}))
+    path.write_text(yaml.safe_dump({"version": 1, "instance": {"id": f"{name}-inst"}, "tables": [spec]}))
     return path
 
 
