@@ -17,6 +17,7 @@ from dataclasses import replace
 from ..plan.cost import amount
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_instance
+from ..plan.price_lock import PriceLock
 from ..spec.errors import InputError
 from ..spec.model import Spec
 from ..spec.stage import Stage
@@ -29,7 +30,8 @@ def load_nodes(instance: InstancePlan) -> float:
                default=0.0)
 
 
-def consolidation(stage: Stage, specs: list[Spec], instances: list[InstancePlan]) -> list[Finding]:
+def consolidation(stage: Stage, specs: list[Spec], instances: list[InstancePlan],
+                  lock: PriceLock | None = None) -> list[Finding]:
     """One finding per group of two or more instances under one node of load each."""
     groups: dict[tuple[str, tuple[str, ...]], list[tuple[Spec, InstancePlan]]] = {}
     for spec, instance in zip(specs, instances, strict=True):
@@ -37,14 +39,14 @@ def consolidation(stage: Stage, specs: list[Spec], instances: list[InstancePlan]
             regions = tuple(sorted(c.gcp_region for c in instance.clusters))
             groups.setdefault((instance.storage_type, regions), []).append((spec, instance))
     return [finding for group in groups.values() if len(group) > 1
-            for finding in _merged(stage, group)]
+            for finding in _merged(stage, group, lock)]
 
 
-def _merged(stage: Stage, group: list[tuple[Spec, InstancePlan]]) -> list[Finding]:
+def _merged(stage: Stage, group: list[tuple[Spec, InstancePlan]], lock: PriceLock | None) -> list[Finding]:
     first = group[0][0]
     merged = replace(first, path="(consolidated)", tables=tuple(t for spec, _ in group for t in spec.tables))
     try:
-        shared, _ = plan_instance(merged, stage)
+        shared, _ = plan_instance(merged, stage, lock)
     except InputError:
         return []  # the instances cannot share one (ids clash, CMEK differs): no advice
     apart = sum(i.cost.bigtable_monthly_usd for _, i in group)

@@ -14,6 +14,7 @@ from ..codec.codec import Codec
 from ..codec.type_inference import infer_types
 from ..exports.manifests import open_export
 from ..plan.planner import plan_stage
+from ..plan.price_lock import PriceLock
 from ..spec.errors import InputError, Problem
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import load_stage
@@ -104,10 +105,12 @@ def _exported(chosen: list[tuple[Spec, TableSpec]], exported: str | None, export
 
 
 def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None = None,
-           sample: str = DEFAULT_SAMPLE, root: Path = Path("."), stage: str | None = None) -> Report:
+           sample: str = DEFAULT_SAMPLE, root: Path = Path("."), stage: str | None = None,
+           lock: PriceLock | None = None) -> Report:
     """Every finding for the chosen tables; the sample's when `export` is given (one table),
-    the stage's cost when `stage` is. Raises InputError (bad table or stage), ExportError
-    (the export cannot be read) and ValueError (`sample` is neither a count nor a fraction)."""
+    the stage's cost when `stage` is (priced from `lock` where it has the figure). Raises
+    InputError (bad table or stage), ExportError (the export cannot be read) and ValueError
+    (`sample` is neither a count nor a fraction)."""
     chosen = _chosen(specs, table_id)
     start = time.perf_counter()
     manifest = open_export(export) if export is not None else None
@@ -126,5 +129,5 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
                                taken.files, time.perf_counter() - start, taken.bad_lines))
     if stage is not None:
         planned = load_stage(stage, root)
-        findings += consolidation(planned, specs, list(plan_stage(planned, specs).instances))
+        findings += consolidation(planned, specs, list(plan_stage(planned, specs, lock).instances), lock)
     return Report(tuple(s.path for s in specs), tuple(t.id for t in tables), tuple(sampled), tuple(findings))

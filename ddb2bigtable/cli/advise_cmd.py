@@ -15,6 +15,7 @@ from ..advise.run import DEFAULT_SAMPLE, advise
 from ..advise.sample import sample_size
 from ..render.terminal import print_section
 from ..spec.reading import read_specs
+from .prices_cmd import prices_option, read_prices
 
 
 def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -39,11 +40,13 @@ def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
               help="Exit 1 when a finding of this severity or worse exists.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ (for --stage).")
+@prices_option
 def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | None, sample: str,
-                   stage: str | None, fmt: str, fail_on: str | None, root: Path) -> None:
+                   stage: str | None, fmt: str, fail_on: str | None, root: Path, prices: Path | None) -> None:
     """Check specs (and a sample of an export) against Bigtable's schema design advice."""
+    lock = read_prices(root, prices) if stage is not None else None  # only --stage prices anything
     report = advise(read_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
-                    stage=stage)
+                    stage=stage, lock=lock)
     if fmt == "json":
         click.echo(json.dumps(to_json(report), indent=2))
     elif fmt == "markdown":

@@ -9,6 +9,9 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from ..plan.price_lock import lock_for
+from .prices_cmd import prices_option, warn_if_stale
+
 
 @click.command()
 @click.option("--base", required=True, help="Git ref to compare from (e.g. origin/main).")
@@ -19,13 +22,20 @@ from rich.console import Console
 @click.option("--fail-on", "fail_on", default=None,
               help="Exit 1 on `destructive` changes, or on a Bigtable cost increase above `cost-increase:PCT`.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
-def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on: str | None, root: Path) -> None:
-    """Capacity, cost and destructive changes of every stage between two versions of the specs."""
+@prices_option
+def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on: str | None, root: Path,
+         prices: Path | None) -> None:
+    """Capacity, cost and destructive changes of every stage between two versions of the specs.
+
+    Each side is priced with its own prices.lock.json (or --prices FILE for both), so a
+    refreshed lock shows as price changes apart from capacity changes."""
     from ..render.diff_format import print_diff, to_json, to_markdown
     from ..review.diff_run import run_diff
 
     threshold = _fail_on(fail_on)
-    diffs = run_diff(root, base, head, list(stages) or None)
+    diffs = run_diff(root, base, head, list(stages) or None, prices)
+    if head is None and (lock := lock_for(root, prices)) is not None:
+        warn_if_stale(lock)
     if fmt == "json":
         click.echo(json.dumps(to_json(diffs, base, head), indent=2))
     elif fmt == "markdown":

@@ -14,6 +14,7 @@ from ..render.markdown import to_markdown
 from ..render.terminal import print_plan
 from ..spec.errors import InputError
 from ..spec.reading import read_specs
+from .prices_cmd import prices_option, read_prices
 
 ESTIMATE_MARK = "# estimate:"  # how `import` comments a value no source gave
 
@@ -55,12 +56,13 @@ def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> Non
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ (and the specs the stage lists).")
-def plan(specs: tuple[str, ...], stage: str, fmt: str, root: Path) -> None:
+@prices_option
+def plan(specs: tuple[str, ...], stage: str, fmt: str, root: Path, prices: Path | None) -> None:
     """Plan a stage: clusters, nodes, tables, GC, app profiles and monthly cost, each with its why.
 
     Without SPEC arguments, plans the specs the stage lists.
     """
-    stage_plan = plan_files(root, stage, list(specs))
+    stage_plan = plan_files(root, stage, list(specs), read_prices(root, prices))
     for spec_file in dict.fromkeys(i.spec_file for i in stage_plan.instances):
         given = Path(spec_file)  # as given on the command line, or as the stage lists it (under --root)
         _warn_estimates(given if given.exists() or specs else root / spec_file)

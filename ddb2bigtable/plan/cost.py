@@ -2,8 +2,9 @@
 
 Both sides price the same thing: the stage's kept regions, its capacity scale, the
 expected capacity (provisioned units, on-demand average), and every table's full storage.
-Prices come from `pricing` with their source and date; a region without a figure of its
-own is priced from a reference region and the line says so (`estimate`).
+Prices come from `pricing` with their source and date: the price lock when a command read
+one, else the shipped table; a region without a figure of its own is priced from a
+reference region and the line says so (`estimate`). Every line carries its `origin`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from ..spec.model import Spec, TableSpec
 from ..spec.stage import Stage
 from . import capacity, pricing
 from .model import ClusterPlan, CostEstimate, CostLine
+from .price_lock import PriceLock
 from .tables import pitr_by_region
 from .topology import kept_regions
 
@@ -32,28 +34,45 @@ def _line(item: str, quantity: float, unit: str, price: pricing.Price, months_fa
     monthly = quantity * price.value * months_factor
     return CostLine(item=item, quantity=round(quantity, 4), unit=unit, unit_price=price.value,
                     monthly_usd=round(monthly, 2), source=price.source, as_of=price.as_of,
-                    estimate=price.estimate, note=price.note)
+                    estimate=price.estimate, note=price.note, origin=price.origin, sku=price.sku,
+                    price_key=price.key)
 
 
-def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> list[CostLine]:
+class _Priced:
+    """Builds cost lines from one lock (or none), remembering what the lock lacked."""
+
+    def __init__(self, lock: PriceLock | None):
+        self.lock = lock
+        self.gaps: dict[str, None] = {}
+
+    def line(self, item: str, quantity: float, unit: str, price: pricing.Price) -> CostLine:
+        if price.gap:
+            self.gaps[price.gap] = None
+        return _line(item, quantity, unit, price)
+
+
+def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan], priced: _Priced) -> list[CostLine]:
+    lock = priced.lock
     lines = []
     for c in clusters:
         nodes = f"{c.nodes} node{'s' if c.nodes != 1 else ''}"
-        lines.append(_line(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
-                           "node-hour", pricing.bigtable_node_hour(c.gcp_region)))
-        lines.append(_line(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
-                           pricing.bigtable_storage(c.gcp_region, c.storage_type)))
+        lines.append(priced.line(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
+                                 "node-hour", pricing.bigtable_node_hour(c.gcp_region, lock)))
+        lines.append(priced.line(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
+                                 pricing.bigtable_storage(c.gcp_region, c.storage_type, lock)))
     home = clusters[0].gcp_region
     for t in spec.tables:
         if any(p.enabled for p in pitr_by_region(t.source).values()) and t.source.storage_gb:
-            price = pricing.bigtable_backup_storage(home)
-            lines.append(_line(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month", price))
+            price = pricing.bigtable_backup_storage(home, lock)
+            lines.append(priced.line(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month",
+                                     price))
     if len(clusters) > 1:
-        lines += [line for t in spec.tables for line in _replication_lines(t, stage, clusters)]
+        lines += [line for t in spec.tables for line in _replication_lines(t, stage, clusters, priced)]
     return lines
 
 
-def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPlan]) -> list[CostLine]:
+def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPlan], priced: _Priced
+                       ) -> list[CostLine]:
     """A table's writes, copied from the cluster they reach to every other cluster.
 
     Writes reach the cluster that serves the DynamoDB region they are made in: a
@@ -71,13 +90,15 @@ def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPla
         for dst in clusters:
             if dst is not src and dst.gcp_region != src.gcp_region:
                 share = "" if len(origins) == 1 else f", 1/{len(origins)} of its writes"
-                lines.append(_line(f"{table.id}: replication {src.gcp_region} → {dst.gcp_region}{share}",
-                                   gib / len(origins), "GiB",
-                                   pricing.bigtable_replication_egress(src.gcp_region, dst.gcp_region)))
+                lines.append(priced.line(f"{table.id}: replication {src.gcp_region} → {dst.gcp_region}{share}",
+                                         gib / len(origins), "GiB",
+                                         pricing.bigtable_replication_egress(src.gcp_region, dst.gcp_region,
+                                                                             priced.lock)))
     return lines
 
 
-def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
+def _table_lines(table: TableSpec, stage: Stage, priced: _Priced) -> list[CostLine]:
+    line, lock = priced.line, priced.lock
     source = table.source
     units = capacity.total_units(source, "expected")
     scale = stage.capacity_scale
@@ -89,29 +110,31 @@ def _table_lines(table: TableSpec, stage: Stage) -> list[CostLine]:
         tag = f"{table.id} {region}"
         if source.billing == "on_demand":
             per_month = SECONDS_PER_MONTH / 1e6
-            lines.append(_line(f"{tag}: {amount(reads)} RRU/s average", reads * per_month, "million RRU",
-                               pricing.dynamodb(region, "rru_million")))
+            lines.append(line(f"{tag}: {amount(reads)} RRU/s average", reads * per_month, "million RRU",
+                               pricing.dynamodb(region, "rru_million", lock)))
             item = "replicated_wru_million" if replica else "wru_million"
-            lines.append(_line(f"{tag}: {amount(writes)} WRU/s average", writes * per_month,
-                               "million rWRU" if replica else "million WRU", pricing.dynamodb(region, item)))
+            lines.append(line(f"{tag}: {amount(writes)} WRU/s average", writes * per_month,
+                               "million rWRU" if replica else "million WRU", pricing.dynamodb(region, item, lock)))
         else:
-            lines.append(_line(f"{tag}: {amount(reads)} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
-                               pricing.dynamodb(region, "rcu_hour")))
+            lines.append(line(f"{tag}: {amount(reads)} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
+                               pricing.dynamodb(region, "rcu_hour", lock)))
             item = "replicated_wcu_hour" if replica else "wcu_hour"
-            lines.append(_line(f"{tag}: {amount(writes)} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
-                               "rWCU-hour" if replica else "WCU-hour", pricing.dynamodb(region, item)))
+            lines.append(line(f"{tag}: {amount(writes)} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
+                               "rWCU-hour" if replica else "WCU-hour", pricing.dynamodb(region, item, lock)))
         if source.storage_gb:
             klass = next((r.table_class for r in source.replicas if r.region == region and r.table_class),
                          source.table_class)
             item = "storage_ia_gb_month" if klass == "standard_infrequent_access" else "storage_gb_month"
-            lines.append(_line(f"{tag}: storage", source.storage_gb, "GB-month", pricing.dynamodb(region, item)))
+            lines.append(line(f"{tag}: storage", source.storage_gb, "GB-month", pricing.dynamodb(region, item, lock)))
             if pitr_by_region(source)[region].enabled:
-                lines.append(_line(f"{tag}: PITR", source.storage_gb, "GB-month",
-                                   pricing.dynamodb(region, "pitr_gb_month")))
+                lines.append(line(f"{tag}: PITR", source.storage_gb, "GB-month",
+                                   pricing.dynamodb(region, "pitr_gb_month", lock)))
     return lines
 
 
-def estimate(spec: Spec, stage: Stage, clusters: list[ClusterPlan]) -> CostEstimate:
-    dynamo = [line for t in spec.tables for line in _table_lines(t, stage)]
-    return CostEstimate(bigtable=tuple(bigtable_lines(spec, stage, clusters)), dynamodb=tuple(dynamo),
-                        hours_per_month=HOURS_PER_MONTH)
+def estimate(spec: Spec, stage: Stage, clusters: list[ClusterPlan], lock: PriceLock | None = None) -> CostEstimate:
+    priced = _Priced(lock)
+    bigtable = bigtable_lines(spec, stage, clusters, priced)
+    dynamo = [line for t in spec.tables for line in _table_lines(t, stage, priced)]
+    return CostEstimate(bigtable=tuple(bigtable), dynamodb=tuple(dynamo), hours_per_month=HOURS_PER_MONTH,
+                        lock_gaps=tuple(priced.gaps))

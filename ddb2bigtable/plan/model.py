@@ -154,6 +154,9 @@ class CostLine:
     as_of: str
     estimate: bool
     note: str = ""
+    origin: str = "table"  # "lock" (prices.lock.json), "table" (the shipped table) or "estimate"
+    sku: str = ""  # the lock's SKU (AWS: SKU/offer term) when origin is "lock"
+    price_key: str = ""  # which figure: "bigtable.us-east4.node_hour" (diff compares prices by it)
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,7 @@ class CostEstimate:
     bigtable: tuple[CostLine, ...]
     dynamodb: tuple[CostLine, ...]
     hours_per_month: int
+    lock_gaps: tuple[str, ...] = ()  # figures the price lock lacked ("prices.lock.json has no ..."), each once
 
     @property
     def bigtable_monthly_usd(self) -> float:

@@ -22,6 +22,7 @@ from .cost import estimate
 from .labels import instance_labels
 from .model import InstancePlan, PlanWarning, StagePlan
 from .operations import plan_operations
+from .price_lock import PriceLock
 from .tables import plan_table
 from .topology import placements
 
@@ -31,7 +32,7 @@ def _problem_at_instance(spec: Spec, message: str) -> Problem:
     return Problem.at(where, spec.path, "instance.id", message)
 
 
-def plan_instance(spec: Spec, stage: Stage) -> tuple[InstancePlan, list[PlanWarning]]:
+def plan_instance(spec: Spec, stage: Stage, lock: PriceLock | None = None) -> tuple[InstancePlan, list[PlanWarning]]:
     instance_id = spec.instance.id + stage.instance_suffix
     problem = id_problem("instance", instance_id)
     if problem:
@@ -57,21 +58,27 @@ def plan_instance(spec: Spec, stage: Stage) -> tuple[InstancePlan, list[PlanWarn
     # Production-safe unless the stage turns it off (dev, pr-*, local do): a stage that
     # forgets the setting must not leave a production instance one `destroy` from gone.
     protected = True if stage.deletion_protection is None else stage.deletion_protection
+    cost = estimate(spec, stage, clusters, lock)
+    warnings += [PlanWarning("price-not-in-lock", instance_id, None,
+                             f"{gap}: its cost lines use the shipped table or an estimate (each line says which); "
+                             "run `ddb2bigtable prices refresh` with this region to price it exactly")
+                 for gap in cost.lock_gaps]
     return InstancePlan(
         id=instance_id, display_name=spec.instance.display_name or instance_id, spec_file=spec.path,
         storage_type=storage, node_scaling_factor=spec.instance.node_scaling_factor,
         deletion_protection=protected, labels=labels, clusters=tuple(clusters), tables=tuple(tables),
-        app_profiles=tuple(plan_app_profiles(spec, clusters)), cost=estimate(spec, stage, clusters),
+        app_profiles=tuple(plan_app_profiles(spec, clusters)), cost=cost,
         operations=plan_operations(stage, instance_id, clusters,
                                    dataflow_load=stage.load is not None and stage.load.runner == "dataflow"),
     ), warnings
 
 
-def plan_stage(stage: Stage, specs: list[Spec]) -> StagePlan:
+def plan_stage(stage: Stage, specs: list[Spec], lock: PriceLock | None = None) -> StagePlan:
+    """The stage's plan; priced from `lock` (price_lock.lock_for) where it has the figure."""
     instances, warnings, problems = [], [], []
     for spec in specs:
         try:
-            instance, instance_warnings = plan_instance(spec, stage)
+            instance, instance_warnings = plan_instance(spec, stage, lock)
         except InputError as error:
             problems += error.problems
             continue
@@ -83,11 +90,12 @@ def plan_stage(stage: Stage, specs: list[Spec]) -> StagePlan:
                      project=stage.gcp_project)
 
 
-def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None) -> StagePlan:
+def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None,
+               lock: PriceLock | None = None) -> StagePlan:
     """The plan of `stage_name`, for the given specs or, by default, the stage's own list."""
     stage = load_stage(stage_name, root)
     paths = spec_paths if spec_paths else [str(p) for p in stage.spec_paths(root)]
-    return plan_stage(stage, read_specs(paths))
+    return plan_stage(stage, read_specs(paths), lock)
 
 
 def stage_problems(root: Path, specs: list[Spec], names: list[str] | None = None) -> list[Problem]:

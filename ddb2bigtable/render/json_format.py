@@ -71,7 +71,7 @@ def _profile(p: AppProfilePlan) -> dict[str, Any]:
 def _line(line: CostLine) -> dict[str, Any]:
     return {"item": line.item, "quantity": line.quantity, "unit": line.unit, "unit_price": line.unit_price,
             "monthly_usd": line.monthly_usd, "source": line.source, "as_of": line.as_of,
-            "estimate": line.estimate, "note": line.note}
+            "estimate": line.estimate, "note": line.note, "origin": line.origin, "sku": line.sku or None}
 
 
 def _cost(c: CostEstimate) -> dict[str, Any]:

@@ -27,13 +27,16 @@ def money(usd: float) -> str:
 
 
 def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
-    """Each source once with every date its figures carry, then each estimate note once."""
+    """Each source once with every date its figures carry, each locked figure's SKU and
+    effective date, then each estimate note once."""
     dates: dict[str, dict[str, None]] = {}
     for line in lines:
         dates.setdefault(line.source, {})[line.as_of] = None
     sources = tuple(f"source: {url} (as of {', '.join(sorted(days))})" for url, days in dates.items())
+    skus = dict.fromkeys(f"lock: {line.price_key} = ${line.unit_price:g} per {line.unit}, SKU {line.sku}, "
+                         f"effective {line.as_of}" for line in lines if line.origin == "lock")
     estimates = dict.fromkeys(f"estimate: {line.note}" for line in lines if line.estimate and line.note)
-    return (*sources, *estimates)
+    return (*sources, *skus, *estimates)
 
 
 def instance_sections(i: InstancePlan) -> list[Section]:
@@ -61,9 +64,9 @@ def instance_sections(i: InstancePlan) -> list[Section]:
     flag = " (estimate)" if cost.estimate else ""
     summary = Section("Monthly cost", ("", "Bigtable", "DynamoDB"), (
         ("total" + flag, money(cost.bigtable_monthly_usd), money(cost.dynamodb_monthly_usd)),))
-    lines = [Section(f"{service} cost lines", ("item", "quantity", "unit price", "monthly", "est."), tuple(
+    lines = [Section(f"{service} cost lines", ("item", "quantity", "unit price", "monthly", "price"), tuple(
         (line.item, f"{amount(line.quantity)} {line.unit}", f"${line.unit_price:g}", money(line.monthly_usd),
-         "yes" if line.estimate else "") for line in group), _cost_notes(group))
+         line.origin) for line in group), _cost_notes(group))
         for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) if group]
     return [clusters, tables, profiles, *_alerts(i), summary, *lines]
 

@@ -1,8 +1,9 @@
 """Spec and stack files as they are at a git ref, read from git objects (no checkout).
 
 `diff` plans both sides of a pull request. The base side is rebuilt in a temporary folder
-from `git archive` of the YAML files only (specs anywhere, stacks/), so no working tree is
-touched, no credentials are needed, and a ref is never "checked out" under the user.
+from `git archive` of the YAML files (specs anywhere, stacks/) and the price lock at the
+project root (each side is priced with its own), so no working tree is touched, no
+credentials are needed, and a ref is never "checked out" under the user.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
+from ..plan.price_lock import LOCK_FILE
 from ..spec.errors import InputError, Problem
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -38,12 +40,12 @@ def resolve(repo: Path, ref: str) -> str:
 
 
 def materialize(repo: Path, ref: str, dest: Path) -> Path:
-    """Writes the YAML files of `ref` under `dest` and returns it (a project root for `plan`)."""
+    """Writes the YAML files and price lock of `ref` under `dest` and returns it (a project root for `plan`)."""
     commit = resolve(repo, ref)
     prefix = _git(repo, "rev-parse", "--show-prefix").decode().strip()  # the project may be a subfolder
     tree = f"{commit}:{prefix}" if prefix else commit
     names = [n for n in _git(repo, "ls-tree", "-r", "-z", "--name-only", tree).decode().split("\0")
-             if n.endswith(YAML_SUFFIXES)]
+             if n.endswith(YAML_SUFFIXES) or n == LOCK_FILE]
     dest.mkdir(parents=True, exist_ok=True)
     if names:
         archive = _git(repo, "archive", "--format=tar", tree, "--", *names)
