@@ -43,6 +43,9 @@ def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 @click.option("--parameter", "parameters", multiple=True, metavar="KEY=VALUE",
               help="A CloudFormation template parameter or Terraform variable (repeatable); others take their "
                    "default.")
+@click.option("--var-file", "var_files", multiple=True, metavar="FILE",
+              help="Terraform: a .tfvars file of variable values (repeatable), read after terraform.tfvars and "
+                   "*.auto.tfvars and before --parameter, as Terraform reads them.")
 @click.option("--region",
               help=f"The AWS region of templates and of Terraform tables whose provider names none. Default: "
                    f"{DEFAULT_REGION}, with a warning.")
@@ -60,8 +63,8 @@ def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 @click.option("--sample", type=click.IntRange(1), default=DEFAULT_SAMPLE, show_default=True,
               help="Items to sample from each --export.")
 def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: str | None, fmt: str | None,
-            force: bool, parameters: tuple[str, ...], region: str | None, days: int, endpoint_url: str | None,
-            metrics_endpoint_url: str | None, exports: tuple[str, ...], sample: int) -> None:
+            force: bool, parameters: tuple[str, ...], var_files: tuple[str, ...], region: str | None, days: int,
+            endpoint_url: str | None, metrics_endpoint_url: str | None, exports: tuple[str, ...], sample: int) -> None:
     """Make a spec from DynamoDB tables: live ones (`aws://REGION/TABLE`, `aws://REGION/*`,
     through boto3 and CloudWatch), `aws dynamodb describe-table` output, CloudFormation/SAM
     templates, Terraform `.tf` files or `terraform show -json` output.
@@ -69,7 +72,7 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
     wrong_id = id_problem("instance", instance)
     if wrong_id:
         raise InputError([Problem.about("--instance", "", wrong_id)])
-    options = Options(region, _parameters(parameters))
+    options = Options(region, _parameters(parameters), var_files)
     if output is not None:
         refuse_existing(output, force)
     found = read_sources(list(source), options, kind, LiveOptions(days, endpoint_url, metrics_endpoint_url))

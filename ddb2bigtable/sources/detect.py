@@ -21,7 +21,6 @@ from . import aws_live, cloudformation, describe_table, terraform
 from .aws_clients import LiveOptions
 from .located import Located, parse
 from .model import Imported, Options, TableDefinition
-from .tf_hcl import parse_configuration, parse_hcl
 
 Reader = Callable[[Located, Options], Imported]
 Probe = Callable[[Any], bool]
@@ -56,24 +55,17 @@ def _is_hcl(path: str, text: str, forced: str | None) -> bool:
 
 
 def read_source(path: str, text: str, options: Options, forced: str | None = None) -> Imported:
-    loc = parse_hcl(path, text) if _is_hcl(path, text, forced) else parse(path, text)
+    if _is_hcl(path, text, forced):
+        return terraform.read_configuration(path, options)
+    loc = parse(path, text)
     return READERS[kind_of(loc, forced)][1](loc, options)
 
 
 def _read_directory(path: str, options: Options, forced: str | None) -> Imported:
-    """A directory is a Terraform configuration: its `.tf` files read together."""
+    """A directory is a Terraform configuration: its root module evaluated (`terraform.read_configuration`)."""
     if forced not in (None, terraform.KIND):
         raise InputError([Problem.about(path, "", f"a directory is read as Terraform, not {forced}: name its files")])
-    texts: dict[str, str] = {}
-    for file in sorted(Path(path).glob("*.tf")):
-        try:
-            texts[str(file)] = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError([Problem.about(str(file), "", f"cannot read the file: {error}")]) from None
-    if not texts:
-        raise InputError([Problem.about(path, "", "a directory source must hold Terraform .tf files; name the "
-                                        "files to import instead")])
-    return terraform.read(parse_configuration(path, texts), options)
+    return terraform.read_configuration(path, options)
 
 
 def read_sources(paths: Sequence[str], options: Options, forced: str | None = None,

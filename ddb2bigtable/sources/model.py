@@ -191,10 +191,11 @@ DEFAULT_REGION = "us-east-1"  # when neither --region nor the source names one (
 
 @dataclass(frozen=True)
 class Options:
-    """What the command line adds to a source: the region and template parameters."""
+    """What the command line adds to a source: the region, template parameters, Terraform --var-file."""
 
     region: str | None = None
     parameters: tuple[tuple[str, str], ...] = ()
+    var_files: tuple[str, ...] = ()
 
     def region_of(self, subject: str, found: Sourced[str] | None = None) -> tuple[Sourced[str], list[Notice]]:
         """The source's own region, else --region, else the documented default (with a warning)."""

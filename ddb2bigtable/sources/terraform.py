@@ -1,7 +1,9 @@
 """Terraform `.tf` files and `terraform show -json` (plan or state) -> `TableDefinition`s.
 
-Both are brought to one shape, a list of resources (type, name, arguments, where they sit),
-and read by the same code: `aws_dynamodb_table` (tf_tables.py), `aws_dynamodb_table_replica`
+A configuration (a `.tf` file or a folder) is evaluated first (`tf_calls`: variables,
+locals, functions, count/for_each, dynamic blocks, module calls); `show -json` holds values
+already. Both are brought to one shape, a list of resources (type, address, arguments,
+where they sit), and read by the same code: `aws_dynamodb_table` (tf_tables.py), `aws_dynamodb_table_replica`
 (one more replica of a table in the same file), and `aws_appautoscaling_target` / `_policy`
 pointing at `table/NAME[/index/INDEX]`. The region is the table's provider's (`provider
 "aws" { region = ... }`, an alias via `provider = aws.NAME`); a `show -json` document holds
@@ -12,145 +14,126 @@ with a warning, as for CloudFormation.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from pathlib import Path as FilePath
 from typing import Any
 
+from ..spec.errors import InputError, Problem
 from . import cfn_autoscaling
 from .cfn_fields import CMEK_ADVICE, table_class
 from .intrinsics import Unresolved
 from .located import Located, Path, walk
 from .model import Imported, Notice, Options, ReplicaDef, Scaling, Sourced, TableDefinition, given
-from .tf_hcl import HCL_KEY, Scope, blocks, resource_path, scope_of, unquote
+from .tf_calls import configuration
+from .tf_files import Files
+from .tf_module import MAX_MODULE_DEPTH, POLICY, REPLICA, TABLE, TARGET, Resource
 from .tf_tables import TfFields, read_table
 
 KIND = "terraform"
-TABLE, REPLICA = "aws_dynamodb_table", "aws_dynamodb_table_replica"
-TARGET, POLICY = "aws_appautoscaling_target", "aws_appautoscaling_policy"
-_ORDER = (TABLE, TARGET, POLICY, REPLICA)  # each may refer to the ones before it
 _ARN = re.compile(r"^arn:aws[\w-]*:dynamodb:([\w-]*):\d*:table/([^/]+)")
-_PROVIDER = re.compile(r"^aws\.([\w-]+)$")
-_META = ("dynamic", "count", "for_each", "depends_on", "lifecycle")
 
 
 @dataclass(frozen=True)
-class Resource:
-    kind: str
-    address: str  # `aws_dynamodb_table.orders`, `module.db.aws_dynamodb_table.orders` in `show -json`
-    values: dict[str, Any]
-    base: Path
-    provider: str | None = None  # the alias of `provider = aws.ALIAS`
+class HclLocated(Located):
+    """A configuration of several files: a problem names the file of its resource."""
 
-    def fields(self, loc: Located) -> TfFields:
-        return TfFields(loc, self.address, self.values, self.base)
+    files: dict[Path, str] = field(default_factory=dict)  # resource path -> the file defining it
+
+    def problem(self, path: Path, message: str) -> Problem:
+        at = path
+        while at not in self.files and at:
+            at = at[:-1]
+        found = super().problem(path, message)
+        return replace(found, file=self.files.get(at, self.file))
+
+
+def fields(loc: Located, resource: Resource) -> TfFields:
+    return TfFields(loc, resource.address, resource.values, resource.base)
 
 
 def is_terraform(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
-    return HCL_KEY in data or ("format_version" in data and ("values" in data or "planned_values" in data))
+    return "format_version" in data and ("values" in data or "planned_values" in data)
 
 
-def _module(module: Any, base: Path, out: list[Resource]) -> None:
-    """The managed resources of a `show -json` module and of its child modules."""
-    if not isinstance(module, dict):
-        return
-    for i, resource in enumerate(module.get("resources") or []):
-        if isinstance(resource, dict) and resource.get("mode", "managed") == "managed" \
-                and isinstance(resource.get("values"), dict):
-            kind = str(resource.get("type"))
-            address = str(resource.get("address") or f"{kind}.{resource.get('name')}")
-            out.append(Resource(kind, address, resource["values"], (*base, "resources", i, "values")))
-    for j, child in enumerate(module.get("child_modules") or []):
-        _module(child, (*base, "child_modules", j), out)
-
-
-def _from_json(loc: Located) -> tuple[list[Resource], dict[str | None, Any]]:
-    top = "values" if isinstance(loc.data.get("values"), dict) else "planned_values"
-    found: list[Resource] = []
-    _module(walk(loc.data, (top, "root_module")), (top, "root_module"), found)
-    region = walk(loc.data, ("configuration", "provider_config", "aws", "expressions", "region", "constant_value"))
-    return found, ({None: region} if isinstance(region, str) else {})
-
-
-def _from_hcl(loc: Located, options: Options) -> tuple[list[Resource], dict[str | None, Any], list[Notice]]:
-    """The resources of a `.tf` file in `_ORDER`, each evaluated with what the earlier ones define."""
-    data = loc.data[HCL_KEY]
-    parameters = dict(options.parameters)
-    scope: Scope = scope_of(data, parameters)
-    notices = [Notice("unknown-parameter", loc.file, f"--parameter {k} is not a variable of this file")
-               for k in parameters if k not in scope.variables]
-    notices += [Notice("not-evaluated", f"module.{label}", "modules are not expanded: import the module's directory "
-                       "(with --parameter for its variables) or `terraform show -json` output")
-                for label, _ in blocks(data, "module")]
-    regions: dict[str | None, Any] = {}
-    for label, body in blocks(data, "provider"):
-        if label == "aws" and isinstance(body, dict):
-            config = scope.evaluate(body)
-            regions.setdefault(config.get("alias"), config.get("region"))
-    raw = [(unquote(kind), unquote(name), body) for entry in data.get("resource") or [] if isinstance(entry, dict)
-           for kind, named in entry.items() if isinstance(named, dict) for name, body in named.items()]
-    found = []
-    for kind in _ORDER:
-        for k, name, body in raw:
-            if k != kind or not isinstance(body, dict):
-                continue
-            alias = _PROVIDER.match(str(body.get("provider", "")).strip("${}\""))  # aws.X or "aws.X"
-            notices += _unexpanded(f"{kind}.{name}", body)
-            values = scope.evaluate({a: v for a, v in body.items() if a not in ("provider", *_META)})
-            found.append(Resource(kind, f"{kind}.{name}", values, resource_path(kind, name),
-                                  alias.group(1) if alias else None))
-            for attribute, value in values.items():
-                if not isinstance(value, (dict, list)):
-                    scope.refs[f"{kind}.{name}.{attribute}"] = value
-            if kind == TABLE:
-                scope.refs[f"{kind}.{name}.id"] = values.get("name")
-                # a stand-in ARN without region or account, so a replica can name its table
-                scope.refs[f"{kind}.{name}.arn"] = f"arn:aws:dynamodb:::table/{values.get('name')}"
-    return found, regions, notices
-
-
-def _unexpanded(address: str, body: dict[str, Any]) -> list[Notice]:
-    """What a plan would expand and this reader does not: named, so nothing goes missing silently."""
-    out = []
-    if "dynamic" in body:
-        names = ", ".join(unquote(n) for entry in body["dynamic"] if isinstance(entry, dict) for n in entry)
-        out.append(Notice("not-evaluated", address, f"dynamic blocks ({names}) are not expanded: write them out, or "
-                          "import `terraform show -json` output, which has them expanded"))
-    for meta in ("count", "for_each"):
-        if meta in body:
-            out.append(Notice("not-evaluated", address, f"{meta} is not expanded: one table is imported; import "
-                              "`terraform show -json` output to get every instance"))
+def _modules(loc: Located, root: Any, base: Path, region: Any) -> list[Resource]:
+    """The managed resources of a `show -json` module and of its child modules, walked without
+    recursion (a document may nest thousands of modules)."""
+    out: list[Resource] = []
+    stack = [(root, base, 0)]
+    while stack:
+        module, at, depth = stack.pop()
+        if not isinstance(module, dict):
+            continue
+        if depth > MAX_MODULE_DEPTH:
+            raise loc.fail(at, f"child modules nest more than {MAX_MODULE_DEPTH} deep; Terraform's own modules "
+                           "nest a few levels: this is not `terraform show -json` output of a real configuration")
+        for i, resource in enumerate(module.get("resources") or []):
+            if isinstance(resource, dict) and resource.get("mode", "managed") == "managed" \
+                    and isinstance(resource.get("values"), dict):
+                kind = str(resource.get("type"))
+                address = str(resource.get("address") or f"{kind}.{resource.get('name')}")
+                out.append(Resource(kind, address, resource["values"], (*at, "resources", i, "values"),
+                                    region=region))
+        children = module.get("child_modules") or []
+        if isinstance(children, list):
+            stack += [(child, (*at, "child_modules", j), depth + 1) for j, child in reversed(list(enumerate(children)))]
     return out
 
 
-def _region(loc: Located, options: Options, regions: dict[str | None, Any], resource: Resource,
-            notices: list[Notice]) -> Sourced[str]:
+def _from_json(loc: Located) -> list[Resource]:
+    top = "values" if isinstance(loc.data.get("values"), dict) else "planned_values"
+    region = walk(loc.data, ("configuration", "provider_config", "aws", "expressions", "region", "constant_value"))
+    return _modules(loc, walk(loc.data, (top, "root_module")), (top, "root_module"),
+                    region if isinstance(region, str) else None)
+
+
+def read_configuration(path: str, options: Options) -> Imported:
+    """A `.tf` file or a directory of them: the root module evaluated with its modules."""
+    files, source = Files(), FilePath(path)
+    if source.is_dir():
+        root, bodies = source, files.module(source)
+        if not bodies:
+            raise InputError([Problem.about(path, "", "a directory source must hold Terraform .tf files; name the "
+                                            "files to import instead")])
+    else:
+        root, bodies = source.parent, [files.body(source)]
+    resources, run = configuration(root, bodies, files, options)
+    loc = HclLocated(path, {}, run.marks, run.sources)
+    return _read(loc, options, resources, run.notices)
+
+
+def _region(loc: Located, options: Options, resource: Resource, notices: list[Notice]) -> Sourced[str]:
     arn = _ARN.match(str(resource.values.get("arn") or ""))
     if arn and arn.group(1):
         return given(arn.group(1), f"Terraform {resource.address}.arn")
-    value = regions.get(resource.provider)
-    where = f"{resource.address}: provider aws.{resource.provider}" if resource.provider \
-        else 'provider "aws"'
+    if isinstance(resource.values.get("region"), str):
+        return given(resource.values["region"], f"Terraform {resource.address}.region")
+    value = resource.region
+    where = f"{resource.address}: provider aws.{resource.provider}" if resource.provider else 'provider "aws"'
     if isinstance(value, str):
         return given(value, f"Terraform {where} region")
     if isinstance(value, Unresolved):
-        notices.append(Notice("unresolved", where, f"the region is not resolved: {value.reason}"))
+        notice = Notice("unresolved", where, f"the region is not resolved: {value.reason}")
+        if notice not in notices:
+            notices.append(notice)
     found, more = options.region_of(loc.file)
     notices += [n for n in more if n not in notices]
     return found
 
 
-def _replica(loc: Located, options: Options, regions: dict[str | None, Any], resource: Resource,
-             tables: list[TableDefinition], notices: list[Notice]) -> list[TableDefinition]:
+def _replica(loc: Located, options: Options, resource: Resource, tables: list[TableDefinition],
+             notices: list[Notice]) -> list[TableDefinition]:
     """`aws_dynamodb_table_replica`: one more replica of the table its global_table_arn names."""
-    f = resource.fields(loc)
+    f = fields(loc, resource)
     arn = f.raw(("global_table_arn",))
     found = _ARN.match(arn) if isinstance(arn, str) else None
     if found is None or not any(t.name.value == found.group(2) for t in tables):
         notices.append(Notice("replica-unmatched", f.logical, "global_table_arn names no table of this file: "
                               "import the table's file together with it"))
         return tables
-    region = _region(loc, options, regions, resource, notices)
+    region = _region(loc, options, resource, notices)
     for argument in ("tags", "kms_key_arn"):
         if f.has((argument,)):
             advice = CMEK_ADVICE if argument == "kms_key_arn" else (
@@ -176,7 +159,7 @@ def _scalings(loc: Located, resources: list[Resource]) -> tuple[dict[cfn_autosca
     found: dict[cfn_autoscaling.Key, Scaling] = {}
     names = ("resource_id", "scalable_dimension")
     for r in (r for r in resources if r.kind == TARGET and r.values.get("service_namespace") == "dynamodb"):
-        f = r.fields(loc)
+        f = fields(loc, r)
         if (key := cfn_autoscaling.scaling_key(f, notices, names)) is None:
             continue
         low, high = f.integer(("min_capacity",), "min_capacity"), f.integer(("max_capacity",), "max_capacity")
@@ -184,7 +167,7 @@ def _scalings(loc: Located, resources: list[Resource]) -> tuple[dict[cfn_autosca
             raise f.fail((), "a scalable target needs min_capacity and max_capacity")
         found[key] = Scaling(low, high)
     for r in (r for r in resources if r.kind == POLICY and r.values.get("service_namespace") == "dynamodb"):
-        f = r.fields(loc)
+        f = fields(loc, r)
         target = f.number(("target_tracking_scaling_policy_configuration", 0, "target_value"), "target_value")
         if target is None or (key := cfn_autoscaling.scaling_key(f, notices, names)) is None:
             continue
@@ -197,20 +180,19 @@ def _scalings(loc: Located, resources: list[Resource]) -> tuple[dict[cfn_autosca
 
 
 def read(loc: Located, options: Options) -> Imported:
-    """Every DynamoDB table of one Terraform file or `show -json` document."""
-    notices: list[Notice] = []
-    if HCL_KEY in loc.data:
-        resources, regions, notices = _from_hcl(loc, options)
-    else:
-        resources, regions = _from_json(loc)
-    tables = [read_table(r.fields(loc), _region(loc, options, regions, r, notices))
-              for r in resources if r.kind == TABLE]
+    """Every DynamoDB table of a `terraform show -json` document (a configuration: `read_configuration`)."""
+    return _read(loc, options, _from_json(loc), [])
+
+
+def _read(loc: Located, options: Options, resources: list[Resource], notices: list[Notice]) -> Imported:
+    tables = [read_table(fields(loc, r), _region(loc, options, r, notices)) for r in resources if r.kind == TABLE]
     if not tables:
-        raise loc.fail((), f"no {TABLE} here: expected a .tf file or `terraform show -json` output that defines one "
-                       "(modules are not expanded: import the module's own .tf files)")
+        unread = "".join(f"; {n.subject}: {n.message}" for n in notices if n.code == "not-evaluated")
+        raise loc.fail((), f"no {TABLE} here: expected a .tf file, a folder of them or `terraform show -json` output "
+                       f"that defines one{unread}")
     for r in resources:
         if r.kind == REPLICA:
-            tables = _replica(loc, options, regions, r, tables, notices)
+            tables = _replica(loc, options, r, tables, notices)
     scaling, scaling_notices = _scalings(loc, resources)
     tables, unmatched = cfn_autoscaling.apply(tables, scaling)
     return Imported(loc.file, KIND, tuple(tables), tuple(notices + scaling_notices + unmatched))

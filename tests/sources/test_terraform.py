@@ -65,7 +65,7 @@ def test_replicas_autoscaling_variables_and_provider_regions(tmp_path):
     assert "# Terraform aws_appautoscaling_policy.reads.target_tracking_scaling_policy_configuration[0]" in got.text
 
     unset = import_files(tmp_path, HERE / "orders-global.tf")
-    assert any("variable min_reads has no default: pass --parameter min_reads=VALUE" in m
+    assert any("variable min_reads has no value: pass --parameter min_reads=VALUE, or set it in a --var-file" in m
                for m in unset.codes("estimate"))
 
 
@@ -166,19 +166,16 @@ def test_terraform_show_json_plan(tmp_path):
     assert "# Terraform provider \"aws\" region" in got.text
 
 
-def test_what_is_not_expanded_is_named(tmp_path):
+def test_count_dynamic_blocks_and_locals_are_evaluated(tmp_path):
+    """Was: count, dynamic blocks and modules "not expanded"; now evaluated as `terraform plan` does."""
     source = tmp_path / "dynamic.tf"
     source.write_text('''variable "indexes" {
-  default = ["a"]
+  default = ["by-id"]
 }
 
 locals {
   base = "Thi"
   name = "${local.base}ngs"
-}
-
-module "more_tables" {
-  source = "./tables"
 }
 
 resource "aws_dynamodb_table" "t" {
@@ -204,12 +201,11 @@ resource "aws_dynamodb_table" "t" {
 }
 ''')
     got = import_files(tmp_path, source)
-    source_table = got.table("Things")
-    assert source_table["billing"] == "on_demand" and "gsis" not in source_table
-    said = " ".join(got.codes("not-evaluated"))
-    assert "dynamic blocks (global_secondary_index) are not expanded" in said and "count is not expanded" in said
-    assert "modules are not expanded" in said
-    assert "# Terraform aws_dynamodb_table.t.name" in got.text
+    table = got.table("Things")
+    assert table["billing"] == "on_demand" and [g["name"] for g in table["gsis"]] == ["by-id"]
+    assert not got.codes("not-evaluated")
+    assert "# Terraform aws_dynamodb_table.t[0].name" in got.text
+    assert "# Terraform aws_dynamodb_table.t[0].global_secondary_index[0].name" in got.text
 
 
 BAD_TABLE = '''resource "aws_dynamodb_table" "t" {
