@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from markdown_it import MarkdownIt
 
 
@@ -21,3 +23,15 @@ def table_row_widths(text: str) -> list[list[int]]:
         elif tok.type == "table_close":
             tables.append(widths)
     return tables
+
+
+def table_cells(text: str) -> list[str]:
+    """The source text of every table cell in `text` (header cells included), as the renderer reads it."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    return [tok.content for prev, tok in zip(tokens, tokens[1:], strict=False)
+            if prev.type in ("th_open", "td_open") and tok.type == "inline"]
+
+
+def figures(text: str) -> set[str]:
+    """The numbers in a text as written (`24,000`, `0.58`, `35`), to check that a shorter form kept them."""
+    return set(re.findall(r"\d[\d,]*(?:\.\d+)?", text))

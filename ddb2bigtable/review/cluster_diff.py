@@ -30,9 +30,9 @@ class ClusterMove:
 
     @property
     def moved(self) -> bool:
-        """True when its node count, range or sizing changed (or it came or went)."""
+        """True when its expected node count or its range changed (or it came or went)."""
         a, b = self.before, self.after
-        return a is None or b is None or (a.nodes_text, a.nodes, a.why) != (b.nodes_text, b.nodes, b.why)
+        return a is None or b is None or (a.nodes_text, a.nodes) != (b.nodes_text, b.nodes)
 
 
 def _level(c: ClusterPlan, name: str) -> float:

@@ -14,7 +14,7 @@ import pytest
 from ddb2bigtable.plan.planner import plan_files
 
 from ..conftest import ROOT
-from ..markdown_check import table_row_widths
+from ..markdown_check import figures, table_cells, table_row_widths
 
 SNAPSHOT = Path(__file__).parents[1] / "snapshots" / "diff-example.md"
 
@@ -149,22 +149,79 @@ def test_fail_on_a_cost_increase_above_a_threshold(repo):
     assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "cost-increase:500").returncode == 0
 
 
-def test_the_markdown_renders_without_broken_tables_and_matches_the_snapshot(repo):
-    """The example change of the README; UPDATE_SNAPSHOTS=1 rewrites tests/snapshots/diff-example.md."""
-    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 18000 ", commit=False)
+def realistic_change(repo: Path) -> None:
+    """The README's example pull request: `orders` reads doubled, the eu-west-1 replica dropped (its
+    cluster goes: a RISK), the TTL attribute renamed (DESTRUCTIVE); prod's cost falls, dev's DynamoDB
+    cost rises, and prod's us-east4 cluster meets the stage's node cap (a RISK)."""
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ", commit=False)
+    change(repo, "specs/shop-global.yaml", *REPLICA_DROPPED, commit=False)
     change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
            "ttl: {attribute: purgeAt}          # abandoned")
-    out = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "markdown", "--stage", "prod",
-              "--stage", "staging")
+
+
+def comment(repo: Path) -> str:
+    out = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "markdown", "--stage", "prod", "--stage", "dev")
     assert out.returncode == 0, out.stderr
-    text = out.stdout
+    return out.stdout
+
+
+def test_the_pull_request_comment_matches_the_reviewed_snapshot(repo):
+    """UPDATE_SNAPSHOTS=1 rewrites tests/snapshots/diff-example.md; read it before committing."""
+    realistic_change(repo)
+    text = comment(repo)
     assert text.startswith("<!-- ddb2bigtable-diff -->")
     tables = table_row_widths(text)
-    assert len(tables) == 3  # overview + one details table per changed stage
+    assert len(tables) == 3  # overview + one changes table per changed stage
     assert all(len(set(widths)) == 1 for widths in tables), tables  # no pipe in a why broke a row
     if os.environ.get("UPDATE_SNAPSHOTS"):
         SNAPSHOT.write_text(text)
     assert text == SNAPSHOT.read_text()
+
+
+def test_the_comment_reads_top_down_flagged_changes_first_one_line_each(repo):
+    realistic_change(repo)
+    text = comment(repo)
+    top = text[:text.index("#### ")]
+    assert "| prod | 38 → 44 |" in top and "| dev |" in top  # one line per stage: nodes, costs, flags
+    flagged = [line for line in top.splitlines() if line.startswith("- **")]
+    assert [line.split("**")[1] for line in flagged] == ["DESTRUCTIVE", "DESTRUCTIVE", "RISK", "RISK"]
+    assert any("TTL attribute (expiresAt → purgeAt): cell timestamps hold" in line for line in flagged)
+    assert any("cluster removed" in line and "loses its replica" in line for line in flagged)
+
+
+def test_no_table_cell_exceeds_the_limit_and_every_figure_of_the_plans_why_is_in_the_comment(repo):
+    """The why of a cluster is over a thousand characters; the table shows one clause, the comment keeps all."""
+    base = {i.id: i for i in plan_files(repo, "prod").instances}
+    realistic_change(repo)
+    head = {i.id: i for i in plan_files(repo, "prod").instances}
+    text = comment(repo)
+    cells = table_cells(text)
+    assert cells and max(len(cell) for cell in cells) <= 120, max(cells, key=len)
+    moved = [c for plan in (base, head) for c in plan["shop-global"].clusters]
+    assert max(len(c.why) for c in moved) > 1000
+    for c in moved:
+        missing = figures(c.why + " " + (c.autoscaling.why if c.autoscaling else "")) - figures(text)
+        assert not missing, (c.id, missing)
+    for d in diff_json(repo, "--stage", "prod", "--stage", "dev")["stages"]:
+        for c in d["changes"]:
+            assert not figures(" ".join((c["why"], c["before"], c["after"]))) - figures(text), c
+
+
+def test_the_nodes_chart_is_mermaid_and_reads_as_text_where_mermaid_is_not_rendered(repo):
+    base = {c.gcp_region: c.nodes for i in plan_files(repo, "prod").instances if i.id == "shop-global"
+            for c in i.clusters}
+    realistic_change(repo)
+    head = {c.gcp_region: c.nodes for i in plan_files(repo, "prod").instances if i.id == "shop-global"
+            for c in i.clusters}
+    text = comment(repo)
+    chart = text[text.index("```mermaid\nxychart-beta"):]
+    chart = chart[:chart.index("\n```\n")]
+    bars = [int(n) for n in chart.split("bar [")[1].rstrip("]").split(", ")]
+    assert bars == [n for region in base for n in (base[region], head.get(region, 0))]
+    notes = [line.strip().removeprefix("%% ") for line in chart.splitlines() if line.strip().startswith("%%")]
+    assert f"shop-global/cluster us-east4: {base['us-east4']} nodes (autoscaling 10-28) → " \
+           f"{head['us-east4']} nodes (autoscaling 13-30)" in notes
+    assert f"shop-global/cluster europe-west1: {base['europe-west1']} nodes (autoscaling 6-17) → removed" in notes
 
 
 def test_the_emulator_stage_costs_nothing_in_a_diff(repo):
@@ -245,3 +302,18 @@ def test_no_change_line_has_an_empty_side(repo):
     lines = [line for line in table.splitlines() if line.startswith("  prod ")]
     assert len(lines) == len(prod["changes"]), table
     assert not [line for line in lines if "  → " in line or "→  " in line or line.rstrip().endswith("→")]
+
+
+def test_a_comment_too_long_for_github_drops_the_folded_text_of_its_last_stages_and_says_so(repo, monkeypatch):
+    from ddb2bigtable.render import diff_format
+    from ddb2bigtable.review.diff_run import run_diff
+
+    realistic_change(repo)
+    diffs = run_diff(repo, "HEAD~1", "HEAD", ["prod", "dev"])
+    whole = diff_format.to_markdown(diffs, "HEAD~1", "HEAD")
+    monkeypatch.setattr(diff_format, "COMMENT_LIMIT", len(whole) - 10)  # dropping dev's folded text is enough
+    text = diff_format.to_markdown(diffs, "HEAD~1", "HEAD")
+    assert len(text) < len(whole) and text.count("<details>") < whole.count("<details>")
+    assert "prod <code>shop-global/cluster us-east4</code>" in text  # the first stage keeps its arithmetic
+    assert "_dev's arithmetic and full texts are left out" in text and "`ddb2bigtable diff --stage dev" in text
+    assert text.index("#### dev") > 0 and table_row_widths(text)[-1]  # dev's table stays
