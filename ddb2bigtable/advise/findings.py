@@ -16,8 +16,9 @@ from typing import Literal
 Severity = Literal["info", "warning", "error"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 
-# When the pages' URLs and titles were checked (search of Google's documentation). The
-# section titles are the English headings the seeds translate.
+# When the pages' URLs and titles were checked in a search of Google's English
+# documentation, with Schema design's sections that public links name (docs/cli.md lists
+# them); the other section titles are the English headings the seeds translate.
 CHECKED = "2026-11-25"
 
 
