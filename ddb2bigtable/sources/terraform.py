@@ -23,10 +23,10 @@ from . import cfn_autoscaling
 from .cfn_fields import CMEK_ADVICE, table_class
 from .intrinsics import Unresolved
 from .located import Located, Path, walk
-from .model import Imported, Notice, Options, ReplicaDef, Scaling, Sourced, TableDefinition, given
+from .model import Dropped, Imported, Notice, Options, ReplicaDef, Scaling, Sourced, TableDefinition, given
 from .tf_calls import configuration
 from .tf_files import Files
-from .tf_module import MAX_MODULE_DEPTH, POLICY, REPLICA, TABLE, TARGET, Resource
+from .tf_module import MAX_MODULE_DEPTH, POLICY, REPLICA, RESOURCE_POLICY, TABLE, TARGET, Resource
 from .tf_tables import TfFields, read_table
 
 KIND = "terraform"
@@ -154,6 +154,15 @@ def _replica(loc: Located, options: Options, resource: Resource, tables: list[Ta
     return [add(t) if t.name.value == found.group(2) else t for t in tables]
 
 
+def _policies(table: TableDefinition, resources: list[Resource]) -> TableDefinition:
+    """`aws_dynamodb_resource_policy` on the table: what a spec cannot hold, reported."""
+    found = [Dropped("resource-based policy", f"Terraform {r.address}", "Bigtable access is IAM on the project, "
+                     "instance or table: grant the principals roles/bigtable.user there")
+             for r in resources if r.kind == RESOURCE_POLICY
+             and (arn := _ARN.match(str(r.values.get("resource_arn")))) and arn.group(2) == table.name.value]
+    return replace(table, dropped=(*table.dropped, *found)) if found else table
+
+
 def _scalings(loc: Located, resources: list[Resource]) -> tuple[dict[cfn_autoscaling.Key, Scaling], list[Notice]]:
     notices: list[Notice] = []
     found: dict[cfn_autoscaling.Key, Scaling] = {}
@@ -193,6 +202,7 @@ def _read(loc: Located, options: Options, resources: list[Resource], notices: li
     for r in resources:
         if r.kind == REPLICA:
             tables = _replica(loc, options, r, tables, notices)
+    tables = [_policies(t, resources) for t in tables]
     scaling, scaling_notices = _scalings(loc, resources)
     tables, unmatched = cfn_autoscaling.apply(tables, scaling)
     return Imported(loc.file, KIND, tuple(tables), tuple(notices + scaling_notices + unmatched))

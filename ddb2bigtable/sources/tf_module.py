@@ -33,7 +33,8 @@ from .tf_syntax import Attr, Block, Body, Where
 
 TABLE, REPLICA = "aws_dynamodb_table", "aws_dynamodb_table_replica"
 TARGET, POLICY = "aws_appautoscaling_target", "aws_appautoscaling_policy"
-READ = (TABLE, TARGET, POLICY, REPLICA)
+RESOURCE_POLICY = "aws_dynamodb_resource_policy"
+READ = (TABLE, TARGET, POLICY, REPLICA, RESOURCE_POLICY)
 MAX_INSTANCES = 10_000  # of one resource or module call
 MAX_MODULE_DEPTH = 32
 MAX_ACTIVE = 300  # references being evaluated inside one another

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cfn_fields import CMEK_ADVICE, Fields, projection, table_class
+from .intrinsics import Unresolved
 from .located import Located, Path, dotted
 from .model import (
     STREAM_VIEWS,
@@ -51,8 +52,18 @@ class TfFields(Fields):
         return None if isinstance(value, (str, list, dict)) and not value else value
 
 
-def _types(f: TfFields) -> dict[str, KeyType]:
-    types: dict[str, KeyType] = {}
+class _Types(dict[str, KeyType]):
+    """Attribute name -> key type; `unknown` says why the attribute blocks are not known (a dynamic
+    block over an unknown value), so a key without a type is an estimate instead of an error."""
+
+    unknown: str | None = None
+
+
+def _types(f: TfFields) -> _Types:
+    types = _Types()
+    listed = f.raw(("attribute",))
+    if isinstance(listed, Unresolved):
+        types.unknown = f"{f.origin(('attribute',))} is not known: {listed.reason}"
     for at in f.items(("attribute",), "attribute"):
         name, kind = f.text((*at, "name"), "attribute.name"), f.text((*at, "type"), "attribute.type")
         if name is None or kind is None:
@@ -63,13 +74,33 @@ def _types(f: TfFields) -> dict[str, KeyType]:
     return types
 
 
-def _key(f: TfFields, rel: Path, types: dict[str, KeyType]) -> Sourced[KeyAttr] | None:
+def _key(f: TfFields, rel: Path, types: _Types) -> Sourced[KeyAttr] | None:
     name = f.text(rel, dotted(rel))
     if name is None:
         return None
     if name.value not in types and not name.is_estimate:
-        raise f.fail(rel, f"key attribute {name.value!r} has no attribute block; add one with its type")
+        if types.unknown is None:
+            raise f.fail(rel, f"key attribute {name.value!r} has no attribute block; add one with its type")
+        return Sourced(KeyAttr(name.value, "S"), f"{name.origin} + attribute",
+                       f"{types.unknown}; its type S is a guess")
     return Sourced(KeyAttr(name.value, types.get(name.value, "S")), f"{name.origin} + attribute", name.estimate)
+
+
+def _schema_keys(f: TfFields, at: Path, types: _Types) -> tuple[Sourced[KeyAttr] | None, Sourced[KeyAttr] | None]:
+    """An index's (partition, sort): `hash_key`/`range_key`, or the newer `key_schema` blocks
+    (`attribute_name`, `key_type` HASH or RANGE; a spec index has one of each at most)."""
+    schema = f.items((*at, "key_schema"), "key_schema")
+    if not schema:
+        return _key(f, (*at, "hash_key"), types), _key(f, (*at, "range_key"), types)
+    found: dict[str, list[Path]] = {}
+    for part in schema:
+        role = f.text((*part, "key_type"), "key_schema.key_type")
+        found.setdefault(role.value if role else "", []).append((*part, "attribute_name"))
+    if len(found.get("HASH", [])) != 1 or len(found.get("RANGE", [])) > 1 or set(found) - {"HASH", "RANGE"}:
+        raise f.fail((*at, "key_schema"), "key_schema: a spec index has one HASH and at most one RANGE attribute "
+                     "(multi-attribute keys are not in spec version 1); key_type takes HASH or RANGE")
+    sort = found.get("RANGE")
+    return _key(f, found["HASH"][0], types), _key(f, sort[0], types) if sort else None
 
 
 def _flag(f: TfFields, rel: Path, default: str) -> Sourced[bool]:
@@ -82,13 +113,26 @@ def _block_flag(f: TfFields, block: str, field: str) -> Sourced[bool] | None:
 
 
 def _stream(f: TfFields) -> Sourced[str]:
+    """stream_enabled and stream_view_type read together: an unknown view of an enabled stream is an
+    estimate of the widest view, never `none`; an unknown switch makes the view an estimate."""
     enabled = f.flag(("stream_enabled",), "stream_enabled")
-    if enabled is None or not enabled.value:
-        return given("none", (enabled.origin if enabled else f.origin(()) + " (no stream_enabled)"))
     view = f.text(("stream_view_type",), "stream_view_type")
+    if enabled is None or (not enabled.value and not enabled.is_estimate):
+        return given("none", (enabled.origin if enabled else f.origin(()) + " (no stream_enabled)"))
     if view is None:
+        if enabled.is_estimate:
+            return Sourced("none", enabled.origin, enabled.estimate)
         raise f.fail(("stream_enabled",), "stream_enabled = true needs a stream_view_type")
-    return Sourced(STREAM_VIEWS.get(view.value, "none"), view.origin, view.estimate)
+    if view.value not in STREAM_VIEWS and not view.is_estimate:
+        raise f.fail(("stream_view_type",), f"stream_view_type {view.value!r}: takes "
+                     f"{', '.join(STREAM_VIEWS)}")
+    shown = STREAM_VIEWS.get(view.value, "new_and_old_images")
+    why = view.estimate if view.is_estimate else None
+    if why and view.value not in STREAM_VIEWS:
+        why += "; new_and_old_images (the widest view) stands in until it is given"
+    if enabled.is_estimate:
+        why = f"{enabled.estimate}; the stream is {shown} if it is on" if why is None else f"{enabled.estimate}; {why}"
+    return Sourced(shown, view.origin, why)
 
 
 def _dropped(f: TfFields) -> list[Dropped]:
@@ -105,6 +149,16 @@ def _dropped(f: TfFields) -> list[Dropped]:
         if (key := f.text((*at, "kms_key_arn"), "kms_key_arn")) is not None:
             out.append(Dropped(f"AWS KMS key {key.value} of replica {region}", key.origin, CMEK_ADVICE))
     return out
+
+
+def _ttl(f: TfFields, enabled: Sourced[bool] | None) -> Sourced[str] | None:
+    """The TTL attribute of an enabled `ttl` block; one whose switch is unknown is an estimate."""
+    attribute = f.text(("ttl", 0, "attribute_name"), "ttl.attribute_name")
+    if enabled is None or attribute is None or not (enabled.value or enabled.is_estimate):
+        return None
+    if enabled.is_estimate:
+        return Sourced(attribute.value, attribute.origin, f"{enabled.estimate}; TTL on {attribute.value} if it is on")
+    return attribute
 
 
 def replicas(f: TfFields, pitr: bool) -> tuple[ReplicaDef, ...]:
@@ -170,11 +224,11 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
 
     gsis = []
     for at in f.items(("global_secondary_index",), "global_secondary_index"):
-        index, g_partition = f.text((*at, "name"), "name"), _key(f, (*at, "hash_key"), types)
+        index, (g_partition, g_sort) = f.text((*at, "name"), "name"), _schema_keys(f, at, types)
         if index is None or g_partition is None:
-            raise f.fail(at, "a global_secondary_index needs name and hash_key")
+            raise f.fail(at, "a global_secondary_index needs name and hash_key (or key_schema)")
         g_max, g_warm = _throughputs(f, at)
-        gsis.append(GsiDef(index, g_partition, _key(f, (*at, "range_key"), types), projection(f, at, _PROJECTION),
+        gsis.append(GsiDef(index, g_partition, g_sort, projection(f, at, _PROJECTION),
                            *units(at), max_throughput=None if provisioned else g_max, warm_throughput=g_warm))
     lsis = []
     for at in f.items(("local_secondary_index",), "local_secondary_index"):
@@ -193,7 +247,7 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
     most, warm = _throughputs(f)
     return TableDefinition(
         name=name, region=region, partition=partition, sort=sort, billing=billing, reads=reads, writes=writes,
-        ttl_attribute=f.text(("ttl", 0, "attribute_name"), "ttl.attribute_name") if ttl_on and ttl_on.value else None,
+        ttl_attribute=_ttl(f, ttl_on),
         stream=_stream(f), pitr=pitr, pitr_days=days,
         table_class=table_class(f, ("table_class",)),
         deletion_protection=_flag(f, ("deletion_protection_enabled",), "deletion_protection_enabled"),
