@@ -302,6 +302,10 @@ def test_no_change_line_has_an_empty_side(repo):
     lines = [line for line in table.splitlines() if line.startswith("  prod ")]
     assert len(lines) == len(prod["changes"]), table
     assert not [line for line in lines if "  → " in line or "→  " in line or line.rstrip().endswith("→")]
+    markdown = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--stage", "prod", "--format", "markdown").stdout
+    cells = table_cells(markdown[markdown.index("#### prod"):])
+    rows = [cells[i:i + 6] for i in range(6, len(cells), 6)]  # after the header: where, what, before, after, ...
+    assert len(rows) == len(prod["changes"]) and all(row[2] and row[3] for row in rows)
 
 
 def test_a_comment_too_long_for_github_drops_the_folded_text_of_its_last_stages_and_says_so(repo, monkeypatch):
