@@ -23,6 +23,8 @@ NOT_DONE = {
     "cutover": "no verdict was given",
     "import": "no spec was written",
     "advise": "no advice was given",
+    "prices": "no price lock was written",
+    "serve": "nothing was served",
 }
 
 

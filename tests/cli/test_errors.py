@@ -107,6 +107,7 @@ def _bad_input_runs(tmp_path) -> dict[str, list[str]]:
         "load": [spec, "--export", str(tmp_path), *table], "verify": [spec, "--export", str(tmp_path), *table],
         "up": ["--stage", "no-such-stage", "--root", str(tmp_path)], "replicate": [spec, *table],
         "cutover": ["check", spec, *table], "import": [spec, "--instance", "X"], "advise": [spec],
+        "prices": ["refresh", "--regions", "nowhere-1"], "serve": ["--stage", "no-such-stage", "--root", str(tmp_path)],
     }
 
 
@@ -114,10 +115,10 @@ def test_bad_input_says_what_the_command_did_not_do(tmp_path):
     """`import` writes no spec, `advise` gives no advice, `load` may have written rows
     before a problem part-way: the last line says what is true of the command refused."""
     runs = _bad_input_runs(tmp_path)
-    assert sorted(runs) == sorted(main.commands) == sorted(NOT_DONE)  # a new command needs its words
+    assert set(main.commands) <= set(runs) == set(NOT_DONE)  # a new command needs its words and a run here
     last = {}
-    for command, args in runs.items():
-        result = CliRunner().invoke(main, [command, *args])
+    for command in main.commands:
+        result = CliRunner().invoke(main, [command, *runs[command]])
         assert result.exit_code == 2, (command, result.output)
         assert "Traceback" not in result.output
         last[command] = result.stderr.rstrip().splitlines()[-1]
