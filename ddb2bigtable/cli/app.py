@@ -2,7 +2,8 @@
 
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
 One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
-`replicate_cmd` (replicate), `cutover_cmd` (cutover check), `import_cmd` (import), `advise_cmd` (advise).
+`replicate_cmd` (replicate), `cutover_cmd` (cutover check), `import_cmd` (import), `advise_cmd` (advise),
+`serve_cmd` (serve).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .load import load, up, verify
 from .output import report_error
 from .plan import plan, validate
 from .replicate_cmd import replicate
+from .serve_cmd import serve
 
 
 class _Commands(click.Group):
@@ -39,5 +41,5 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff, replicate, cutover, import_, advise_command):
+for command in (validate, plan, load, verify, up, diff, replicate, cutover, import_, advise_command, serve):
     main.add_command(command)
