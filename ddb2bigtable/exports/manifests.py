@@ -18,6 +18,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -27,12 +29,17 @@ import orjson
 from fsspec.implementations.local import LocalFileSystem
 
 from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError
+from ..spec.yaml_source import MAX_BYTES
 
 FULL_EXPORT = "FULL_EXPORT"
 INCREMENTAL_EXPORT = "INCREMENTAL_EXPORT"
 OUTPUT_FORMATS = ("DYNAMODB_JSON", "ION")
 SUMMARY = "manifest-summary.json"
 AWS_FOLDER = "AWSDynamoDB"
+
+# A line of manifest-files.json is one data file's entry, about 250 bytes as AWS writes it
+# (its key is a bucket key, at most 1,024 bytes: S3's own limit); a longer line is damage.
+MAX_MANIFEST_LINE = 64 * 1024
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -142,8 +149,11 @@ def _filesystem(location: str) -> tuple[fsspec.AbstractFileSystem, str]:
 
 
 def _find_summary(fs: fsspec.AbstractFileSystem, path: str, location: str) -> str:
-    if path.endswith("/" + SUMMARY) and fs.isfile(path):
-        return path
+    if path.endswith("/" + SUMMARY):
+        _regular(fs, path)
+        if fs.isfile(path):
+            return path
+    _regular(fs, f"{path}/{SUMMARY}")
     if fs.isfile(f"{path}/{SUMMARY}"):
         return f"{path}/{SUMMARY}"
     found = _summaries(fs, path, location)
@@ -175,9 +185,29 @@ def export_folders(location: str) -> list[str]:
     return [fs.unstrip_protocol(f) for f in folders] if "://" in location else folders  # as the user wrote it
 
 
+def _regular(fs: fsspec.AbstractFileSystem, path: str) -> None:
+    """On a local disk, `path` (after links) must be a regular file or not exist yet (the
+    caller words a missing one): a FIFO would block the read until someone writes to it, a
+    device (`/dev/zero`) would never end. Bucket objects are always files."""
+    if not isinstance(fs, LocalFileSystem):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise ExportError(f"{path}: not a regular file (a device, FIFO or folder); an export holds only files: "
+                          f"copy the export folder again")
+
+
 def _read_summary(fs: fsspec.AbstractFileSystem, path: str) -> dict[str, Any]:
+    _regular(fs, path)
     with fs.open(path, "rb") as stream:
-        summary = _json_object(stream.read(), path)
+        text = stream.read(MAX_BYTES + 1)
+    if len(text) > MAX_BYTES:
+        raise ExportError(f"{path}: larger than {MAX_BYTES:,} bytes; AWS writes a summary of a few hundred bytes: "
+                          f"is this a DynamoDB export manifest?")
+    summary = _json_object(text, path)
     output_format = summary.get("outputFormat")
     if output_format not in OUTPUT_FORMATS:
         raise ExportError(f"{path}: outputFormat {output_format!r} is not one AWS writes "
@@ -188,11 +218,29 @@ def _read_summary(fs: fsspec.AbstractFileSystem, path: str) -> dict[str, Any]:
     return summary
 
 
+def _lines(stream: Any, path: str) -> Iterator[tuple[int, bytes]]:
+    """(number, line) of a manifest, each line at most MAX_MANIFEST_LINE bytes: a manifest
+    that is one endless line must not be read into memory."""
+    tail, line_no = b"", 0
+    while chunk := stream.read(1 << 20):
+        lines = (tail + chunk).split(b"\n")
+        tail = lines.pop()
+        for line in lines:
+            line_no += 1
+            yield line_no, line
+        if len(tail) > MAX_MANIFEST_LINE:
+            raise ExportError(f"{path}:{line_no + 1}: a line longer than {MAX_MANIFEST_LINE:,} bytes; AWS writes "
+                              f"one short JSON object per data file: the manifest is damaged, copy it again")
+    if tail:
+        yield line_no + 1, tail
+
+
 def _read_files_manifest(fs: fsspec.AbstractFileSystem, path: str) -> tuple[DataFile, ...]:
     files: list[DataFile] = []
+    _regular(fs, path)
     try:
         with fs.open(path, "rb") as stream:
-            for line_no, line in enumerate(stream, 1):
+            for line_no, line in _lines(stream, path):
                 if line.strip():
                     where = f"{path}:{line_no}"
                     entry = _json_object(line, where)
@@ -278,9 +326,11 @@ def _inside(fs: fsspec.AbstractFileSystem, root: str, path: str, where: str) -> 
 
 
 def data_path(manifest: Manifest, f: DataFile) -> tuple[fsspec.AbstractFileSystem, str]:
+    """Where a data file is: inside the export's folder, and a regular file (or missing)."""
     fs, root = _filesystem(manifest.root)
     path = _resolve(root, f.key, "manifest-files.json")
     _inside(fs, root, path, "manifest-files.json")
+    _regular(fs, path)
     return fs, path
 
 
