@@ -69,7 +69,31 @@ class Run:
 def fallback_name(address: str) -> str:
     """A table id from a resource address, for a table whose name the files cannot give."""
     text = address.replace("module.", "").replace(f"{TABLE}.", "")
-    return re.sub(r"-+", "-", re.sub(r"[^A-Za-z0-9_.-]", "-", text)).strip("-.") or "table"
+    name = re.sub(r"-+", "-", re.sub(r"[^A-Za-z0-9_.-]", "-", text)).strip("-.")
+    return (name if len(name) >= 3 else f"table-{name}".strip("-"))[:255]  # DynamoDB: 3-255 characters
+
+
+def _null(block: Block, argument: str) -> str:
+    """Why a required argument is null, naming the variables its expression uses."""
+    attr = block.body.attrs.get(argument)
+    names = sorted(set(re.findall(r"\bvar\.(\w+)", reference_text(attr.expr)))) if attr else []
+    given = " or ".join(f"--parameter {n}=VALUE" for n in names)
+    return f"{argument} is null" + (f" (it comes from {', '.join(f'var.{n}' for n in names)}: pass {given}, set it "
+                                    "in a --var-file, or in the module call that sets it)" if names else "")
+
+
+def _required(block: Block, values: dict[str, Any], address: str) -> None:
+    """A table's arguments AWS requires, as placeholders where the files leave them unknown or null:
+    the name (then the id comes from the address), hash_key, and the view of an enabled stream."""
+    name = values.get("name")
+    if not isinstance(name, str):
+        why = name.reason if isinstance(name, Unresolved) else _null(block, "name")
+        values["name"] = Unresolved(f"{why}; the table id is taken from the resource address", fallback_name(address))
+    if values.get("hash_key") is None and "hash_key" in block.body.attrs:
+        values["hash_key"] = Unresolved(_null(block, "hash_key"), "unresolved-hash_key")
+    if values.get("stream_enabled") is True and values.get("stream_view_type") is None:
+        values["stream_view_type"] = Unresolved(f"stream_enabled is true but {_null(block, 'stream_view_type')}",
+                                                "unresolved-stream_view_type")
 
 
 def _instance_key(key: Key) -> str:
@@ -249,11 +273,8 @@ class Module:
             each = keys.get(key) if isinstance(keys, dict) else keys
             extra = self._meta(block, key if not is_unknown(keys) else keys, each)
             values = self._body(block.body, self.scope(extra), address, top=True)
-            if kind == TABLE and not isinstance(values.get("name"), str):
-                shown = values.get("name")
-                why = shown.reason if isinstance(shown, Unresolved) else "the name is null"
-                values["name"] = Unresolved(f"{why}; the table id is taken from the resource address",
-                                            fallback_name(address))
+            if kind == TABLE:
+                _required(block, values, address)
             return values
         return self._once(f"{address}#arguments", compute)
 
