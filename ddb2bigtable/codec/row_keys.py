@@ -249,6 +249,17 @@ class KeyTemplate:
             out += self.literals[i + 1]
         return bytes(out)
 
+    def prefix(self, values: Mapping[str, bytes], count: int) -> bytes:
+        """The bytes every key rendered from this template starts with when its first `count`
+        fields hold `values` (with the literal after them): a partition's rows for a query."""
+        if count >= len(self.fields):
+            return self.render(values)
+        out = bytearray(self.literals[0])
+        for i, name in enumerate(self.fields[:count]):
+            value = values[name]
+            out += (escape(value, self._stop(i)) if self.literals[i + 1] else value) + self.literals[i + 1]
+        return bytes(out)
+
     def match(self, data: bytes) -> dict[str, bytes] | None:
         """The field values `data` was rendered from, or None when it was not."""
         if not data.startswith(self.literals[0]) or not self.decodable:

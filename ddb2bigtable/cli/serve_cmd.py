@@ -1,0 +1,78 @@
+"""`serve`: the DynamoDB-compatible endpoint over the stage's Bigtable tables (ddb2bigtable/serve/)."""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--stage", required=True,
+              help="The stage whose specs' tables are served (its plan names instances and tables).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Loopback by default: serve checks no request signature yet, so any "
+                   "other address lets whoever reaches it read and write the tables.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="TCP port.")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Worker processes sharing the port (each with its own Bigtable client).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ and specs/.")
+def serve(stage: str, host: str, port: int, workers: int, root: Path) -> None:
+    """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here."""
+    from ..load.emulator import quiet_connection_warning
+    from ..serve.server import run
+
+    project, types, names = _tables(root, stage)
+    where = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
+    click.echo(f"serving {', '.join(sorted(names))} (stage {stage}) at {where}: use it as endpoint_url; "
+               f"{workers} worker(s); Ctrl-C stops", err=True)
+    if not ipaddress.ip_address(_literal(host)).is_loopback:
+        click.echo(f"warning: listening on {host}: serve checks no request signature yet, so anyone who reaches "
+                   f"this address can read and write these tables", err=True)
+    with quiet_connection_warning():
+        run(root, stage, project, types, host=host, port=port, workers=workers)
+
+
+def _literal(host: str) -> str:
+    """The host as an IP address (a name like `localhost` counts as loopback only if it is one)."""
+    if host == "localhost":
+        return "127.0.0.1"
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return "0.0.0.0"  # a host name: treated as reachable from the network
+    return host
+
+
+def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]], list[str]]:
+    """The Bigtable project, each table's recorded attribute types (the loads' work folders,
+    as `verify` reads them) and the DynamoDB names served."""
+    import os
+
+    from ..load.emulator import EMULATOR_ENV
+    from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
+    from ..load.state import STATE_FILE, LoadState, target
+    from ..plan.planner import plan_stage
+    from ..spec.errors import InputError, Problem
+    from ..spec.reading import read_specs
+    from ..spec.stage import load_stage
+
+    stage = load_stage(stage_name, root)
+    if stage.emulator and not os.environ.get(EMULATOR_ENV):
+        raise InputError([Problem.about(stage.file, "emulator",
+                                        f"stage {stage.name!r} targets the emulator: set "
+                                        f"{EMULATOR_ENV}=127.0.0.1:<port> "
+                                        f"(`ddb2bigtable up --stage {stage.name} --keep-running` prints it); "
+                                        f"nothing was served")])
+    specs = read_specs([str(p) for p in stage.spec_paths(root)])
+    project = stage.gcp_project or DEFAULT_PROJECT
+    types: dict[str, dict[str, str]] = {}
+    names = []
+    for spec, instance in zip(specs, plan_stage(stage, specs).instances, strict=True):
+        for table in spec.tables:
+            state = root / WORK_DIR / stage.name / instance.id / table.id / STATE_FILE
+            types[table.id] = LoadState.open(state, "", target(project, instance.id, table.id))[0].table_types
+            names.append(table.source.table)
+    return project, types, names

@@ -1,0 +1,70 @@
+"""DescribeTable, ListTables, DescribeTimeToLive; CreateTable and DeleteTable refused.
+
+The tables serve answers for are the stage's spec tables, described from the spec (key
+schema, billing, TTL): the plan, not the application, decides what exists in Bigtable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import unsupported, validation
+from .session import Session
+from .tables import ServedTable
+
+ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
+
+
+def _arn(table: ServedTable) -> str:
+    return f"arn:aws:dynamodb:{table.spec.source.region}:{ACCOUNT}:table/{table.name}"
+
+
+def description(table: ServedTable) -> dict[str, Any]:
+    key = table.spec.source.key
+    parts = [(key.partition, "HASH"), (key.sort, "RANGE")]
+    source = table.spec.source
+    out: dict[str, Any] = {
+        "TableName": table.name, "TableStatus": "ACTIVE", "TableArn": _arn(table),
+        "KeySchema": [{"AttributeName": k.name, "KeyType": kind} for k, kind in parts if k is not None],
+        "AttributeDefinitions": [{"AttributeName": k.name, "AttributeType": k.type} for k, _ in parts if k is not None],
+        "ItemCount": source.item_count or 0, "TableSizeBytes": int((source.storage_gb or 0) * 1024**3),
+        "BillingModeSummary": {"BillingMode": "PROVISIONED" if source.billing == "provisioned" else "PAY_PER_REQUEST"},
+    }
+    if source.billing == "provisioned":
+        out["ProvisionedThroughput"] = {"ReadCapacityUnits": source.reads, "WriteCapacityUnits": source.writes,
+                                        "NumberOfDecreasesToday": 0}
+    return out
+
+
+async def describe_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    return {"Table": description(session.catalog.get(body.get("TableName")))}
+
+
+async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    limit = body.get("Limit", 100)
+    if not isinstance(limit, int) or not 1 <= limit <= 100:
+        raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
+                         "Member must have value between 1 and 100")
+    after = body.get("ExclusiveStartTableName")
+    names = [n for n in sorted(session.catalog.tables) if after is None or n > after]
+    out: dict[str, Any] = {"TableNames": names[:limit]}
+    if len(names) > limit:
+        out["LastEvaluatedTableName"] = names[limit - 1]
+    return out
+
+
+async def describe_time_to_live(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    ttl = session.catalog.get(body.get("TableName")).spec.source.ttl
+    if ttl is None:
+        return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
+    return {"TimeToLiveDescription": {"TimeToLiveStatus": "ENABLED", "AttributeName": ttl.attribute}}
+
+
+async def create_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    raise unsupported("CreateTable", "serve answers for the tables of the stage's specs, which the plan creates "
+                      "(`ddb2bigtable up --stage local` on the emulator, `pulumi up` in the cloud); add the table "
+                      "to a spec instead")
+
+
+async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    raise unsupported("DeleteTable", "the plan owns the stage's tables; remove the table from its spec and deploy")

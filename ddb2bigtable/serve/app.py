@@ -1,0 +1,129 @@
+"""The ASGI application: DynamoDB's JSON 1.0 protocol in, an operation, JSON out.
+
+A request is `POST /` with `X-Amz-Target: DynamoDB_20120810.<Operation>` and a JSON body
+(`application/x-amz-json-1.0`); the answer is the operation's JSON, or an error in
+DynamoDB's shape (errors.py). Each worker process builds its catalog and one Bigtable
+data client at startup (ASGI lifespan) and closes the client at shutdown.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import traceback
+import uuid
+import zlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from . import admin_ops, batch_ops, item_ops, query_ops
+from .errors import ServeError, internal, validation
+from .session import Session
+from .tables import Catalog, catalog
+
+TARGET_PREFIX = "DynamoDB_20120810."
+CONTENT_TYPE = b"application/x-amz-json-1.0"
+MAX_BODY = 16 * 1024 * 1024  # DynamoDB's largest request (BatchWriteItem): 16 MB
+CONFIG_ENV = "DDB2BIGTABLE_SERVE_CONFIG"  # how `serve` hands its settings to worker processes
+Operation = Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]
+OPERATIONS: dict[str, Operation] = {
+    "GetItem": item_ops.get_item, "PutItem": item_ops.put_item, "DeleteItem": item_ops.delete_item,
+    "UpdateItem": item_ops.update_item, "Query": query_ops.query, "Scan": query_ops.scan,
+    "BatchGetItem": batch_ops.batch_get_item, "BatchWriteItem": batch_ops.batch_write_item,
+    "TransactGetItems": batch_ops.transact_get_items, "TransactWriteItems": batch_ops.transact_write_items,
+    "DescribeTable": admin_ops.describe_table, "ListTables": admin_ops.list_tables,
+    "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table,
+    "DescribeTimeToLive": admin_ops.describe_time_to_live,
+}
+log = logging.getLogger("ddb2bigtable.serve")
+
+
+class ServeApp:
+    """One worker's application; `build` makes its catalog at startup."""
+
+    def __init__(self, build: Callable[[], Catalog]):
+        self.build = build
+        self.session: Session | None = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            status, body = await self._answer(scope, receive)
+            payload = json.dumps(body, separators=(",", ":")).encode()
+            await send({"type": "http.response.start", "status": status, "headers": [
+                (b"content-type", CONTENT_TYPE), (b"content-length", str(len(payload)).encode()),
+                (b"x-amzn-requestid", str(uuid.uuid4()).encode()),
+                (b"x-amz-crc32", str(zlib.crc32(payload)).encode())]})
+            await send({"type": "http.response.body", "body": payload})
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        from google.cloud.bigtable.data import BigtableDataClientAsync
+
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    built = self.build()
+                    self.session = Session(built, BigtableDataClientAsync(project=built.project))
+                except Exception as error:  # noqa: BLE001 - the server refuses to start, saying why
+                    await send({"type": "lifespan.startup.failed", "message": str(error)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self.session is not None:
+                    await self.session.client.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _answer(self, scope: dict[str, Any], receive: Any) -> tuple[int, dict[str, Any]]:
+        try:
+            operation, body = await _request(scope, receive)
+            if self.session is None:
+                raise internal("the server is still starting")
+            return 200, await operation(self.session, body)
+        except ServeError as error:
+            return error.status, error.body()
+        except Exception:  # noqa: BLE001 - a fault of serve itself: DynamoDB's 500, logged with its cause
+            log.error("request failed:\n%s", traceback.format_exc())
+            return 500, internal("ddb2bigtable serve failed on this request; its log has the cause").body()
+
+
+async def _request(scope: dict[str, Any], receive: Any) -> tuple[Operation, dict[str, Any]]:
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    if scope.get("method") != "POST":
+        raise validation("DynamoDB requests are HTTP POST")
+    target = headers.get("x-amz-target", "")
+    if not target.startswith(TARGET_PREFIX):
+        raise ServeError("UnknownOperationException", f"no DynamoDB operation in X-Amz-Target {target!r}")
+    operation = OPERATIONS.get(target.removeprefix(TARGET_PREFIX))
+    if operation is None:
+        raise ServeError("UnknownOperationException",
+                         f"{target.removeprefix(TARGET_PREFIX)} is not an operation ddb2bigtable serve offers")
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise validation("the request is larger than DynamoDB's 16 MB limit")
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            break
+    try:
+        body = json.loads(b"".join(chunks) or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise ServeError("SerializationException", "the request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise ServeError("SerializationException", "the request body must be a JSON object")
+    return operation, body
+
+
+def from_environment() -> ServeApp:
+    """The worker's application, from the settings `serve` put in CONFIG_ENV (uvicorn's
+    factory: each worker process calls it)."""
+    settings = json.loads(os.environ[CONFIG_ENV])
+    return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
+                                    settings["project"]))

@@ -1,0 +1,193 @@
+"""BatchGetItem, BatchWriteItem, TransactGetItems and TransactWriteItems.
+
+A batch is many independent requests: each write of BatchWriteItem is its own atomic
+row write, and one that Bigtable throttles or that kept meeting concurrent writers comes
+back in UnprocessedItems for the SDK to resend, as DynamoDB does. Transactions are atomic
+only within one Bigtable row (one CheckAndMutateRow), so TransactGetItems and
+TransactWriteItems are served when every item they name lives in one row of one table
+(the seeds' single-table and adjacency designs put a partition's items in one row), and
+refused otherwise with a ValidationException saying so: nothing is written half-way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..codec.items import Item
+from ..codec.mutations import RowMutation
+from . import expressions
+from .errors import ServeError, condition_failed, throttled, unsupported, validation
+from .item_ops import WRITE_TRIES, change_item, write_of
+from .session import Found, Session, same_key
+from .store import raw_cells
+from .tables import ServedTable
+from .wire import check_size, item_to_codec, item_to_wire
+
+MAX_GET_KEYS = 100
+MAX_WRITES = 25
+MAX_TRANSACT = 100
+RETRYABLE = ("ProvisionedThroughputExceededException", "InternalServerError")
+
+
+def _requests(body: dict[str, Any]) -> dict[str, Any]:
+    requests = body.get("RequestItems")
+    if not isinstance(requests, dict) or not requests:
+        raise validation("1 validation error detected: Value at 'requestItems' failed to satisfy constraint: "
+                         "Member must have length greater than or equal to 1")
+    return requests
+
+
+async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    requests = _requests(body)
+    if sum(len(r.get("Keys", [])) for r in requests.values() if isinstance(r, dict)) > MAX_GET_KEYS:
+        raise validation("Too many items requested for the BatchGetItem call")
+    responses: dict[str, list[Any]] = {}
+    unprocessed: dict[str, Any] = {}
+    for name, request in requests.items():
+        table = session.catalog.get(name)
+        if "AttributesToGet" in request:
+            raise unsupported("the legacy parameter AttributesToGet", "use ProjectionExpression")
+        keys = [table.checked_key(item_to_codec(k, "Key")) for k in request.get("Keys", [])]
+        paths = expressions.projection(request.get("ProjectionExpression"), request.get("ExpressionAttributeNames"))
+        try:
+            rows = await session.store(table, bool(request.get("ConsistentRead"))).read_rows(
+                [table.row_key(k) for k in keys])
+        except ServeError as error:
+            if error.name not in RETRYABLE:
+                raise
+            unprocessed[name] = request
+            continue
+        found = []
+        for key in keys:
+            row = rows.get(table.row_key(key))
+            item = next((i for i in session.decode(table, row) if same_key(i, key)), None) if row else None
+            if item is not None:
+                found.append(expressions.project(item_to_wire(item), paths))
+        responses[name] = found
+    return {"Responses": responses, "UnprocessedKeys": unprocessed}
+
+
+async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    requests = _requests(body)
+    if sum(len(r) for r in requests.values() if isinstance(r, list)) > MAX_WRITES:
+        raise validation("Too many items requested for the BatchWriteItem call")
+    writes = [(session.catalog.get(name), w) for name, ws in requests.items() for w in (ws or [])]
+    for table, write in writes:  # every request checked before anything is written
+        _batch_write_image(table, write)
+    unprocessed: dict[str, list[Any]] = {}
+    for table, write in writes:
+        key, new = _batch_write_image(table, write)
+        try:
+            await change_item(session, table, key, {}, lambda _old, new=new: new)
+        except ServeError as error:
+            if error.name not in RETRYABLE:
+                raise
+            unprocessed.setdefault(table.name, []).append(write)
+    return {"UnprocessedItems": unprocessed}
+
+
+def _batch_write_image(table: ServedTable, write: Any) -> tuple[Item, Item | None]:
+    if not isinstance(write, dict) or len(write) != 1 or next(iter(write)) not in ("PutRequest", "DeleteRequest"):
+        raise validation("Each WriteRequest must hold exactly one PutRequest or DeleteRequest")
+    if "PutRequest" in write:
+        item = item_to_codec((write["PutRequest"] or {}).get("Item"), "Item")
+        check_size(item)
+        return table.checked_key(table.key_of(item)), item
+    return table.checked_key(item_to_codec((write["DeleteRequest"] or {}).get("Key"), "Key")), None
+
+
+def _one_row(entries: list[tuple[ServedTable, Item]], what: str) -> tuple[ServedTable, bytes]:
+    if not entries or len(entries) > MAX_TRANSACT:
+        raise validation(f"1 validation error detected: {what} must have between 1 and {MAX_TRANSACT} items")
+    rows = {(t.name, t.row_key(k)) for t, k in entries}
+    if len(rows) > 1:
+        raise unsupported(f"{what} over {len(rows)} Bigtable rows",
+                          "Bigtable is atomic within one row only, and these items live in different rows; "
+                          "a transaction is served when every item it names maps into one row of one table "
+                          "(the same partition in the single-table and adjacency designs)")
+    table = entries[0][0]
+    return table, entries[0][0].row_key(entries[0][1])
+
+
+async def transact_get_items(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    gets = [(g or {}).get("Get") or {} for g in body.get("TransactItems") or []]
+    entries = []
+    for get in gets:
+        table = session.catalog.get(get.get("TableName"))
+        entries.append((table, table.checked_key(item_to_codec(get.get("Key"), "Key"))))
+    table, row_key = _one_row(entries, "TransactGetItems")
+    row = await session.store(table, consistent=True).read_row(row_key)
+    items = session.decode(table, row) if row is not None else []
+    out = []
+    for get, (_, key) in zip(gets, entries, strict=True):
+        item = next((i for i in items if same_key(i, key)), None)
+        paths = expressions.projection(get.get("ProjectionExpression"), get.get("ExpressionAttributeNames"))
+        out.append({"Item": expressions.project(item_to_wire(item), paths)} if item is not None else {})
+    return {"Responses": out}
+
+
+_ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
+
+
+def _action(entry: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(entry, dict) or len(entry) != 1 or next(iter(entry)) not in _ACTIONS:
+        raise validation("Each TransactItem must hold exactly one of ConditionCheck, Put, Delete, Update")
+    (kind, request), = entry.items()
+    return kind, request or {}
+
+
+async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    actions = [_action(e) for e in body.get("TransactItems") or []]
+    entries = []
+    for kind, request in actions:
+        table = session.catalog.get(request.get("TableName"))
+        if kind == "Put":
+            key = table.checked_key(table.key_of(item_to_codec(request.get("Item"), "Item")))
+        else:
+            key = table.checked_key(item_to_codec(request.get("Key"), "Key"))
+        entries.append((table, key))
+    if len({repr(sorted(k.items())) for _, k in entries}) != len(entries):
+        raise validation("Transaction request cannot include multiple operations on one item")
+    table, row_key = _one_row(entries, "TransactWriteItems")
+    store = session.store(table, consistent=True)
+    for _ in range(WRITE_TRIES):
+        row = await store.read_row(row_key)
+        cells = raw_cells(row) if row is not None else []
+        items = session.decode(table, row) if row is not None else []
+        mutations: list[Any] = []
+        reasons = []
+        for (kind, request), (_, key) in zip(actions, entries, strict=True):
+            item = next((i for i in items if same_key(i, key)), None)
+            reason, change = _transact_one(table, kind, request, key, item, row_key)
+            reasons.append(reason)
+            if change is not None:
+                mutations += change.mutations
+        if any(r["Code"] != "None" for r in reasons):
+            raise ServeError("TransactionCanceledException",
+                             "Transaction cancelled, please refer cancellation reasons for specific reasons "
+                             f"[{', '.join(r['Code'] for r in reasons)}]", extra={"CancellationReasons": reasons})
+        if await store.write_if_unchanged(RowMutation(row_key, tuple(mutations)), cells):
+            return {}
+    raise throttled(f"the row in {table.name} kept changing while this transaction was checked; retry")
+
+
+def _transact_one(table: ServedTable, kind: str, request: dict[str, Any], key: Item, item: Item | None,
+                  row_key: bytes) -> tuple[dict[str, str], RowMutation | None]:
+    holds = expressions.condition(request.get("ConditionExpression"), request.get("ExpressionAttributeNames"),
+                                  request.get("ExpressionAttributeValues"), table.keys)
+    old = item_to_wire(item) if item is not None else None
+    if not holds(old):
+        return {"Code": "ConditionalCheckFailed", "Message": condition_failed().message}, None
+    found = Found(row_key, [], item)
+    if kind == "ConditionCheck":
+        return {"Code": "None"}, None
+    if kind == "Delete":
+        return {"Code": "None"}, write_of(table, found, None) if item is not None else None
+    if kind == "Put":
+        new = item_to_codec(request.get("Item"), "Item")
+    else:
+        start = old if old is not None else item_to_wire(key)
+        new = item_to_codec(expressions.update(start, request.get("UpdateExpression") or "", request.get(
+            "ExpressionAttributeNames"), request.get("ExpressionAttributeValues"), table.key_types), "Item")
+    check_size(new)
+    return {"Code": "None"}, write_of(table, found, new)

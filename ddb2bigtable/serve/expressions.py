@@ -1,0 +1,190 @@
+"""DynamoDB expressions (condition, filter, update, key condition, projection) through moto.
+
+moto's DynamoDB expression parser and evaluator (Apache-2.0; `moto.dynamodb.parsing` and
+`moto.dynamodb.comparisons`, pinned with moto in pyproject.toml) is what thousands of test
+suites run their DynamoDB code against, so its grammar, functions, reserved words and
+error messages follow DynamoDB's closely; writing a parser here would repeat that work
+with fewer users. It evaluates items in wire form (binary as base64 text, as DynamoDB JSON
+has it), which is why the operations keep items in wire form around this module and
+convert to the codec's form only at Bigtable (wire.py). moto is used as a library only:
+no mock is started, nothing is patched. This module is the one place that imports it, so
+a later parser can replace it behind the same functions (docs/serve.md, "Choices").
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from moto.core.exceptions import JsonRESTError
+from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.dynamo_type import Item as MotoItem
+from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
+from moto.dynamodb.parsing.key_condition_expression import parse_expression
+from moto.dynamodb.parsing.validators import UpdateExpressionValidator
+
+from .errors import PREFIX, ServeError, validation
+from .wire import WireItem
+
+Names = dict[str, str]
+Values = dict[str, Any]
+_PART = re.compile(r"([^\[\]]+)((?:\[\d+\])*)")
+
+
+@contextmanager
+def dynamodb_errors() -> Iterator[None]:
+    """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text."""
+    try:
+        yield
+    except JsonRESTError as error:
+        name = str(getattr(error, "error_type", "ValidationException")).removeprefix(PREFIX)
+        raise ServeError(name, str(getattr(error, "message", error))) from None
+    except NotImplementedError as error:
+        raise validation(f"this expression uses something ddb2bigtable serve does not support: {error}") from None
+
+
+def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
+    hash_key = DynamoType(item[keys[0]])
+    range_key = DynamoType(item[keys[1]]) if len(keys) > 1 else None
+    return MotoItem(hash_key, range_key, copy.deepcopy(item))
+
+
+def condition(expression: str | None, names: Names | None, values: Values | None,
+              keys: tuple[str, ...]) -> Callable[[WireItem | None], bool]:
+    """A ConditionExpression or FilterExpression as a test of one item (None: no item)."""
+    if not expression:
+        return lambda item: True
+    with dynamodb_errors():
+        op = get_filter_expression(expression, names or {}, values or {})
+
+    def holds(item: WireItem | None) -> bool:
+        with dynamodb_errors():
+            return bool(op.expr(_moto_item(item, keys) if item is not None else None))
+    return holds
+
+
+@dataclass(frozen=True)
+class _KeyTable:
+    """What moto's update validator asks of a table: its key attributes and their types."""
+
+    table_key_attrs: list[str]
+    attr: list[dict[str, str]]
+
+    @property
+    def attribute_keys(self) -> list[str]:
+        return self.table_key_attrs
+
+
+def update(item: WireItem, expression: str, names: Names | None, values: Values | None,
+           key_types: dict[str, str]) -> WireItem:
+    """The item after an UpdateExpression (SET, REMOVE, ADD, DELETE), in wire form.
+    `item` holds at least the key attributes (a new item is just its key)."""
+    keys = tuple(key_types)
+    table = _KeyTable(list(keys), [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
+    with dynamodb_errors():
+        tree = UpdateExpressionParser.make(expression)
+        target = _moto_item(item, keys)
+        checked = UpdateExpressionValidator(tree, expression_attribute_names=names or {},
+                                            expression_attribute_values=values or {}, item=target,
+                                            table=table).validate()  # type: ignore[arg-type] # its key fields only
+        checked.normalize()
+        UpdateExpressionExecutor(checked, target, names or {}).execute()
+        return dict(target.to_json()["Attributes"])
+
+
+@dataclass(frozen=True)
+class KeyCondition:
+    partition: tuple[str, Any]  # (attribute, wire value)
+    sort: tuple[str, str, list[Any]] | None  # (attribute, EQ|LT|LE|GT|GE|BETWEEN|BEGINS_WITH, wire values)
+
+
+def key_condition(expression: str, names: Names | None, values: Values | None,
+                  keys: tuple[str, ...]) -> KeyCondition:
+    """A Query's KeyConditionExpression: equality on the partition key, at most one
+    comparison on the sort key."""
+    schema = [{"AttributeName": k, "KeyType": kind} for k, kind in zip(keys, ("HASH", "RANGE"), strict=False)]
+    with dynamodb_errors():
+        hashes, ranges, _ = parse_expression(expression, values or {}, names or {}, schema)
+    if len(hashes) != 1 or hashes[0][0] != keys[0]:
+        raise validation(f"Query condition missed key schema element: {keys[0]}")
+    if len(ranges) > 1 or (ranges and (len(keys) < 2 or ranges[0][0] != keys[1])):
+        raise validation("Query key condition not supported")
+    sort = (ranges[0][0], ranges[0][1].upper(), ranges[0][2]) if ranges else None
+    return KeyCondition(hashes[0], sort)
+
+
+Path = list[str | int]
+
+
+def projection(expression: str | None, names: Names | None) -> list[Path] | None:
+    """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
+    if expression is None:
+        return None
+    names = names or {}
+    paths: list[Path] = []
+    for text in expression.split(","):
+        path: Path = []
+        for part in text.strip().split("."):
+            found = _PART.fullmatch(part.strip())
+            if not found:
+                raise validation(f"Invalid ProjectionExpression: Syntax error; token: {part!r}")
+            name = found.group(1)
+            if name.startswith("#"):
+                if name not in names:
+                    raise validation(f"Value provided in ExpressionAttributeNames unused in expressions: "
+                                     f"An expression attribute name used in the document path is not defined; "
+                                     f"attribute name: {name}")
+                name = names[name]
+            path.append(name)
+            path += [int(i) for i in re.findall(r"\d+", found.group(2))]
+        paths.append(path)
+    return paths
+
+
+def project(item: WireItem, paths: list[Path] | None) -> WireItem:
+    """The parts of the item the paths name (DynamoDB keeps the document's shape; list
+    elements picked by index come back as a shorter list, in path order)."""
+    if paths is None:
+        return item
+    out: WireItem = {}
+    for path in paths:
+        value = _follow({"M": item}, path)
+        if value is not None:
+            _place(out, path, value)
+    return out
+
+
+def _follow(value: Any, path: Path) -> Any:
+    for step in path:
+        (tag, inner), = value.items()
+        if isinstance(step, int):
+            if tag != "L" or step >= len(inner):
+                return None
+            value = inner[step]
+        else:
+            if tag != "M" or step not in inner:
+                return None
+            value = inner[step]
+    return value
+
+
+def _place(out: WireItem, path: Path, value: Any) -> None:
+    node: Any = out  # the inner dict of a map, or the inner list of a list
+    for step, following in zip(path, path[1:], strict=False):
+        fresh: dict[str, Any] = {"L": []} if isinstance(following, int) else {"M": {}}
+        if isinstance(node, dict):
+            child = node.setdefault(step, fresh)
+        else:  # elements picked from a list are appended in path order
+            node.append(fresh)
+            child = fresh
+        node = next(iter(child.values()))
+    if isinstance(node, dict):
+        node[path[-1]] = value
+    else:
+        node.append(value)

@@ -1,0 +1,146 @@
+"""GetItem, PutItem, DeleteItem and UpdateItem.
+
+Writes are read-check-write, atomic per row (store.py): the row is read through the
+single-cluster profile, the condition and the update are evaluated on the item as it is,
+and the new cells are written only if the row has not changed since; otherwise it starts
+over, up to WRITE_TRIES times, then answers ProvisionedThroughputExceededException (the
+SDK backs off and retries). A write also clears every cell of the item's previous image
+(`Codec.delete` of the old item) so an attribute the new image lacks does not survive.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..codec.items import Item
+from ..codec.mutations import CodecError, Expired, RowMutation
+from . import expressions
+from .errors import condition_failed, throttled, unsupported, validation
+from .session import Found, Session
+from .store import now_micros
+from .tables import ServedTable
+from .wire import WireItem, check_size, item_to_codec, item_to_wire
+
+WRITE_TRIES = 8
+LEGACY = ("Expected", "AttributesToGet", "AttributeUpdates", "ConditionalOperator", "KeyConditions",
+          "QueryFilter", "ScanFilter")
+RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
+
+
+def refuse_legacy(body: dict[str, Any]) -> None:
+    for name in LEGACY:
+        if name in body:
+            raise unsupported(f"the legacy parameter {name}", "use its expression form (ConditionExpression, "
+                              "ProjectionExpression, UpdateExpression, KeyConditionExpression, FilterExpression)")
+
+
+def _key(table: ServedTable, body: dict[str, Any]) -> Item:
+    return table.checked_key(item_to_codec(body.get("Key"), "Key"))
+
+
+def _return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
+    wanted = body.get("ReturnValues", "NONE")
+    if wanted not in allowed:
+        raise validation(f"Return values set to invalid value: {wanted}")
+    return str(wanted)
+
+
+async def get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    refuse_legacy(body)
+    table = session.catalog.get(body.get("TableName"))
+    found = await session.find(table, _key(table, body), consistent=bool(body.get("ConsistentRead")))
+    if found.item is None:
+        return {}
+    paths = expressions.projection(body.get("ProjectionExpression"), body.get("ExpressionAttributeNames"))
+    return {"Item": expressions.project(item_to_wire(found.item), paths)}
+
+
+def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
+    """The one row mutation that replaces the found item with `new` (None: deletes it)."""
+    codec = table.codec
+    try:
+        clear = codec.delete(found.item).mutations if found.item is not None else ()
+        if new is None:
+            return RowMutation(found.row_key, clear)
+        now = now_micros()
+        written = codec.encode(new, write_time_micros=now, now_micros=now, replace=True)
+    except CodecError as error:
+        raise validation(f"One or more parameter values were invalid: {error}") from None
+    if isinstance(written, Expired):  # its TTL has passed: DynamoDB would no longer return it
+        return RowMutation(found.row_key, clear)
+    return RowMutation(written.key, (*clear, *written.mutations))
+
+
+async def change_item(session: Session, table: ServedTable, key: Item, body: dict[str, Any],
+                      new_image: Any) -> tuple[Item | None, Item | None]:
+    """Read, check the ConditionExpression, compute the new image (`new_image(old wire item or
+    None) -> codec item or None`) and write it if the row is unchanged; (old, new)."""
+    holds = expressions.condition(body.get("ConditionExpression"), body.get("ExpressionAttributeNames"),
+                                  body.get("ExpressionAttributeValues"), table.keys)
+    store = session.store(table, consistent=True)
+    for _ in range(WRITE_TRIES):
+        found = await session.find(table, key, consistent=True)
+        old = item_to_wire(found.item) if found.item is not None else None
+        if not holds(old):
+            failed = body.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and old is not None
+            raise condition_failed(old if failed else None)
+        new = new_image(old)
+        if new is None and found.item is None:
+            return None, None  # nothing to delete
+        if await store.write_if_unchanged(write_of(table, found, new), found.cells):
+            return found.item, new
+    raise throttled(f"the item's row in {table.name} kept changing while this write was checked; retry")
+
+
+async def put_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    refuse_legacy(body)
+    table = session.catalog.get(body.get("TableName"))
+    returns = _return_values(body, ("NONE", "ALL_OLD"))
+    item = item_to_codec(body.get("Item"), "Item")
+    key = table.checked_key(table.key_of(item)) if all(k in item for k in table.keys) else None
+    if key is None:
+        raise validation(f"One or more parameter values were invalid: Missing the key {table.keys[0]} in the item")
+    check_size(item)
+    old, _ = await change_item(session, table, key, body, lambda _old: item)
+    return {"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}
+
+
+async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    refuse_legacy(body)
+    table = session.catalog.get(body.get("TableName"))
+    returns = _return_values(body, ("NONE", "ALL_OLD"))
+    old, _ = await change_item(session, table, _key(table, body), body, lambda _old: None)
+    return {"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}
+
+
+async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    refuse_legacy(body)
+    table = session.catalog.get(body.get("TableName"))
+    returns = _return_values(body, RETURN_VALUES)
+    key = _key(table, body)
+    expression = body.get("UpdateExpression")
+    names, values = body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues")
+
+    def updated(old: WireItem | None) -> Item:
+        start = old if old is not None else item_to_wire(key)
+        if not expression:
+            return item_to_codec(start)
+        new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
+        check_size(new)
+        return new
+
+    old, new = await change_item(session, table, key, body, updated)
+    return _returned(returns, old or {}, new or {})
+
+
+def _returned(returns: str, old: Item, new: Item) -> dict[str, Any]:
+    if returns == "NONE":
+        return {}
+    if returns == "ALL_OLD":
+        return {"Attributes": item_to_wire(old)} if old else {}
+    if returns == "ALL_NEW":
+        return {"Attributes": item_to_wire(new)}
+    changed = [n for n in {**old, **new} if old.get(n) != new.get(n)]
+    side = old if returns == "UPDATED_OLD" else new
+    picked = {n: side[n] for n in changed if n in side}
+    return {"Attributes": item_to_wire(picked)} if picked else {}

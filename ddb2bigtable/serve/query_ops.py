@@ -1,0 +1,215 @@
+"""Query and Scan.
+
+Query reads the rows that can hold the partition (tables.partition_prefixes: one prefix
+per mapping rule; the whole table only when a rule's row key does not start with the
+partition key), decodes their items, keeps those of the partition whose sort key meets
+the key condition, orders them by sort key as DynamoDB does (S and B by bytes, N by
+value) and pages them: Limit counts items evaluated, a page stops at 1 MB of items read,
+and LastEvaluatedKey / ExclusiveStartKey carry the position. Scan reads rows in key order
+from ExclusiveStartKey's row, a row's items by key; Segment/TotalSegments split the table
+by a hash of the row key (each segment reads every row and keeps its own), so every item
+is in exactly one segment and stays there across pages.
+"""
+
+from __future__ import annotations
+
+import zlib
+from decimal import Decimal
+from typing import Any
+
+from ..codec.items import AttributeValue, Item
+from . import expressions
+from .errors import unsupported, validation
+from .item_ops import refuse_legacy
+from .session import Session, key_text
+from .tables import ServedTable
+from .wire import item_to_codec, item_to_wire, to_codec, value_bytes
+
+PAGE_BYTES = 1024 * 1024  # DynamoDB stops a Query or Scan page at 1 MB read
+SCAN_ROWS = 200  # rows read per Bigtable call while scanning
+SELECTS = ("ALL_ATTRIBUTES", "COUNT", "SPECIFIC_ATTRIBUTES")
+
+
+def sort_value(value: AttributeValue | None) -> tuple[int, Any]:
+    if value is None:
+        return (0, b"")
+    (tag, inner), = value.items()
+    if tag == "N":
+        return (1, Decimal(inner))
+    return (1, inner.encode() if tag == "S" else bytes(inner))
+
+
+def _item_order(table: ServedTable, item: Item) -> tuple:
+    return tuple(sort_value(item.get(k)) for k in table.keys)
+
+
+def _meets(value: AttributeValue | None, op: str, bounds: list[AttributeValue]) -> bool:  # noqa: PLR0911
+    if value is None or next(iter(value)) != next(iter(bounds[0])):
+        return False
+    have, first = sort_value(value), sort_value(bounds[0])
+    if op == "EQ":
+        return have == first
+    if op == "LT":
+        return have < first
+    if op == "LE":
+        return have <= first
+    if op == "GT":
+        return have > first
+    if op == "GE":
+        return have >= first
+    if op == "BETWEEN":
+        return first <= have <= sort_value(bounds[1])
+    if op == "BEGINS_WITH":
+        return isinstance(have[1], bytes) and have[1].startswith(first[1])
+    raise validation(f"Unsupported key condition operator {op}")
+
+
+def _select(body: dict[str, Any]) -> str:
+    select = body.get("Select", "ALL_ATTRIBUTES")
+    if select == "ALL_PROJECTED_ATTRIBUTES":
+        raise unsupported("Select ALL_PROJECTED_ATTRIBUTES", "secondary indexes are not served yet")
+    if select not in SELECTS:
+        raise validation(f"1 validation error detected: Value '{select}' at 'select' failed to satisfy constraint")
+    if select == "COUNT" and "ProjectionExpression" in body:
+        raise validation("Cannot specify the ProjectionExpression when choosing to get COUNT")
+    return str(select)
+
+
+def _limit(body: dict[str, Any]) -> int | None:
+    limit = body.get("Limit")
+    if limit is not None and (not isinstance(limit, int) or limit < 1):
+        raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
+                         "Member must have value greater than or equal to 1")
+    return limit
+
+
+def _page(table: ServedTable, body: dict[str, Any], items: list[Item], more: bool) -> dict[str, Any]:
+    """The evaluated items of one page as the response: filter, projection, Select, position."""
+    names, values = body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues")
+    keep = expressions.condition(body.get("FilterExpression"), names, values, table.keys)
+    paths = expressions.projection(body.get("ProjectionExpression"), names)
+    wire = [item_to_wire(i) for i in items]
+    matched = [w for w in wire if keep(w)]
+    out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(items)}
+    if _select(body) != "COUNT":
+        out["Items"] = [expressions.project(w, paths) for w in matched]
+    if more and items:
+        out["LastEvaluatedKey"] = item_to_wire(table.key_of(items[-1]))
+    return out
+
+
+def _take(items: list[Item], limit: int | None) -> tuple[list[Item], bool]:
+    """The items of one page (Limit, 1 MB) and whether more may follow."""
+    taken: list[Item] = []
+    size = 0
+    for item in items:
+        if (limit is not None and len(taken) >= limit) or size >= PAGE_BYTES:
+            return taken, True
+        taken.append(item)
+        size += sum(len(n) + value_bytes(v) for n, v in item.items())
+    return taken, False
+
+
+async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    refuse_legacy(body)
+    table = session.catalog.get(body.get("TableName"))
+    if body.get("IndexName"):
+        raise unsupported(f"Query on index {body['IndexName']}", "secondary indexes (the plan's materialized "
+                          "views) are not served yet")
+    _select(body)
+    limit = _limit(body)
+    expression = body.get("KeyConditionExpression")
+    if not expression:
+        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
+    found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
+                                      body.get("ExpressionAttributeValues"), table.keys)
+    partition = to_codec(found.partition[1], "KeyConditionExpression")
+    items = await _partition_items(session, table, partition, bool(body.get("ConsistentRead")))
+    if found.sort is not None:
+        name, op, bounds = found.sort
+        wanted = [to_codec(b, "KeyConditionExpression") for b in bounds]
+        items = [i for i in items if _meets(i.get(name), op, wanted)]
+    reverse = body.get("ScanIndexForward", True) is False
+    items.sort(key=lambda i: _item_order(table, i), reverse=reverse)
+    items = _after(table, items, body.get("ExclusiveStartKey"), reverse)
+    taken, more = _take(items, limit)
+    return _page(table, body, taken, more)
+
+
+def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:
+    """The items past ExclusiveStartKey in the query's direction (the item itself may be gone)."""
+    if start is None:
+        return items
+    mark = _item_order(table, table.checked_key(item_to_codec(start, "ExclusiveStartKey")))
+    return [i for i in items if (_item_order(table, i) < mark if reverse else _item_order(table, i) > mark)]
+
+
+async def _partition_items(session: Session, table: ServedTable, partition: AttributeValue,
+                           consistent: bool) -> list[Item]:
+    prefixes = table.partition_prefixes(partition)
+    store = session.store(table, consistent)
+    ranges = [(p, _after_prefix(p)) for p in prefixes] if prefixes is not None else [(b"", None)]
+    pk = table.keys[0]
+    items: list[Item] = []
+    for start, end in ranges:
+        position, open_start = start, False
+        while True:
+            rows = await store.scan(position or None, end, start_open=open_start, limit=SCAN_ROWS)
+            for row in rows:
+                items += [i for i in session.decode(table, row) if pk in i and key_text(i[pk]) == key_text(partition)]
+            if len(rows) < SCAN_ROWS:
+                break
+            position, open_start = rows[-1].row_key, True
+    return items
+
+
+def _after_prefix(prefix: bytes) -> bytes | None:
+    """The first key after every key that starts with `prefix` (None: the end of the table)."""
+    trimmed = prefix.rstrip(b"\xff")
+    return trimmed[:-1] + bytes([trimmed[-1] + 1]) if trimmed else None
+
+
+async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    refuse_legacy(body)
+    table = session.catalog.get(body.get("TableName"))
+    if body.get("IndexName"):
+        raise unsupported(f"Scan on index {body['IndexName']}", "secondary indexes are not served yet")
+    _select(body)
+    limit = _limit(body)
+    segment, total = _segments(body)
+    store = session.store(table, bool(body.get("ConsistentRead")))
+    start = body.get("ExclusiveStartKey")
+    start_key = table.checked_key(item_to_codec(start, "ExclusiveStartKey")) if start is not None else None
+    position = table.row_key(start_key) if start_key else None
+    open_start, items, done = False, [], False
+    while not done:
+        rows = await store.scan(position, None, start_open=open_start, limit=SCAN_ROWS)
+        for row in rows:
+            if total and zlib.crc32(row.row_key) % total != segment:
+                continue
+            found = sorted(session.decode(table, row), key=lambda i: _item_order(table, i))
+            if start_key is not None and row.row_key == position and not open_start:
+                found = [i for i in found if _item_order(table, i) > _item_order(table, start_key)]
+            items += found
+        done = len(rows) < SCAN_ROWS or _take(items, limit)[1]
+        if rows:
+            position, open_start = rows[-1].row_key, True
+    taken, more = _take(items, limit)
+    return _page(table, body, taken, more)
+
+
+def _segments(body: dict[str, Any]) -> tuple[int, int]:
+    segment, total = body.get("Segment"), body.get("TotalSegments")
+    if (segment is None) != (total is None):
+        raise validation("The TotalSegments parameter is required but was not present in the request when "
+                         "Segment parameter is present" if total is None else
+                         "The Segment parameter is required but was not present in the request when parameter "
+                         "TotalSegments is present")
+    if total is None:
+        return 0, 0
+    if not isinstance(total, int) or not 1 <= total <= 1000000:
+        raise validation("1 validation error detected: Value at 'totalSegments' failed to satisfy constraint")
+    if not isinstance(segment, int) or not 0 <= segment < total:
+        raise validation(f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+                         f"Segment: {segment} is not less than TotalSegments: {total}")
+    return segment, total

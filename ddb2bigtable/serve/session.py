@@ -1,0 +1,72 @@
+"""What every operation shares: the catalog, one Bigtable data client per process, and the
+read of one item by key.
+
+A row can hold several items (the seeds' single-table and adjacency designs), so an item is
+found by reading its row, decoding every item the row holds with the codec and keeping the
+one whose key attributes equal the requested key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ..codec.items import AttributeValue, Item
+from ..codec.mutations import Cell, CodecError
+from .errors import internal
+from .store import Store, live_cells, now_micros, raw_cells
+from .tables import Catalog, ServedTable
+
+
+def key_text(value: AttributeValue) -> Any:
+    """A key value compared as DynamoDB compares keys: numbers by value."""
+    (tag, inner), = value.items()
+    return (tag, Decimal(inner)) if tag == "N" else (tag, inner)
+
+
+def same_key(item: Item, key: Item) -> bool:
+    return all(name in item and key_text(item[name]) == key_text(value) for name, value in key.items())
+
+
+@dataclass
+class Found:
+    """One item's row as read: its key, every cell (for the write guard) and the item."""
+
+    row_key: bytes
+    cells: list[Cell]
+    item: Item | None
+
+
+@dataclass
+class Session:
+    catalog: Catalog
+    client: Any  # BigtableDataClientAsync, one per worker process
+    _stores: dict[tuple[str, str | None], Store] = field(default_factory=dict)
+
+    def store(self, table: ServedTable, consistent: bool) -> Store:
+        profile = table.consistent_profile if consistent else table.serving_profile
+        handle = self._stores.get((table.name, profile))
+        if handle is None:
+            handle = Store(self.client.get_table(table.instance_id, table.spec.id, app_profile_id=profile),
+                           table.name)
+            self._stores[(table.name, profile)] = handle
+        return handle
+
+    def decode(self, table: ServedTable, row: Any, now: int | None = None) -> list[Item]:
+        """The live items of one row; a row the codec cannot read is the table's fault, not the
+        request's: a 500 naming the row and why."""
+        cells = live_cells(row, table.codec.ttl_families, now or now_micros())
+        try:
+            return table.codec.decode(row.row_key, cells) if cells else []
+        except CodecError as error:
+            raise internal(f"row {row.row_key.decode('utf-8', 'replace')} of table {table.name} cannot be read "
+                           f"with its mapping and recorded types: {error}") from None
+
+    async def find(self, table: ServedTable, key: Item, *, consistent: bool) -> Found:
+        row_key = table.row_key(key)
+        row = await self.store(table, consistent).read_row(row_key)
+        if row is None:
+            return Found(row_key, [], None)
+        item = next((i for i in self.decode(table, row) if same_key(i, key)), None)
+        return Found(row_key, raw_cells(row), item)

@@ -1,0 +1,168 @@
+"""Bigtable I/O for serve: rows read as codec cells, codec mutations written, and the
+conditional write that makes a read-check-write atomic per row.
+
+Every call carries a deadline (DEADLINES), so a Bigtable that stops answering fails a
+request in seconds with a 500 the SDK retries, never a hung connection.
+
+Atomic per row: a conditional write (ConditionExpression, UpdateItem, a replace that must
+clear the previous image's cells) reads the row, decides in Python, then writes with
+CheckAndMutateRow whose predicate is true only while the row still holds exactly the cells
+read: every one of them (family, qualifier, timestamp, and the value itself when short)
+and no other. A writer that got in between makes the predicate false, nothing is
+written, and the operation starts over from a fresh read (operations.py). Bigtable caps a
+filter at 20 KB (Google, "Quotas and limits", https://cloud.google.com/bigtable/quotas,
+read 2026-11-25), so values are compared only up to VALUE_BUDGET bytes in all; longer
+values are matched by their column and timestamp, which every writer sets anew.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from google.api_core import exceptions as google_errors
+from google.cloud.bigtable.data import ReadRowsQuery, RowRange
+from google.cloud.bigtable.data import mutations as bt
+from google.cloud.bigtable.data import row_filters as rf
+
+from ..codec.mutations import Cell, DeleteCells, DeleteRow, RowMutation, SetCell
+from .errors import ServeError, internal, not_found, throttled
+
+READ_SECONDS = 10.0  # a point read or a page of a query, retries included
+ATTEMPT_SECONDS = 5.0
+WRITE_SECONDS = 10.0  # one MutateRow or CheckAndMutateRow
+VALUE_BUDGET = 8 * 1024  # value bytes compared inside one CheckAndMutate predicate
+VALUE_CELL_MAX = 512  # a longer value is matched by column and timestamp only
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def now_micros() -> int:
+    return int(time.time() * 1_000_000)
+
+
+def live_cells(row: Any, ttl_families: frozenset[str], now: int) -> list[Cell]:
+    """A row's cells as the codec reads them, without TTL cells already past their expiry
+    (GC collects them lazily, so they can still be there)."""
+    return [Cell(c.family, bytes(c.qualifier), bytes(c.value), c.timestamp_micros) for c in row
+            if not (c.family in ttl_families and c.timestamp_micros < now)]
+
+
+def raw_cells(row: Any) -> list[Cell]:
+    """Every cell of the row, expired or not: what the guard of a conditional write compares."""
+    return [Cell(c.family, bytes(c.qualifier), bytes(c.value), c.timestamp_micros) for c in row]
+
+
+def client_mutations(row: RowMutation) -> list[bt.Mutation]:
+    found: list[bt.Mutation] = []
+    for m in row.mutations:
+        if isinstance(m, SetCell):
+            found.append(bt.SetCell(m.family, m.qualifier, m.value, m.timestamp_micros))
+        elif isinstance(m, DeleteRow):
+            found.append(bt.DeleteAllFromRow())
+        elif isinstance(m, DeleteCells):
+            found.append(bt.DeleteRangeFromColumn(m.family, m.qualifier, m.start_micros, m.end_micros))
+    return found
+
+
+def unchanged_filter(cells: list[Cell]) -> rf.RowFilter:
+    """True (yields a cell) only while the row holds exactly `cells` (see the module doc).
+    For an empty read, the caller writes in the false branch of a pass-all predicate."""
+    budget = VALUE_BUDGET
+    columns: dict[tuple[str, bytes], list[rf.RowFilter]] = {}
+    for cell in cells:
+        at = _EPOCH + timedelta(microseconds=cell.timestamp_micros)
+        parts: list[rf.RowFilter] = [rf.TimestampRangeFilter(at, at + timedelta(microseconds=1))]
+        if len(cell.value) <= min(VALUE_CELL_MAX, budget):
+            budget -= len(cell.value)
+            parts.append(rf.LiteralValueFilter(cell.value))
+        columns.setdefault((cell.family, cell.qualifier), []).append(_chain(parts))
+    matchers = [_chain([rf.ColumnRangeFilter(f, q, q), _union(versions)]) for (f, q), versions in columns.items()]
+    all_there = _chain([_union(matchers), rf.CellsRowOffsetFilter(len(cells) - 1)])
+    more = rf.CellsRowOffsetFilter(len(cells))
+    return rf.ConditionalRowFilter(all_there, rf.ConditionalRowFilter(more, rf.BlockAllFilter(True),
+                                                                      rf.PassAllFilter(True)),
+                                   rf.BlockAllFilter(True))
+
+
+def _chain(filters: list[rf.RowFilter]) -> rf.RowFilter:
+    return filters[0] if len(filters) == 1 else rf.RowFilterChain(filters)
+
+
+def _union(filters: list[rf.RowFilter]) -> rf.RowFilter:
+    return filters[0] if len(filters) == 1 else rf.RowFilterUnion(filters)
+
+
+class Store:
+    """One Bigtable table through one app profile, its calls bounded and its failures
+    turned into DynamoDB's errors (`bigtable_errors`)."""
+
+    def __init__(self, handle: Any, name: str):
+        self.handle, self.name = handle, name
+
+    async def read_row(self, key: bytes) -> Any:
+        async with bigtable_errors(self.name):
+            return await self.handle.read_row(key, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+
+    async def read_rows(self, keys: list[bytes]) -> dict[bytes, Any]:
+        async with bigtable_errors(self.name):
+            rows = await self.handle.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys))),
+                                               operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+        return {row.row_key: row for row in rows}
+
+    async def scan(self, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int) -> list[Any]:
+        """Up to `limit` rows of [start, end) in key order (start excluded with `start_open`)."""
+        query = ReadRowsQuery(row_ranges=[RowRange(start_key=start, end_key=end, start_is_inclusive=not start_open)],
+                              limit=limit)
+        async with bigtable_errors(self.name):
+            return await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+
+    async def write(self, row: RowMutation) -> None:
+        async with bigtable_errors(self.name):
+            await self.handle.mutate_row(row.key, client_mutations(row), operation_timeout=WRITE_SECONDS,
+                                         attempt_timeout=ATTEMPT_SECONDS)
+
+    async def write_if_unchanged(self, row: RowMutation, read: list[Cell]) -> bool:
+        """Write only while the row still holds exactly the cells `read`; False when it changed."""
+        changes = client_mutations(row)
+        async with bigtable_errors(self.name):
+            if not read:
+                matched = await self.handle.check_and_mutate_row(row.key, rf.PassAllFilter(True),
+                                                                 false_case_mutations=changes,
+                                                                 operation_timeout=WRITE_SECONDS)
+                return not matched
+            return bool(await self.handle.check_and_mutate_row(row.key, unchanged_filter(read),
+                                                               true_case_mutations=changes,
+                                                               operation_timeout=WRITE_SECONDS))
+
+
+class bigtable_errors:  # noqa: N801 - used as a context manager, named for what it catches
+    """Bigtable's failures as DynamoDB's: RESOURCE_EXHAUSTED is throttling (the SDK backs off),
+    a missing table is ResourceNotFound, a deadline or an unreachable server a 500."""
+
+    def __init__(self, table: str):
+        self.table = table
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, kind: Any, error: BaseException | None, tb: Any) -> None:
+        if error is None or isinstance(error, ServeError):
+            return
+        cause = _cause(error)
+        if isinstance(cause, google_errors.ResourceExhausted):
+            raise throttled(f"Bigtable is out of capacity for table {self.table} (RESOURCE_EXHAUSTED): {cause.message}")
+        if isinstance(cause, google_errors.NotFound):
+            raise not_found(self.table)
+        if isinstance(cause, google_errors.GoogleAPIError):
+            raise internal(f"Bigtable did not complete the request for table {self.table}: "
+                           f"{type(cause).__name__}: {cause}")
+
+
+def _cause(error: BaseException) -> BaseException:
+    """The client wraps retried failures (RetryExceptionGroup, DeadlineExceeded from ...)."""
+    inner = getattr(error, "exceptions", None)
+    if inner:
+        return _cause(inner[-1])
+    return error
+

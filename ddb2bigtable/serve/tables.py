@@ -1,0 +1,133 @@
+"""The tables serve answers for: DynamoDB table name -> the spec's table, its codec, the
+Bigtable table and app profiles, from the stage's plan.
+
+An application names a table as it did in DynamoDB (`source.table`: `Movies`), and serve
+reads and writes the Bigtable table the plan made for it (`movies`) in the stage's
+instance. Reads that may be eventually consistent go through the `serving` profile (the
+nearest cluster); ConsistentRead and every write that checks a condition go through the
+table's single-cluster profile (`txn-<region>`, planned for tables with
+`conditional_writes`), since CheckAndMutateRow needs single-cluster routing, or `serving`
+where the plan has none (one cluster: the same data).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..codec.codec import Codec
+from ..codec.items import AttributeValue, Item
+from ..codec.mutations import CodecError
+from ..codec.row_keys import key_part, salt_prefix
+from ..codec.type_inference import AttributeTypes
+from ..plan.model import InstancePlan
+from ..plan.planner import plan_stage
+from ..spec.model import TableSpec
+from ..spec.reading import read_specs
+from ..spec.stage import load_stage
+from .errors import validation
+
+SERVING = "serving"
+
+
+@dataclass(frozen=True)
+class ServedTable:
+    name: str  # the DynamoDB table name applications use
+    spec: TableSpec
+    instance_id: str
+    codec: Codec
+    serving_profile: str | None
+    consistent_profile: str | None
+    keys: tuple[str, ...] = field(default=())  # partition key, then sort key if any
+
+    @property
+    def key_types(self) -> dict[str, str]:
+        key = self.spec.source.key
+        return {k.name: k.type for k in (key.partition, key.sort) if k is not None}
+
+    def key_of(self, item: Item) -> Item:
+        return {k: item[k] for k in self.keys if k in item}
+
+    def checked_key(self, key: Item) -> Item:
+        """The Key parameter, exactly the table's key attributes with their types."""
+        if set(key) != set(self.keys):
+            raise validation("The provided key element does not match the schema")
+        for name, kind in self.key_types.items():
+            if next(iter(key[name])) != kind:
+                raise validation("The provided key element does not match the schema")
+        return key
+
+    def row_key(self, keys: Item) -> bytes:
+        try:
+            return self.codec.row_key(keys)
+        except CodecError as error:
+            raise validation(f"One or more parameter values were invalid: {error}") from None
+
+    def partition_prefixes(self, partition: AttributeValue) -> list[bytes] | None:
+        """Row-key prefixes that hold every item of one partition, one per mapping rule that
+        can hold it; None when a rule's row key does not start with the partition key (then
+        only a scan finds them)."""
+        pk = self.keys[0]
+        m = self.codec.mapping
+        found: list[bytes] = []
+        for plan in self.codec.plans:
+            wanted = plan.prefixes.get(pk)
+            if wanted and not (next(iter(partition)) == "S" and partition["S"].startswith(wanted)):
+                continue  # this rule holds no item of this partition
+            fields = plan.row.fields
+            leading = 0
+            while leading < len(fields) and fields[leading] == pk:
+                leading += 1
+            if leading == 0:
+                return None
+            values = m.fields.encode(plan, {pk: partition}, (pk,), strip=plan.strips)
+            prefix = plan.row.prefix(values, leading)
+            if m.salt:
+                prefix = salt_prefix(key_part(partition, m.pk.type, pk), m.salt, m.delimiter) + prefix
+            found.append(prefix)
+        return sorted(set(found))
+
+
+@dataclass(frozen=True)
+class Catalog:
+    tables: dict[str, ServedTable]
+    project: str
+    emulator: bool
+
+    def get(self, name: Any) -> ServedTable:
+        from .errors import not_found
+        if not isinstance(name, str) or not name:
+            raise validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: "
+                             "Member must not be null")
+        table = self.tables.get(name)
+        if table is None:
+            raise not_found(name)
+        return table
+
+
+def _profiles(instance: InstancePlan, table: TableSpec) -> tuple[str | None, str | None]:
+    ids = {p.id: p for p in instance.app_profiles}
+    serving = SERVING if SERVING in ids else None
+    home = next((c for c in instance.clusters if table.source.region in c.aws_regions), None)
+    single = f"txn-{home.gcp_region}" if home is not None else None
+    return serving, single if single in ids else serving
+
+
+def catalog(root: Path, stage_name: str, types: dict[str, AttributeTypes], project: str) -> Catalog:
+    """Every table of the stage's specs, keyed by its DynamoDB name. `types` are each table's
+    recorded attribute types by Bigtable table id (the load's, see cli/serve_cmd.py)."""
+    stage = load_stage(stage_name, root)
+    specs = read_specs([str(p) for p in stage.spec_paths(root)])
+    plan = plan_stage(stage, specs)
+    tables: dict[str, ServedTable] = {}
+    for spec, instance in zip(specs, plan.instances, strict=True):
+        for table in spec.tables:
+            serving, single = _profiles(instance, table)
+            key = table.source.key
+            keys = tuple(k.name for k in (key.partition, key.sort) if k is not None)
+            tables[table.source.table] = ServedTable(
+                name=table.source.table, spec=table, instance_id=instance.id,
+                codec=Codec(table, types.get(table.id, {})), serving_profile=serving, consistent_profile=single,
+                keys=keys)
+    return Catalog(tables, project, stage.emulator)

@@ -1,0 +1,152 @@
+"""Items as the wire carries them <-> items as the codec stores them.
+
+On the wire (DynamoDB's JSON protocol) binary values are base64 text and numbers are text
+as the client wrote them; the codec's `Item` holds binary as bytes (codec/items.py). Both
+directions walk nested maps and lists. Numbers are checked and normalised on the way in as
+DynamoDB does: at most 38 significant digits, magnitude between 1E-130 and 9.9999999999999999999999999999999999999E+125,
+trailing zeros dropped (`1.50` is stored and returned as `1.5`) (AWS, "Supported data
+types and naming rules", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html,
+read 2026-11-25).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from ..codec.items import ALL_TYPES, AttributeValue, Item
+from ..codec.scalars import binary_from_text, binary_text, is_number
+from .errors import validation
+
+MAX_DIGITS = 38
+MAX_EXPONENT = 125  # the largest number is 9.99...E+125
+MIN_EXPONENT = -130  # the smallest positive number is 1E-130
+WireItem = dict[str, Any]
+
+
+def number(text: Any, where: str) -> str:
+    """The number's text as DynamoDB returns it; ValidationException when it is not one."""
+    if not is_number(text):
+        raise validation(f"One or more parameter values were invalid: {where}: {text!r} is not a number")
+    value = Decimal(text).normalize()
+    if value.is_zero():
+        return "0"
+    digits = len(value.as_tuple().digits)
+    if digits > MAX_DIGITS:
+        raise validation(f"Attempting to store more than 38 significant digits in a Number ({where})")
+    top = value.adjusted()
+    if top > MAX_EXPONENT:
+        raise validation(f"Number overflow. Attempting to store a number with magnitude larger than supported "
+                         f"range ({where})")
+    if top < MIN_EXPONENT:
+        raise validation(f"Number underflow. Attempting to store a number with magnitude smaller than supported "
+                         f"range ({where})")
+    return format(value, "f")
+
+
+def to_codec(value: Any, where: str) -> AttributeValue:
+    """One wire value as the codec's typed value (binary decoded, numbers normalised)."""
+    if not isinstance(value, dict) or len(value) != 1:
+        raise validation(f"Supplied AttributeValue is empty, must contain exactly one of the supported datatypes "
+                         f"({where})")
+    (tag, inner), = value.items()
+    if tag not in ALL_TYPES:
+        raise validation(f"Supplied AttributeValue has an unknown datatype {tag!r} ({where})")
+    try:
+        return _inner_to_codec(tag, inner, where)
+    except (TypeError, ValueError, AttributeError, InvalidOperation):
+        raise validation(f"One or more parameter values were invalid: {where} is not a valid {tag} value") from None
+
+
+def _inner_to_codec(tag: str, inner: Any, where: str) -> AttributeValue:  # noqa: C901, PLR0911 - one branch per type
+    if tag == "S":
+        if not isinstance(inner, str):
+            raise TypeError
+        return {"S": inner}
+    if tag == "N":
+        return {"N": number(inner, where)}
+    if tag == "B":
+        return {"B": binary_from_text(inner)}
+    if tag in ("BOOL", "NULL"):
+        if not isinstance(inner, bool) or (tag == "NULL" and inner is not True):
+            raise TypeError
+        return {tag: inner}
+    if tag in ("SS", "NS", "BS"):
+        if not isinstance(inner, list) or not inner:
+            raise validation(f"One or more parameter values were invalid: An number set, string set or binary set "
+                             f"may not be empty ({where})")
+        members = [number(x, where) if tag == "NS" else binary_from_text(x) if tag == "BS" else _text(x)
+                   for x in inner]
+        if len(set(members)) != len(members):
+            raise validation(f"One or more parameter values were invalid: Input collection {inner} contains "
+                             f"duplicates ({where})")
+        return {tag: members}
+    if tag == "M":
+        if not isinstance(inner, dict):
+            raise TypeError
+        return {"M": {k: to_codec(v, f"{where}.{k}") for k, v in inner.items()}}
+    if not isinstance(inner, list):
+        raise TypeError
+    return {"L": [to_codec(v, f"{where}[{i}]") for i, v in enumerate(inner)]}
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError
+    return value
+
+
+def item_to_codec(item: Any, what: str = "Item") -> Item:
+    if not isinstance(item, dict):
+        raise validation(f"One or more parameter values were invalid: {what} must be a map of attributes")
+    return {name: to_codec(value, f"{what}.{name}") for name, value in item.items()}
+
+
+def to_wire(value: AttributeValue) -> Any:
+    """One codec value back to the wire (binary as base64)."""
+    (tag, inner), = value.items()
+    if tag == "B":
+        return {"B": binary_text(inner)}
+    if tag == "BS":
+        return {"BS": [binary_text(x) for x in inner]}
+    if tag == "M":
+        return {"M": {k: to_wire(v) for k, v in inner.items()}}
+    if tag == "L":
+        return {"L": [to_wire(v) for v in inner]}
+    return {tag: inner}
+
+
+def item_to_wire(item: Item) -> WireItem:
+    return {name: to_wire(value) for name, value in item.items()}
+
+
+MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit, names and values together (same page as above)
+
+
+def value_bytes(value: AttributeValue) -> int:  # noqa: PLR0911 - one return per type
+    """An attribute value's size as DynamoDB counts it (approximately for numbers: about one
+    byte per two significant digits, plus one)."""
+    (tag, inner), = value.items()
+    if tag == "S":
+        return len(inner.encode())
+    if tag == "N":
+        return (len(inner.strip("-").replace(".", "").strip("0")) + 1) // 2 + 1
+    if tag == "B":
+        return len(inner)
+    if tag in ("BOOL", "NULL"):
+        return 1
+    if tag == "SS":
+        return sum(len(x.encode()) for x in inner)
+    if tag == "NS":
+        return sum(value_bytes({"N": x}) for x in inner)
+    if tag == "BS":
+        return sum(len(x) for x in inner)
+    if tag == "M":
+        return 3 + sum(len(k.encode()) + 1 + value_bytes(v) for k, v in inner.items())
+    return 3 + sum(1 + value_bytes(v) for v in inner)
+
+
+def check_size(item: Item) -> None:
+    size = sum(len(name.encode()) + value_bytes(value) for name, value in item.items())
+    if size > MAX_ITEM_BYTES:
+        raise validation("Item size has exceeded the maximum allowed size")

@@ -1,0 +1,69 @@
+"""`ddb2bigtable serve` started for real: the seeds' tables and Movies loaded into the session's
+Bigtable emulator by the loader, then the endpoint as its own process on 127.0.0.1 and a
+free port, stopped by its PID; tests talk to it with real boto3 clients."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.config import Config
+
+from ddb2bigtable.load.emulator import free_port, stop_process, wait_for_port
+from ddb2bigtable.load.local_stage import up
+
+from ..conftest import ROOT, write_project
+
+STAGE = "serve"
+SPECS = ("movies", "video-single-table", "invoices-adjacency")
+EXPORTS = ("movies", "videos", "invoices")
+
+
+@dataclass
+class Served:
+    root: Path
+    endpoint: str
+    process: subprocess.Popen
+
+    def client(self, **config: object):
+        """A boto3 DynamoDB client on the endpoint, with no retries unless asked: a test sees
+        the first answer."""
+        retries = config.pop("retries", {"max_attempts": 1, "mode": "standard"})
+        return boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-west-2",
+                            aws_access_key_id="test", aws_secret_access_key="test",
+                            config=Config(retries=retries, connect_timeout=5, read_timeout=30, **config))
+
+
+def start_serve(root: Path, stage: str, *extra: str) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", stage, "--root", str(root),
+                                "--port", str(port), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ))
+    try:
+        wait_for_port("127.0.0.1", port, 60.0)
+    except Exception:
+        stop_process(process)
+        raise AssertionError(f"serve did not start: {process.stderr.read().decode() if process.stderr else ''}")
+    return process, f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="session")
+def served(bigtable_emulator, tmp_path_factory) -> Iterator[Served]:
+    root = tmp_path_factory.mktemp("serve-project")
+    write_project(root, {name: (ROOT / "specs" / f"{name}.yaml").read_text() for name in SPECS},
+                  {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
+                   "load": {"runner": "local", "export": "exports"}}, stage_name=STAGE)
+    for name in EXPORTS:
+        shutil.copytree(ROOT / "exports" / name, root / "exports" / name)
+    result = up(root, STAGE)
+    assert result.ok, result
+    process, endpoint = start_serve(root, STAGE)
+    yield Served(root, endpoint, process)
+    stop_process(process)
