@@ -186,8 +186,7 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
             instance_changes, instance_moves = _instance(before[iid], after[iid])
             changes += instance_changes
             moves += instance_moves
-        if changes:  # risks and warnings are news only where something changed
-            changes += news(old, new)
+        changes += news(old, new)  # a warning alone is news too (a table made Standard-IA, say)
     elif old is not None:
         changes = [Change(i.id, "instance removed", i.id, "removed", "DESTRUCTIVE",
                           f"stage {stage} is gone: its instances are deleted") for i in old.instances]

@@ -290,6 +290,15 @@ def test_an_unchanged_warning_is_not_news_and_a_resolved_one_says_so(repo):
     assert [(c["what"], c["after"]) for c in resolved] == [("warning resolved: outside-autoscaling", "resolved")]
 
 
+def test_a_change_that_only_raises_a_warning_reports_it(repo):
+    """orders made Standard-IA: no node moves, but the plan now warns (HDD reads 500/s per node)."""
+    change(repo, "specs/shop-global.yaml", "      table_class: standard\n", "      table_class: standard_infrequent_access\n")
+    prod = stage(diff_json(repo), "prod")
+    assert prod["status"] == "changed"
+    assert [(c["scope"], c["what"], c["before"]) for c in prod["changes"]] == [
+        ("shop-global/table orders", "new warning: infrequent-access", "none")]
+
+
 def test_no_change_line_has_an_empty_side(repo):
     """JSON, table and markdown: every line says what it was and what it becomes (#30)."""
     change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ", commit=False)
