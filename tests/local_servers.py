@@ -1,16 +1,18 @@
 """Local stand-ins for AWS endpoints that the tests start on 127.0.0.1 and a free port
-and stop by PID: DynamoDB Local (replicate/dynamodb_local.py) and moto's server
-(sources/moto_server.py). What they share: the process, its endpoint, boto3 clients
-with fake credentials, and a start that fails with what to do."""
+and stop by PID: DynamoDB Local (replicate/dynamodb_local.py), moto's server
+(sources/moto_server.py), and a server that accepts connections and never answers
+(`silent_server`, for the timeouts). What they share: the process, its endpoint, boto3
+clients with fake credentials, and a start that fails with what to do."""
 
 from __future__ import annotations
 
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from ddb2bigtable.load.emulator import EmulatorError, stop_process, wait_for_port
+from ddb2bigtable.load.emulator import EmulatorError, free_port, stop_process, wait_for_port
 
 S = TypeVar("S", bound="LocalServer")
 
@@ -50,3 +52,17 @@ def launch(kind: type[S], name: str, command: list[str], port: int, timeout: flo
         raise RuntimeError(f"{name} did not listen on 127.0.0.1:{port} within "
                            f"{timeout:.0f} s (exit status {process.poll()}): {why_not}") from None
     return running
+
+
+# Accepts every connection and holds it open without reading or writing a byte.
+_SILENT = ("import socket, sys\nserver = socket.create_server(('127.0.0.1', int(sys.argv[1])))\nheld = []\n"
+           "while True:\n    held.append(server.accept()[0])\n")
+
+
+def silent_server(port: int | None = None) -> LocalServer:
+    """A server on 127.0.0.1 that accepts TCP connections and never answers (a hung endpoint,
+    a proxy whose backend is gone): a process of its own, stopped by PID with `stop()`; on
+    `port` to take over an address clients already use."""
+    port = port or free_port()
+    return launch(LocalServer, "the silent TCP server", [sys.executable, "-c", _SILENT, str(port)], port, 10.0,
+                  "it is a few lines of Python: run them by hand to see why")

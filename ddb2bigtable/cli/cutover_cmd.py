@@ -54,14 +54,16 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
     from ..plan.app_profiles import load_profile_id
     from ..replicate.cutover import CutoverOptions, run_cutover_check
     from ..replicate.stream import ENDPOINT_ENV
+    from ..spec.aws_endpoints import check_endpoint_url
     from .load_runs import resolve
 
+    endpoint_url = check_endpoint_url(endpoint_url, "cutover check") or os.environ.get(ENDPOINT_ENV)
     target = resolve(root, spec, table_id, stage_name)
     profile = load_profile_id(target.instance)  # replicate's: reads what it wrote, on the cluster it wrote
     options = CutoverOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                              work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
                              sample=sample, segments=segments, lag_limit_seconds=max_lag,
-                             endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV))
+                             endpoint_url=endpoint_url)
     with quiet_connection_warning():
         report = run_cutover_check(target.table, options)
     if fmt == "json":

@@ -74,15 +74,17 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
     from ..replicate.opening import start_point
     from ..replicate.run import ReplicateOptions, run_replicate
     from ..replicate.stream import ENDPOINT_ENV
+    from ..spec.aws_endpoints import check_endpoint_url
     from .load_runs import resolve
 
+    endpoint_url = check_endpoint_url(endpoint_url, "replicate") or os.environ.get(ENDPOINT_ENV)
     target = resolve(root, spec, table_id, stage_name)
     profile = load_profile_id(target.instance)
     options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                                work_dir=private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id
                                                     / table_id),  # refused or made before any stream is read
                                since_micros=start_point(since) if since else None, follow=follow,
-                               endpoint_url=endpoint_url or os.environ.get(ENDPOINT_ENV),
+                               endpoint_url=endpoint_url,
                                fetch_keys_only=fetch_keys_only, share=share, workers=workers,
                                outage_limit=outage_limit)
     with quiet_connection_warning(), _progress_line(fmt, share) as progress:

@@ -25,6 +25,7 @@ from ..codec.mutations import SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
 from ..exports.reader import Record, read_records
 from .buckets import route
+from .deadlines import lookup_table
 from .state import FileCounts
 
 MAX_FILES = 32
@@ -70,7 +71,7 @@ async def absent_rows(wanted: dict[bytes, tuple[str, int]], *, project: str, ins
     if not wanted:
         return Absent(0, ())
     async with BigtableDataClientAsync(project=project) as client:
-        table = client.get_table(instance_id, table_id, app_profile_id=app_profile_id)
+        table = lookup_table(client, instance_id, table_id, app_profile_id)
         try:
             rows = await table.read_rows(ReadRowsQuery(row_keys=list(wanted)))
         except exceptions.NotFound:

@@ -28,6 +28,7 @@ from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
 from .chain import ordered_chain
+from .deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS, lookup_table
 from .preflight import check_target
 from .run import all_items, export_fingerprint
 from .state import STATE_FILE, LoadState, target
@@ -160,7 +161,9 @@ class RowReader:
         """Items in the table; a row that cannot be decoded counts as one (its key is
         reported where an export item names it)."""
         count = 0
-        async for row in await self.table.read_rows_stream(ReadRowsQuery(row_ranges=[RowRange()])):
+        rows = await self.table.read_rows_stream(ReadRowsQuery(row_ranges=[RowRange()]), operation_timeout=SCAN_SECONDS,
+                                                 attempt_timeout=SCAN_ATTEMPT_SECONDS)
+        async for row in rows:
             items = self._items(row)
             count += 1 if isinstance(items, CodecError) else len(items)
         return count
@@ -188,7 +191,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
     async with BigtableDataClientAsync(project=project) as client:
-        reader = RowReader(client.get_table(instance_id, table.id), codec, codec.ttl_families, now)
+        reader = RowReader(lookup_table(client, instance_id, table.id), codec, codec.ttl_families, now)
         batch: list[tuple[Record, bytes]] = []
         for record in _sampled(records, sample):
             report.checked += 1

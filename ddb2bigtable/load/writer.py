@@ -103,7 +103,10 @@ def unpack(packed: bytes, file: str, lines: list[int]) -> list[mutations.RowMuta
 class WriteSettings:
     flush_limit_mutation_count: int = 1000
     flow_control_max_mutation_count: int = 20_000
+    # A batch's MutateRows, its retries included, and each try of it (a silent cluster
+    # ends a data file after operation_timeout_seconds; load/deadlines.py has the others).
     operation_timeout_seconds: float = 120.0
+    attempt_timeout_seconds: float = 60.0  # the client's own default, explicit
     # The batcher's append does not wait for flow control, so a slow cluster would let
     # entries pile up; closing the batcher every this many rows waits for them and bounds
     # memory whatever the export's size. While one lane's batcher drains, the writer sends
@@ -173,6 +176,7 @@ class Writer:
                 flush_limit_mutation_count=s.flush_limit_mutation_count,
                 flow_control_max_mutation_count=s.flow_control_max_mutation_count,
                 batch_operation_timeout=s.operation_timeout_seconds,
+                batch_attempt_timeout=min(s.attempt_timeout_seconds, s.operation_timeout_seconds),
             )
             try:
                 async with batcher:

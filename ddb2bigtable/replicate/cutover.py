@@ -18,19 +18,24 @@ vanished). A difference that stays is real.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import random
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from google.api_core import exceptions as api_exceptions
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
+from ..load.deadlines import READ_SECONDS, lookup_table
 from ..load.state import target
 from ..load.verify import Difference, RowReader, item_difference
-from ..spec.errors import InputError, Problem
+from ..spec.errors import InputError, Problem, ServiceError
 from ..spec.model import TableSpec
 from .bigtable_only import only_in_bigtable
 from .checkpoint import load_checkpoint, resume_problem
@@ -42,6 +47,10 @@ from .stream import StreamReader
 LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less than this (--max-lag)
 DEFAULT_SAMPLE = 1000
 DEFAULT_SEGMENTS = 4
+# Segments read at once. DynamoDB allows TotalSegments up to 1,000,000 (ScanRequest,
+# https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html, read
+# 2026-11-25), but each segment read at once is a thread here: 100,000 of them hung the check.
+MAX_SEGMENTS = 64
 NOT_RUN = "unknown: replicate has not run"
 RECHECK_SECONDS = 2.0  # before a differing item is read again from both sides
 
@@ -115,17 +124,20 @@ def _key_of(table: TableSpec, item: Item) -> dict[str, Any]:
     return {k.name: item.get(k.name) for k in (schema.partition, schema.sort) if k is not None}
 
 
-def _lag(work_dir: Path, where: dict[str, str], now: int, report: CutoverReport) -> None:
+def _lag(work_dir: Path, where: dict[str, str], stream_arn: Callable[[], str], now: int,
+         report: CutoverReport) -> None:
     """Now minus the later of replicate's newest applied record and its last catch-up (a
     round that found every shard of its share empty: all earlier writes were applied).
-    With `--shards I/N`, the worst of the N processes' checkpoints."""
+    With `--shards I/N`, the worst of the N processes' checkpoints. A checkpoint of another
+    target or of an earlier stream of the table (`stream_arn()`: the current one) says
+    nothing about this replication: refused, as replicate refuses to resume it."""
     worst: tuple[int, str] | None = None
     for path in current_partition(work_dir):
         checkpoint = load_checkpoint(path)
         if checkpoint is None:
             continue
-        if checkpoint.target != where:
-            why = resume_problem(checkpoint, path, checkpoint.stream_arn, where)
+        why = resume_problem(checkpoint, path, stream_arn(), where)
+        if why:
             raise InputError([Problem.about(str(path), "--work-dir", f"the replication checkpoint {why}")])
         times = [t for t in (checkpoint.newest_micros, checkpoint.caught_up_micros) if t is not None]
         if not times:
@@ -147,27 +159,22 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     if options.sample < 1 or options.segments < 1:
         raise InputError([Problem.about("cutover check", "--sample" if options.sample < 1 else "--segments",
                                         "must be at least 1")])
+    if options.segments > MAX_SEGMENTS:
+        raise InputError([Problem.about("cutover check", "--segments", f"{options.segments:,} is more than "
+                                        f"{MAX_SEGMENTS} segments read at once (each a thread and a Scan in "
+                                        f"flight): {DEFAULT_SEGMENTS} to 16 suit a sample of thousands of items")])
     require_seconds(options.lag_limit_seconds, "cutover check", "--max-lag")
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
     codec = Codec(table, recorded_types(table, options.work_dir, where))
     report = CutoverReport(table.id, options.lag_limit_seconds)
-    _lag(options.work_dir, where, now_micros(), report)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
+    _lag(options.work_dir, where, functools.cache(lambda: reader.stream(fetch_keys_only=True).arn), now_micros(),
+         report)
     rng = random.Random(options.seed)
     items = await asyncio.to_thread(reader.sample, options.sample, options.segments, rng)
-    async with BigtableDataClientAsync(project=options.project) as client:
-        rows = RowReader(client.get_table(options.instance_id, table.id, app_profile_id=options.app_profile_id),
-                         codec, codec.ttl_families, now_micros())
-        results = await _judged(codec, rows, items)
-        suspects = [item for item, result in results if isinstance(result, Difference)]
-        if suspects:  # written while we read? Read both sides again: only what stays different counts
-            await asyncio.sleep(options.recheck_seconds)
-            fresh = await asyncio.to_thread(reader.current, [_key_of(table, item) for item in suspects])
-            report.vanished = len(suspects) - len(fresh)
-            results = [r for r in results if not isinstance(r[1], Difference)] + await _judged(codec, rows, fresh)
-        report.only_in_bigtable = await only_in_bigtable(rows.table, codec, reader, items, rows.now,
-                                                         options.recheck_seconds, codec.row_key)
+    with _bigtable_failures(options, table.id):
+        results = await _compared(table, options, codec, reader, items, report)
     for item, result in results:
         report.checked += 1
         key = _key_of(table, item)
@@ -181,6 +188,41 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
             report.mismatches.append({"key": key, "attributes": list(result.attributes), "detail": result.detail})
     report.seconds = time.monotonic() - began
     return report
+
+
+async def _compared(table: TableSpec, options: CutoverOptions, codec: Codec, reader: StreamReader,
+                    items: list[Item], report: CutoverReport) -> list[tuple[Item, Difference | str | None]]:
+    """The sample judged against Bigtable (differing items read again from both sides),
+    and the items only Bigtable holds (`report.only_in_bigtable`, `report.vanished`)."""
+    async with BigtableDataClientAsync(project=options.project) as client:
+        rows = RowReader(lookup_table(client, options.instance_id, table.id, options.app_profile_id),
+                         codec, codec.ttl_families, now_micros())
+        results = await _judged(codec, rows, items)
+        suspects = [item for item, result in results if isinstance(result, Difference)]
+        if suspects:  # written while we read? Read both sides again: only what stays different counts
+            await asyncio.sleep(options.recheck_seconds)
+            fresh = await asyncio.to_thread(reader.current, [_key_of(table, item) for item in suspects])
+            report.vanished = len(suspects) - len(fresh)
+            results = [r for r in results if not isinstance(r[1], Difference)] + await _judged(codec, rows, fresh)
+        report.only_in_bigtable = await only_in_bigtable(rows.table, codec, reader, items, rows.now,
+                                                         options.recheck_seconds, codec.row_key)
+    return results
+
+
+@contextlib.contextmanager
+def _bigtable_failures(options: CutoverOptions, table_id: str) -> Iterator[None]:
+    """Bigtable's errors as the engine's: a missing table is bad input (exit 2), anything
+    else (out of reach past the lookup deadline, refused) a ServiceError (exit 1) saying what to do."""
+    where = f"Bigtable table {options.instance_id}/{table_id}"
+    try:
+        yield
+    except api_exceptions.NotFound:
+        raise InputError([Problem.about(where, "--table", "does not exist: load the export into it first "
+                                        "(`load --create-tables`), or check --stage")]) from None
+    except (api_exceptions.GoogleAPICallError, api_exceptions.RetryError) as error:
+        raise ServiceError(f"{where} did not answer within {READ_SECONDS:g} s ({type(error).__name__}): check "
+                           f"that Bigtable (or BIGTABLE_EMULATOR_HOST's emulator) is reachable, then rerun "
+                           f"`cutover check`") from None
 
 
 async def _judged(codec: Codec, rows: RowReader, items: list[Item]) -> list[tuple[Item, Difference | str | None]]:

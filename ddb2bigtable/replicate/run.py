@@ -37,6 +37,7 @@ from google.cloud.bigtable.data import mutations
 
 from ..codec.codec import Codec
 from ..load.client_hooks import Source
+from ..load.deadlines import REPLICATE_WRITE_ATTEMPT_SECONDS, REPLICATE_WRITE_SECONDS
 from ..load.state import target
 from ..load.work_folder import FILE_MODE, locked, private_dir
 from ..load.writer import WriteError, Writer, WriteSettings, row_entry
@@ -67,7 +68,8 @@ class ReplicateOptions:
     follow: bool = False  # keep polling until stopped (else stop when caught up)
     endpoint_url: str | None = None
     fetch_keys_only: bool = False  # a stream without new images: read each changed item (BatchGetItem)
-    writer: WriteSettings = field(default_factory=WriteSettings)
+    writer: WriteSettings = field(default_factory=lambda: WriteSettings(
+        operation_timeout_seconds=REPLICATE_WRITE_SECONDS, attempt_timeout_seconds=REPLICATE_WRITE_ATTEMPT_SECONDS))
     share: Share = Share()  # --shards I/N: the shards this process reads
     workers: int = 4  # shards read and applied at once (--shard-workers)
     stop: threading.Event | None = None  # set: stop as SIGTERM would (for a caller that embeds a follow)

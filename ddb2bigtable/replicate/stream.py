@@ -6,7 +6,9 @@ GetRecords' answers are parsed with orjson, not botocore's shape walker (which c
 every attribute value one model shape at a time: half the time replicate spent reading,
 measured in benchmarks/README.md); only binary values need decoding (`_binary`).
 boto3's "standard" retry mode retries throttling and dropped connections with backoff;
-an iterator that expired (15 minutes unused) is renewed after the last record read.
+a call to an endpoint that never answers ends after one read timeout (the bounds are in
+spec/aws_endpoints.py); an iterator that expired (15 minutes unused) is renewed after
+the last record read.
 Bad input (no such table, stream disabled or without new images, unreachable start
 point, no credentials) is an `InputError` that says what to do; DynamoDB unreachable or
 still refusing (throttled, 5xx) once those retries give up is `Unavailable`, a
@@ -28,13 +30,14 @@ import orjson
 
 from ..codec.items import Item
 from ..codec.scalars import binary_from_text
+from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, client_config, redact_userinfo, timed_out
 from ..spec.errors import InputError, Problem, ServiceError
 from .lineage import REEXPORT, Shard, shards_from
 
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
 TTL_PRINCIPAL = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
-MAX_ATTEMPTS = 10  # per AWS call: the first and 9 retries, with exponential backoff and jitter
+MAX_ATTEMPTS = 10  # per throttled AWS call: the first and 9 retries, with exponential backoff and jitter
 # Still answered after MAX_ATTEMPTS: DynamoDB is overloaded or down, not the input at fault.
 TRANSIENT_CODES = ("ThrottlingException", "LimitExceededException", "ProvisionedThroughputExceededException",
                    "RequestLimitExceeded", "InternalServerError", "ServiceUnavailable")
@@ -115,8 +118,8 @@ def _clients(region: str, endpoint_url: str | None, config: Any) -> tuple[Any, A
     session.register_component("data_loader", _data_loader())
     session.register_component("response_parser_factory", Factory())
     aws = boto3.Session(botocore_session=session)
-    def client(service: str) -> Any:
-        return aws.client(service, region_name=region, endpoint_url=endpoint_url, config=config)
+    def client(service: str) -> Any:  # timeouts and connection retries bounded (spec/aws_endpoints.py)
+        return bounded_retries(aws.client(service, region_name=region, endpoint_url=endpoint_url, config=config))
 
     return client("dynamodb"), client("dynamodbstreams")
 
@@ -172,10 +175,8 @@ class StreamReader:
     """One table's stream, read shard by shard; keeps each open shard's next iterator."""
 
     def __init__(self, table: str, region: str, endpoint_url: str | None, connections: int = 10):
-        from botocore.config import Config
-
-        config = Config(retries={"mode": "standard", "max_attempts": MAX_ATTEMPTS}, max_pool_connections=connections)
-        self.table, self.where = table, f"DynamoDB table {table} ({endpoint_url or region})"
+        config = client_config(MAX_ATTEMPTS, max_pool_connections=connections)
+        self.table, self.where = table, f"DynamoDB table {table} ({redact_userinfo(endpoint_url or region)})"
         self._db, self._streams = _clients(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
 
@@ -325,6 +326,10 @@ class StreamReader:
                                               f"({code})") from None
             raise
         except (ConnectionFailed, HTTPClientError) as error:
-            raise Unavailable(self.where, f"cannot be reached: {error}") from None
+            if timed_out(error):
+                raise Unavailable(self.where, f"did not answer within {READ_TIMEOUT_SECONDS:g} s "
+                                              f"({redact_userinfo(str(error))}): check that the endpoint is "
+                                              f"running and reachable") from None
+            raise Unavailable(self.where, f"cannot be reached: {redact_userinfo(str(error))}") from None
         except BotoCoreError as error:  # no region, a profile not found, ...: the configuration
-            raise _problem(self.where, str(error)) from None
+            raise _problem(self.where, redact_userinfo(str(error))) from None

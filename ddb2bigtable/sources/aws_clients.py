@@ -9,7 +9,8 @@ so the same command runs against DynamoDB Local and moto. The region is the URL'
 
 What the user can fix is `InputError` (exit 2): no or rejected credentials, a missing
 permission, an unknown table. What may pass on a rerun is `ServiceError` (exit 1):
-throttling after botocore's retries, an endpoint that does not answer, a server error.
+throttling after botocore's retries, an endpoint that does not answer (within the
+timeouts of spec/aws_endpoints.py), a server error.
 An operation the endpoint does not implement (DynamoDB Local has no tags or backups) is
 `Unsupported`, which the readers turn into a warning and an estimate.
 """
@@ -20,6 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..spec.aws_endpoints import (
+    READ_TIMEOUT_SECONDS,
+    bounded_retries,
+    check_endpoint_url,
+    client_config,
+    redact_userinfo,
+    timed_out,
+)
 from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError, InputError, Problem, ServiceError
 
 DEFAULT_DAYS = 14
@@ -39,6 +48,10 @@ class LiveOptions:
     days: int = DEFAULT_DAYS                 # CloudWatch window
     endpoint_url: str | None = None          # DynamoDB; None: boto3's (AWS_ENDPOINT_URL_DYNAMODB, else AWS)
     metrics_endpoint_url: str | None = None  # CloudWatch and Application Auto Scaling
+
+    def __post_init__(self) -> None:  # "" would mean AWS itself to boto3: refused (spec/aws_endpoints.py)
+        check_endpoint_url(self.endpoint_url, "import")
+        check_endpoint_url(self.metrics_endpoint_url, "import", "--metrics-endpoint-url")
 
 
 class Unsupported(ServiceError):
@@ -62,16 +75,14 @@ class Clients:
     def _client(self, service: str, endpoint: str | None) -> Any:
         if service not in self._made:
             import boto3
-            from botocore.config import Config
 
-            config = Config(retries={"mode": "standard", "max_attempts": 5}, connect_timeout=5, read_timeout=30,
-                            user_agent_extra="ddb2bigtable-import")
+            config = client_config(5, user_agent_extra="ddb2bigtable-import")  # timeouts: spec/aws_endpoints.py
             try:
-                self._made[service] = boto3.session.Session().client(
-                    service, region_name=self.region, endpoint_url=endpoint, config=config)
+                self._made[service] = bounded_retries(boto3.session.Session().client(
+                    service, region_name=self.region, endpoint_url=endpoint, config=config))
             except Exception as error:  # botocore: a malformed endpoint URL, an unreadable profile
-                raise InputError([Problem.about(self.url, "", f"cannot set up the {service} client: {error}")]) \
-                    from None
+                raise InputError([Problem.about(self.url, "", f"cannot set up the {service} client: "
+                                                f"{redact_userinfo(str(error))}")]) from None
         return self._made[service]
 
     @property
@@ -102,12 +113,18 @@ class Clients:
             raise self._input(f"{operation}: {error}: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and "
                               "AWS_SECRET_ACCESS_KEY (boto3's credential chain)") from None
         except EndpointConnectionError as error:
-            raise ServiceError(f"{self.url}: {operation}: cannot reach {error.kwargs.get('endpoint_url')}: is the "
+            raise ServiceError(f"{self.url}: {operation}: cannot reach "
+                               f"{redact_userinfo(str(error.kwargs.get('endpoint_url')))}: is the "
                                "endpoint (--endpoint-url / --metrics-endpoint-url) running?") from None
         except ClientError as error:
             raise self._client_error(operation, error) from None
         except BotoCoreError as error:
-            raise ServiceError(f"{self.url}: {operation} failed: {error}; rerun later") from None
+            if timed_out(error):
+                raise ServiceError(f"{self.url}: {operation}: no answer within {READ_TIMEOUT_SECONDS:g} s "
+                                   f"({redact_userinfo(str(error))}): check that the endpoint "
+                                   "(--endpoint-url / --metrics-endpoint-url) is running and reachable, "
+                                   "then rerun") from None
+            raise ServiceError(f"{self.url}: {operation} failed: {redact_userinfo(str(error))}; rerun later") from None
 
     def _client_error(self, operation: str, error: Any) -> Exception:
         info = error.response.get("Error", {})

@@ -27,11 +27,12 @@ from .test_replicate_cli import environment, replicate, writes
 from .test_replicate_emulator import movie
 
 
-def cutover_check(scenario, dynamodb, *args: str, table: str | None = None) -> subprocess.CompletedProcess:
+def cutover_check(scenario, dynamodb, *args: str, table: str | None = None,
+                  env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ddb2bigtable", "cutover", "check", str(scenario.spec_file),
                            "--table", table or scenario.table.id, "--stage", "local", "--root", str(ROOT),
                            "--work-dir", str(scenario.work_dir), "--endpoint-url", dynamodb.endpoint, *args],
-                          capture_output=True, text=True, env=environment(), timeout=300)
+                          capture_output=True, text=True, env=environment() | (env or {}), timeout=300)
 
 
 def plant(scenario, rows: list[RowMutation]) -> None:
@@ -93,7 +94,8 @@ def test_without_replicate_the_lag_is_unknown_and_the_sample_is_bounded(dynamodb
     assert report.lag_seconds is None and report.lag_note == NOT_RUN
     assert not report.ready and report.reasons == [f"replication lag {NOT_RUN}"]
     where = target(PROJECT, scenario.instance_id, scenario.table.id)  # replicate caught up 2 minutes ago
-    stale = Checkpoint("arn:stream", where, 0, caught_up_micros=time.time_ns() // 1000 - 120_000_000)
+    arn = StreamReader(scenario.dynamo_table, "us-west-2", dynamodb.endpoint).stream().arn
+    stale = Checkpoint(arn, where, 0, caught_up_micros=time.time_ns() // 1000 - 120_000_000)
     save_checkpoint(scenario.work_dir / CHECKPOINT, stale)
     late = run_cutover_check(scenario.table, options)
     assert late.lag_seconds is not None and 119 < late.lag_seconds < 180 and late.lag_note.startswith("caught up at")

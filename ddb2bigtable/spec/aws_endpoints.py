@@ -1,0 +1,94 @@
+"""AWS endpoints as every command that talks to AWS takes them (`import aws://`, `replicate`,
+`cutover check`): the `--endpoint-url` check, user-info kept out of every message, and the
+client settings that bound a call to an endpoint that accepts connections and never answers.
+
+It lives in `spec`, beside the errors, because `sources` (import) and `replicate` both
+need it and share no other package.
+
+Bounds, per AWS call (boto3's own defaults are a 60 s connect and a 60 s read timeout,
+each attempt retried, so a silent endpoint held a command for many minutes):
+- a connection is given CONNECT_TIMEOUT_SECONDS, an answer READ_TIMEOUT_SECONDS
+  (DynamoDB answers in milliseconds; a server silent for 10 s is not going to answer);
+- an attempt that timed out is not tried again within the call: the caller decides
+  (replicate waits the outage out, up to --outage-limit; the others stop with exit 1);
+- a refused or reset connection is tried CONNECTION_ATTEMPTS times (botocore's backoff
+  between: at most 1, 2 and 4 s), so a blip costs no round;
+- throttling and 5xx answers keep botocore's "standard" retries (the caller's attempts).
+So one call against a silent endpoint ends within READ_TIMEOUT_SECONDS (plus the
+connect), against a refused one within about 7 s.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from .errors import InputError, Problem
+
+CONNECT_TIMEOUT_SECONDS = 5.0
+READ_TIMEOUT_SECONDS = 10.0
+CONNECTION_ATTEMPTS = 4  # a refused or reset connection: the first try and 3 retries
+
+# `scheme://user:password@`: what a URL carries before its host.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
+
+
+def redact_userinfo(text: str) -> str:
+    """`text` with the user-info of every URL in it hidden (`http://user:secret@host` ->
+    `http://***@host`): an endpoint URL may carry a password, and botocore's messages
+    repeat the URL whole."""
+    return _USERINFO.sub(r"\1***@", text)
+
+
+def check_endpoint_url(value: str | None, command: str, option: str = "--endpoint-url") -> str | None:
+    """`value` when it is an http(s) URL with a host, None when not given; an empty or
+    malformed one is refused (InputError): boto3 takes an empty endpoint as none at all,
+    so `--endpoint-url ""` (an unset variable in a script) would silently reach real AWS."""
+    if value is None:
+        return None
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname
+    except ValueError:  # a bad port or IPv6 literal
+        parts, host = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not host:
+        shown = redact_userinfo(value)[:200]
+        raise InputError([Problem.about(command, option, f"{shown!r} is not an endpoint URL: give "
+                                        f"http(s)://HOST[:PORT] (DynamoDB Local: http://127.0.0.1:8000), or leave "
+                                        f"the option out for AWS_ENDPOINT_URL_DYNAMODB, else AWS itself")])
+    return value
+
+
+def client_config(attempts: int, **settings: Any) -> Any:
+    """botocore's Config with the timeouts above and "standard" retries of `attempts`
+    attempts (throttling, 5xx); `settings` adds others (max_pool_connections, user_agent_extra)."""
+    from botocore.config import Config
+
+    return Config(connect_timeout=CONNECT_TIMEOUT_SECONDS, read_timeout=READ_TIMEOUT_SECONDS,
+                  retries={"mode": "standard", "max_attempts": attempts}, **settings)
+
+
+def bounded_retries(client: Any) -> Any:
+    """`client`, its retries of failed connections bounded as the module docstring says:
+    a timed-out attempt ends the call, a refused or reset one is tried CONNECTION_ATTEMPTS
+    times. botocore asks its `needs-retry` handlers in order and retries on the first
+    answer; this one, asked first, ends the call by raising the attempt's own error."""
+    from botocore.exceptions import ConnectionError as ConnectionFailed
+    from botocore.exceptions import ConnectTimeoutError, HTTPClientError, ReadTimeoutError
+
+    def give_up(attempts: int, caught_exception: Exception | None = None, **_: Any) -> None:
+        if isinstance(caught_exception, (ReadTimeoutError, ConnectTimeoutError)):
+            raise caught_exception
+        if isinstance(caught_exception, (ConnectionFailed, HTTPClientError)) and attempts >= CONNECTION_ATTEMPTS:
+            raise caught_exception
+
+    client.meta.events.register_first("needs-retry", give_up)
+    return client
+
+
+def timed_out(error: Exception) -> bool:
+    """A botocore error of an endpoint that did not answer (or connect) in time."""
+    from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+
+    return isinstance(error, (ReadTimeoutError, ConnectTimeoutError))
