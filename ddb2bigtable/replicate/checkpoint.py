@@ -12,13 +12,22 @@ in neither, and another target holds none of these rows, so either is refused.
 from __future__ import annotations
 
 import json
+import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..load.work_folder import replace_private
 from ..spec.errors import InputError, Problem
+from ..spec.yaml_source import JsonPath, format_path, parse_yaml, read_text
 
 CHECKPOINT = "replicate.json"
+# A SequenceNumber of DynamoDB Streams is a string of 21 to 40 digits (API reference,
+# https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_StreamRecord.html,
+# read 2026-11-25); fewer are accepted, as DynamoDB Local and the tests write them.
+_SEQUENCE = re.compile(r"[0-9]{1,40}")
+MAX_MICROS = 253_402_300_800_000_000  # 10000-01-01: a later time is no time a checkpoint holds
 
 
 @dataclass(frozen=True)
@@ -43,25 +52,63 @@ class Checkpoint:
 
 
 def load_checkpoint(path: Path) -> Checkpoint | None:
-    """The saved checkpoint, None when there is none; a damaged one is bad input (resuming
-    from nothing could skip records, starting over needs a start point)."""
-    if not path.exists():
+    """The saved checkpoint, None when there is none; a damaged one is bad input, located
+    at the value at fault (resuming from a wrong place could skip records, and `cutover
+    check` would judge the lag from it)."""
+    if not os.path.lexists(path):
         return None
+    text, unreadable = read_text(path, str(path), "a replication checkpoint", "delete it")
+    if unreadable:
+        raise _damaged(unreadable)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Checkpoint(str(data["stream_arn"]), dict(data["target"]), int(data["start_micros"]),
-                          int(data["saved_micros"]), {str(k): str(v) for k, v in data["after"].items()},
-                          frozenset(map(str, data["finished"])), _micros(data.get("newest_micros")),
-                          _micros(data.get("caught_up_micros")))
-    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError) as error:
-        raise InputError([Problem.about(str(path), "", f"the replication checkpoint is damaged "
-                                        f"({type(error).__name__}: {error}); delete it and rerun "
-                                        f"with --since the export you loaded")]) from None
+        data = json.loads(text)  # Infinity and NaN are read as floats, and refused below at their place
+    except json.JSONDecodeError as error:
+        raise _damaged(Problem(str(path), error.lineno, error.colno, "", f"not JSON: {error.msg}")) from None
+    wrong = next(_wrong(data), None)
+    if wrong is not None:
+        doc, _ = parse_yaml(path)  # the same text, composed for each value's line and column
+        where, message = wrong
+        raise _damaged(doc.problem(where, message) if doc else Problem.about(str(path), format_path(where), message))
+    return Checkpoint(data["stream_arn"], data["target"], data["start_micros"], data["saved_micros"], data["after"],
+                      frozenset(data["finished"]), data.get("newest_micros"), data.get("caught_up_micros"))
 
 
-def _micros(value: object) -> int | None:
-    """An optional time (checkpoints saved before `cutover check` have none)."""
-    return None if value is None else int(value)  # type: ignore[call-overload]
+def _damaged(problem: Problem) -> InputError:
+    return InputError([replace(problem, message=f"the replication checkpoint is damaged: {problem.message}; delete "
+                                                f"it and rerun with --since the export you loaded")])
+
+
+def _wrong(data: object) -> Iterator[tuple[JsonPath, str]]:
+    """The values that are not what `save_checkpoint` writes: (path, why), the first first."""
+    if not isinstance(data, dict):
+        yield (), "expected a JSON object"
+        return
+    missing = [key for key in ("stream_arn", "target", "start_micros", "saved_micros", "after", "finished")
+               if key not in data]
+    yield from (((key,), "missing") for key in missing)
+    if not isinstance(data.get("stream_arn", ""), str) or not data.get("stream_arn", "-"):
+        yield ("stream_arn",), "expected the stream's ARN"
+    target = data.get("target", {})
+    if not isinstance(target, dict) or not all(isinstance(v, str) for v in target.values()):
+        yield ("target",), "expected the Bigtable target (project, instance, table, endpoint)"
+    for key in ("start_micros", "saved_micros", "newest_micros", "caught_up_micros"):
+        if key in data and (data[key] is not None or key in ("start_micros", "saved_micros")) \
+                and not _is_micros(data[key]):
+            yield (key,), f"{json.dumps(data[key])[:50]} is not a time in microseconds since 1970"
+    after = data.get("after", {})
+    if not isinstance(after, dict):
+        yield ("after",), "expected shard ids and sequence numbers"
+        after = {}
+    for shard, sequence in after.items():
+        if not (isinstance(sequence, str) and _SEQUENCE.fullmatch(sequence)):
+            yield ("after", shard), f"{json.dumps(sequence)[:50]} is not a DynamoDB Streams sequence number (digits)"
+    finished = data.get("finished", [])
+    if not isinstance(finished, list) or not all(isinstance(s, str) for s in finished):
+        yield ("finished",), "expected a list of shard ids"
+
+
+def _is_micros(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < MAX_MICROS
 
 
 def save_checkpoint(path: Path, checkpoint: Checkpoint) -> None:

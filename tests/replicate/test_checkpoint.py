@@ -51,3 +51,35 @@ def test_the_lag_times_round_trip_and_older_checkpoints_have_none(tmp_path):
     older = {k: v for k, v in json.loads(path.read_text()).items() if k not in ("newest_micros", "caught_up_micros")}
     path.write_text(json.dumps(older))
     assert load_checkpoint(path) == replace(saved, newest_micros=None, caught_up_micros=None)
+
+
+@pytest.mark.parametrize("field, written, says", [
+    ("newest_micros", "Infinity", "newest_micros: the replication checkpoint is damaged: Infinity is not a time"),
+    ("start_micros", "NaN", "NaN is not a time in microseconds"),
+    ("saved_micros", "1e400", "Infinity is not a time in microseconds"),
+    ("caught_up_micros", "-5", "-5 is not a time in microseconds"),
+    ("after", '{"shardId-1": "4x2"}', 'after.shardId-1: the replication checkpoint is damaged: "4x2" is not a DynamoDB'),
+    ("finished", '"shardId-0"', "finished: the replication checkpoint is damaged: expected a list of shard ids"),
+])
+def test_a_value_no_save_writes_is_refused_at_its_line_and_column(tmp_path, field, written, says):
+    """Infinity or NaN raised OverflowError (a traceback in replicate and cutover check)."""
+    path = tmp_path / "replicate.json"
+    save_checkpoint(path, Checkpoint("arn:stream", TARGET, 1_000, 2_000, newest_micros=5, caught_up_micros=6))
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if f'"{field}"' in text)
+    lines[line - 1] = f' "{field}": {written},'
+    path.write_text("\n".join(lines))
+    with pytest.raises(InputError) as refused:
+        load_checkpoint(path)
+    (problem,) = refused.value.problems
+    assert (problem.file, problem.line) == (str(path), line) and problem.column is not None
+    assert says in str(problem) and str(problem).endswith("delete it and rerun with --since the export you loaded")
+
+
+def test_a_fifo_in_the_checkpoints_place_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+
+    path = tmp_path / "replicate.json"
+    os.mkfifo(path)
+    with pytest.raises(InputError, match="not a regular file"):
+        load_checkpoint(path)
