@@ -65,7 +65,7 @@ def to_json(diffs: list[StageDiff], base: str, head: str | None) -> dict[str, An
 def _flagged(stage: str, c: Change) -> str:
     """One line: where, what, both sides when they are short, and the reason in one sentence."""
     sides = f" ({c.before} → {c.after})" if len(c.before) + len(c.after) <= 60 else ""
-    return f"- **{c.flag}** {stage} `{c.scope}`: {escape(c.what + sides)}: {escape(c.short_why or c.after)}"
+    return f"- **{c.flag}** {stage} `{c.scope}`: {escape(c.what + sides)}: {escape(c.why or c.after)}"
 
 
 def _side(c: ClusterPlan | None, absent: str) -> str:

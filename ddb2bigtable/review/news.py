@@ -68,7 +68,8 @@ def _what(note: _Note, event: str) -> str:
 
 def news(old: StagePlan, new: StagePlan) -> list[Change]:
     """New, changed and resolved risks and warnings; risks first. Several warnings of one identity
-    (an LSI warning per index) pair up in order once the unchanged ones are set aside."""
+    (an LSI warning per index) pair up in order once the unchanged ones are set aside. `why` holds
+    the warning's text (as it always has in the JSON), `brief` what happened to it."""
     before, after = _grouped(_notes(old)), _grouped(_notes(new))
     out: list[Change] = []
     for identity in [*after, *(i for i in before if i not in after)]:
@@ -79,9 +80,10 @@ def news(old: StagePlan, new: StagePlan) -> list[Change]:
                 olds.remove(same)
                 news_.remove(note)
         for a, b in zip(olds, news_, strict=False):
-            out.append(Change(b.scope, _what(b, "changed"), a.text, b.text, b.flag))
+            out.append(Change(b.scope, _what(b, "changed"), a.text, b.text, b.flag, b.text, "its text changed"))
         for b in news_[len(olds):]:
-            out.append(Change(b.scope, _what(b, "new"), "none", b.text, b.flag))
+            out.append(Change(b.scope, _what(b, "new"), "none", b.text, b.flag, b.text, "new with this change"))
         for a in olds[len(news_):]:
-            out.append(Change(a.scope, _what(a, "resolved"), a.text, "resolved"))
+            out.append(Change(a.scope, _what(a, "resolved"), a.text, "resolved", None, a.text,
+                              "no longer in the plan"))
     return sorted(out, key=lambda c: c.flag is None)
