@@ -8,6 +8,7 @@ data client at startup (ASGI lifespan) and closes the client at shutdown.
 
 from __future__ import annotations
 
+import decimal
 import json
 import logging
 import os
@@ -22,6 +23,7 @@ from . import admin_ops, batch_ops, item_ops, query_ops
 from .errors import ServeError, internal, validation
 from .session import Session
 from .tables import Catalog, catalog
+from .wire import ARITHMETIC
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -66,6 +68,7 @@ class ServeApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
+                    decimal.setcontext(ARITHMETIC)  # `SET n = n + :d` (moto's Decimal sums) at 38 digits
                     built = self.build()
                     self.session = Session(built, BigtableDataClientAsync(project=built.project))
                 except Exception as error:  # noqa: BLE001 - the server refuses to start, saying why

@@ -11,7 +11,7 @@ read 2026-11-25).
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
 from ..codec.items import ALL_TYPES, AttributeValue, Item
@@ -22,13 +22,15 @@ MAX_DIGITS = 38
 MAX_EXPONENT = 125  # the largest number is 9.99...E+125
 MIN_EXPONENT = -130  # the smallest positive number is 1E-130
 WireItem = dict[str, Any]
+EXACT = Context(prec=2 * MAX_DIGITS)  # normalising never rounds a number DynamoDB could hold
+ARITHMETIC = Context(prec=MAX_DIGITS)  # UpdateExpression arithmetic: DynamoDB's 38 digits (app.py sets it)
 
 
 def number(text: Any, where: str) -> str:
     """The number's text as DynamoDB returns it; ValidationException when it is not one."""
     if not is_number(text):
         raise validation(f"One or more parameter values were invalid: {where}: {text!r} is not a number")
-    value = Decimal(text).normalize()
+    value = Decimal(text).normalize(EXACT)
     if value.is_zero():
         return "0"
     digits = len(value.as_tuple().digits)

@@ -22,6 +22,28 @@ from ddb2bigtable.load.local_stage import up
 from ..conftest import ROOT, write_project
 
 STAGE = "serve"
+# The tests that write use this table, so the loaded ones stay equal to their exports.
+SCRATCH = """
+version: 1
+instance: {id: serve-scratch, display_name: Serve scratch}
+tables:
+  - id: scratch
+    source:
+      table: Scratch
+      region: us-west-2
+      key:
+        partition: {name: pk, type: S}
+        sort: {name: sk, type: N}
+      billing: provisioned
+      reads: 10
+      writes: 10
+      item_size_kb: 1
+      storage_gb: 0.001
+      ttl: {attribute: expiresAt}
+    mapping:
+      attributes:
+        - {name: hits, type: counter}
+"""
 SPECS = ("movies", "video-single-table", "invoices-adjacency")
 EXPORTS = ("movies", "videos", "invoices")
 
@@ -42,22 +64,26 @@ class Served:
 
 
 def start_serve(root: Path, stage: str, *extra: str) -> tuple[subprocess.Popen, str]:
+    """serve as its own process on a free port; its output goes to serve.log beside the project
+    (a pipe nobody reads would block it)."""
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", stage, "--root", str(root),
-                                "--port", str(port), *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               env=dict(os.environ))
+    with open(root / "serve.log", "ab") as log:
+        process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", stage, "--root",
+                                    str(root), "--port", str(port), *extra], stdout=log, stderr=log,
+                                   env=dict(os.environ))
     try:
         wait_for_port("127.0.0.1", port, 60.0)
-    except Exception:
+    except Exception as error:
         stop_process(process)
-        raise AssertionError(f"serve did not start: {process.stderr.read().decode() if process.stderr else ''}")
+        raise AssertionError(f"serve did not start: {(root / 'serve.log').read_text()}") from error
     return process, f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="session")
 def served(bigtable_emulator, tmp_path_factory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("serve-project")
-    write_project(root, {name: (ROOT / "specs" / f"{name}.yaml").read_text() for name in SPECS},
+    specs = {name: (ROOT / "specs" / f"{name}.yaml").read_text() for name in SPECS}
+    write_project(root, {**specs, "scratch": SCRATCH},
                   {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
                    "load": {"runner": "local", "export": "exports"}}, stage_name=STAGE)
     for name in EXPORTS:
