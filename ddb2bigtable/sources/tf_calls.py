@@ -14,10 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..spec.errors import InputError
+from ..spec.errors import InputError, Problem
 from .intrinsics import Unresolved
 from .model import Notice, Options
-from .tf_expr import Lazy, Scope, plain
+from .tf_expr import Lazy, Scope, TooMuchWork, plain
 from .tf_files import Files
 from .tf_module import _META, MAX_MODULE_DEPTH, READ, Key, Module, Resource, Run, _instance_key, reference_text
 from .tf_syntax import Block, Body, parse, trees
@@ -53,7 +53,7 @@ class Instance(Module):
         block = self.calls[name]
         call = f"{self.prefix}module.{name}"
         attr = block.body.attrs.get("source")
-        source = self._eval(attr.expr, Scope({}, self._root), attr.where) if attr else None
+        source = self._eval(attr.expr, Scope({}, self._root, self.run.budget), attr.where) if attr else None
         call_key = f"{self.key_path}.{name}" if self.key_path else name
         if isinstance(source, str) and source.startswith(("./", "../")):
             directory = self.directory / source
@@ -143,8 +143,12 @@ def configuration(root: Path, bodies: list[Body], files: Files, options: Options
     run = Run(files, root, files.installed(root))
     variables = [b for body in bodies for b in body.blocks if b.kind == "variable" and b.labels]
     parameters = dict(options.parameters)
-    values = root_values(variables, files.tfvars(root, options.var_files), parameters, _parameter_value)
-    run.notices += [Notice("unknown-parameter", str(root), f"--parameter {k} is not a variable of this "
-                           "configuration") for k in parameters if k not in values]
-    top = Instance(run, root, bodies, "", "", lambda _: values, {}, 0)
-    return top.collect(), run
+    try:
+        values = root_values(variables, files.tfvars(root, options.var_files), parameters, _parameter_value)
+        run.notices += [Notice("unknown-parameter", str(root), f"--parameter {k} is not a variable of this "
+                               "configuration") for k in parameters if k not in values]
+        top = Instance(run, root, bodies, "", "", lambda _: values, {}, 0)
+        return top.collect(), run
+    except (TooMuchWork, RecursionError) as error:  # where no expression's own place could be named
+        raise InputError([Problem.about(str(root), "", f"{error or 'expressions nest too deeply'}; no real "
+                                        "configuration needs that much: simplify it")]) from None

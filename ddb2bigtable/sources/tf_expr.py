@@ -52,14 +52,43 @@ class Lazy(Mapping[str, Any]):
         return len(self._names())
 
 
+class TooMuchWork(Exception):
+    """The configuration asks for more evaluation than any real one needs (a for expression over
+    huge ranges, a string or list doubled in a chain of locals): exit 2, not hours or gigabytes."""
+
+
+class Budget:
+    """Expression steps, text length and list length one import may spend."""
+
+    STEPS = 500_000  # the module examples of tests/fixtures take under 1,000
+    TEXT = 1024 * 1024
+    ITEMS = 100_000
+
+    def __init__(self) -> None:
+        self.left = self.STEPS
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise TooMuchWork(f"evaluating the configuration takes more than {self.STEPS:,} steps")
+
+    def check(self, value: Any) -> Any:
+        if isinstance(value, str) and len(value) > self.TEXT:
+            raise TooMuchWork(f"a string grows past {self.TEXT:,} characters")
+        if isinstance(value, (list, dict)) and len(value) > self.ITEMS:
+            raise TooMuchWork(f"a list or map grows past {self.ITEMS:,} elements")
+        return value
+
+
 class Scope:
     """The names an expression may use: `roots` (var, local, each, ...) and for/dynamic variables."""
 
-    def __init__(self, roots: Mapping[str, Any], unknown: Callable[[str], Any]):
+    def __init__(self, roots: Mapping[str, Any], unknown: Callable[[str], Any], budget: Budget | None = None):
         self.roots, self.unknown = roots, unknown
+        self.budget = budget or Budget()
 
     def child(self, names: dict[str, Any]) -> Scope:
-        return Scope({**self.roots, **names}, self.unknown)
+        return Scope({**self.roots, **names}, self.unknown, self.budget)
 
     def root(self, name: str) -> Any:
         return self.roots[name] if name in self.roots else self.unknown(name)
@@ -86,7 +115,8 @@ def evaluate(node: Tree, scope: Scope) -> Any:
     handler = _HANDLERS.get(str(kind))
     if handler is None:
         raise EvalError(f"{kind} expressions are not supported by this importer")
-    return handler(node, scope)
+    scope.budget.spend()
+    return scope.budget.check(handler(node, scope))
 
 
 def _literal(node: Tree, _: Scope) -> Any:

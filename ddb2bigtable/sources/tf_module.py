@@ -26,7 +26,7 @@ from ..spec.errors import InputError
 from .intrinsics import Unresolved
 from .located import Path as DataPath
 from .model import Notice
-from .tf_expr import Lazy, Scope, evaluate, is_unknown, plain
+from .tf_expr import Budget, Lazy, Scope, TooMuchWork, evaluate, is_unknown, plain
 from .tf_files import Files
 from .tf_functions import EvalError, to_number, to_text
 from .tf_syntax import Attr, Block, Body, Where
@@ -64,6 +64,7 @@ class Run:
     marks: dict[DataPath, tuple[int, int]] = field(default_factory=dict)
     sources: dict[DataPath, str] = field(default_factory=dict)
     active: list[str] = field(default_factory=list)
+    budget: Budget = field(default_factory=Budget)
 
 
 def fallback_name(address: str) -> str:
@@ -133,7 +134,7 @@ class Module:
         self._memo: dict[Any, Any] = {}
         for block in (b for b in blocks if b.kind == "provider" and b.labels == ("aws",)):
             alias = block.body.attrs.get("alias")
-            name = self._eval(alias.expr, Scope({}, self._root), alias.where) if alias else None
+            name = self._eval(alias.expr, Scope({}, self._root, run.budget), alias.where) if alias else None
             region = block.body.attrs.get("region")
             self.providers[name if isinstance(name, str) else None] = \
                 self._eval(region.expr, self.scope(), region.where) if region else None
@@ -148,7 +149,7 @@ class Module:
             "path": {"module": str(self.directory), "root": str(self.run.root), "cwd": str(self.run.root)},
             "terraform": {"workspace": "default"},
         }
-        return Scope({**roots, **(extra or {})}, self._root)
+        return Scope({**roots, **(extra or {})}, self._root, self.run.budget)
 
     def _undeclared(self, kind: str) -> Callable[[str], Unresolved]:
         where = f" of module {self.key_path}" if self.key_path else ""
@@ -188,6 +189,9 @@ class Module:
                               "unresolved-error")
         except RecursionError:
             raise InputError([where.problem("expressions nest too deeply to evaluate: simplify them")]) from None
+        except TooMuchWork as error:
+            raise InputError([where.problem(f"{error}; no real configuration needs that much: simplify it")]) \
+                from None
 
     def _call_value(self, name: str) -> Any:
         """What `module.NAME` gives: `tf_calls.Instance` evaluates module calls."""

@@ -40,6 +40,14 @@ def _default_scope(declared: list[str], owner: str) -> Scope:
         f"{owner}=VALUE", f"unresolved-{owner}"))
 
 
+def _default(node: Tree, scope: Scope, owner: str) -> Any:
+    try:
+        return evaluate(node, scope)
+    except EvalError as error:
+        return Unresolved(f"the default of variable {owner}: {error}; pass --parameter {owner}=VALUE",
+                          f"unresolved-{owner}")
+
+
 def literal(node: Tree, what: str) -> Any:
     """A value written in a .tfvars file (or a --parameter holding HCL): no references allowed."""
     scope = Scope({}, lambda root: Unresolved(f"{what} refers to {root}; a .tfvars value must be a literal",
@@ -101,7 +109,7 @@ def root_values(blocks: list[Block], tfvars: list[tuple[str, Body]], parameters:
     for block in blocks:
         name = block.labels[0] if block.labels else ""
         default = block.body.attrs.get("default")
-        values[name] = evaluate(default.expr, _default_scope(declared, name)) if default else missing(name)
+        values[name] = _default(default.expr, _default_scope(declared, name), name) if default else missing(name)
     for file, body in tfvars:
         for name, attr in body.attrs.items():
             if name in values:
@@ -126,7 +134,7 @@ def module_values(blocks: list[Block], given: Mapping[str, Any]) -> dict[str, An
         if name in given and (given[name] is not None or nullable):  # a null passed stays null (Terraform)
             value = given[name]
         elif default is not None:
-            value = evaluate(default.expr, _default_scope(declared, name))
+            value = _default(default.expr, _default_scope(declared, name), name)
         else:
             value = given.get(name, Unresolved(f"the module call does not pass variable {name}, which has no "
                                                "default: add it to the module block", f"unresolved-{name}"))

@@ -85,3 +85,19 @@ def test_every_file_the_evaluator_opens_is_bounded(tmp_path, where, kind):
     said = refused(done, "not a regular file" if kind != "huge" else "a Terraform file may be at most")
     assert said.startswith(str(hostile)), said
     assert took < 20
+
+
+@pytest.mark.parametrize("locals_, says", [
+    ('big = [for x in range(1000) : [for y in range(1000) : [for z in range(1000) : 1]]]',
+     "evaluating the configuration takes more than 500,000 steps"),
+    ("\n".join(['s0 = "abcdefghijklmnop"'] + [f's{i} = "${{local.s{i - 1}}}${{local.s{i - 1}}}"' for i in range(1, 40)]
+               + ["big = local.s39"]), "a string grows past 1,048,576 characters"),
+    ("\n".join(['l0 = ["a", "b"]'] + [f"l{i} = concat(local.l{i - 1}, local.l{i - 1})" for i in range(1, 40)]
+               + ["big = local.l39"]), "a list or map grows past 100,000 elements"),
+])
+def test_an_evaluation_bomb_ends_in_seconds_with_its_place(tmp_path, locals_, says):
+    source = tmp_path / "bomb.tf"
+    source.write_text(f"locals {{\n{locals_}\n}}\n" + TABLE.replace('name = "Things"', 'name = "T${length(local.big)}"'))
+    done, took = run_import(source)
+    assert refused(done, says).startswith(f"{source}:")
+    assert took < 20
