@@ -168,6 +168,6 @@ def print_diff(diffs: list[StageDiff], base: str, head: str | None, console: Con
         for c in d.changes:
             style = "red" if c.flag == "DESTRUCTIVE" else "yellow" if c.flag == "RISK" else ""
             flag = f"{c.flag}: " if c.flag else ""
-            why = c.why if c.flag else c.brief
+            why = c.brief if not c.flag or c.why in (c.before, c.after) else c.why  # never a side twice
             console.print(Text(f"  {d.stage} {c.scope}: {flag}{c.what} {c.before} → {c.after}"
                                + (f" ({why})" if why else ""), style=style))
