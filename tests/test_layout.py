@@ -30,8 +30,9 @@ ALLOWED: dict[str, set[str]] = {
     "render": {"load", "plan", "review", "spec"},  # reports of loads, plans and diffs
     "replicate": {"codec", "exports", "load", "spec"},  # the stream applied with the load's codec and writer
     "advise": {"codec", "exports", "plan", "render", "spec"},  # the sample encoded by the load's codec; findings as sections
+    "prices": {"plan", "spec"},  # price APIs -> the lock (plan.price_lock's model); regions from spec; I/O kept out of plan
     "serve": {"codec", "plan", "spec"},  # the DynamoDB endpoint: items through the codec, tables and app profiles from the plan
-    "cli": {"advise", "exports", "load", "plan", "render", "replicate", "review", "serve", "sources", "spec"},  # exports: ExportError means exit 2
+    "cli": {"advise", "exports", "load", "plan", "prices", "render", "replicate", "review", "serve", "sources", "spec"},  # exports: ExportError means exit 2
     "program": {"load", "plan", "spec"},
     "__main__": {"cli"},
 }

@@ -3,7 +3,7 @@
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
 One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
 `replicate_cmd` (replicate), `cutover_cmd` (cutover check), `import_cmd` (import), `advise_cmd` (advise),
-`serve_cmd` (serve).
+`prices_cmd` (prices refresh), `serve_cmd` (serve).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .import_cmd import import_
 from .load import load, up, verify
 from .output import report_error
 from .plan import plan, validate
+from .prices_cmd import prices
 from .replicate_cmd import replicate
 from .serve_cmd import serve
 
@@ -41,5 +42,5 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff, replicate, cutover, import_, advise_command, serve):
+for command in (validate, plan, load, verify, up, diff, replicate, cutover, import_, advise_command, prices, serve):
     main.add_command(command)

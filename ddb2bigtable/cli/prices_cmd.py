@@ -37,3 +37,41 @@ def warn_if_stale(lock: PriceLock) -> None:
         click.echo(f"warning: {lock.file} was fetched {lock.fetched_day} ({age} days ago, more than "
                    f"{STALE_AFTER_DAYS}): prices may have changed since; run `ddb2bigtable prices refresh` "
                    "and commit the new lock [price-lock-stale]", err=True)
+
+
+@click.group(name="prices")
+def prices() -> None:
+    """The price lock: exact unit prices from Google's and AWS's price APIs."""
+
+
+@prices.command(name="refresh")
+@click.option("--regions", default=None,
+              help="Comma-separated AWS regions (us-east-1, bringing the GCP region each lands in) and GCP regions "
+                   "(us-east4). Default: every region the tool maps.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help=f"Where to write the lock (default: {LOCK_FILE} at --root).")
+@click.option("--gcp-endpoint", default=None, help="Cloud Billing Catalog API endpoint (default: Google's).")
+@click.option("--aws-endpoint", default=None,
+              help="Price List Query API endpoint (default: AWS_ENDPOINT_URL_PRICING, else AWS's).")
+@click.option("--aws-pricing-region", default="us-east-1", show_default=True,
+              help="Region of the Price List Query API endpoint (us-east-1, eu-central-1 or ap-south-1).")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+def refresh(regions: str | None, output: Path | None, gcp_endpoint: str | None, aws_endpoint: str | None,
+            aws_pricing_region: str, root: Path) -> None:
+    """Fetch Bigtable and DynamoDB prices and write the price lock (commit it beside the specs)."""
+    from ..prices.refresh import Options, check_output, write_lock
+    from ..prices.refresh import refresh as fetch
+
+    wanted = tuple(r.strip() for r in (regions or "").split(",") if r.strip())
+    path = output or root / LOCK_FILE
+    check_output(path)
+    done = fetch(Options(wanted, gcp_endpoint, aws_endpoint, aws_pricing_region), lambda: datetime.now(UTC))
+    write_lock(path, done.lock)
+    for gap in done.missing:
+        click.echo(f"warning: {gap}: not in the price APIs' answers; plans price it from the shipped table or "
+                   "an estimate [price-not-fetched]", err=True)
+    figures = sum(len(items) for section in (done.lock.bigtable, done.lock.network, done.lock.dynamodb)
+                  for items in section.values())
+    click.echo(f"wrote {path}: {figures} prices for {len(done.gcp_regions)} GCP and {len(done.aws_regions)} AWS "
+               f"region(s), fetched {done.lock.fetched} ({done.skus_unused} Bigtable SKUs not used); "
+               "commit it so plans and diffs price from it")

@@ -1,0 +1,173 @@
+"""Bigtable's prices from the Cloud Billing Catalog API (`services.skus.list`, paged).
+
+The client is Google's own (`google-cloud-billing`) on its REST transport, so
+`--gcp-endpoint http://127.0.0.1:PORT` reaches a plain HTTP server (the tests' fake) as
+easily as cloudbilling.googleapis.com. Credentials: an API key from
+DDB2BIGTABLE_GCP_API_KEY when set (the Catalog API is public data: a key is enough), else
+application-default credentials. Every page request has a timeout.
+
+Which SKU is which figure is decided from what the API documents, not from a list of SKU
+ids (they differ per region and change): the usage type must be OnDemand (commitment SKUs
+are discounts, see the stage's `discounts:`), the pricing unit says the kind (`h` node
+hours, `GiBy.mo` storage, `GiBy` traffic) and the description names the thing (node,
+SSD, HDD, backup, replication). The steady price is the last tier's (tiers start with a
+free allowance). A SKU matching nothing is counted, never guessed at.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ..plan.price_lock import REPLICATION, LockedPrice
+from ..spec.errors import InputError, Problem, ServiceError
+
+BIGTABLE_SERVICE = "services/C3BE-24A5-0975"  # Cloud Bigtable in the Cloud Billing catalog
+DEFAULT_ENDPOINT = "https://cloudbilling.googleapis.com"
+API_KEY_VARIABLE = "DDB2BIGTABLE_GCP_API_KEY"
+TIMEOUT_SECONDS = 30.0
+PAGE_SIZE = 5000  # the API's maximum: Bigtable's few hundred SKUs in one or two pages
+
+# How Google's SKU descriptions name continents -> the keys the shipped table and the lock use.
+_CONTINENTS = (("northern america", "north_america"), ("north america", "north_america"),
+               ("americas", "north_america"), ("south america", "south_america"),
+               ("latin america", "south_america"), ("europe", "europe"), ("emea", "europe"),
+               ("asia pacific", "asia"), ("apac", "asia"), ("asia", "asia"), ("oceania", "oceania"),
+               ("australia", "oceania"), ("middle east", "middle_east"), ("africa", "africa"))
+_BETWEEN = re.compile(r"from (?P<src>[a-z ]+?) to (?P<dst>[a-z ]+?)(?:\s*\(|$|,)")
+_WITHIN = re.compile(r"(?:within|in) (?P<where>[a-z ]+?)(?:\s*\(|$|,)")
+
+
+@dataclass(frozen=True)
+class CatalogFigures:
+    """What the catalog gave: per GCP region and item, and per continent pair."""
+
+    bigtable: dict[str, dict[str, LockedPrice]]
+    replication: dict[str, LockedPrice]
+    skus_read: int
+    skus_unused: int
+
+
+def _continent(text: str) -> str | None:
+    return next((key for words, key in _CONTINENTS if words in text), None)
+
+
+def replication_pair(description: str) -> str | None:
+    """`north_america->europe` from "... replication from Northern America to Europe", or
+    `europe->europe` from "... within Europe"; None when the description names no route."""
+    text = description.lower()
+    if (m := _BETWEEN.search(text)) and (src := _continent(m["src"])) and (dst := _continent(m["dst"])):
+        return f"{src}->{dst}"
+    if (m := _WITHIN.search(text)) and (where := _continent(m["where"])):
+        return f"{where}->{where}"
+    return None
+
+
+def _item(description: str, unit: str) -> str | None:
+    """The lock item a SKU prices, from its pricing unit and description."""
+    text = description.lower()
+    if unit == "h" and "node" in text and "data boost" not in text:
+        return "node_hour"
+    if unit == "GiBy.mo":
+        for word, item in (("backup", "backup_gib_month"), ("ssd", "ssd_gib_month"), ("hdd", "hdd_gib_month")):
+            if word in text:
+                return item
+    if unit == "GiBy" and "replication" in text:
+        return REPLICATION
+    return None
+
+
+def _price(sku: Any) -> tuple[float, str, str] | None:
+    """(USD per unit of the last tier, pricing unit, effective date) of a SKU's current price."""
+    if not sku.pricing_info:
+        return None
+    info = sku.pricing_info[-1]
+    rates = sorted(info.pricing_expression.tiered_rates, key=lambda r: r.start_usage_amount)
+    if not rates or (rates[-1].unit_price.currency_code or "USD") != "USD":
+        return None
+    money = rates[-1].unit_price
+    effective = info.effective_time.strftime("%Y-%m-%d") if info.effective_time else ""
+    return money.units + money.nanos / 1e9, info.pricing_expression.usage_unit, effective
+
+
+def figures(skus: Iterable[Any], regions: set[str]) -> CatalogFigures:
+    """The lock's Bigtable and replication figures for `regions` from the catalog's SKUs;
+    the first SKU for a figure wins (the API lists SKUs in a stable order)."""
+    bigtable: dict[str, dict[str, LockedPrice]] = {}
+    replication: dict[str, LockedPrice] = {}
+    read = used = 0
+    for sku in skus:
+        read += 1
+        priced = _price(sku)
+        if sku.category.usage_type != "OnDemand" or priced is None:
+            continue
+        value, unit, effective = priced
+        item = _item(sku.description, unit)
+        figure = LockedPrice(round(value, 9), sku.sku_id, effective, description=sku.description)
+        if item == REPLICATION:
+            pair = replication_pair(sku.description)
+            if pair is not None and pair not in replication:
+                replication[pair] = figure
+                used += 1
+        elif item is not None:
+            for region in set(sku.service_regions) & regions:
+                if item not in bigtable.setdefault(region, {}):
+                    bigtable[region][item] = figure
+                    used += 1
+    return CatalogFigures(bigtable, replication, read, read - used)
+
+
+def _client(endpoint: str | None) -> Any:
+    """The Catalog client on REST, with an API key or application-default credentials."""
+    import google.auth
+    from google.api_core.client_options import ClientOptions
+    from google.auth.exceptions import DefaultCredentialsError
+    from google.cloud import billing_v1
+
+    key = os.environ.get(API_KEY_VARIABLE)
+    options = ClientOptions(api_endpoint=endpoint or DEFAULT_ENDPOINT, api_key=key or None)
+    if not key:
+        try:
+            google.auth.default()
+        except DefaultCredentialsError:
+            raise InputError([Problem.about("prices refresh", "Google credentials", (
+                "no Google Cloud credentials for the Cloud Billing Catalog API: run `gcloud auth "
+                f"application-default login`, set GOOGLE_APPLICATION_CREDENTIALS, or set {API_KEY_VARIABLE} to an "
+                "API key of a project with the Cloud Billing API enabled"))]) from None
+    return billing_v1.CloudCatalogClient(transport="rest", client_options=options)
+
+
+def fetch(regions: set[str], endpoint: str | None = None) -> CatalogFigures:
+    """Every Bigtable SKU, paged, turned into figures; InputError for credentials the API
+    refuses (exit 2), ServiceError for an API that fails or does not answer (exit 1)."""
+    from google.api_core import exceptions
+    from google.api_core.retry import Retry
+    from google.auth.exceptions import GoogleAuthError
+    from requests.exceptions import RequestException
+
+    where = endpoint or DEFAULT_ENDPOINT
+    client = _client(endpoint)
+    retry = Retry(initial=1.0, maximum=8.0, multiplier=2.0, timeout=TIMEOUT_SECONDS * 2,
+                  predicate=lambda e: isinstance(e, exceptions.ServiceUnavailable | exceptions.TooManyRequests))
+    try:
+        pager = client.list_skus(request={"parent": BIGTABLE_SERVICE, "page_size": PAGE_SIZE},
+                                 timeout=TIMEOUT_SECONDS, retry=retry)
+        return figures(pager, regions)
+    except (exceptions.Unauthenticated, exceptions.Unauthorized, exceptions.PermissionDenied, exceptions.Forbidden
+            ) as error:
+        raise InputError([Problem.about("prices refresh", "Google credentials", (
+            f"the Cloud Billing Catalog API at {where} refused the credentials ({error.code}: {error.message}): "
+            f"check {API_KEY_VARIABLE} or the application-default account, and that the Cloud Billing API is "
+            "enabled for its project"))]) from None
+    except (exceptions.GoogleAPIError, GoogleAuthError, RequestException) as error:
+        raise ServiceError(f"the Cloud Billing Catalog API at {where} failed: {_short(error)}; nothing was written. "
+                           "Rerun `ddb2bigtable prices refresh` later, check the network (and --gcp-endpoint), or "
+                           "keep the committed lock") from None
+
+
+def _short(error: Exception) -> str:
+    text = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return text[:300]
