@@ -15,7 +15,7 @@ from ..sources.detect import KINDS, all_tables, read_sources
 from ..sources.emit import build, to_json, to_yaml
 from ..sources.export_types import DEFAULT_SAMPLE, add_mappings, sample_export
 from ..sources.model import DEFAULT_REGION, Options
-from ..sources.spec_file import check_spec, refuse_existing, write_spec
+from ..sources.spec_file import check_output, check_spec, write_spec
 from ..spec.errors import InputError, Problem
 from ..spec.ids import id_problem
 
@@ -74,13 +74,13 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
         raise InputError([Problem.about("--instance", "", wrong_id)])
     options = Options(region, _parameters(parameters), var_files)
     if output is not None:
-        refuse_existing(output, force)
+        check_output(output, force)
     found = read_sources(list(source), options, kind, LiveOptions(days, endpoint_url, metrics_endpoint_url))
     tables = all_tables(found)
     doc = add_mappings(build(instance, tables, list(source)), tables, [sample_export(e, sample) for e in exports])
     text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
         else to_yaml(doc)
-    check_spec(text, str(output or "<stdout>"))
+    check_spec(text, ", ".join(source))
     notices = [n for i in found for n in i.notices] + list(doc.notices)
     for notice in notices:
         click.echo(str(notice), err=True)

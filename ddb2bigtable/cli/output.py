@@ -7,7 +7,7 @@ from typing import NoReturn
 
 import click
 
-from ..spec.errors import Ddb2BigtableError, InputError
+from ..spec.errors import Ddb2BigtableError, InputError, clip_message
 
 # What each command did not do when its input is bad, true whenever the problem is found:
 # before anything ran, or (load, up, replicate) part-way, when rows may already be written,
@@ -40,5 +40,5 @@ def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoRetu
         click.echo(f"{count} problem{'s' if count != 1 else ''} found" + (f"; {not_done}." if not_done else "."),
                    err=True)
     else:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {clip_message(str(error))}", err=True)
     sys.exit(error.exit_code)

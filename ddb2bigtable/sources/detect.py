@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
+from ..spec.yaml_source import read_text
 from . import aws_live, cloudformation, describe_table, terraform
 from .aws_clients import LiveOptions
 from .located import Located, parse
@@ -61,6 +62,16 @@ def read_source(path: str, text: str, options: Options, forced: str | None = Non
     return READERS[kind_of(loc, forced)][1](loc, options)
 
 
+def _read(path: str) -> str:
+    """A source file's text under the spec reader's limits: a regular file (also through a
+    link) of at most MAX_BYTES, so a device, a FIFO or a huge file is refused unread."""
+    text, problem = read_text(Path(path), path, "a source file",
+                              "CloudFormation itself takes templates of at most 1 MB: is this the right file?")
+    if problem:
+        raise InputError([problem])
+    return text
+
+
 def _read_directory(path: str, options: Options, forced: str | None) -> Imported:
     """A directory is a Terraform configuration: its root module evaluated (`terraform.read_configuration`)."""
     if forced not in (None, terraform.KIND):
@@ -88,12 +99,7 @@ def read_sources(paths: Sequence[str], options: Options, forced: str | None = No
                 problems += error.problems
             continue
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            problems.append(Problem.about(path, "", f"cannot read the file: {error}"))
-            continue
-        try:
-            found.append(read_source(path, text, options, forced))
+            found.append(read_source(path, _read(path), options, forced))
         except InputError as error:
             problems += error.problems
     if problems:

@@ -8,6 +8,7 @@ every estimate, so nothing invented passes as a fact.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -66,13 +67,14 @@ def _gsi(table: TableDefinition, gsi: GsiDef, provisioned: bool) -> GsiDef:
                    write_scaling=_targeted(gsi.write_scaling))
 
 
-def _initial(units: int, unit: str, cap: Sourced[float] | None, why: str) -> Sourced[float]:
+def _initial(units: int, unit: str, cap: Sourced[float] | None, why: Callable[[str, str], str]) -> Sourced[float]:
     """AWS's initial on-demand rate as the peak estimate, at most the table's own maximum
-    (DynamoDB throttles above it: a higher guess would only raise a false peak-above-max)."""
+    (DynamoDB throttles above it: a higher guess would only raise a false peak-above-max).
+    `why(rate, bound)` words it; a function, not a format string: names in it are the user's."""
     if cap is not None and cap.value < units:
-        return guessed(float(cap.value), why.format(f"{units:,} {unit}").replace(
-            ", an upper bound:", f", capped at the table's max throughput {cap.value:,g} ({cap.origin}):", 1))
-    return guessed(float(units), why.format(f"{units:,} {unit}"))
+        return guessed(float(cap.value), why(f"{units:,} {unit}", f"capped at the table's max throughput "
+                                                                  f"{cap.value:,g} ({cap.origin})"))
+    return guessed(float(units), why(f"{units:,} {unit}", "an upper bound"))
 
 
 def complete(table: TableDefinition) -> TableDefinition:
@@ -89,8 +91,9 @@ def complete(table: TableDefinition) -> TableDefinition:
                                               gsi_reads=tuple((n, u, _targeted(a)) for n, u, a in r.gsi_reads))
                                       for r in table.replicas))
     elif table.peak is None:
-        why = (f"no source measured this on-demand table's peak; {{}} is what AWS gives a new on-demand table "
-               f"at once, an upper bound: the real peak is {_metrics(table)}")
+        def why(rate: str, bound: str) -> str:
+            return (f"no source measured this on-demand table's peak; {rate} is what AWS gives a new on-demand "
+                    f"table at once, {bound}: the real peak is {_metrics(table)}")
         changes["peak"] = Rates(_initial(ON_DEMAND_INITIAL_READS, "RRU/s", cap.reads if (cap := table.max_throughput)
                                          else None, why),
                                 _initial(ON_DEMAND_INITIAL_WRITES, "WRU/s", cap.writes if cap else None, why))

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
-from cfn_tools import load_yaml
+from cfn_tools import CfnYamlLoader
 
-from ..spec.errors import InputError, Problem
+from ..spec.errors import InputError, Problem, clip
+from ..spec.yaml_source import COMPOSER, MAX_DEPTH, depth_problem, node_problems
 
 Path = tuple[str | int, ...]
 
@@ -96,33 +97,89 @@ def _marks(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]]) -> Non
             _marks(item, (*path, i), out)
 
 
-def _locate(text: str) -> dict[Path, tuple[int, int]]:
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:  # JSON PyYAML cannot read (tabs): values still parse, lines fall back to 1
-        return {}
+def _compose(file: str, text: str) -> yaml.Node | None:
+    """The node graph of `text`, under the spec reader's limits (depth first, on the
+    parser's events; then aliases and duplicate keys): `InputError` past them, before
+    anything is built or walked. Raises `yaml.MarkedYAMLError` where it is not YAML."""
+    if too_deep := depth_problem(text, file):
+        raise InputError([too_deep])
+    root = yaml.compose(text, Loader=COMPOSER)
+    if root is not None and (problems := node_problems(root, file)):
+        raise InputError(problems)
+    return root
+
+
+def _marks_of(root: yaml.Node | None) -> dict[Path, tuple[int, int]]:
     out: dict[Path, tuple[int, int]] = {}
     if root is not None:
         _marks(root, (), out)
     return out
 
 
-def parse(file: str, text: str) -> Located:
-    """`text` as JSON (when it starts with `{` or `[`) or CloudFormation-flavoured YAML."""
-    if text.lstrip().startswith(("{", "[")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError([Problem(file, error.lineno, error.colno, "",
-                                      f"not valid JSON: {error.msg}; fix the file or export it again")]) from None
+class _Duplicate(Exception):
+    pass
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(key)
+        out[key] = value
+    return out
+
+
+def _depth(data: Any) -> int:
+    """How deep `data` nests (iterative: the value may be deeper than the stack)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return deepest
+
+
+def _json(file: str, text: str) -> Located:
+    """JSON, located through the YAML composer (which reads JSON and keeps marks); JSON
+    that YAML cannot read (tab indents) is still parsed, checked by the same rules, unlocated."""
+    try:
+        root = _compose(file, text)
+    except yaml.YAMLError:
+        root = None
+    try:
+        data = json.loads(text, object_pairs_hook=_unique)
+    except json.JSONDecodeError as error:
+        raise InputError([Problem(file, error.lineno, error.colno, "",
+                                  f"not valid JSON: {error.msg}; fix the file or export it again")]) from None
+    except _Duplicate as duplicate:
+        raise InputError([Problem.about(file, "", f"duplicate key {clip(str(duplicate))!r}; keep one of them")]) \
+            from None
+    except RecursionError:  # deeper than the parser's stack
+        data = deep = None
     else:
-        try:
-            data = load_yaml(text)
-        except yaml.MarkedYAMLError as error:
-            mark = error.problem_mark or error.context_mark
-            line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            raise InputError([Problem(file, line, column, "", f"not valid YAML: {error.problem or error}; "
-                                      "fix the file (a CloudFormation template must load in `cfn-flip`)")]) from None
-        except Exception as error:  # cfn-flip raises plain exceptions for malformed `!` tags
-            raise InputError([Problem.about(file, "", f"not a readable template: {error}")]) from None
-    return Located(file, data, _locate(text))
+        deep = _depth(data)
+    if deep is None or deep > MAX_DEPTH:
+        raise InputError([Problem.about(file, "", f"nested deeper than {MAX_DEPTH} levels; no template or table "
+                                        "description nests that deep: fix the file")])
+    return Located(file, data, _marks_of(root))
+
+
+def parse(file: str, text: str) -> Located:
+    """`text` as JSON (when it starts with `{` or `[`) or CloudFormation-flavoured YAML,
+    under the spec reader's limits: nesting, aliases, duplicate keys (`InputError`)."""
+    if text.lstrip().startswith(("{", "[")):
+        return _json(file, text)
+    try:
+        root = _compose(file, text)
+        data = CfnYamlLoader("").construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        raise InputError([Problem(file, line, column, "", f"not valid YAML: {error.problem or error}; "
+                                  "fix the file (a CloudFormation template must load in `cfn-flip`)")]) from None
+    except InputError:
+        raise
+    except Exception as error:  # cfn-flip raises plain exceptions for malformed `!` tags
+        raise InputError([Problem.about(file, "", f"not a readable template: {error}")]) from None
+    return Located(file, data, _marks_of(root))

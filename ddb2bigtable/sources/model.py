@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
+from ..spec.errors import clip_message
+
 T = TypeVar("T")
 
 KeyType = Literal["S", "N", "B"]
@@ -173,7 +175,7 @@ class Notice:
     message: str
 
     def __str__(self) -> str:
-        return f"warning: {self.subject}: {self.message} [{self.code}]"
+        return f"warning: {clip_message(self.subject)}: {clip_message(self.message)} [{self.code}]"
 
 
 @dataclass(frozen=True)

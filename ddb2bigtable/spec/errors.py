@@ -10,12 +10,37 @@ exits. The root lives in `spec` because every package may import `spec`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .model import Location
 
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
+
+# Messages echo what they are about (an attribute name, an option's value); hostile input
+# makes those a megabyte long. A value is shown up to CLIP characters, a message up to
+# MAX_MESSAGE: enough for any real name or path, and the end (what to do) is always kept.
+CLIP = 200
+MAX_MESSAGE = 2_000
+_LONG_WORD = re.compile(rf"\S{{{CLIP + 1},}}")
+
+
+def clip(text: str, limit: int = CLIP) -> str:
+    """`text`, or its first `limit` characters and how many more there were."""
+    return text if len(text) <= limit else f"{text[:limit]}...[{len(text) - limit:,} more characters]"
+
+
+def clip_message(message: str) -> str:
+    """`message` with each run of more than CLIP characters without a space cut, and the
+    whole kept under about MAX_MESSAGE (its start and its end, which says what to do)."""
+    if len(message) <= CLIP:
+        return message
+    message = _LONG_WORD.sub(lambda word: clip(word.group()), message)
+    if len(message) <= MAX_MESSAGE:
+        return message
+    head, tail = MAX_MESSAGE // 2, MAX_MESSAGE // 4
+    return f"{message[:head]}...[{len(message) - head - tail:,} more characters]...{message[-tail:]}"
 
 
 class Ddb2BigtableError(Exception):
@@ -57,10 +82,11 @@ class Problem:
         return cls(where.file, where.line, where.column, path, message)
 
     def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        file, path, message = clip_message(self.file), clip_message(self.path), clip_message(self.message)
+        where = file if self.line is None else f"{file}:{self.line}"
         if self.line is not None and self.column is not None:
             where += f":{self.column}"
-        return f"{where}: {self.path}: {self.message}" if self.path else f"{where}: {self.message}"
+        return f"{where}: {path}: {message}" if path else f"{where}: {message}"
 
 
 class InputError(Ddb2BigtableError):
