@@ -115,10 +115,11 @@ def key_condition(expression: str, names: Names | None, values: Values | None,
         raise validation(f"Query condition missed key schema element: {keys[0]}")
     if len(ranges) > 1 or (ranges and (len(keys) < 2 or ranges[0][0] != keys[1])):
         raise validation("Query key condition not supported")
-    sort = (ranges[0][0], ranges[0][1].upper(), ranges[0][2]) if ranges else None
+    sort = (ranges[0][0], _OPERATORS.get(ranges[0][1], ranges[0][1].upper()), ranges[0][2]) if ranges else None
     return KeyCondition(hashes[0], sort)
 
 
+_OPERATORS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
 Path = list[str | int]
 
 

@@ -1,0 +1,98 @@
+"""The wire: DynamoDB's JSON 1.0 protocol, its error shape for malformed and unsupported
+requests, the table operations, and the command line around the server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+from botocore.exceptions import ClientError
+
+from ddb2bigtable.load.emulator import stop_process
+
+from .conftest import STAGE, start_serve
+
+
+def raw(endpoint: str, target: str | None, body: bytes) -> tuple[int, dict]:
+    headers = {"Content-Type": "application/x-amz-json-1.0"}
+    if target:
+        headers["X-Amz-Target"] = target
+    request = urllib.request.Request(endpoint, data=body, headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_malformed_requests_get_dynamodbs_error_shape(served):
+    status, body = raw(served.endpoint, "DynamoDB_20120810.GetItem", b"{not json")
+    assert status == 400 and body["__type"].endswith("#SerializationException") and body["message"]
+    status, body = raw(served.endpoint, "DynamoDB_20120810.GetItem", b'{"TableName": "Scratch", "Key": {"pk": 5}}')
+    assert (status, body["__type"]) == (400, "com.amazonaws.dynamodb.v20120810#ValidationException")
+    status, body = raw(served.endpoint, "DynamoDB_20120810.PutItem",
+                       b'{"TableName": "Scratch", "Item": {"pk": {"S": "m"}, "sk": {"N": "1"}, "b": {"B": "%%%"}}}')
+    assert status == 400 and body["__type"].endswith("#ValidationException") and "b" in body["message"]
+    status, body = raw(served.endpoint, "DynamoDB_20120810.RestoreTableFromBackup", b"{}")
+    assert status == 400 and body["__type"].endswith("#UnknownOperationException")
+    status, body = raw(served.endpoint, None, b"{}")
+    assert status == 400 and "X-Amz-Target" in body["message"]
+    assert "Item" not in served.client().get_item(TableName="Scratch", Key={"pk": {"S": "m"}, "sk": {"N": "1"}})
+
+
+def test_describe_and_list_tables(served):
+    c = served.client()
+    assert c.list_tables()["TableNames"] == ["Invoices", "Movies", "Scratch", "Videos"]
+    first = c.list_tables(Limit=2)
+    assert first["TableNames"] == ["Invoices", "Movies"] and first["LastEvaluatedTableName"] == "Movies"
+    assert c.list_tables(ExclusiveStartTableName="Movies")["TableNames"] == ["Scratch", "Videos"]
+    table = c.describe_table(TableName="Movies")["Table"]
+    assert table["TableStatus"] == "ACTIVE"
+    assert table["KeySchema"] == [{"AttributeName": "year", "KeyType": "HASH"},
+                                  {"AttributeName": "title", "KeyType": "RANGE"}]
+    assert c.describe_time_to_live(TableName="Scratch")["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    with pytest.raises(ClientError) as caught:
+        c.describe_table(TableName="Orders")
+    assert caught.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_create_and_delete_table_are_refused_saying_why(served):
+    c = served.client()
+    for call, kwargs in ((c.create_table, {"TableName": "New", "BillingMode": "PAY_PER_REQUEST",
+                                           "KeySchema": [{"AttributeName": "k", "KeyType": "HASH"}],
+                                           "AttributeDefinitions": [{"AttributeName": "k", "AttributeType": "S"}]}),
+                         (c.delete_table, {"TableName": "Movies"})):
+        with pytest.raises(ClientError) as caught:
+            call(**kwargs)
+        assert caught.value.response["Error"]["Code"] == "ValidationException"
+        assert "spec" in caught.value.response["Error"]["Message"]
+    assert "Movies" in c.list_tables()["TableNames"]
+
+
+def test_serve_refuses_an_emulator_stage_without_an_emulator(served):
+    env = {k: v for k, v in os.environ.items() if k != "BIGTABLE_EMULATOR_HOST"}
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", STAGE, "--root", str(served.root)],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "BIGTABLE_EMULATOR_HOST" in out.stderr and "nothing was served" in out.stderr
+
+
+@pytest.mark.slow
+def test_two_workers_serve_the_same_tables(served):
+    process, endpoint = start_serve(served.root, STAGE, "--workers", "2")
+    try:
+        from .conftest import Served
+        client = Served(served.root, endpoint, process).client()
+        for n in range(10):  # connections are spread over both workers
+            client.put_item(TableName="Scratch", Item={"pk": {"S": "workers"}, "sk": {"N": str(n)}})
+        assert client.query(TableName="Scratch", KeyConditionExpression="pk = :p",
+                            ExpressionAttributeValues={":p": {"S": "workers"}})["Count"] == 10
+    finally:
+        stop_process(process)
+    assert process.returncode is not None
