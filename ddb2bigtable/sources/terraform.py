@@ -193,8 +193,18 @@ def read(loc: Located, options: Options) -> Imported:
     return _read(loc, options, _from_json(loc), [])
 
 
+def _table(loc: Located, options: Options, resource: Resource, notices: list[Notice]) -> TableDefinition:
+    """One table; a value of a shape no reader check expected (a map where a list belongs) is bad
+    input at the resource, never a traceback."""
+    try:
+        return read_table(fields(loc, resource), _region(loc, options, resource, notices))
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as error:
+        raise loc.fail(resource.base, f"{resource.address}: an argument has a shape the AWS provider does not "
+                       f"take ({str(error)[:120]}): run `terraform validate`, then fix it") from None
+
+
 def _read(loc: Located, options: Options, resources: list[Resource], notices: list[Notice]) -> Imported:
-    tables = [read_table(fields(loc, r), _region(loc, options, r, notices)) for r in resources if r.kind == TABLE]
+    tables = [_table(loc, options, r, notices) for r in resources if r.kind == TABLE]
     if not tables:
         unread = "".join(f"; {n.subject}: {n.message}" for n in notices if n.code == "not-evaluated")
         raise loc.fail((), f"no {TABLE} here: expected a .tf file, a folder of them or `terraform show -json` output "

@@ -9,8 +9,11 @@ the configuration, not what lies beside it. An unlisted function is unknown with
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -180,6 +183,31 @@ def _range(*bounds: Any) -> list[int | float]:
     return out
 
 
+def _replace(text: str, search: str, replacement: str) -> str:
+    """Terraform's replace: a `/.../` search is a regular expression (RE2; `$1` refers to a group)."""
+    if len(search) > 1 and search.startswith("/") and search.endswith("/"):
+        return re.sub(search[1:-1], re.sub(r"\$\{?(\d+)\}?", r"\\\1", replacement), text)
+    return text.replace(search, replacement)
+
+
+def _regex(pattern: str, text: str) -> Any:
+    found = re.search(pattern, text)
+    if found is None:
+        raise EvalError(f"regex: {pattern!r} does not match")
+    if found.groupdict():
+        return found.groupdict()
+    return list(found.groups()) if found.groups() else found.group(0)
+
+
+def _sets(op: Callable[[list[Any], list[Any]], list[Any]]) -> Callable[..., list[Any]]:
+    def combined(first: Any, *rest: Any) -> list[Any]:
+        out = _set(first)
+        for other in rest:
+            out = op(out, _set(other))
+        return _set(out)
+    return combined
+
+
 def _text(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
     return lambda *args: f(*(to_text(a, name) for a in args))
 
@@ -197,7 +225,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "format": _format, "join": lambda sep, ls: to_text(sep, "join").join(to_text(x, "join") for x in _list(ls, "join")),
     "split": _text("split", lambda sep, s: s.split(sep)), "lower": _text("lower", str.lower),
     "upper": _text("upper", str.upper), "title": _text("title", str.title), "trimspace": _text("trimspace", str.strip),
-    "chomp": _text("chomp", lambda s: s.rstrip("\r\n")), "replace": _text("replace", lambda s, a, b: s.replace(a, b)),
+    "chomp": _text("chomp", lambda s: s.rstrip("\r\n")), "replace": _text("replace", _replace),
     "trimprefix": _text("trimprefix", str.removeprefix), "trimsuffix": _text("trimsuffix", str.removesuffix),
     "startswith": _text("startswith", str.startswith), "endswith": _text("endswith", str.endswith),
     "substr": lambda s, o, n: to_text(s, "substr")[int(o):(None if int(n) < 0 else int(o) + int(n))],
@@ -218,6 +246,21 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "jsonencode": lambda v: json.dumps(v, separators=(",", ":")),
     "jsondecode": lambda s: json.loads(to_text(s, "jsondecode")),
     "setunion": lambda *ls: _set([x for one in ls for x in _list(one, "setunion")]),
+    "setintersection": _sets(lambda a, b: [x for x in a if x in b]),
+    "setsubtract": _sets(lambda a, b: [x for x in a if x not in b]),
+    "regex": _text("regex", _regex), "regexall": _text("regexall", lambda p, s: [
+        m.groupdict() or (list(m.groups()) if m.groups() else m.group(0)) for m in re.finditer(p, s)]),
+    "strcontains": _text("strcontains", lambda s, part: part in s),
+    "trim": _text("trim", lambda s, chars: s.strip(chars)), "strrev": _text("strrev", lambda s: s[::-1]),
+    "md5": _text("md5", lambda s: hashlib.md5(s.encode()).hexdigest()),  # noqa: S324 (Terraform's md5)
+    "sha1": _text("sha1", lambda s: hashlib.sha1(s.encode()).hexdigest()),  # noqa: S324
+    "sha256": _text("sha256", lambda s: hashlib.sha256(s.encode()).hexdigest()),
+    "base64encode": _text("base64encode", lambda s: base64.b64encode(s.encode()).decode()),
+    "base64decode": _text("base64decode", lambda s: base64.b64decode(s).decode()),
+    "sensitive": lambda v: v, "nonsensitive": lambda v: v,
+    "pow": lambda a, b: to_number(a, "pow") ** to_number(b, "pow"),
+    "parseint": lambda s, base: int(to_text(s, "parseint"), int(to_number(base, "parseint"))),
+    "signum": lambda n: (to_number(n, "signum") > 0) - (to_number(n, "signum") < 0),
     "formatlist": lambda spec, *ls: [_format(spec, *row)
                                      for row in zip(*(_list(x, "formatlist") for x in ls), strict=True)],
 }

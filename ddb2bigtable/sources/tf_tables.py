@@ -161,6 +161,16 @@ def _ttl(f: TfFields, enabled: Sourced[bool] | None) -> Sourced[str] | None:
     return attribute
 
 
+def _tags(f: TfFields) -> tuple[tuple[tuple[str, Sourced[str]], ...], tuple[str, ...]]:
+    """`tags`, each value with its origin; a tags map the files cannot give is named instead."""
+    raw = f.raw(("tags",))
+    if isinstance(raw, Unresolved):
+        return (), (f"the tags are not known ({f.origin(('tags',))}: {raw.reason}); add them to the spec's "
+                    "tags if they matter",)
+    f.loc.check((*f.base, "tags"), raw or {}, (dict,), "tags")
+    return tuple((str(k), v) for k in (raw or {}) if (v := f.text(("tags", k), "tags")) is not None), ()
+
+
 def replicas(f: TfFields, pitr: bool) -> tuple[ReplicaDef, ...]:
     """`replica` blocks; a replica's own point_in_time_recovery where it differs from the table's."""
     found = []
@@ -241,7 +251,7 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
         False, f.origin(()) + " (no point_in_time_recovery: disabled)")
     days = (f.integer(("point_in_time_recovery", 0, "recovery_period_in_days"), "recovery_period_in_days")
             if f.items(("point_in_time_recovery",), "point_in_time_recovery") else None)
-    tags = tuple((str(k), v) for k in (f.raw(("tags",)) or {}) if (v := f.text(("tags", k), "tags")) is not None)
+    tags, missing = _tags(f)
     reads, writes = units(())
     consistency, witness = _consistency(f)
     most, warm = _throughputs(f)
@@ -253,4 +263,4 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
         deletion_protection=_flag(f, ("deletion_protection_enabled",), "deletion_protection_enabled"),
         tags=tags, replicas=replicas(f, pitr.value), gsis=tuple(gsis), lsis=tuple(lsis),
         dropped=tuple(_dropped(f)), multi_region_consistency=consistency, witness_region=witness,
-        max_throughput=None if provisioned else most, warm_throughput=warm)
+        max_throughput=None if provisioned else most, warm_throughput=warm, missing=missing)

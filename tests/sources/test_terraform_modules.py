@@ -214,3 +214,49 @@ def test_registry_module_before_terraform_init_says_what_to_run(tmp_path):
     assert result.exit_code == 2 and len(result.stderr.splitlines()) == 2, result.stderr
     said = result.stderr.splitlines()[0]
     assert "module.dynamodb_tables" in said and "run `terraform init`" in said and "terraform show -json" in said
+
+
+def _cloudposse(tmp_path: Path) -> Path:
+    """cloudposse/terraform-aws-dynamodb's examples/complete, with the registry modules it calls (the
+    null-label `context` module everywhere, the dynamodb-autoscaler) where `terraform init` puts them."""
+    source = HERE / "cloudposse"
+    root = tmp_path / "terraform-aws-dynamodb"
+    shutil.copytree(source / "terraform-aws-dynamodb", root)
+    example = root / "examples" / "complete"
+    installed = example / ".terraform" / "modules"
+    shutil.copytree(source / "terraform-null-label", installed / "this")
+    shutil.copytree(source / "terraform-aws-dynamodb-autoscaler", installed / "autoscaler")
+    label = {"Source": "registry.terraform.io/cloudposse/label/null", "Version": "0.25.0",
+             "Dir": ".terraform/modules/this"}
+    entries = [{"Key": "", "Source": "", "Dir": "."}, {"Key": "this", **label}]
+    for table in ("dynamodb_table_1", "dynamodb_table_2"):
+        entries += [{"Key": table, "Source": "../../", "Dir": "../.."}, {"Key": f"{table}.this", **label},
+                    {"Key": f"{table}.dynamodb_autoscaler", "Source": "registry.terraform.io/cloudposse/"
+                     "dynamodb-autoscaler/aws", "Version": "0.16.0", "Dir": ".terraform/modules/autoscaler"},
+                    {"Key": f"{table}.dynamodb_autoscaler.this", **label}]
+    (installed / "modules.json").write_text(json.dumps({"Modules": entries}))
+    return example
+
+
+def test_cloudposse_module_with_label_context_and_autoscaler_modules(tmp_path):
+    """Names built by null-label (`replace` with a /regex/, `setintersection`, `format`, `lookup`), GSIs and
+    LSIs from `dynamic` blocks, auto scaling in a nested registry module linked through the table's id."""
+    example = _cloudposse(tmp_path)
+    got = import_files(tmp_path, example, var_files=(str(example / "fixtures.us-east-2.tfvars"),))
+    assert [t["id"] for t in got.data["tables"]] == ["eg-test-first", "eg-test-second"]
+    first = _without_estimates(got.table("eg-test-first"))
+    include = ["HashKey", "RangeKey"]
+    scaling = {"min_reads": 5, "max_reads": 20, "min_writes": 5, "max_writes": 20, "target_utilization": 50.0}
+    assert first == {
+        "table": "eg-test-first", "region": "us-east-2", "billing": "provisioned", "reads": 5, "writes": 5,
+        "key": {"partition": {"name": "HashKey", "type": "S"}, "sort": {"name": "RangeKey", "type": "S"}},
+        "autoscaling": scaling, "ttl": {"attribute": "Expires"}, "stream": "none",
+        "point_in_time_recovery": {"enabled": True}, "table_class": "standard", "deletion_protection": False,
+        "tags": {"Name": "eg-test-first", "Namespace": "eg", "Stage": "test"},
+        "gsis": [{"name": "DailyAverageIndex", "key": {"partition": {"name": "DailyAverage", "type": "N"},
+                                                       "sort": {"name": "HighWater", "type": "N"}},
+                  "projection": include, "reads": 5, "writes": 5, "autoscaling": scaling}],
+        "lsis": [{"name": "TimestampSortIndex", "sort": {"name": "Timestamp", "type": "S"}, "projection": include},
+                 {"name": "HighWaterIndex", "sort": {"name": "Timestamp", "type": "S"}, "projection": include}]}
+    assert any("AWS-managed KMS key (server_side_encryption)" in m for m in got.codes("not-in-spec"))
+    assert not got.codes("not-evaluated") and not got.codes("autoscaling-unmatched")
