@@ -116,12 +116,15 @@ def _stage(d: StageDiff, base: str, head: str, folds: bool = True) -> list[str]:
     rows = [_row(c) for c in d.changes]
     lines, clipped = table(_COLUMNS, rows)
     clipped_at = {(row, column) for row, column, _ in clipped}
+    arithmetic_shown = {m.after.why for m in d.clusters if m.moved and m.after}
     full = []
     for index, (c, row) in enumerate(zip(d.changes, rows, strict=True)):
         originals = (c.scope, c.what, c.before, c.after, c.flag or "", c.short_why)
         full += [f"- `{c.scope}` {escape(c.what)}, {column}: {escape(original)}"
                  for column, cell, original in zip(_COLUMNS, row, originals, strict=True)
                  if cell != original or (index, column) in clipped_at]
+        if c.brief and c.why not in (c.brief, c.before, c.after, *arithmetic_shown):
+            full.append(f"- `{c.scope}` {escape(c.what)}, why in full: {escape(c.why)}")
     out = [f"#### {d.stage}: {len(d.changes)} change{'s' if len(d.changes) != 1 else ''}", "", *lines, ""]
     out += _chart(d)
     if not folds:
@@ -130,7 +133,7 @@ def _stage(d: StageDiff, base: str, head: str, folds: bool = True) -> list[str]:
                       f"prints them._", ""]
     out += _arithmetic(d, base, head)
     if full:
-        out += folded(f"{d.stage}: the full text of {len(full)} shortened cell{'s' if len(full) != 1 else ''}", full)
+        out += folded(f"{d.stage}: the full text behind {len(full)} short cell{'s' if len(full) != 1 else ''}", full)
     return out
 
 

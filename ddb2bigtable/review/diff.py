@@ -78,6 +78,13 @@ def _table(scope: str, old: TablePlan, new: TablePlan) -> list[Change]:
     for name in sorted(families_after.keys() - families_before.keys()):
         out.append(Change(f"{where}/family {name}", "family added", "absent", families_after[name].gc.describe()))
     for name in sorted(families_before.keys() & families_after.keys()):
+        kind_a, kind_b = families_before[name].aggregate, families_after[name].aggregate
+        if kind_a != kind_b:
+            out.append(Change(f"{where}/family {name}", "family type", kind_a or "plain", kind_b or "plain",
+                              "DESTRUCTIVE", "Bigtable cannot convert an existing family to another type "
+                              "(cloud.google.com/bigtable/docs/data-types, read 2026-11-25): it must be dropped and "
+                              "created again, which deletes every cell in it; reload the table afterwards",
+                              "a new type means dropping the family: its cells are deleted"))
         a, b = families_before[name].gc, families_after[name].gc
         if a != b:
             tightened = _tightened(a, b)
@@ -137,6 +144,11 @@ def _instance(old: InstancePlan, new: InstancePlan) -> tuple[list[Change], list[
     return out + _alerts(scope, old.operations, new.operations), moves
 
 
+# Why a derived threshold moved, in one clause: each follows a figure of its cluster's plan.
+_FOLLOWS = {"cpu": "follows the cluster's CPU target", "at-max": "follows the autoscaling maximum",
+            "storage": "follows the planned storage share per node"}
+
+
 def _alerts(scope: str, old: OperationsPlan | None, new: OperationsPlan | None) -> list[Change]:
     """Alerts turned on or off, added or removed, and thresholds or durations that moved:
     on-call sees in the pull request when "normal" is redefined."""
@@ -151,7 +163,8 @@ def _alerts(scope: str, old: OperationsPlan | None, new: OperationsPlan | None) 
         elif b is None and a is not None:
             out.append(Change(where, "alert removed", rule_text(a), "removed"))
         elif a is not None and b is not None and (a.threshold, a.duration_seconds) != (b.threshold, b.duration_seconds):
-            out.append(Change(where, "alert threshold", rule_text(a), rule_text(b), None, b.why))
+            out.append(Change(where, "alert threshold", rule_text(a), rule_text(b), None, b.why,
+                              _FOLLOWS.get(b.kind, "")))
     if old and new and old.enabled and new.enabled and old.channels != new.channels:
         out.append(Change(f"{scope}/alerts", "notification channels", ", ".join(old.channels) or "none",
                           ", ".join(new.channels) or "none"))
