@@ -64,6 +64,30 @@ class Denied(Ddb2BigtableError):
     exit_code = EXIT_BAD_INPUT
 
 
+def _refuse_nonsense(client: Any, url: str) -> None:
+    """Make a success answer that is not AWS's kind of body a `ServiceError` naming the
+    endpoint: a web server or proxy answering HTTP 200 with a page (botocore would parse it
+    as an empty answer, and the import would go on as if the table had no fields).
+    JSON protocols answer an object; XML ones never an HTML page."""
+    endpoint = redact_userinfo(str(client.meta.endpoint_url))
+
+    def check(operation_model: Any, response_dict: dict[str, Any], **_: Any) -> None:
+        body = response_dict.get("body")
+        if not isinstance(body, bytes) or not (body := body.lstrip()) \
+                or not 200 <= int(response_dict.get("status_code", 0)) < 300:
+            return  # a streamed body, an empty one, or an error (botocore words those)
+        kind = str(response_dict.get("headers", {}).get("content-type", "no content type"))
+        json_protocol = operation_model.metadata.get("protocol") in ("json", "rest-json")
+        if (json_protocol and not body.startswith(b"{")) or body[:15].lower().startswith((b"<!doctype html", b"<html")):
+            raise ServiceError(f"{url}: {operation_model.name}: {endpoint} answered HTTP "
+                               f"{response_dict.get('status_code')} with {kind}, not an AWS answer "
+                               f"({body[:60].decode('utf-8', 'replace')!r}...): check that --endpoint-url / "
+                               "--metrics-endpoint-url (or AWS_ENDPOINT_URL_*) names DynamoDB, DynamoDB Local "
+                               "or moto, not a web server or proxy")
+
+    client.meta.events.register("before-parse", check)
+
+
 class Clients:
     """One region's clients, made on first use (an import of a provisioned table with no
     metrics endpoint never opens CloudWatch)."""
@@ -83,6 +107,7 @@ class Clients:
             except Exception as error:  # botocore: a malformed endpoint URL, an unreadable profile
                 raise InputError([Problem.about(self.url, "", f"cannot set up the {service} client: "
                                                 f"{redact_userinfo(str(error))}")]) from None
+            _refuse_nonsense(self._made[service], self.url)
         return self._made[service]
 
     @property

@@ -6,12 +6,14 @@ a crash, memory) instead of hanging the suite.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import stat
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -36,9 +38,10 @@ TEMPLATE = textwrap.dedent("""\
     """)
 
 
-def run_import(*args: str | Path, umask: int | None = None) -> subprocess.CompletedProcess[str]:
+def run_import(*args: str | Path, umask: int | None = None,
+               env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ddb2bigtable", "import", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60,
+                          capture_output=True, text=True, timeout=60, env=env,
                           preexec_fn=None if umask is None else lambda: os.umask(umask))
 
 
@@ -74,6 +77,18 @@ def test_a_device_and_a_fifo_are_refused_unread(tmp_path):
     link = tmp_path / "zero.json"
     link.symlink_to("/dev/zero")
     one_line(run_import(link, "--instance", "shop-prod"), "not a regular file")
+
+
+@pytest.mark.parametrize("hostile", ["fifo", "/dev/zero"])
+def test_a_fifo_or_a_device_link_in_a_directory_source_is_refused(tmp_path, hostile):
+    folder = tmp_path / "infra"
+    folder.mkdir()
+    (folder / "variables.tf").write_text('variable "env" {\n  default = "prod"\n}\n')
+    if hostile == "fifo":
+        os.mkfifo(folder / "main.tf")
+    else:
+        (folder / "main.tf").symlink_to("/dev/zero")
+    one_line(run_import(folder, "--instance", "shop-prod"), f"{folder / 'main.tf'}: not a regular file")
 
 
 def test_a_50_mb_template_is_refused_before_it_is_parsed(tmp_path):
@@ -189,3 +204,43 @@ def test_an_output_folder_that_does_not_exist_is_one_line_before_anything_is_rea
     problem = one_line(run_import("/dev/zero", "--instance", "books-prod", "-o", out), "does not exist")
     assert problem.startswith(f"{out}: the folder {out.parent} does not exist")
     assert not out.parent.exists()
+
+
+# --- C: a service that answers nonsense ---------------------------------------------------------
+
+class _Page(http.server.BaseHTTPRequestHandler):
+    """What a web server or proxy on the wrong port answers to anything: HTTP 200 and a page."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b"<html><body>Welcome to nginx!</body></html>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("url", ["aws://us-east-1/Orders", "aws://us-east-1/*"])
+def test_an_endpoint_answering_200_with_html_is_a_service_error_naming_it(tmp_path, url):
+    """It was a KeyError 'Table' traceback (one table), or "the region has no tables" (all)."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        endpoint = f"http://127.0.0.1:{server.server_port}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")} | {
+            "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local", "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": str(tmp_path / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none")}
+        run = run_import(url, "--instance", "shop-prod", "--endpoint-url", endpoint, env=env)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert run.returncode == 1, run.stderr
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"error: {url}: ") and f"{endpoint} answered HTTP 200 with text/html, not an AWS answer" \
+        in line and "--endpoint-url" in line
