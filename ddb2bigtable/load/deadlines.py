@@ -9,8 +9,9 @@ rows (verify, the load's resume check, cutover check), which answer in milliseco
 their operation is bounded by READ_SECONDS, each attempt by ATTEMPT_SECONDS; a full-table
 scan (verify's count) keeps the client's 600 s, since a large table takes that long.
 Writes are bounded by `writer.WriteSettings` (the load: 120 s; replicate: REPLICATE_WRITE_SECONDS).
-Table admin calls keep their generated defaults (60 s; 300 s to create a table), and
-`preflight.check_target` asks first with 5 s (emulator) or 15 s (cloud).
+Table admin calls keep their generated defaults (60 s; 300 s to create a table), after
+a first call with 5 s (emulator) or 15 s (cloud), retries included (`admin_retry`):
+`preflight.check_target` before a load or verify, a probe before `table_admin.ensure_tables`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ SCAN_SECONDS = 600.0  # a full-table scan (the client's default, explicit: the h
 SCAN_ATTEMPT_SECONDS = 20.0  # one stream of it; the client resumes after the last row it got
 REPLICATE_WRITE_SECONDS = 30.0  # one page's writes, retries included (replicate waits longer outages out)
 REPLICATE_WRITE_ATTEMPT_SECONDS = 10.0
+
+
+def admin_retry(seconds: float) -> Any:
+    """Retries of a table-admin call's transient errors, all within `seconds`: the generated
+    admin client retries for 60 s whatever `timeout=` says (a probe "within 5 s" of a
+    silent emulator took 47 s), so a short deadline needs its own retry."""
+    from google.api_core.retry import Retry, if_transient_error
+
+    return Retry(predicate=if_transient_error, timeout=seconds)
 
 
 def lookup_table(client: Any, instance_id: str, table_id: str, app_profile_id: str | None = None) -> Any:

@@ -18,6 +18,7 @@ from google.cloud.bigtable import Client
 from ..spec.errors import InputError, Problem
 from ..spec.families import family_names
 from ..spec.model import TableSpec
+from .deadlines import admin_retry
 from .emulator import EMULATOR_ENV
 
 DEADLINE_SECONDS = 15.0  # Bigtable in the cloud: a new connection, maybe a token to fetch first
@@ -32,7 +33,8 @@ def check_target(project: str, instance_id: str, table: TableSpec) -> None:
     deadline = EMULATOR_DEADLINE_SECONDS if endpoint else DEADLINE_SECONDS
     try:
         admin = Client(project=project, admin=True).table_admin_client
-        found = admin.get_table(request={"name": name, "view": "SCHEMA_VIEW"}, timeout=deadline)
+        found = admin.get_table(request={"name": name, "view": "SCHEMA_VIEW"}, timeout=deadline,
+                                retry=admin_retry(deadline))
     except DefaultCredentialsError:
         raise _problem(table, f"no Google credentials to reach {where}: run `gcloud auth application-default "
                               f"login`, or set GOOGLE_APPLICATION_CREDENTIALS to a service account key file "

@@ -10,11 +10,17 @@ creation is stored but never applied).
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass
 
+from google.api_core import exceptions
 from google.cloud.bigtable import Client, column_family
 
 from ..plan.model import GcPolicy, InstancePlan, TablePlan
+from ..spec.errors import ServiceError
+from .deadlines import admin_retry
+from .emulator import EMULATOR_ENV
+from .preflight import DEADLINE_SECONDS, EMULATOR_DEADLINE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -59,9 +65,26 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
 
 
 def ensure_tables(project: str, instance: InstancePlan, table_ids: list[str] | None = None) -> list[AdminAction]:
+    """Every planned table (or those of `table_ids`) as `ensure_table` leaves it. One cheap
+    call with preflight's short deadline comes first: the calls after it have no deadline
+    of their own here (the admin client's 60 s, 300 s to create a table), so a Bigtable
+    that accepts connections and never answers would hold them a minute each; that, or any
+    failure of Bigtable, is a ServiceError (exit 1) saying what to check."""
     client = Client(project=project, admin=True)
+    endpoint = os.environ.get(EMULATOR_ENV)
+    where = f"the Bigtable emulator at {endpoint}" if endpoint else f"Bigtable (project {project})"
+    deadline = EMULATOR_DEADLINE_SECONDS if endpoint else DEADLINE_SECONDS
     actions = []
-    for table in instance.tables:
-        if table_ids is None or table.id in table_ids:
-            actions += ensure_table(client, instance.id, table)
+    try:
+        client.table_admin_client.list_tables(
+            request={"parent": f"projects/{project}/instances/{instance.id}", "view": "NAME_ONLY", "page_size": 1},
+            timeout=deadline, retry=admin_retry(deadline))
+        for table in instance.tables:
+            if table_ids is None or table.id in table_ids:
+                actions += ensure_table(client, instance.id, table)
+    except (exceptions.GoogleAPICallError, exceptions.RetryError) as error:
+        fix = ("start it (`ddb2bigtable up --stage local --keep-running`) or point "
+               f"{EMULATOR_ENV} at the running one") if endpoint else "check the network, the project and the instance"
+        raise ServiceError(f"cannot create or update the tables of instance {instance.id} on {where} "
+                           f"({type(error).__name__}: {str(error)[:200]}): {fix}") from None
     return actions
