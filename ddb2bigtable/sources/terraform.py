@@ -206,7 +206,7 @@ def _table(loc: Located, options: Options, resource: Resource, notices: list[Not
 def _read(loc: Located, options: Options, resources: list[Resource], notices: list[Notice]) -> Imported:
     tables = [_table(loc, options, r, notices) for r in resources if r.kind == TABLE]
     if not tables:
-        unread = "".join(f"; {n.subject}: {n.message}" for n in notices if n.code == "not-evaluated")
+        unread = "".join(f"; {n.subject}: {n.message}" for n in notices if n.code in ("not-evaluated", "no-instances"))
         raise loc.fail((), f"no {TABLE} here: expected a .tf file, a folder of them or `terraform show -json` output "
                        f"that defines one{unread}")
     for r in resources:

@@ -19,7 +19,19 @@ from .intrinsics import Unresolved
 from .model import Notice, Options
 from .tf_expr import Lazy, Scope, TooMuchWork, plain
 from .tf_files import Files
-from .tf_module import _META, MAX_MODULE_DEPTH, READ, Key, Module, Resource, Run, _instance_key, reference_text
+from .tf_module import (
+    _META,
+    MAX_MODULE_DEPTH,
+    READ,
+    TABLE,
+    Key,
+    Module,
+    Resource,
+    Run,
+    _instance_key,
+    comes_from,
+    reference_text,
+)
 from .tf_syntax import Block, Body, parse, trees
 from .tf_variables import module_values, root_values
 
@@ -107,6 +119,10 @@ class Instance(Module):
                                                "instance is imported with placeholders; give the value to import "
                                                "every instance"))
                 keys = {None: None}
+            if not keys and kind == TABLE:
+                meta = "count" if "count" in block.body.attrs else "for_each"
+                self.run.notices.append(Notice("no-instances", base, f"its {meta} gives no instances"
+                                               f"{comes_from(block, meta)}: no table is imported from it"))
             for key in keys:
                 address = base + _instance_key(key)
                 values = self.arguments(kind, name, key)

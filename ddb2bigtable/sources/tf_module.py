@@ -74,13 +74,18 @@ def fallback_name(address: str) -> str:
     return (name if len(name) >= 3 else f"table-{name}".strip("-"))[:255]  # DynamoDB: 3-255 characters
 
 
-def _null(block: Block, argument: str) -> str:
-    """Why a required argument is null, naming the variables its expression uses."""
+def comes_from(block: Block, argument: str) -> str:
+    """` (it comes from var.X: pass ...)` for the variables an argument's expression uses, else ``."""
     attr = block.body.attrs.get(argument)
     names = sorted(set(re.findall(r"\bvar\.(\w+)", reference_text(attr.expr)))) if attr else []
     given = " or ".join(f"--parameter {n}=VALUE" for n in names)
-    return f"{argument} is null" + (f" (it comes from {', '.join(f'var.{n}' for n in names)}: pass {given}, set it "
-                                    "in a --var-file, or in the module call that sets it)" if names else "")
+    return (f" (it comes from {', '.join(f'var.{n}' for n in names)}: pass {given}, set it in a --var-file, or in "
+            "the module call that sets it)") if names else ""
+
+
+def _null(block: Block, argument: str) -> str:
+    """Why a required argument is null, naming the variables its expression uses."""
+    return f"{argument} is null{comes_from(block, argument)}"
 
 
 def _required(block: Block, values: dict[str, Any], address: str) -> None:

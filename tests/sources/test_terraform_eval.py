@@ -272,3 +272,31 @@ def test_a_missing_local_module_folder_exits_2_at_the_module_block(tmp_path):
     result = CliRunner().invoke(main, ["import", str(folder), "--instance", "shop-prod"])
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"{folder / 'main.tf'}:1:1: ") and "is not a folder" in result.stderr
+
+
+def test_a_for_each_over_an_empty_default_names_the_variable_to_give(tmp_path):
+    folder = _write(tmp_path, """\
+variable "tables" {
+  type = map(object({
+    hash_key     = string
+    billing_mode = optional(string, "PAY_PER_REQUEST")
+  }))
+  default = {}
+}
+resource "aws_dynamodb_table" "this" {
+  for_each     = var.tables
+  name         = each.key
+  billing_mode = each.value.billing_mode
+  hash_key     = each.value.hash_key
+  attribute {
+    name = each.value.hash_key
+    type = "S"
+  }
+}
+""")
+    result = CliRunner().invoke(main, ["import", str(folder), "--instance", "shop-prod"])
+    assert result.exit_code == 2
+    assert "aws_dynamodb_table.this: its for_each gives no instances (it comes from var.tables: pass --parameter " \
+           "tables=VALUE" in result.stderr
+    got = import_files(tmp_path, folder, region="us-east-1", parameters=(("tables", '{ Orders = { hash_key = "id" } }'),))
+    assert got.table("Orders")["billing"] == "on_demand"  # optional(string, "PAY_PER_REQUEST")
