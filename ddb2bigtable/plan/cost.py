@@ -10,8 +10,9 @@ reference region and the line says so (`estimate`). Every line carries its `orig
 from __future__ import annotations
 
 from ..spec.model import Spec, TableSpec
-from ..spec.stage import Stage
+from ..spec.stage import DiscountSettings, Stage
 from . import capacity, pricing
+from .discounts import Step, bigtable_steps, discounted, dynamodb_steps
 from .model import ClusterPlan, CostEstimate, CostLine
 from .price_lock import PriceLock
 from .tables import pitr_by_region
@@ -39,16 +40,28 @@ def _line(item: str, quantity: float, unit: str, price: pricing.Price, months_fa
 
 
 class _Priced:
-    """Builds cost lines from one lock (or none), remembering what the lock lacked."""
+    """Builds cost lines from one lock (or none) and the stage's discounts, remembering what
+    the lock lacked."""
 
-    def __init__(self, lock: PriceLock | None):
+    def __init__(self, lock: PriceLock | None, discounts: DiscountSettings):
         self.lock = lock
+        self.discounts = discounts
         self.gaps: dict[str, None] = {}
 
-    def line(self, item: str, quantity: float, unit: str, price: pricing.Price) -> CostLine:
+    def line(self, item: str, quantity: float, unit: str, price: pricing.Price,
+             steps: list[Step] | None = None) -> CostLine:
         if price.gap:
             self.gaps[price.gap] = None
-        return _line(item, quantity, unit, price)
+        return discounted(_line(item, quantity, unit, price), steps or [])
+
+    def bigtable(self, item: str, quantity: float, unit: str, price: pricing.Price) -> CostLine:
+        return self.line(item, quantity, unit, price, bigtable_steps(self.discounts, unit))
+
+    def dynamodb(self, item: str, quantity: float, unit: str, region: str, key: str, standard_class: bool
+                 ) -> CostLine:
+        """A DynamoDB line priced by the table's `key` item in `region`, then discounted."""
+        price = pricing.dynamodb(region, key, self.lock)
+        return self.line(item, quantity, unit, price, dynamodb_steps(self.discounts, unit, region, standard_class))
 
 
 def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan], priced: _Priced) -> list[CostLine]:
@@ -56,15 +69,15 @@ def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan], priced
     lines = []
     for c in clusters:
         nodes = f"{c.nodes} node{'s' if c.nodes != 1 else ''}"
-        lines.append(priced.line(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
+        lines.append(priced.bigtable(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
                                  "node-hour", pricing.bigtable_node_hour(c.gcp_region, lock)))
-        lines.append(priced.line(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
+        lines.append(priced.bigtable(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
                                  pricing.bigtable_storage(c.gcp_region, c.storage_type, lock)))
     home = clusters[0].gcp_region
     for t in spec.tables:
         if any(p.enabled for p in pitr_by_region(t.source).values()) and t.source.storage_gb:
             price = pricing.bigtable_backup_storage(home, lock)
-            lines.append(priced.line(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month",
+            lines.append(priced.bigtable(f"{t.id}: backup storage (one full copy)", t.source.storage_gb, "GiB-month",
                                      price))
     if len(clusters) > 1:
         lines += [line for t in spec.tables for line in _replication_lines(t, stage, clusters, priced)]
@@ -90,7 +103,7 @@ def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPla
         for dst in clusters:
             if dst is not src and dst.gcp_region != src.gcp_region:
                 share = "" if len(origins) == 1 else f", 1/{len(origins)} of its writes"
-                lines.append(priced.line(f"{table.id}: replication {src.gcp_region} → {dst.gcp_region}{share}",
+                lines.append(priced.bigtable(f"{table.id}: replication {src.gcp_region} → {dst.gcp_region}{share}",
                                          gib / len(origins), "GiB",
                                          pricing.bigtable_replication_egress(src.gcp_region, dst.gcp_region,
                                                                              priced.lock)))
@@ -98,7 +111,6 @@ def _replication_lines(table: TableSpec, stage: Stage, clusters: list[ClusterPla
 
 
 def _table_lines(table: TableSpec, stage: Stage, priced: _Priced) -> list[CostLine]:
-    line, lock = priced.line, priced.lock
     source = table.source
     units = capacity.total_units(source, "expected")
     scale = stage.capacity_scale
@@ -108,32 +120,33 @@ def _table_lines(table: TableSpec, stage: Stage, priced: _Priced) -> list[CostLi
         writes = units.writes * scale
         replica = region != source.region
         tag = f"{table.id} {region}"
+        klass = next((r.table_class for r in source.replicas if r.region == region and r.table_class),
+                     source.table_class)
+        standard = klass != "standard_infrequent_access"
         if source.billing == "on_demand":
             per_month = SECONDS_PER_MONTH / 1e6
-            lines.append(line(f"{tag}: {amount(reads)} RRU/s average", reads * per_month, "million RRU",
-                               pricing.dynamodb(region, "rru_million", lock)))
-            item = "replicated_wru_million" if replica else "wru_million"
-            lines.append(line(f"{tag}: {amount(writes)} WRU/s average", writes * per_month,
-                               "million rWRU" if replica else "million WRU", pricing.dynamodb(region, item, lock)))
+            lines.append(priced.dynamodb(f"{tag}: {amount(reads)} RRU/s average", reads * per_month, "million RRU",
+                                         region, "rru_million", standard))
+            lines.append(priced.dynamodb(f"{tag}: {amount(writes)} WRU/s average", writes * per_month,
+                                         "million rWRU" if replica else "million WRU", region,
+                                         "replicated_wru_million" if replica else "wru_million", standard))
         else:
-            lines.append(line(f"{tag}: {amount(reads)} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
-                               pricing.dynamodb(region, "rcu_hour", lock)))
-            item = "replicated_wcu_hour" if replica else "wcu_hour"
-            lines.append(line(f"{tag}: {amount(writes)} {'rWCU' if replica else 'WCU'}", writes * HOURS_PER_MONTH,
-                               "rWCU-hour" if replica else "WCU-hour", pricing.dynamodb(region, item, lock)))
+            lines.append(priced.dynamodb(f"{tag}: {amount(reads)} RCU", reads * HOURS_PER_MONTH, "RCU-hour",
+                                         region, "rcu_hour", standard))
+            lines.append(priced.dynamodb(f"{tag}: {amount(writes)} {'rWCU' if replica else 'WCU'}",
+                                         writes * HOURS_PER_MONTH, "rWCU-hour" if replica else "WCU-hour", region,
+                                         "replicated_wcu_hour" if replica else "wcu_hour", standard))
         if source.storage_gb:
-            klass = next((r.table_class for r in source.replicas if r.region == region and r.table_class),
-                         source.table_class)
-            item = "storage_ia_gb_month" if klass == "standard_infrequent_access" else "storage_gb_month"
-            lines.append(line(f"{tag}: storage", source.storage_gb, "GB-month", pricing.dynamodb(region, item, lock)))
+            lines.append(priced.dynamodb(f"{tag}: storage", source.storage_gb, "GB-month", region,
+                                         "storage_gb_month" if standard else "storage_ia_gb_month", standard))
             if pitr_by_region(source)[region].enabled:
-                lines.append(line(f"{tag}: PITR", source.storage_gb, "GB-month",
-                                   pricing.dynamodb(region, "pitr_gb_month", lock)))
+                lines.append(priced.dynamodb(f"{tag}: PITR", source.storage_gb, "GB-month", region, "pitr_gb_month",
+                                             standard))
     return lines
 
 
 def estimate(spec: Spec, stage: Stage, clusters: list[ClusterPlan], lock: PriceLock | None = None) -> CostEstimate:
-    priced = _Priced(lock)
+    priced = _Priced(lock, stage.discounts)
     bigtable = bigtable_lines(spec, stage, clusters, priced)
     dynamo = [line for t in spec.tables for line in _table_lines(t, stage, priced)]
     return CostEstimate(bigtable=tuple(bigtable), dynamodb=tuple(dynamo), hours_per_month=HOURS_PER_MONTH,

@@ -157,6 +157,10 @@ class CostLine:
     origin: str = "table"  # "lock" (prices.lock.json), "table" (the shipped table) or "estimate"
     sku: str = ""  # the lock's SKU (AWS: SKU/offer term) when origin is "lock"
     price_key: str = ""  # which figure: "bigtable.us-east4.node_hour" (diff compares prices by it)
+    list_unit_price: float | None = None  # before the stage's discounts (None: no discount applies)
+    list_monthly_usd: float | None = None
+    discount: str = ""  # "committed use 3y -40 %; negotiated -5 %"
+    discount_notes: tuple[str, ...] = ()  # each discount's figure, source and date
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,19 @@ class CostEstimate:
     @property
     def estimate(self) -> bool:
         return any(line.estimate for line in (*self.bigtable, *self.dynamodb))
+
+    @property
+    def bigtable_list_monthly_usd(self) -> float:
+        """Before the stage's discounts (equal to the total without any)."""
+        return round(sum(_list(line) for line in self.bigtable), 2)
+
+    @property
+    def dynamodb_list_monthly_usd(self) -> float:
+        return round(sum(_list(line) for line in self.dynamodb), 2)
+
+
+def _list(line: CostLine) -> float:
+    return line.monthly_usd if line.list_monthly_usd is None else line.list_monthly_usd
 
 
 @dataclass(frozen=True)

@@ -247,3 +247,9 @@ def dynamodb(aws_region: str, item: str, lock: PriceLock | None = None) -> Price
         )
         return _gap(lock, price, f"dynamodb {_LOCK_ITEM[item]} for {aws_region}")
     return _regional("dynamodb", aws_region, item, f"DynamoDB {item}", lock, _LOCK_ITEM[item])
+
+
+def discount_figures() -> dict[str, Any]:
+    """The published discount rates (committed use, reserved capacity) with their sources."""
+    figures: dict[str, Any] = _table()["discounts"]
+    return figures

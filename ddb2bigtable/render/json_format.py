@@ -71,12 +71,16 @@ def _profile(p: AppProfilePlan) -> dict[str, Any]:
 def _line(line: CostLine) -> dict[str, Any]:
     return {"item": line.item, "quantity": line.quantity, "unit": line.unit, "unit_price": line.unit_price,
             "monthly_usd": line.monthly_usd, "source": line.source, "as_of": line.as_of,
-            "estimate": line.estimate, "note": line.note, "origin": line.origin, "sku": line.sku or None}
+            "estimate": line.estimate, "note": line.note, "origin": line.origin, "sku": line.sku or None,
+            "list_unit_price": line.list_unit_price, "list_monthly_usd": line.list_monthly_usd,
+            "discount": line.discount or None}
 
 
 def _cost(c: CostEstimate) -> dict[str, Any]:
     return {"currency": "USD", "hours_per_month": c.hours_per_month,
             "bigtable_monthly_usd": c.bigtable_monthly_usd, "dynamodb_monthly_usd": c.dynamodb_monthly_usd,
+            "bigtable_list_monthly_usd": c.bigtable_list_monthly_usd,
+            "dynamodb_list_monthly_usd": c.dynamodb_list_monthly_usd,
             "estimate": c.estimate, "bigtable": [_line(x) for x in c.bigtable],
             "dynamodb": [_line(x) for x in c.dynamodb]}
 

@@ -33,10 +33,22 @@ def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
     for line in lines:
         dates.setdefault(line.source, {})[line.as_of] = None
     sources = tuple(f"source: {url} (as of {', '.join(sorted(days))})" for url, days in dates.items())
-    skus = dict.fromkeys(f"lock: {line.price_key} = ${line.unit_price:g} per {line.unit}, SKU {line.sku}, "
+    skus = dict.fromkeys(f"lock: {line.price_key} = ${_list_price(line):g} per {line.unit}, SKU {line.sku}, "
                          f"effective {line.as_of}" for line in lines if line.origin == "lock")
+    discounts = dict.fromkeys(f"discount: {note}" for line in lines for note in line.discount_notes)
     estimates = dict.fromkeys(f"estimate: {line.note}" for line in lines if line.estimate and line.note)
-    return (*sources, *skus, *estimates)
+    return (*sources, *skus, *discounts, *estimates)
+
+
+def _list_price(line: CostLine) -> float:
+    return line.unit_price if line.list_unit_price is None else line.list_unit_price
+
+
+def _unit_price(line: CostLine) -> str:
+    """The price paid, and the list price beside it when a discount applies."""
+    if line.list_unit_price is None:
+        return f"${line.unit_price:g}"
+    return f"${line.unit_price:.6g} (list ${line.list_unit_price:g})"
 
 
 def instance_sections(i: InstancePlan) -> list[Section]:
@@ -62,10 +74,14 @@ def instance_sections(i: InstancePlan) -> list[Section]:
         for p in i.app_profiles), tuple(f"{p.id}: {p.why}" for p in i.app_profiles))
     cost = i.cost
     flag = " (estimate)" if cost.estimate else ""
+    discounted = any(line.discount for line in (*cost.bigtable, *cost.dynamodb))
     summary = Section("Monthly cost", ("", "Bigtable", "DynamoDB"), (
-        ("total" + flag, money(cost.bigtable_monthly_usd), money(cost.dynamodb_monthly_usd)),))
+        ("total" + flag + (" after discounts" if discounted else ""), money(cost.bigtable_monthly_usd),
+         money(cost.dynamodb_monthly_usd)),
+        *((("list price", money(cost.bigtable_list_monthly_usd), money(cost.dynamodb_list_monthly_usd)),)
+          if discounted else ())))
     lines = [Section(f"{service} cost lines", ("item", "quantity", "unit price", "monthly", "price"), tuple(
-        (line.item, f"{amount(line.quantity)} {line.unit}", f"${line.unit_price:g}", money(line.monthly_usd),
+        (line.item, f"{amount(line.quantity)} {line.unit}", _unit_price(line), money(line.monthly_usd),
          line.origin) for line in group), _cost_notes(group))
         for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) if group]
     return [clusters, tables, profiles, *_alerts(i), summary, *lines]

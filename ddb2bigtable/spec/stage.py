@@ -48,6 +48,16 @@ class AlertSettings:
 
 
 @dataclass(frozen=True)
+class DiscountSettings:
+    """What the organisation pays below list price (plan/discounts.py prices it)."""
+
+    bigtable_committed_use: Literal["1y", "3y"] | None = None  # spend-based CUD on node compute
+    bigtable_negotiated_percent: float = 0.0
+    dynamodb_reserved_capacity: Literal["1y", "3y"] | None = None  # provisioned RCU/WCU of Standard tables
+    dynamodb_negotiated_percent: float = 0.0
+
+
+@dataclass(frozen=True)
 class Stage:
     """One environment's overrides of its specs; defaults are production-safe."""
 
@@ -67,6 +77,7 @@ class Stage:
     emulator: bool = False
     live_source: bool = False  # `source.live`: compare the live DynamoDB tables with the specs
     alerts: AlertSettings = AlertSettings()  # on by default; never created for an emulator stage
+    discounts: DiscountSettings = DiscountSettings()  # none: list prices
     template: str | None = None  # the stage this one was made from (ephemeral stacks)
     location: Location | None = None  # of the ddb2bigtable:stage key, for planner errors
 
@@ -194,6 +205,13 @@ def _stage(name: str, doc: YamlDocument, data: dict[str, Any], location: Locatio
         alerts = data["alerts"]
         fields["alerts"] = AlertSettings(enabled=alerts.get("enabled", True),
                                          channels=tuple(alerts.get("channels", ())))
+    if "discounts" in data:
+        bigtable, dynamodb = data["discounts"].get("bigtable", {}), data["discounts"].get("dynamodb", {})
+        fields["discounts"] = DiscountSettings(
+            bigtable_committed_use=bigtable.get("committed_use"),
+            bigtable_negotiated_percent=float(bigtable.get("negotiated_percent", 0)),
+            dynamodb_reserved_capacity=dynamodb.get("reserved_capacity"),
+            dynamodb_negotiated_percent=float(dynamodb.get("negotiated_percent", 0)))
     project = doc.value_at(("config", PROJECT_KEY))
     if base is None:
         return Stage(name=name, file=doc.file, gcp_project=project, location=location, **fields)
