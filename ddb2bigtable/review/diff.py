@@ -184,6 +184,11 @@ def _totals(plan: StagePlan | None) -> tuple[int, float, float]:
             round(sum(i.cost.dynamodb_monthly_usd for i in plan.instances), 2))
 
 
+def _whole(i: InstancePlan, gone: bool) -> list[ClusterMove]:
+    """The clusters of an instance that comes or goes, for the chart and the arithmetic."""
+    return [ClusterMove(i.id, c.gcp_region, c if gone else None, None if gone else c) for c in i.clusters]
+
+
 def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> StageDiff:
     changes: list[Change] = []
     moves: list[ClusterMove] = []
@@ -193,8 +198,10 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
         for iid in sorted(before.keys() - after.keys()):
             changes.append(Change(iid, "instance removed", iid, "removed", "DESTRUCTIVE",
                                   "removing an instance deletes every table in it"))
+            moves += _whole(before[iid], gone=True)
         for iid in sorted(after.keys() - before.keys()):
             changes.append(Change(iid, "instance added", "absent", iid))
+            moves += _whole(after[iid], gone=False)
         for iid in sorted(before.keys() & after.keys()):
             instance_changes, instance_moves = _instance(before[iid], after[iid])
             changes += instance_changes
@@ -203,8 +210,10 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
     elif old is not None:
         changes = [Change(i.id, "instance removed", i.id, "removed", "DESTRUCTIVE",
                           f"stage {stage} is gone: its instances are deleted") for i in old.instances]
+        moves = [m for i in old.instances for m in _whole(i, gone=True)]
     elif new is not None:
         changes = [Change(i.id, "instance added", "absent", i.id) for i in new.instances]
+        moves = [m for i in new.instances for m in _whole(i, gone=False)]
     status: Status = ("added" if old is None else "removed" if new is None else "changed" if changes
                       else "unchanged")
     nodes_before, bigtable_before, dynamodb_before = _totals(old)

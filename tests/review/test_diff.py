@@ -99,6 +99,20 @@ def test_a_zone_change_is_destructive(repo):
     assert "replaces the whole instance" in zone["why"] and document["destructive"] >= 1
 
 
+def test_a_new_instance_is_charted_and_its_arithmetic_folded(repo):
+    """A spec added to a stage: its clusters go from absent to their nodes in the comment."""
+    (repo / "specs/movies2.yaml").write_text((repo / "specs/movies.yaml").read_text().replace(
+        "  id: movies-sample", "  id: movies-second"))
+    change(repo, "stacks/Pulumi.prod.yaml", "      - specs/movies.yaml\n", "      - specs/movies.yaml\n      - specs/movies2.yaml\n")
+    prod = stage(diff_json(repo, "--stage", "prod"), "prod")
+    assert [c["what"] for c in prod["changes"]] == ["instance added"]
+    assert prod["clusters"] == [{"scope": "movies-second/cluster us-west1", "nodes": {"before": None, "after": 1},
+                                 "buy": {"before": None, "after": "1"}}]
+    text = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--stage", "prod", "--format", "markdown").stdout
+    assert "%% movies-second/cluster us-west1: absent → 1 node" in text
+    assert "<code>movies-second/cluster us-west1</code>: absent → 1 node, the arithmetic" in text
+
+
 def test_removing_a_family_is_destructive(repo):
     spec = repo / "specs/invoices-adjacency.yaml"
     text = spec.read_text()
