@@ -64,8 +64,7 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
         raise InputError([Problem.about(stage.file, "emulator",
                                         f"stage {stage.name!r} targets the emulator: set "
                                         f"{EMULATOR_ENV}=127.0.0.1:<port> "
-                                        f"(`ddb2bigtable up --stage {stage.name} --keep-running` prints it); "
-                                        f"nothing was served")])
+                                        f"(`ddb2bigtable up --stage {stage.name} --keep-running` prints it)")])
     specs = read_specs([str(p) for p in stage.spec_paths(root)])
     project = stage.gcp_project or DEFAULT_PROJECT
     types: dict[str, dict[str, str]] = {}

@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..codec.items import AttributeValue, Item
-from . import expressions
+from . import expressions, key_ranges
 from .errors import unsupported, validation
 from .item_ops import refuse_legacy
 from .session import Session, key_text
@@ -124,16 +124,49 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
                                       body.get("ExpressionAttributeValues"), table.keys)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
-    items = await _partition_items(session, table, partition, bool(body.get("ConsistentRead")))
+    op, wanted = None, []
     if found.sort is not None:
-        name, op, bounds = found.sort
-        wanted = [to_codec(b, "KeyConditionExpression") for b in bounds]
-        items = [i for i in items if _meets(i.get(name), op, wanted)]
+        _, op, raw_bounds = found.sort
+        wanted = [to_codec(b, "KeyConditionExpression") for b in raw_bounds]
     reverse = body.get("ScanIndexForward", True) is False
+    consistent = bool(body.get("ConsistentRead"))
+    if key_ranges.ordered(table):
+        taken, more = await _ranged(session, table, body, key_ranges.sort_range(table, partition, op, wanted),
+                                    reverse, consistent, limit)
+        return _page(table, body, taken, more)
+    items = await _partition_items(session, table, partition, consistent)
+    if op is not None:
+        items = [i for i in items if _meets(i.get(table.keys[1]), op, wanted)]
     items.sort(key=lambda i: _item_order(table, i), reverse=reverse)
     items = _after(table, items, body.get("ExclusiveStartKey"), reverse)
     taken, more = _take(items, limit)
     return _page(table, body, taken, more)
+
+
+async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], found: key_ranges.RowRange,
+                  reverse: bool, consistent: bool, limit: int | None) -> tuple[list[Item], bool]:
+    """One page of an `ordered` table's query, reading only its rows: forward, as many as
+    Limit asks (or 1 MB); in reverse, the range then its end (no reverse scan in the client)."""
+    start = body.get("ExclusiveStartKey")
+    start_row = table.row_key(table.checked_key(item_to_codec(start, "ExclusiveStartKey"))) if start else None
+    found = key_ranges.resumed(found, start_row, reverse)
+    store = session.store(table, consistent)
+    items: list[Item] = []
+    position, start_open, exhausted = found.start, found.start_open, False
+    while True:
+        want = SCAN_ROWS if reverse or limit is None else min(SCAN_ROWS, limit - len(items))
+        rows = await store.scan(position, found.end, start_open=start_open, limit=want)
+        for row in rows:
+            items += session.decode(table, row)
+        exhausted = len(rows) < want
+        if exhausted or (not reverse and (limit is not None and len(items) >= limit or _take(items, None)[1])):
+            break
+        position, start_open = rows[-1].row_key, True
+    if reverse:
+        items.reverse()
+        return _take(items, limit)
+    taken, more = _take(items, limit)
+    return taken, more or not exhausted
 
 
 def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:
@@ -148,7 +181,7 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
                            consistent: bool) -> list[Item]:
     prefixes = table.partition_prefixes(partition)
     store = session.store(table, consistent)
-    ranges = [(p, _after_prefix(p)) for p in prefixes] if prefixes is not None else [(b"", None)]
+    ranges = [(p, key_ranges.after_prefix(p)) for p in prefixes] if prefixes is not None else [(b"", None)]
     pk = table.keys[0]
     items: list[Item] = []
     for start, end in ranges:
@@ -161,12 +194,6 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
                 break
             position, open_start = rows[-1].row_key, True
     return items
-
-
-def _after_prefix(prefix: bytes) -> bytes | None:
-    """The first key after every key that starts with `prefix` (None: the end of the table)."""
-    trimmed = prefix.rstrip(b"\xff")
-    return trimmed[:-1] + bytes([trimmed[-1] + 1]) if trimmed else None
 
 
 async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:

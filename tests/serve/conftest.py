@@ -41,8 +41,10 @@ tables:
       storage_gb: 0.001
       ttl: {attribute: expiresAt}
     mapping:
+      families:
+        - {name: counters, gc: {max_versions: 1}}
       attributes:
-        - {name: hits, type: counter}
+        - {name: hits, type: counter, family: counters}
 """
 SPECS = ("movies", "video-single-table", "invoices-adjacency")
 EXPORTS = ("movies", "videos", "invoices")
