@@ -333,7 +333,9 @@ def _for(node: Tree, scope: Scope) -> Any:
         return collection
     condition = rest[-1] if rest and rest[-1].data == "for_cond" else None
     bodies = [r for r in rest if r is not condition]
-    pairs = list(collection.items()) if isinstance(collection, Mapping) else list(enumerate(collection or []))
+    if not isinstance(collection, (Mapping, list)):
+        raise EvalError(f"a for expression needs a list or a map, got {tf_functions.type_name(collection)}")
+    pairs = list(collection.items()) if isinstance(collection, Mapping) else list(enumerate(collection))
     grouping = any(t.type == "ELLIPSIS" for t in tokens(node))
     out_list: list[Any] = []
     out_map: dict[str, Any] = {}

@@ -259,9 +259,11 @@ class Module:
             return list(objects.values())
         return objects if "for_each" in block.body.attrs else objects[None]
 
-    def _object(self, kind: str, name: str, key: Key) -> Lazy:
+    def _object(self, kind: str, name: str, key: Key) -> Lazy | Unresolved:
         address = f"{self.prefix}{kind}.{name}{_instance_key(key)}"
         values = self.arguments(kind, name, key)
+        if isinstance(values, Unresolved):  # it refers to itself
+            return values
         if kind == TABLE:
             shown = values.get("name")
             table = shown.placeholder if isinstance(shown, Unresolved) else shown
@@ -316,7 +318,12 @@ class Module:
                                            f"out: its for_each is not known ({items.reason})"))
             out.setdefault(name, items)
             return
-        pairs = list(items.items()) if isinstance(items, dict) else list(enumerate(items or []))
+        if not isinstance(items, (dict, list)):
+            if items is not None:
+                self.run.notices.append(Notice("not-evaluated", address, f"the blocks of dynamic \"{name}\" are left "
+                                               "out: its for_each is not a list or a map"))
+            return
+        pairs = list(items.items()) if isinstance(items, dict) else list(enumerate(items))
         for k, v in pairs:
             inner = scope.child({label: {"key": k, "value": v}})
             out.setdefault(name, []).append(self._body(content.body, inner, address))
