@@ -30,8 +30,8 @@ import orjson
 
 from ..codec.items import Item
 from ..codec.scalars import binary_from_text
-from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, client_config, redact_userinfo, timed_out
-from ..spec.errors import InputError, Problem, ServiceError
+from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, client_config, timed_out
+from ..spec.errors import InputError, Problem, ServiceError, redact_userinfo
 from .lineage import REEXPORT, Shard, shards_from
 
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"

@@ -21,15 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.aws_endpoints import (
-    READ_TIMEOUT_SECONDS,
-    bounded_retries,
-    check_endpoint_url,
-    client_config,
-    redact_userinfo,
-    timed_out,
-)
-from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError, InputError, Problem, ServiceError
+from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, check_endpoint_url, client_config, timed_out
+from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError, InputError, Problem, ServiceError, redact_userinfo
 
 DEFAULT_DAYS = 14
 _DENIED = {"AccessDeniedException", "AccessDenied", "UnauthorizedOperation"}

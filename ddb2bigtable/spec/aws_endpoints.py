@@ -1,6 +1,8 @@
 """AWS endpoints as every command that talks to AWS takes them (`import aws://`, `replicate`,
-`cutover check`): the `--endpoint-url` check, user-info kept out of every message, and the
-client settings that bound a call to an endpoint that accepts connections and never answers.
+`cutover check`): the `--endpoint-url` check, and the client settings that bound a call to
+an endpoint that accepts connections and never answers. (A password in an endpoint URL is
+kept out of every message by `errors.clip_message`, which every printed message goes
+through.)
 
 It lives in `spec`, beside the errors, because `sources` (import) and `replicate` both
 need it and share no other package.
@@ -20,26 +22,14 @@ connect), against a refused one within about 7 s.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import InputError, Problem
+from .errors import InputError, Problem, redact_userinfo
 
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 10.0
 CONNECTION_ATTEMPTS = 4  # a refused or reset connection: the first try and 3 retries
-
-# `scheme://user:password@`: what a URL carries before its host.
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
-
-
-def redact_userinfo(text: str) -> str:
-    """`text` with the user-info of every URL in it hidden (`http://user:secret@host` ->
-    `http://***@host`): an endpoint URL may carry a password, and botocore's messages
-    repeat the URL whole."""
-    return _USERINFO.sub(r"\1***@", text)
-
 
 def check_endpoint_url(value: str | None, command: str, option: str = "--endpoint-url") -> str | None:
     """`value` when it is an http(s) URL with a host, None when not given; an empty or
@@ -47,17 +37,22 @@ def check_endpoint_url(value: str | None, command: str, option: str = "--endpoin
     so `--endpoint-url ""` (an unset variable in a script) would silently reach real AWS."""
     if value is None:
         return None
-    try:
-        parts = urlsplit(value)
-        host = parts.hostname
-    except ValueError:  # a bad port or IPv6 literal
-        parts, host = None, None
-    if parts is None or parts.scheme not in ("http", "https") or not host:
+    if not _http_host(value):
         shown = redact_userinfo(value)[:200]
         raise InputError([Problem.about(command, option, f"{shown!r} is not an endpoint URL: give "
                                         f"http(s)://HOST[:PORT] (DynamoDB Local: http://127.0.0.1:8000), or leave "
-                                        f"the option out for AWS_ENDPOINT_URL_DYNAMODB, else AWS itself")])
+                                        f"the option out for its AWS_ENDPOINT_URL_* variable, else AWS itself")])
     return value
+
+
+def _http_host(value: str) -> str | None:
+    """The URL's host when it is http(s), has a host and a port that is a number (or none)."""
+    try:
+        parts = urlsplit(value)
+        port_ok = parts.port is None or parts.port > 0  # .port raises ValueError on "host:port"
+    except ValueError:  # a bad port or IPv6 literal
+        return None
+    return parts.hostname if parts.scheme in ("http", "https") and port_ok else None
 
 
 def client_config(attempts: int, **settings: Any) -> Any:

@@ -24,6 +24,15 @@ EXIT_BAD_INPUT = 2
 CLIP = 200
 MAX_MESSAGE = 2_000
 _LONG_WORD = re.compile(rf"\S{{{CLIP + 1},}}")
+# `scheme://user:password@`: what a URL carries before its host.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@")
+
+
+def redact_userinfo(text: str) -> str:
+    """`text` with the user-info of every URL in it hidden (`http://user:secret@host` ->
+    `http://***@host`): an endpoint URL may carry a password, and botocore's messages
+    repeat the URL whole."""
+    return _USERINFO.sub(r"\1***@", text)
 
 
 def clip(text: str, limit: int = CLIP) -> str:
@@ -33,7 +42,9 @@ def clip(text: str, limit: int = CLIP) -> str:
 
 def clip_message(message: str) -> str:
     """`message` with each run of more than CLIP characters without a space cut, and the
-    whole kept under about MAX_MESSAGE (its start and its end, which says what to do)."""
+    whole kept under about MAX_MESSAGE (its start and its end, which says what to do);
+    first, every URL's user-info hidden (`redact_userinfo`), so no cut can leave half a password."""
+    message = redact_userinfo(message)
     if len(message) <= CLIP:
         return message
     message = _LONG_WORD.sub(lambda word: clip(word.group()), message)
