@@ -29,6 +29,9 @@ from ..spec.stage import load_stage
 from .errors import validation
 
 SERVING = "serving"
+# DynamoDB's key size limits: partition key 2048 bytes, sort key 1024 (AWS, "Quotas in Amazon
+# DynamoDB", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html, read 2026-11-25).
+KEY_BYTES = (2048, 1024)
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,19 @@ class ServedTable:
         """The Key parameter, exactly the table's key attributes with their types."""
         if set(key) != set(self.keys):
             raise validation("The provided key element does not match the schema")
-        for name, kind in self.key_types.items():
-            if next(iter(key[name])) != kind:
+        for (name, kind), most in zip(self.key_types.items(), KEY_BYTES, strict=False):
+            (tag, inner), = key[name].items()
+            if tag != kind:
                 raise validation("The provided key element does not match the schema")
+            size = len(inner.encode()) if tag == "S" else len(inner) if tag == "B" else 0
+            if tag in ("S", "B") and size == 0:
+                raise validation(f"One or more parameter values are not valid. The AttributeValue for a key "
+                                 f"attribute cannot contain an empty {'string' if tag == 'S' else 'binary'} value. "
+                                 f"Key: {name}")
+            if size > most:
+                raise validation(f"One or more parameter values were invalid: Size of "
+                                 f"{'hashkey' if most == KEY_BYTES[0] else 'rangekey'} has exceeded the maximum "
+                                 f"size limit of {most} bytes")
         return key
 
     def row_key(self, keys: Item) -> bytes:

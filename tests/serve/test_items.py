@@ -174,3 +174,14 @@ def test_arithmetic_keeps_38_digits(served):
     out = c.update_item(TableName=T, Key=key("sum"), UpdateExpression="SET n = n + :one",
                         ExpressionAttributeValues={":one": {"N": "1"}}, ReturnValues="UPDATED_NEW")
     assert out["Attributes"]["n"] == {"N": "1234567890123456789012345678901234568"}
+
+
+def test_key_limits_are_dynamodbs(served):
+    c = served.client()
+    code, message = error_of(c.put_item, TableName=T, Item={"pk": {"S": "x" * 2049}, "sk": {"N": "1"}})
+    assert code == "ValidationException" and "2048" in message
+    code, message = error_of(c.put_item, TableName=T, Item={"pk": {"S": ""}, "sk": {"N": "1"}})
+    assert code == "ValidationException" and "empty" in message
+    c.put_item(TableName=T, Item={"pk": {"S": "é" * 1024}, "sk": {"N": "1"}})  # 2048 bytes: the limit itself
+    code, message = error_of(c.put_item, TableName=T, Item={**key("big"), "blob": {"B": b"\0" * (400 * 1024)}})
+    assert code == "ValidationException" and "size" in message
