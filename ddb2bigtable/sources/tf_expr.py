@@ -83,12 +83,14 @@ class Budget:
 class Scope:
     """The names an expression may use: `roots` (var, local, each, ...) and for/dynamic variables."""
 
-    def __init__(self, roots: Mapping[str, Any], unknown: Callable[[str], Any], budget: Budget | None = None):
-        self.roots, self.unknown = roots, unknown
+    def __init__(self, roots: Mapping[str, Any], unknown: Callable[[str], Any], budget: Budget | None = None,
+                 read: Callable[[str, str], Any] | None = None):
+        """`read(function, path)` answers `file()` and `fileexists()` where files may be read."""
+        self.roots, self.unknown, self.read = roots, unknown, read
         self.budget = budget or Budget()
 
     def child(self, names: dict[str, Any]) -> Scope:
-        return Scope({**self.roots, **names}, self.unknown, self.budget)
+        return Scope({**self.roots, **names}, self.unknown, self.budget, self.read)
 
     def root(self, name: str) -> Any:
         return self.roots[name] if name in self.roots else self.unknown(name)
@@ -270,6 +272,8 @@ def _function(node: Tree, scope: Scope) -> Any:
         if is_unknown(last):
             return last
         args += list(last) if isinstance(last, list) else []
+    if name in ("file", "fileexists") and scope.read is not None and len(args) == 1 and isinstance(args[0], str):
+        return scope.read(name, args[0])
     return tf_functions.call(name, args)
 
 

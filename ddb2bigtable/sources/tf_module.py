@@ -154,7 +154,20 @@ class Module:
             "path": {"module": str(self.directory), "root": str(self.run.root), "cwd": str(self.run.root)},
             "terraform": {"workspace": "default"},
         }
-        return Scope({**roots, **(extra or {})}, self._root, self.run.budget)
+        return Scope({**roots, **(extra or {})}, self._root, self.run.budget, self._read_file)
+
+    def _read_file(self, function: str, name: str) -> Any:
+        """`file(PATH)` / `fileexists(PATH)` inside the root folder or this module's folder, within the
+        read limits (`tf_files`); a path outside them is not read (an import reads the configuration)."""
+        path = Path(name) if Path(name).is_absolute() else self.run.root / name
+        resolved = path.resolve()
+        inside = any(resolved.is_relative_to(d.resolve()) for d in (self.run.root, self.directory))
+        if not inside:
+            return Unresolved(f"{function}(\"{name[:200]}\") points outside the configuration's folders and is not "
+                              "read: give the value it stands for", f"unresolved-{function}")
+        if function == "fileexists":
+            return resolved.is_file()
+        return self.run.files.text(path)
 
     def _undeclared(self, kind: str) -> Callable[[str], Unresolved]:
         where = f" of module {self.key_path}" if self.key_path else ""

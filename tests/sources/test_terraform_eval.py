@@ -300,3 +300,41 @@ resource "aws_dynamodb_table" "this" {
            "tables=VALUE" in result.stderr
     got = import_files(tmp_path, folder, region="us-east-1", parameters=(("tables", '{ Orders = { hash_key = "id" } }'),))
     assert got.table("Orders")["billing"] == "on_demand"  # optional(string, "PAY_PER_REQUEST")
+
+
+def test_file_reads_inside_the_configuration_only(tmp_path):
+    """A team's table list in a JSON file beside the module (`jsondecode(file(...))`) is read; a path
+    outside the configuration's folders is not, and says so."""
+    folder = _write(tmp_path, """\
+locals {
+  data = jsondecode(file("${path.module}/config/tables.json"))
+}
+resource "aws_dynamodb_table" "t" {
+  for_each     = { for entry in local.data.tables : entry.name => entry }
+  name         = each.key
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = each.value.hash_key
+  attribute {
+    name = each.value.hash_key
+    type = "S"
+  }
+}
+resource "aws_dynamodb_table" "u" {
+  name         = "Host-${file("/etc/hostname")}"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+}
+""")
+    (folder / "config").mkdir()
+    (folder / "config" / "tables.json").write_text(
+        '{"tables": [{"name": "Users", "hash_key": "uid"}, {"name": "Carts", "hash_key": "cid"}]}')
+    got = import_files(tmp_path, folder, region="us-east-1")
+    assert got.table("Users")["key"] == {"partition": {"name": "uid", "type": "S"}}
+    assert got.table("Carts")["key"] == {"partition": {"name": "cid", "type": "S"}}
+    assert got.table("table-u")["table"] == "table-u"
+    assert any('file("/etc/hostname") points outside the configuration\'s folders and is not read' in m
+               for m in got.codes("estimate"))

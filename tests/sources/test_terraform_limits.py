@@ -59,7 +59,7 @@ def _fifo(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("where", ["folder", "module", "tfvars", "var-file", "modules.json"])
+@pytest.mark.parametrize("where", ["folder", "module", "tfvars", "var-file", "modules.json", "file()"])
 @pytest.mark.parametrize("kind", ["fifo", "device", "link-to-fifo-outside", "huge"])
 def test_every_file_the_evaluator_opens_is_bounded(tmp_path, where, kind):
     root, outside = tmp_path / "root", tmp_path / "outside"
@@ -67,11 +67,14 @@ def test_every_file_the_evaluator_opens_is_bounded(tmp_path, where, kind):
     outside.mkdir()
     (root / "main.tf").write_text(TABLE)
     target = {"folder": root / "extra.tf", "module": root / "db" / "main.tf", "tfvars": root / "terraform.tfvars",
-              "var-file": tmp_path / "prod.tfvars", "modules.json": root / ".terraform" / "modules" / "modules.json"}
+              "var-file": tmp_path / "prod.tfvars", "modules.json": root / ".terraform" / "modules" / "modules.json",
+              "file()": root / "tables.json"}
     hostile = target[where]
     hostile.parent.mkdir(parents=True, exist_ok=True)
     if where == "module":
         (root / "calls.tf").write_text('module "db" {\n  source = "./db"\n}\n')
+    if where == "file()":
+        (root / "main.tf").write_text(TABLE.replace('"Things"', 'jsondecode(file("${path.module}/tables.json")).name'))
     if kind == "fifo":
         _fifo(hostile)
     elif kind == "device":
@@ -82,6 +85,9 @@ def test_every_file_the_evaluator_opens_is_bounded(tmp_path, where, kind):
         with open(hostile, "wb") as f:  # sparse: nothing is written to disk
             f.truncate(64 * 1024**2)
     done, took = run_import(root, *(["--var-file", hostile] if where == "var-file" else []))
+    if where == "file()" and kind in ("device", "link-to-fifo-outside"):  # the link leads outside: not read
+        assert done.returncode == 0 and "points outside the configuration's folders" in done.stderr, done.stderr
+        return
     said = refused(done, "not a regular file" if kind != "huge" else "a Terraform file may be at most")
     assert said.startswith(str(hostile)), said
     assert took < 20
