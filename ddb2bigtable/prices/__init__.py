@@ -1,4 +1,4 @@
-"""`prices refresh`: the providers' price APIs -> `prices.lock.json` (I/O at the edge; the
+"""`prices refresh`: the providers' price APIs -> the price lock, prices.lock.json (I/O at the edge; the
 lock's model and reader live in the plan package's price_lock module, which the pure planner reads).
 
 - `refresh.refresh` / `refresh.write_lock`: both APIs read, then the lock written atomically.
