@@ -10,8 +10,8 @@
 - `cloudformation.read`: CloudFormation / SAM templates (YAML short forms or JSON), with
   `intrinsics.resolve` for parameters and intrinsic functions.
 - `terraform.read_configuration`: `.tf` files and folders, evaluated as `terraform plan` would
-  (`tf_syntax` parses with python-hcl2, `tf_files` reads within limits, `tf_expr` and
-  `tf_functions` evaluate, `tf_variables`, `tf_module` and `tf_calls` give blocks their
+  (`tf_syntax` parses with python-hcl2, `tf_files` reads within limits, `tf_expr`,
+  `tf_values` and `tf_functions` evaluate, `tf_variables`, `tf_module` and `tf_calls` give blocks their
   meaning), and `terraform.read`: `terraform show -json` output; `tf_tables` maps one
   `aws_dynamodb_table`, reusing the CloudFormation reader's `Fields` and auto scaling.
 - `emit.build`: the tables -> a spec document, estimates and losses as `model.Notice`;

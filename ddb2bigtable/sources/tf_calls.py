@@ -17,7 +17,6 @@ from typing import Any
 from ..spec.errors import InputError, Problem
 from .intrinsics import Unresolved
 from .model import Notice, Options
-from .tf_expr import Lazy, Scope, TooMuchWork, plain
 from .tf_files import Files
 from .tf_module import (
     _META,
@@ -33,6 +32,7 @@ from .tf_module import (
     reference_text,
 )
 from .tf_syntax import Block, Body, parse, trees
+from .tf_values import Lazy, Scope, TooMuchWork, plain
 from .tf_variables import module_values, root_values
 
 

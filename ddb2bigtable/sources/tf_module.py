@@ -26,10 +26,11 @@ from ..spec.errors import InputError
 from .intrinsics import Unresolved
 from .located import Path as DataPath
 from .model import Notice
-from .tf_expr import Budget, Lazy, Scope, TooMuchWork, evaluate, is_unknown, plain
+from .tf_expr import evaluate
 from .tf_files import Files
 from .tf_functions import EvalError, to_number, to_text
 from .tf_syntax import Attr, Block, Body, Where
+from .tf_values import Budget, Lazy, Scope, TooMuchWork, is_unknown, plain
 
 TABLE, REPLICA = "aws_dynamodb_table", "aws_dynamodb_table_replica"
 TARGET, POLICY = "aws_appautoscaling_target", "aws_appautoscaling_policy"

@@ -16,9 +16,10 @@ from typing import Any
 from lark import Tree
 
 from .intrinsics import Unresolved
-from .tf_expr import Lazy, Scope, evaluate, is_unknown
+from .tf_expr import evaluate
 from .tf_functions import EvalError
 from .tf_syntax import Block, Body, trees
+from .tf_values import Lazy, Scope, is_unknown
 
 ReadBody = Callable[[str], Body]  # a .tfvars file read within the limits, parsed
 
