@@ -69,3 +69,19 @@ def test_prices_file_prices_both_sides_alike(tmp_path):
     assert {c["what"] for c in diff_json(repo)["changes"]} == {"unit price"}
     one = write_lock(tmp_path.parent, lock_document(), "one-lock.json")
     assert diff_json(repo, "--prices", str(one))["status"] == "unchanged"
+
+
+def test_a_malformed_lock_at_the_base_ref_is_named_by_its_ref(tmp_path):
+    repo = write_project(tmp_path, {"trips": THREE_CONTINENTS})
+    git(repo, "init", "-q", "-b", "main")
+    broken = lock_document()
+    broken["bigtable"]["us-east4"]["node_hour"]["price"] = -1
+    write_lock(repo, broken)
+    commit(repo)
+    write_lock(repo, lock_document())
+    commit(repo)
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "diff", "--root", str(repo), "--base", "HEAD~1",
+                          "--head", "HEAD"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert out.stderr.startswith("HEAD~1:prices.lock.json:"), out.stderr
+    assert "bigtable.us-east4.node_hour.price: must be a number >= 0" in out.stderr.splitlines()[0]
