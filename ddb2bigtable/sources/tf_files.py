@@ -30,6 +30,7 @@ class Files:
         self.read = 0
         self.total = 0
         self._parsed: dict[Path, Body] = {}
+        self.unread: list[Path] = []  # `*.tf.json` files met in module folders (named in a warning)
 
     def text(self, path: Path) -> str:
         self.read += 1
@@ -54,6 +55,7 @@ class Files:
     def module(self, directory: Path) -> list[Body]:
         """The `.tf` files of one module folder, in name order, as Terraform merges them."""
         found = sorted(p for p in directory.glob("*.tf") if not p.name.startswith("."))
+        self.unread += sorted(p for p in directory.glob("*.tf.json") if p not in self.unread)
         problems: list[Problem] = []
         bodies = []
         for path in found:

@@ -338,3 +338,43 @@ resource "aws_dynamodb_table" "u" {
     assert got.table("table-u")["table"] == "table-u"
     assert any('file("/etc/hostname") points outside the configuration\'s folders and is not read' in m
                for m in got.codes("estimate"))
+
+
+def test_a_module_call_gets_the_provider_it_is_given(tmp_path):
+    folder = _write(tmp_path, """\
+provider "aws" {
+  region = "eu-west-1"
+}
+provider "aws" {
+  alias  = "us"
+  region = "us-east-1"
+}
+module "home" {
+  source = "./table"
+  name   = "Home"
+}
+module "abroad" {
+  source    = "./table"
+  name      = "Abroad"
+  providers = { aws = aws.us }
+}
+""")
+    (folder / "table").mkdir()
+    (folder / "table" / "main.tf").write_text("""\
+variable "name" {}
+resource "aws_dynamodb_table" "t" {
+  name         = var.name
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+}
+""")
+    (folder / "table" / "extra.tf.json").write_text('{"resource": {}}')
+    got = import_files(tmp_path, folder)
+    assert (got.table("Home")["region"], got.table("Abroad")["region"]) == ("eu-west-1", "us-east-1")
+    assert not got.codes("default-region")
+    assert got.codes("not-evaluated") == ["JSON configuration files (.tf.json) are not read: write its resources as "
+                                          ".tf, or import `terraform show -json` output"]
