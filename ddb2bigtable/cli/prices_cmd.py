@@ -10,6 +10,8 @@ from typing import Any, TypeVar
 import click
 
 from ..plan.price_lock import LOCK_FILE, STALE_AFTER_DAYS, PriceLock, lock_for
+from ..spec.aws_endpoints import check_endpoint_url
+from ..spec.errors import InputError, Problem
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -63,6 +65,11 @@ def refresh(regions: str | None, output: Path | None, gcp_endpoint: str | None, 
     from ..prices.refresh import refresh as fetch
 
     wanted = tuple(r.strip() for r in (regions or "").split(",") if r.strip())
+    aws_endpoint = check_endpoint_url(aws_endpoint, "prices refresh", "--aws-endpoint")
+    if gcp_endpoint is not None and not gcp_endpoint.startswith(("http://", "https://")):
+        raise InputError([Problem.about("prices refresh", "--gcp-endpoint", (
+            f"{gcp_endpoint[:200]!r} is not an endpoint URL: give http(s)://HOST[:PORT], or leave the option out "
+            "for https://cloudbilling.googleapis.com"))])
     path = output or root / LOCK_FILE
     check_output(path)
     done = fetch(Options(wanted, gcp_endpoint, aws_endpoint, aws_pricing_region), lambda: datetime.now(UTC))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..plan.price_lock import REPLICATION, LockedPrice
+from ..spec.aws_endpoints import redact_userinfo
 from ..spec.errors import InputError, Problem, ServiceError
 
 BIGTABLE_SERVICE = "services/C3BE-24A5-0975"  # Cloud Bigtable in the Cloud Billing catalog
@@ -148,7 +149,7 @@ def fetch(regions: set[str], endpoint: str | None = None) -> CatalogFigures:
     from google.auth.exceptions import GoogleAuthError
     from requests.exceptions import RequestException
 
-    where = endpoint or DEFAULT_ENDPOINT
+    where = redact_userinfo(endpoint) if endpoint else DEFAULT_ENDPOINT
     client = _client(endpoint)
     retry = Retry(initial=1.0, maximum=8.0, multiplier=2.0, timeout=TIMEOUT_SECONDS * 2,
                   predicate=lambda e: isinstance(e, exceptions.ServiceUnavailable | exceptions.TooManyRequests))

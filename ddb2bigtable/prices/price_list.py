@@ -11,8 +11,9 @@ is skipped. The steady price is the open-ended tier's (free tiers come first).
 
 Settings come as boto3 takes them: the credential chain, `AWS_PROFILE`, and the standard
 `AWS_ENDPOINT_URL_PRICING`, plus `--aws-endpoint URL`. The Price List API answers in
-us-east-1 (also eu-central-1, ap-south-1): `--aws-pricing-region`. Every call has a
-connect and a read timeout.
+us-east-1 (also eu-central-1, ap-south-1): `--aws-pricing-region`. Every call has the
+connect and read timeouts and the bounded retries every AWS call of the tool has
+(spec/aws_endpoints.py): a silent endpoint ends the call, it is not retried.
 """
 
 from __future__ import annotations
@@ -24,12 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..plan.price_lock import LockedPrice
+from ..spec.aws_endpoints import bounded_retries, client_config, redact_userinfo
 from ..spec.errors import InputError, Problem, ServiceError
 
 SERVICE_CODE = "AmazonDynamoDB"
 PRICING_REGION = "us-east-1"
-CONNECT_TIMEOUT_SECONDS = 5
-READ_TIMEOUT_SECONDS = 30
 # usagetype without its region prefix -> (lock item, multiplier to the lock's unit)
 USAGE_TYPES: dict[str, tuple[str, float]] = {
     "ReadCapacityUnit-Hrs": ("rcu_hour", 1.0),
@@ -104,11 +104,10 @@ def figures(entries: Iterable[str], region: str) -> dict[str, LockedPrice]:
 
 def _client(endpoint: str | None, pricing_region: str) -> Any:
     import boto3
-    from botocore.config import Config
 
-    config = Config(connect_timeout=CONNECT_TIMEOUT_SECONDS, read_timeout=READ_TIMEOUT_SECONDS,
-                    retries={"mode": "standard", "max_attempts": 3}, user_agent_extra="ddb2bigtable-prices")
-    return boto3.client("pricing", region_name=pricing_region, endpoint_url=endpoint, config=config)
+    config = client_config(3, user_agent_extra="ddb2bigtable-prices")
+    return bounded_retries(boto3.client("pricing", region_name=pricing_region, endpoint_url=endpoint,
+                                        config=config))
 
 
 def fetch(regions: Iterable[str], endpoint: str | None = None,
@@ -118,7 +117,7 @@ def fetch(regions: Iterable[str], endpoint: str | None = None,
     from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError, PartialCredentialsError
 
     client = _client(endpoint, pricing_region)
-    where = endpoint or f"the {pricing_region} endpoint"
+    where = redact_userinfo(endpoint) if endpoint else f"the {pricing_region} endpoint"
     out: dict[str, dict[str, LockedPrice]] = {}
     read = 0
     try:

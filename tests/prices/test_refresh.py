@@ -169,3 +169,10 @@ def test_an_unknown_region_is_bad_input(tmp_path, fake):
     out = refresh(tmp_path, fake, "--regions", "us-east-9")
     assert out.returncode == 2 and "us-east-9: not a region the tool maps" in out.stderr
     assert not fake.gcp_requests and not fake.aws_requests
+
+
+@pytest.mark.parametrize("option", ["--gcp-endpoint", "--aws-endpoint"])
+def test_an_empty_endpoint_is_bad_input_not_the_real_api(tmp_path, fake, option):
+    command = [sys.executable, "-m", "ddb2bigtable", "prices", "refresh", "--root", str(tmp_path), option, ""]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment(tmp_path))
+    assert out.returncode == 2 and f"{option}: '' is not an endpoint URL" in out.stderr
