@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spec.regions import AWS_REGIONS
 from .cfn_fields import CMEK_ADVICE, Fields, projection, table_class
 from .intrinsics import Unresolved
 from .located import Located, Path, dotted
@@ -171,11 +172,21 @@ def _tags(f: TfFields) -> tuple[tuple[tuple[str, Sourced[str]], ...], tuple[str,
     return tuple((str(k), v) for k in (raw or {}) if (v := f.text(("tags", k), "tags")) is not None), ()
 
 
-def replicas(f: TfFields, pitr: bool) -> tuple[ReplicaDef, ...]:
+def _region(f: TfFields, rel: Path, what: str, home: str) -> Sourced[str] | None:
+    """A region argument; one the files cannot give stands as another AWS region, marked as an
+    estimate, so the spec still validates and the warning says which variable to give."""
+    region = f.text(rel, what)
+    if region is None or not region.is_estimate or region.value in AWS_REGIONS:
+        return region
+    stand_in = "us-west-2" if home != "us-west-2" else "us-east-2"
+    return Sourced(stand_in, region.origin, f"{region.estimate}; {stand_in} stands in until it is given")
+
+
+def replicas(f: TfFields, pitr: bool, home: str) -> tuple[ReplicaDef, ...]:
     """`replica` blocks; a replica's own point_in_time_recovery where it differs from the table's."""
     found = []
     for at in f.items(("replica",), "replica"):
-        region = f.text((*at, "region_name"), "replica.region_name")
+        region = _region(f, (*at, "region_name"), "replica.region_name", home)
         if region is None:
             raise f.fail(at, "a replica block needs region_name")
         # the provider's default is false: a replica block without it has no PITR, whatever the table's
@@ -201,12 +212,12 @@ def _throughputs(f: TfFields, at: Path = ()) -> tuple[Limits | None, Limits | No
             _limits(f, (*at, "warm_throughput"), "read_units_per_second", "write_units_per_second"))
 
 
-def _consistency(f: TfFields) -> tuple[Sourced[str] | None, Sourced[str] | None]:
+def _consistency(f: TfFields, home: str) -> tuple[Sourced[str] | None, Sourced[str] | None]:
     """MRSC: a replica's `consistency_mode = "STRONG"`, and a `global_table_witness` block."""
     modes = [m for at in f.items(("replica",), "replica")
              if (m := f.text((*at, "consistency_mode"), "consistency_mode")) is not None]
     mode = next((m for m in modes if m.value == "STRONG"), modes[0] if modes else None)
-    witness = (f.text(("global_table_witness", 0, "region_name"), "global_table_witness.region_name")
+    witness = (_region(f, ("global_table_witness", 0, "region_name"), "global_table_witness.region_name", home)
                if f.items(("global_table_witness",), "global_table_witness") else None)
     return Sourced(mode.value.lower(), mode.origin, mode.estimate) if mode else None, witness
 
@@ -253,7 +264,7 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
             if f.items(("point_in_time_recovery",), "point_in_time_recovery") else None)
     tags, missing = _tags(f)
     reads, writes = units(())
-    consistency, witness = _consistency(f)
+    consistency, witness = _consistency(f, region.value)
     most, warm = _throughputs(f)
     return TableDefinition(
         name=name, region=region, partition=partition, sort=sort, billing=billing, reads=reads, writes=writes,
@@ -261,6 +272,6 @@ def read_table(f: TfFields, region: Sourced[str]) -> TableDefinition:
         stream=_stream(f), pitr=pitr, pitr_days=days,
         table_class=table_class(f, ("table_class",)),
         deletion_protection=_flag(f, ("deletion_protection_enabled",), "deletion_protection_enabled"),
-        tags=tags, replicas=replicas(f, pitr.value), gsis=tuple(gsis), lsis=tuple(lsis),
+        tags=tags, replicas=replicas(f, pitr.value, region.value), gsis=tuple(gsis), lsis=tuple(lsis),
         dropped=tuple(_dropped(f)), multi_region_consistency=consistency, witness_region=witness,
         max_throughput=None if provisioned else most, warm_throughput=warm, missing=missing)

@@ -378,3 +378,43 @@ resource "aws_dynamodb_table" "t" {
     assert not got.codes("default-region")
     assert got.codes("not-evaluated") == ["JSON configuration files (.tf.json) are not read: write its resources as "
                                           ".tf, or import `terraform show -json` output"]
+
+
+def test_every_unknown_argument_is_a_valid_placeholder_naming_its_variable(tmp_path):
+    names = ("mode", "cls", "stream", "gsi", "r", "pitr", "ttl_on")
+    folder = _write(tmp_path, "".join(f'variable "{n}" {{}}\n' for n in names) + """\
+resource "aws_dynamodb_table" "t" {
+  name             = "Things"
+  billing_mode     = var.mode
+  hash_key         = "id"
+  table_class      = var.cls
+  stream_enabled   = var.stream
+  stream_view_type = "NEW_IMAGE"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+  global_secondary_index {
+    name            = var.gsi
+    hash_key        = "id"
+    projection_type = "ALL"
+  }
+  replica {
+    region_name = var.r
+  }
+  point_in_time_recovery {
+    enabled = var.pitr
+  }
+  ttl {
+    enabled        = var.ttl_on
+    attribute_name = "exp"
+  }
+}
+""")
+    got = import_files(tmp_path, folder, region="us-east-1")  # the spec validates and plans
+    said = " ".join(got.codes("estimate"))
+    for name in names:
+        assert f"variable {name} has no value: pass --parameter {name}=VALUE" in said, name
+    table = got.table("Things")
+    assert table["replicas"] == [{"region": "us-west-2"}] and table["stream"] == "new_image"
+    assert table["ttl"] == {"attribute": "exp"} and "var." not in got.text
