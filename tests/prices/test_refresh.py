@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -176,3 +177,13 @@ def test_an_empty_endpoint_is_bad_input_not_the_real_api(tmp_path, fake, option)
     command = [sys.executable, "-m", "ddb2bigtable", "prices", "refresh", "--root", str(tmp_path), option, ""]
     out = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment(tmp_path))
     assert out.returncode == 2 and f"{option}: '' is not an endpoint URL" in out.stderr
+
+
+@pytest.mark.slow  # waits out the 10 s read timeout
+def test_an_api_that_never_answers_ends_in_its_timeout_with_exit_1(tmp_path, fake):
+    fake.aws_mode = "silent"
+    started = time.monotonic()
+    out = refresh(tmp_path, fake, "--regions", "us-east-1")
+    assert out.returncode == 1 and "AWS Price List Query API" in out.stderr and "Read timeout" in out.stderr
+    assert time.monotonic() - started < 40  # one 10 s read timeout, not retried (plus start-up)
+    assert len(fake.aws_requests) == 1
