@@ -18,6 +18,7 @@ from ..codec.type_inference import AttributeTypes
 from .app import CONFIG_ENV
 
 LOOPBACK = "127.0.0.1"
+QUIET = "ignore:Connecting to Bigtable emulator:RuntimeWarning"
 
 
 def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], *, host: str = LOOPBACK,
@@ -26,5 +27,7 @@ def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], 
     import uvicorn
 
     os.environ[CONFIG_ENV] = json.dumps({"root": str(root), "stage": stage, "project": project, "types": types})
+    # The client warns "Connecting to Bigtable emulator" in every worker; the user set the variable.
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), QUIET]))
     uvicorn.run("ddb2bigtable.serve.app:from_environment", factory=True, host=host, port=port, workers=workers,
                 log_level="warning", access_log=False, timeout_graceful_shutdown=10, lifespan="on")
