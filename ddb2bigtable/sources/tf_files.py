@@ -30,7 +30,7 @@ class Files:
         self.read = 0
         self.total = 0
         self._parsed: dict[Path, Body] = {}
-        self.unread: list[Path] = []  # `*.tf.json` files met in module folders (named in a warning)
+        self.unread: list[Path] = []  # `*.tf.json` and `*.tfvars.json` files met (named in a warning)
 
     def text(self, path: Path) -> str:
         self.read += 1
@@ -69,6 +69,8 @@ class Files:
 
     def tfvars(self, directory: Path, var_files: tuple[str, ...]) -> list[tuple[str, Body]]:
         """terraform.tfvars, then *.auto.tfvars in name order, then each --var-file."""
+        self.unread += sorted(p for p in (*directory.glob("*.auto.tfvars.json"), directory / "terraform.tfvars.json")
+                              if p.exists() and p not in self.unread)
         paths = [directory / "terraform.tfvars"] if (directory / "terraform.tfvars").exists() else []
         paths += sorted(directory.glob("*.auto.tfvars"))
         paths += [Path(v) for v in var_files]

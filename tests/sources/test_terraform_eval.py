@@ -373,11 +373,12 @@ resource "aws_dynamodb_table" "t" {
 }
 """)
     (folder / "table" / "extra.tf.json").write_text('{"resource": {}}')
+    (folder / "prod.auto.tfvars.json").write_text("{}")
     got = import_files(tmp_path, folder)
     assert (got.table("Home")["region"], got.table("Abroad")["region"]) == ("eu-west-1", "us-east-1")
     assert not got.codes("default-region")
-    assert got.codes("not-evaluated") == ["JSON configuration files (.tf.json) are not read: write its resources as "
-                                          ".tf, or import `terraform show -json` output"]
+    assert got.codes("not-evaluated") == ["JSON files (.tf.json, .tfvars.json) are not read: write it as .tf or "
+                                          ".tfvars, or import `terraform show -json` output"] * 2
 
 
 def test_every_unknown_argument_is_a_valid_placeholder_naming_its_variable(tmp_path):
