@@ -2,10 +2,10 @@
 
 A refreshed price lock (or a new shipped table) moves the monthly cost without any spec
 changing; a reviewer must see that as its own news, not mixed into "nodes went 4 -> 6".
-Each figure is matched by its `price_key` ("bigtable.us-east4.node_hour"), so a cluster
+Each figure is matched by its `price_key` ("bigtable.us-east4.node_hour") and compared at
+list price (a changed discount is the stage's own change, shown in its cost), so a cluster
 whose node count also changed still shows one price change, and its effect is priced at
-the head's quantities: (new unit price - old unit price) x head quantity. What is left of
-the cost change is capacity.
+the head's quantities and discounts. What is left of the cost change is capacity.
 """
 
 from __future__ import annotations
@@ -22,8 +22,14 @@ def _origin(line: CostLine) -> str:
     return f"{line.origin}, {line.as_of}"
 
 
+def _list(line: CostLine) -> float:
+    """The figure's own price: before the stage's discounts (a discount is the stage's news)."""
+    return line.unit_price if line.list_unit_price is None else line.list_unit_price
+
+
 def price_changes(old: InstancePlan, new: InstancePlan) -> list[Change]:
-    """One change per figure whose unit price moved, with its monthly effect."""
+    """One change per figure whose list price moved, with its monthly effect on what is paid
+    (each head line's paid price scaled by old list / new list: its discounts kept)."""
     before = {line.price_key: line for line in (*old.cost.bigtable, *old.cost.dynamodb) if line.price_key}
     after: dict[str, list[CostLine]] = {}
     for line in (*new.cost.bigtable, *new.cost.dynamodb):
@@ -33,12 +39,13 @@ def price_changes(old: InstancePlan, new: InstancePlan) -> list[Change]:
     for key in sorted(before.keys() & after.keys()):
         a, lines = before[key], after[key]
         b = lines[0]
-        if a.unit_price == b.unit_price:
+        if _list(a) == _list(b):
             continue
-        effect = sum(line.quantity * (b.unit_price - a.unit_price) for line in lines)
+        effect = sum(line.quantity * line.unit_price * (1 - _list(a) / _list(b)) if _list(b) else 0.0
+                     for line in lines)
         sign = "+" if effect >= 0 else "-"
-        out.append(Change(f"{new.id}/price {key}", "unit price", f"${a.unit_price:g} per {a.unit} ({_origin(a)})",
-                          f"${b.unit_price:g} per {b.unit} ({_origin(b)})", None,
+        out.append(Change(f"{new.id}/price {key}", "unit price", f"${_list(a):g} per {a.unit} ({_origin(a)})",
+                          f"${_list(b):g} per {b.unit} ({_origin(b)})", None,
                           f"{sign}${abs(effect):,.2f}/month at the head's quantities: a price change, "
                           "not a capacity change"))
     return out

@@ -85,3 +85,17 @@ def test_a_malformed_lock_at_the_base_ref_is_named_by_its_ref(tmp_path):
     assert out.returncode == 2
     assert out.stderr.startswith("HEAD~1:prices.lock.json:"), out.stderr
     assert "bigtable.us-east4.node_hour.price: must be a number >= 0" in out.stderr.splitlines()[0]
+
+
+def test_the_effect_of_a_price_change_keeps_the_head_s_discounts(tmp_path):
+    repo = write_project(tmp_path, {"trips": THREE_CONTINENTS},
+                         {"discounts": {"bigtable": {"committed_use": "3y"}}})
+    git(repo, "init", "-q", "-b", "main")
+    write_lock(repo, lock_document())
+    commit(repo)
+    write_lock(repo, lock_document(gcp={**GCP, "us-east4": 0.82}))
+    commit(repo)
+    node = next(c for c in diff_json(repo)["changes"] if c["scope"].endswith("bigtable.us-east4.node_hour"))
+    assert node["before"].startswith("$0.72 per node-hour") and node["after"].startswith("$0.82 per node-hour")
+    # 1 node x 730 h x $0.10 more list price, 40 % off with the 3-year commitment
+    assert node["why"].startswith(f"+${730 * 0.10 * 0.6:,.2f}/month")
