@@ -7,7 +7,12 @@ import json
 import pulumi
 import pulumi_gcp as gcp
 
-from ddb2bigtable.plan.model import GcPolicy, TablePlan
+from ddb2bigtable.plan.model import INT64_SUM, FamilyPlan, GcPolicy, TablePlan
+
+# pulumi-gcp's `column_families[].type` for the plan's aggregate kind: the provider's JSON
+# form of Bigtable's Type (int64 Sum, big-endian inputs: what the codec writes and reads).
+_FAMILY_TYPES = {INT64_SUM: json.dumps({"aggregateType": {"inputType": {"int64Type": {"encoding": {
+    "bigEndianBytes": {}}}}, "sum": {}}}, sort_keys=True)}
 
 
 def _duration(seconds: int) -> str:
@@ -33,6 +38,12 @@ def gc_rules_json(policy: GcPolicy) -> str | None:
     return json.dumps(document, sort_keys=True)
 
 
+def column_family(family: FamilyPlan) -> gcp.bigtable.TableColumnFamilyArgs:
+    """The table's `column_families` entry; an aggregate family carries its type."""
+    kind = None if family.aggregate is None else _FAMILY_TYPES[family.aggregate]
+    return gcp.bigtable.TableColumnFamilyArgs(family=family.name, type=kind)
+
+
 class BigtableTable(pulumi.ComponentResource):
     def __init__(self, name: str, table: TablePlan, instance: gcp.bigtable.Instance, project: str | None,
                  replicated: bool, opts: pulumi.ResourceOptions | None = None):
@@ -44,7 +55,7 @@ class BigtableTable(pulumi.ComponentResource):
             name=table.id,
             instance_name=instance.name,
             project=project,
-            column_families=[{"family": f.name} for f in table.families],
+            column_families=[column_family(f) for f in table.families],
             change_stream_retention=(f"{table.change_stream_retention_hours}h"
                                      if table.change_stream_retention_hours else None),
             automated_backup_policy=None if backup is None else {

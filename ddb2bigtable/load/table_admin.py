@@ -5,6 +5,11 @@ Families are created first and their GC rules set afterwards with ModifyColumnFa
 the same calls work in the cloud, and the emulator only starts its garbage collector when
 a GC rule arrives that way (seen with cbtemulator of Cloud SDK 528; a rule given at table
 creation is stored but never applied).
+
+A counter family is created as an aggregate family (int64 Sum, big-endian) in the same
+call. Bigtable cannot convert an existing family to another type (the emulator even
+accepts the request and keeps the old type), so a family whose type differs from the
+plan's stops here with what to do, before anything of that table is changed.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from dataclasses import dataclass
 
 from google.api_core import exceptions
 from google.cloud.bigtable import Client, column_family
+from google.cloud.bigtable_admin_v2.types import ModifyColumnFamiliesRequest, Type
+from google.cloud.bigtable_admin_v2.types import table as admin_table
 
-from ..plan.model import GcPolicy, InstancePlan, TablePlan
+from ..plan.model import INT64_SUM, FamilyPlan, GcPolicy, InstancePlan, TablePlan
 from ..spec.errors import ServiceError
 from .deadlines import admin_retry
 from .emulator import EMULATOR_ENV
@@ -43,19 +50,57 @@ def gc_rule(policy: GcPolicy) -> column_family.GarbageCollectionRule | None:
     return combine(rules=rules)
 
 
+_INT64_SUM = Type(aggregate_type=Type.Aggregate(
+    input_type=Type(int64_type=Type.Int64(encoding=Type.Int64.Encoding(big_endian_bytes=Type.Int64.Encoding.BigEndianBytes()))),
+    sum=Type.Aggregate.Sum()))
+
+
+def family_kind(value_type: Type) -> str | None:
+    """A family's type as the plan names it: None (plain), `int64_sum`, or the aggregate's
+    own name for kinds the plan never makes (max, min, hllpp)."""
+    if "aggregate_type" not in value_type:
+        return None
+    aggregate = value_type.aggregate_type
+    kind = next(k for k in ("sum", "min", "max", "hllpp_unique_count") if k in aggregate)
+    return INT64_SUM if kind == "sum" and "int64_type" in aggregate.input_type else f"aggregate {kind}"
+
+
+def _create_family(client: Client, table_name: str, family: FamilyPlan) -> None:
+    created = admin_table.ColumnFamily(value_type=_INT64_SUM if family.aggregate == INT64_SUM else None)
+    client.table_admin_client.modify_column_families(request={"name": table_name, "modifications": [
+        ModifyColumnFamiliesRequest.Modification(id=family.name, create=created)]})
+
+
+def _check_kinds(client: Client, instance_id: str, table: TablePlan, table_name: str) -> None:
+    found = client.table_admin_client.get_table(request={"name": table_name, "view": "SCHEMA_VIEW"})
+    for family in table.families:
+        if family.name in found.column_families:
+            kind = family_kind(found.column_families[family.name].value_type)
+            if kind != family.aggregate:
+                raise ServiceError(
+                    f"table {instance_id}/{table.id}: family {family.name} is {kind or 'a plain family'}, the plan "
+                    f"makes it {family.aggregate or 'a plain family'}; Bigtable cannot convert a family's type: "
+                    f"delete the family (`cbt deletefamily {table.id} {family.name}`) or the table, then run this "
+                    f"again (the load writes its cells anew); nothing of this table was changed")
+
+
 def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[AdminAction]:
-    """The table with the plan's families and GC rules, creating or updating what differs."""
+    """The table with the plan's families, their types and GC rules, creating or updating what
+    differs; ServiceError, before any change to it, when a family's type differs."""
     handle = client.instance(instance_id).table(table.id)
     actions = []
     if not handle.exists():
         handle.create()
         actions.append(AdminAction(table.id, "created table"))
+    else:
+        _check_kinds(client, instance_id, table, handle.name)
     existing = handle.list_column_families()
     for family in table.families:
         rule = gc_rule(family.gc)
         if family.name not in existing:
-            handle.column_family(family.name).create()
-            actions.append(AdminAction(table.id, f"created family {family.name}"))
+            _create_family(client, handle.name, family)
+            actions.append(AdminAction(table.id, f"created family {family.name}" + (
+                f" ({family.aggregate})" if family.aggregate else "")))
         elif existing[family.name].gc_rule == rule:
             continue
         if rule is not None:

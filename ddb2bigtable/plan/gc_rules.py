@@ -1,24 +1,34 @@
-"""Column families and their garbage-collection policies, as the plan states them.
+"""Column families, their garbage-collection policies and types, as the plan states them.
 
-Which rule each family gets is decided from the spec alone (`spec/families.py`: the codec
-needs the same answer); here each one becomes a `FamilyPlan` with the sentence a reviewer
-checks, and the planner warns where a family defeats the table's TTL.
+Which rule each family gets, and which families hold counters, is decided from the spec
+alone (`spec/families.py`: the codec needs the same answer); here each one becomes a
+`FamilyPlan` with the sentence a reviewer checks, and the planner warns where a family
+defeats the table's TTL. A counter family is an aggregate family (int64 Sum): Google,
+"Aggregate values at write time" (cloud.google.com/bigtable/docs/aggregates, read
+2026-11-25) and "Data types" (cloud.google.com/bigtable/docs/data-types, read 2026-11-25:
+Sum takes Int64 inputs, BigEndianBytes encoding; an existing family cannot be converted).
 """
 
 from __future__ import annotations
 
-from ..spec.families import FamilyGc, family_gc
+from ..spec.families import FamilyGc, counter_families, family_gc
 from ..spec.model import TableSpec
-from .model import FamilyPlan, GcPolicy, PlanWarning
+from .model import INT64_SUM, FamilyPlan, GcPolicy, PlanWarning
 
 
 def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan], list[PlanWarning]]:
     ttl = table.source.ttl
     families, warnings = [], []
+    counters = counter_families(table)
     for family in family_gc(table):
         rule = family.rule
         policy = GcPolicy(rule.max_age_seconds, rule.max_versions, rule.mode)
-        families.append(FamilyPlan(name=family.name, gc=policy, why=_why(family, policy, table)))
+        why = _why(family, policy, table)
+        if family.name in counters:
+            families.append(FamilyPlan(name=family.name, gc=policy, why=f"{why}; {_counter_why(table)}",
+                                       aggregate=INT64_SUM))
+        else:
+            families.append(FamilyPlan(name=family.name, gc=policy, why=why))
         if ttl and family.origin == "explicit" and rule.max_age_seconds is None:
             warnings.append(PlanWarning(
                 "ttl-not-enforced", instance_id, table.id,
@@ -30,6 +40,13 @@ def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan],
                 f"family {family.name} takes its cell timestamps from an attribute, so {ttl.attribute} expiry "
                 f"cannot be applied to it by GC; delete expired rows in the application"))
     return families, warnings
+
+
+def _counter_why(table: TableSpec) -> str:
+    names = ", ".join(a.name for a in table.mapping.attributes if a.type == "counter")
+    return (f"counters ({names}): an aggregate family (int64 Sum), so the application increments with AddToCell "
+            f"through any app profile, serving included: Bigtable merges every cluster's additions and none is lost "
+            f"(DynamoDB global tables keep the last writer's value); counters alone need no txn- profile")
 
 
 def _why(family: FamilyGc, policy: GcPolicy, table: TableSpec) -> str:

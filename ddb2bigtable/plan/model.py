@@ -93,11 +93,16 @@ def format_duration(seconds: int) -> str:
     return f"{seconds}s"
 
 
+# An aggregate family: int64 inputs (AddToCell), summed, read back as an 8-byte big-endian int64.
+INT64_SUM: Literal["int64_sum"] = "int64_sum"
+
+
 @dataclass(frozen=True)
 class FamilyPlan:
     name: str
     gc: GcPolicy
     why: str
+    aggregate: Literal["int64_sum"] | None = None  # None: a plain family (cells hold bytes)
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,7 @@ def _cluster(c: ClusterPlan) -> dict[str, Any]:
 
 def _family(f: FamilyPlan) -> dict[str, Any]:
     return {"name": f.name, "gc": {"max_age_seconds": f.gc.max_age_seconds, "max_versions": f.gc.max_versions,
-                                   "mode": f.gc.mode}, "why": f.why}
+                                   "mode": f.gc.mode}, "aggregate": f.aggregate, "why": f.why}
 
 
 def _table(t: TablePlan) -> dict[str, Any]:

@@ -59,7 +59,7 @@ def instance_sections(i: InstancePlan) -> list[Section]:
         f"{c.id} (zone {c.zone}): {c.why}" + (f". Autoscaling: {c.autoscaling.why}" if c.autoscaling else "")
         for c in i.clusters))
     tables = Section("Tables", ("table", "from", "families", "stream", "backups", "protected"), tuple(
-        (t.id, t.source_table, ", ".join(f.name for f in t.families),
+        (t.id, t.source_table, ", ".join(f.name + (" (int64 Sum)" if f.aggregate else "") for f in t.families),
          f"{t.change_stream_retention_hours} h" if t.change_stream_retention_hours else "-",
          f"daily, {t.backup.retention_days} d" if t.backup else "-",
          "yes" if t.deletion_protection else "no")

@@ -10,6 +10,11 @@ mapping win.
 This follows from the spec alone, and both sides need it: the codec stamps cells by it
 (expiry or write time, one version or many) and the planner creates the families with it
 (`plan/gc_rules.py` adds the reasons and warnings a reviewer reads).
+
+A family that holds `counter` attributes is an aggregate family (int64 Sum): its cells
+take AddToCell, which Bigtable merges across clusters, so increments go through any app
+profile and none is lost (DynamoDB global tables keep the last writer's value). Such a
+family holds counters only (`mapping_checks` says so where a spec mixes them).
 """
 
 from __future__ import annotations
@@ -44,6 +49,23 @@ def family_names(table: TableSpec) -> list[str]:
         if name and name not in names:
             names.append(name)
     return names
+
+
+def counter_families(table: TableSpec) -> dict[str, str]:
+    """Families that hold counters -> what puts the first one there (`attributes[0]`,
+    `rules[1]`): a counter attribute's own `family:`, or the family of a rule whose `value`
+    is a counter attribute. A counter placed nowhere (no `family:`, no rule) would share the
+    default family with everything else; `mapping_checks` refuses that."""
+    m = table.mapping
+    counters = {a.name for a in m.attributes if a.type == "counter"}
+    out: dict[str, str] = {}
+    for j, a in enumerate(m.attributes):
+        if a.name in counters and a.family is not None:
+            out.setdefault(a.family, f"attributes[{j}]")
+    for j, r in enumerate(m.rules):
+        if r.value in counters:
+            out.setdefault(r.family or m.default_family, f"rules[{j}]")
+    return out
 
 
 def family_gc(table: TableSpec) -> list[FamilyGc]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import ids
 from .errors import Problem
+from .families import counter_families
 from .mapping_syntax import template_fields
 from .model import AttributeMapping, MappingRule, Source, TableSpec
 from .schema_check import did_you_mean
@@ -50,6 +51,7 @@ def check_mapping(doc: YamlDocument, p: JsonPath, table: TableSpec) -> list[Prob
         out += family_problem(attr.family, (*ap, "family"))
         out += _attribute_layout_problems(doc, ap, attr)
     out += _shared_member_family_problems(doc, mp, table)
+    out += _counter_family_problems(doc, mp, table)
     if table.source.ttl and (ttl := next((a for a in m.attributes if a.name == table.source.ttl.attribute), None)):
         if ttl.type not in (None, "N"):
             out.append(doc.problem((*mp, "attributes", m.attributes.index(ttl), "type"),
@@ -99,6 +101,59 @@ def _shared_member_family_problems(doc: YamlDocument, mp: JsonPath, table: Table
                                    f"cannot also hold {', '.join(others)}: they would be read back as members; "
                                    f"{fix}"))
     return out
+
+
+def _counter_family_problems(doc: YamlDocument, mp: JsonPath, table: TableSpec) -> list[Problem]:
+    """A family holding counters is an aggregate (int64 Sum) family: Bigtable refuses any
+    other write there, and every AddToCell must reach one cell at one fixed time (0, or
+    the item's expiry on a TTL table). So counters get a family of their own, nothing else
+    goes in it, a counter rule names no time of its own, and no max_age collects them."""
+    m = table.mapping
+    counters = {a.name for a in m.attributes if a.type == "counter"}
+    families = counter_families(table)
+    stored = {r.value for r in m.rules if r.value in counters}
+    out: list[Problem] = []
+
+    def holds(family: str) -> str:
+        return (f"family {family!r} holds counters ({families[family]}), so it is an aggregate (int64 Sum) "
+                f"family that takes nothing but AddToCell")
+
+    if m.default_family in families:
+        where = families[m.default_family]
+        out.append(doc.problem((*mp, *_path(where), "family" if where.startswith("attributes") else "value"),
+                               f"{holds(m.default_family)}, and it is the default family, where every other "
+                               f"attribute goes; give the counters a family of their own (declare one in "
+                               f"mapping.families)"))
+    for j, a in enumerate(m.attributes):
+        if a.name in counters and a.family is None and a.name not in stored:
+            out.append(doc.problem((*mp, "attributes", j), f"counter {a.name!r} would share the default family "
+                                   f"{m.default_family!r} with every other attribute; counters live in an aggregate "
+                                   f"(int64 Sum) family of their own: add `family: <name>` (declared in "
+                                   f"mapping.families)"))
+        elif a.name not in counters and a.family in families and a.family != m.default_family:
+            out.append(doc.problem((*mp, "attributes", j, "family"),
+                                   f"{holds(a.family)}; give {a.name!r} another family"))
+    for j, r in enumerate(m.rules):
+        if r.value in counters and r.timestamp not in (None, "ttl"):
+            out.append(doc.problem((*mp, "rules", j, "timestamp"),
+                                   f"{r.value!r} is a counter: every AddToCell adds to one cell at one fixed time "
+                                   f"(0, or the item's expiry with TTL), so a counter rule takes no timestamp; "
+                                   f"remove it"))
+        elif r.value not in counters and r.family in families and r.family != m.default_family:
+            out.append(doc.problem((*mp, "rules", j, "family"),
+                                   f"{holds(r.family)}; this rule writes other cells: give it another family"))
+    for j, f in enumerate(m.families):
+        if f.name in families and f.gc is not None and f.gc.max_age_seconds is not None:
+            out.append(doc.problem((*mp, "families", j, "gc"),
+                                   f"{holds(f.name)}; its cells keep one fixed time, so max_age would collect the "
+                                   f"counters: keep max_versions only"))
+    return out
+
+
+def _path(where: str) -> JsonPath:
+    """`rules[1]` -> ("rules", 1)."""
+    name, index = where.rstrip("]").split("[")
+    return (name, int(index))
 
 
 def _rule_problems(doc: YamlDocument, rp: JsonPath, rule: MappingRule, source: Source) -> list[Problem]:

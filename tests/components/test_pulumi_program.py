@@ -86,6 +86,8 @@ def _assert_tables(run: Run, plan) -> None:
         replicated = len(i.clusters) > 1
         for t in i.tables:
             assert [f["family"] for f in tables[(i.id, t.id)].inputs["columnFamilies"]] == [f.name for f in t.families]
+            assert [f.get("type") is not None for f in tables[(i.id, t.id)].inputs["columnFamilies"]] == [
+                f.aggregate is not None for f in t.families]
             for f in t.families:
                 if f.gc.max_age_seconds is None and f.gc.max_versions is None:
                     continue  # keep-all families have no GC rule
@@ -180,6 +182,17 @@ def test_outputs_are_exported(deployed):
         assert out["tables"] == [t.id for t in i.tables]
         assert out["app_profiles"] == [p.id for p in i.app_profiles]
         assert out["monthly_estimate_usd"] == i.cost.bigtable_monthly_usd
+
+
+def test_counter_families_are_int64_sum_aggregates(deployed):
+    """The video design's Stats family (counters Likes, Views) gets pulumi-gcp's family type
+    for an int64 Sum aggregate with big-endian inputs; every other family stays untyped."""
+    _, run, _ = deployed
+    (videos,) = [r for r in run.of_type(TABLE) if r.inputs["name"] == "videos"]
+    types = {f["family"]: f.get("type") for f in videos.inputs["columnFamilies"]}
+    assert json.loads(types.pop("Stats")) == {
+        "aggregateType": {"sum": {}, "inputType": {"int64Type": {"encoding": {"bigEndianBytes": {}}}}}}
+    assert set(types) == {"cf", "Video", "UserComments"} and set(types.values()) == {None}
 
 
 def snapshot(run: Run) -> list[dict]:
