@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
-from ..codec.mutations import Expired, SetCell
+from ..codec.mutations import AddToCell, Expired, SetCell
 from ..spec.families import family_gc, family_names
 from ..spec.model import TableSpec
 from .findings import COLUMNS, FAMILIES, ROW_KEYS, ROWS, Finding, Severity, percent
@@ -68,7 +68,7 @@ def row_sizes(codec: Codec, items: Iterable[Item], export_time_micros: int) -> R
         if isinstance(written, Expired):
             continue
         encoded += 1
-        sets = [m for m in written.mutations if isinstance(m, SetCell)]
+        sets = [m for m in written.mutations if isinstance(m, SetCell | AddToCell)]
         columns = [(m.family, m.qualifier) for m in sets]
         size = len(written.key) + sum(len(m.family) + len(m.qualifier) + len(m.value) for m in sets)
         for m in sets:

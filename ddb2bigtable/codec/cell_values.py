@@ -4,7 +4,7 @@
 |-----------------|-------------------------------------------------------------------------|
 | S               | the UTF-8 text                                                          |
 | N               | the decimal text exactly as DynamoDB wrote it (`30`, `0.10`)            |
-| counter         | 8-byte big-endian two's-complement int64 (what Bigtable Increment reads) |
+| counter         | 8-byte big-endian two's-complement int64 (an aggregate family's sum, Increment's form) |
 | B               | the raw bytes                                                           |
 | BOOL            | `\\x01` true, `\\x00` false                                              |
 | NULL            | empty                                                                   |
@@ -15,6 +15,9 @@
 Plain JSON cannot tell a set from a list or binary from text, so an M or L attribute that
 holds a set or binary anywhere (or a number whose text is not JSON) is typed `mixed` by
 type inference and stored self-describing instead; its decode is still exact.
+
+A counter in its own family (an aggregate family, int64 Sum: `spec/families.py`) is not a
+SetCell but an AddToCell, at one fixed time: `counter_write` says how, for every writer.
 
 Opt-in layouts put one value in many cells:
 - `layout: family` for sets: one qualifier per member (UTF-8, the number's text, the raw
@@ -34,7 +37,7 @@ from typing import Any
 import orjson
 
 from .items import AttributeValue, Item
-from .mutations import CodecError
+from .mutations import AddToCell, CodecError, DeleteCells, Mutation
 from .scalars import binary_from_text, binary_text
 from .value_forms import fits_plain, from_plain_json, from_typed_json, load_plain, plain_json, typed_json
 
@@ -44,11 +47,15 @@ TRUE, FALSE, NULL_BYTES = b"\x01", b"\x00", b""
 SET_MEMBER = b"\x00"  # the seeds: "a single 0 byte as the cell value"
 EMPTY_MARKER = b""  # empty map (qualifier "") or empty list (one version)
 INT64 = (-(2**63), 2**63 - 1)
+# The one time of a counter's cell outside TTL families (there: the item's expiry), so that
+# every AddToCell, from the load, a stream or any application, adds to the same cell.
+COUNTER_TIME_MICROS = 0
 
 
 # --- one attribute, one cell --------------------------------------------------------------
 
-def _counter(text: str) -> bytes:
+def counter_number(text: str) -> int:
+    """A counter's N text as the int64 Bigtable keeps; CodecError for anything else."""
     try:
         number = Decimal(text)
     except InvalidOperation as exc:
@@ -57,8 +64,27 @@ def _counter(text: str) -> bytes:
         raise CodecError(f"counter value {text} is not an integer; Bigtable counters are int64")
     as_int = int(number)
     if not INT64[0] <= as_int <= INT64[1]:
-        raise CodecError(f"counter value {text} is outside the int64 range Bigtable Increment uses")
-    return as_int.to_bytes(8, "big", signed=True)
+        raise CodecError(f"counter value {text} is outside the int64 range of Bigtable counters")
+    return as_int
+
+
+def _counter(text: str) -> bytes:
+    return counter_number(text).to_bytes(8, "big", signed=True)
+
+
+def counter_write(family: str, qualifier: bytes, amount: int, timestamp_micros: int, *,
+                  replace: bool) -> tuple[Mutation, ...]:
+    """How a counter is written to its aggregate (int64 Sum) family, by every writer.
+
+    `replace` sets the counter to `amount` (a loaded export, a replayed stream record, a
+    PutItem): the column's cell is deleted and `amount` added in the same row mutation, so
+    a rerun converges to the same number instead of doubling it. Without it, `amount` is
+    added (DynamoDB's `ADD`, an application's increment): merged with every other
+    addition, and not idempotent, so a retry after an unknown outcome may count twice."""
+    if not INT64[0] <= amount <= INT64[1]:
+        raise CodecError(f"counter amount {amount} is outside the int64 range of Bigtable counters")
+    add = AddToCell(family, qualifier, amount, timestamp_micros)
+    return (DeleteCells(family, qualifier), add) if replace else (add,)
 
 
 def _ns_cell(inner: list[str], value: AttributeValue) -> bytes:

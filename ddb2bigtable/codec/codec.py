@@ -15,6 +15,11 @@ not written. Otherwise the cells of the families `spec/families.py` gives the TT
 (max_age 1s) carry its expiry as timestamp, or the far future without a valid TTL; every
 other cell carries the write time (the export time: reruns write the same versions) or the
 time a rule names. The TTL attribute itself is stored like any attribute, so it decodes.
+
+Counters in a counter family (an aggregate family, int64 Sum) are written by
+`cell_values.counter_write`: the cell deleted and the value added in one row mutation, at
+one fixed time (0; the expiry in a TTL family), so reruns and replays set the number, and
+an application's AddToCell through any app profile adds to that same cell.
 """
 
 from __future__ import annotations
@@ -22,12 +27,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..spec.model import TableSpec
-from .cell_values import COUNTER, EMPTY_MARKER, MIXED, SET_MEMBER, element_value, encode_value, member_qualifier
+from .cell_values import (
+    COUNTER,
+    COUNTER_TIME_MICROS,
+    EMPTY_MARKER,
+    MIXED,
+    SET_MEMBER,
+    counter_number,
+    counter_write,
+    element_value,
+    encode_value,
+    member_qualifier,
+)
 from .compiled import compile_mapping
 from .decode import RowDecoder
 from .items import AttributeValue, Item
 from .lossy import layout_notes, lossy_sentences
-from .mutations import Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
+from .mutations import AddToCell, Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
 from .row_keys import key_part, salt_prefix
 from .rules import TAIL, RulePlan
 from .timestamps import FAR_FUTURE_MICROS, attribute_micros, millis, ttl_timestamp
@@ -112,7 +128,8 @@ class Codec:
         plan = self._plan_for(item)
         key = self._row_key(plan, item)
         times = (millis(write_time_micros), expiry)
-        sets = self._value_cells(plan, item, times) if plan.is_value else self._attribute_cells(plan, item, times)
+        writes = self._value_cells(plan, item, times) if plan.is_value else self._attribute_cells(plan, item, times)
+        sets = [w for w in writes if isinstance(w, SetCell)]  # counters carry their own delete
         for cell in sets:
             _check_cell(cell)
         deletes: list[Mutation] = []
@@ -121,7 +138,30 @@ class Codec:
                 deletes.append(DeleteRow())
             elif not (plan.is_value and plan.versions_are_items):
                 deletes += [DeleteCells(f, q) for f, q in dict.fromkeys((c.family, c.qualifier) for c in sets)]
-        return RowMutation(key, (*deletes, *sets))
+        return RowMutation(key, (*deletes, *writes))
+
+    def counter_add(self, item: Item, name: str, amount: int, *, now_micros: int) -> RowMutation:
+        """DynamoDB's `ADD name :amount` on `item` (its keys and what the mapping needs to place
+        it) as one AddToCell, through any app profile: Bigtable merges it with every other
+        addition. CodecError when `name` is not a counter kept in a counter family: such a
+        number needs a read-modify-write instead."""
+        plan = self._plan_for(item)
+        if self.mapping.stored(name) != COUNTER or (plan.is_value and plan.value_attr != name):
+            raise CodecError(f"{name} of this item is not a counter kept in a counter family (an aggregate "
+                             f"family), so it cannot be added to with AddToCell")
+        needed = {*self.mapping.keys, *plan.addressing_fields, self.mapping.ttl, plan.time_attribute}
+        placing = {n: v for n, v in item.items() if n in needed and n != name}
+        placed = self.encode({**placing, name: {"N": str(amount)}}, write_time_micros=now_micros,
+                             now_micros=now_micros)
+        if isinstance(placed, Expired):
+            raise CodecError(f"the item's TTL has passed; DynamoDB would not return it to add to {name}")
+        adds = [m for m in placed.mutations if isinstance(m, AddToCell)]
+        if not adds:
+            raise CodecError(f"{name} of this item is not kept in a counter family (an aggregate family), so it "
+                             f"cannot be added to with AddToCell")
+        add = adds[-1]  # `name` comes last in what was placed
+        return RowMutation(placed.key, counter_write(add.family, add.qualifier, amount, add.timestamp_micros,
+                                                     replace=False))
 
     def delete(self, keys: Item) -> RowMutation:
         """Incremental delete. `keys` may also be the item's old image, which a rule that keeps
@@ -163,7 +203,7 @@ class Codec:
         if isinstance(written, Expired):
             return None
         cells = [Cell(m.family, m.qualifier, m.value, m.timestamp_micros)
-                 for m in written.mutations if isinstance(m, SetCell)]
+                 for m in written.mutations if isinstance(m, SetCell | AddToCell)]
         (back,) = self.decode(written.key, cells)
         return back
 
@@ -200,6 +240,8 @@ class Codec:
 
     def _time(self, plan: RulePlan, family: str, item: Item, times: _Times) -> int:
         write, expiry = times
+        if family in self.mapping.counter_families:  # one cell that every AddToCell reaches
+            return expiry if family in self.mapping.ttl_families else COUNTER_TIME_MICROS
         if plan.timestamp == "write_time":
             return write
         if plan.timestamp == "ttl":
@@ -217,13 +259,17 @@ class Codec:
             return (plan.value_attr or "value").encode()
         return plan.qualifier.render(self.mapping.fields.encode(plan, item, plan.qualifier.fields))
 
-    def _value_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[SetCell]:
+    def _value_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[Mutation]:
         family = self.mapping.value_family(plan)
         if plan.value_attr is not None:
             value = item.get(plan.value_attr)
             if value is None:
                 raise CodecError(f"{plan.describe()} stores {plan.value_attr}, which this item does not have")
-            data = encode_value(value, self.mapping.stored(plan.value_attr))
+            stored = self.mapping.stored(plan.value_attr)
+            if stored == COUNTER and family in self.mapping.counter_families:
+                return list(counter_write(family, self._value_qualifier(plan, item), counter_number(value["N"]),
+                                          self._time(plan, family, item, times), replace=True))
+            data = encode_value(value, stored)
         else:
             template = plan.value_template
             assert template is not None  # a value plan has a value attribute or a value template
@@ -255,15 +301,22 @@ class Codec:
         if not written:  # a row exists only through its cells: keep a keys-only item visible
             yield self.mapping.marker_family(plan), qualifier(b""), EXISTS_MARKER, 0
 
-    def _attribute_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[SetCell]:
-        cells, base = [], {}
+    def _attribute_cells(self, plan: RulePlan, item: Item, times: _Times) -> list[Mutation]:
+        cells: list[Mutation] = []
+        base: dict[str, int] = {}
         for family, qualifier, data, before in self._attribute_parts(plan, item):
             if family not in base:
                 base[family] = self._time(plan, family, item, times)
             ts = base[family] - before * 1000
             if ts < 0:
                 raise CodecError("a list's elements would get timestamps before 1970")
-            cells.append(SetCell(family, qualifier, data, ts))
+            if family in self.mapping.counter_families:  # only counters go there (mapping_checks)
+                if len(data) != 8:
+                    raise CodecError(f"family {family} holds counters (an aggregate family); "
+                                     f"{qualifier.decode(errors='replace')} is not one")
+                cells += counter_write(family, qualifier, int.from_bytes(data, "big", signed=True), ts, replace=True)
+            else:
+                cells.append(SetCell(family, qualifier, data, ts))
         return cells
 
 

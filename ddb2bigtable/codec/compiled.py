@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.families import TTL_RULE, family_gc
+from ..spec.families import TTL_RULE, counter_families, family_gc
 from ..spec.mapping_checks import FAMILY_LAYOUT_TYPES
 from ..spec.model import KeyAttribute, TableSpec
 from .cell_values import MIXED
@@ -31,6 +31,7 @@ class CompiledMapping:
     keys: dict[str, KeyAttribute]  # the key attributes by name
     ttl: str | None  # the TTL attribute
     ttl_families: frozenset[str]  # families whose cells carry the item's expiry
+    counter_families: frozenset[str]  # aggregate (int64 Sum) families: counters go in by AddToCell
     attribute_family: dict[str, str]  # attribute -> its own family (default mapping)
     layout: dict[str, tuple[str, str]]  # attribute -> (`family`|`timestamps`, family)
     member_family: dict[str, str]  # family -> the attribute whose members or entries it holds
@@ -81,6 +82,7 @@ def compile_mapping(table: TableSpec, types: AttributeTypes) -> CompiledMapping:
         default_family=m.default_family, delimiter=m.delimiter, salt=m.salt.buckets if m.salt else None,
         pk=key.partition, keys=keys, ttl=table.source.ttl.attribute if table.source.ttl else None,
         ttl_families=frozenset(name for name, rule in policies.items() if rule == TTL_RULE),
+        counter_families=frozenset(counter_families(table)),
         attribute_family={a.name: a.family for a in m.attributes if a.family},
         layout=layout,
         member_family={fam: name for name, (how, fam) in layout.items() if how == "family"},

@@ -42,7 +42,23 @@ class DeleteCells:
     end_micros: int | None = None
 
 
-Mutation = SetCell | DeleteRow | DeleteCells
+@dataclass(frozen=True)
+class AddToCell:
+    """Add `amount` to the int64 cell of an aggregate (int64 Sum) family; Bigtable merges
+    every addition to one column and time into one cell, whichever cluster takes it."""
+
+    family: str
+    qualifier: bytes
+    amount: int
+    timestamp_micros: int
+
+    @property
+    def value(self) -> bytes:
+        """The cell as this addition alone leaves it (from a deleted cell): 8-byte big-endian."""
+        return self.amount.to_bytes(8, "big", signed=True)
+
+
+Mutation = SetCell | DeleteRow | DeleteCells | AddToCell
 
 
 @dataclass(frozen=True)

@@ -96,8 +96,9 @@ class RawEntry(mutations.RowMutationEntry):
 
     The client's own `RowMutationEntry` turns every mutation into proto-plus objects
     twice per flush (`size()` and `_to_pb()`): that was half of the write path's CPU.
-    Every mutation the codec writes carries an explicit timestamp (or is a delete), so
-    every entry is idempotent: retries are safe.
+    Every mutation the codec writes carries an explicit timestamp (or is a delete), and a
+    counter's AddToCell comes after the delete of its column in the same row (the codec's
+    `counter_write`), so every entry is idempotent: retries are safe.
     """
 
     def __init__(self, message: Any, file: str, line: int):  # no super().__init__: nothing to convert
@@ -121,11 +122,15 @@ class RawEntry(mutations.RowMutationEntry):
 
 
 class PublicEntry(mutations.RowMutationEntry):
-    """The public path's entry: the client's own class, plus the export line it came from."""
+    """The public path's entry: the client's own class, plus the export line it came from.
+    Idempotent as `RawEntry` says (the client judges AddToCell alone, which is not)."""
 
     def __init__(self, row_key: bytes, row_mutations: list[mutations.Mutation], source: Source):
         super().__init__(row_key, row_mutations)
         self.source = source
+
+    def is_idempotent(self) -> bool:
+        return True
 
 
 def entry(message: Any, file: str, line: int) -> mutations.RowMutationEntry:
@@ -142,6 +147,10 @@ def _public(m: Any) -> mutations.Mutation:
         return mutations.SetCell(c.family_name, c.column_qualifier, c.value, timestamp_micros=c.timestamp_micros)
     if kind == "delete_from_row":
         return mutations.DeleteAllFromRow()
+    if kind == "add_to_cell":
+        a = m.add_to_cell
+        return mutations.AddToCell(a.family_name, a.column_qualifier.raw_value, a.input.int_value,
+                                   a.timestamp.raw_timestamp_micros)
     column = m.delete_from_column
     has_range = column.HasField("time_range")
     start = column.time_range.start_timestamp_micros if has_range else None

@@ -21,7 +21,7 @@ from google.api_core import exceptions
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery
 
 from ..codec.codec import Codec
-from ..codec.mutations import SetCell
+from ..codec.mutations import AddToCell, SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
 from ..exports.reader import Record, read_records
 from .buckets import route
@@ -94,7 +94,7 @@ def _expected_key(record: Record, codec: Codec, write_time: int, now: int, sampl
     if record.kind != "put" or (record.file, record.line) in dead:
         return None
     row = route(record, codec, write_time, now, sample, FileCounts()).row
-    if row is None or any(isinstance(m, SetCell) and now < m.timestamp_micros <= now + SOON_MICROS
+    if row is None or any(isinstance(m, SetCell | AddToCell) and now < m.timestamp_micros <= now + SOON_MICROS
                           for m in row.mutations):
         return None  # dead-lettered, expired, sampled out, or expiring within the hour
     return row.key

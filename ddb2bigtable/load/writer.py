@@ -20,7 +20,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, mutations
 from google.cloud.bigtable.data.exceptions import MutationsExceptionGroup
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
-from ..codec.mutations import DeleteRow, RowMutation, SetCell
+from ..codec.mutations import AddToCell, DeleteRow, RowMutation, SetCell
 from ..spec.errors import ServiceError
 from .client_hooks import Source, entry, read_responses_raw
 
@@ -56,6 +56,10 @@ def fill_entry(message: Any, row: RowMutation) -> None:
             cell = add().set_cell
             cell.family_name, cell.column_qualifier = m.family, m.qualifier
             cell.value, cell.timestamp_micros = m.value, m.timestamp_micros
+        elif isinstance(m, AddToCell):  # a counter, its column deleted just before (counter_write)
+            cell = add().add_to_cell
+            cell.family_name, cell.column_qualifier.raw_value = m.family, m.qualifier
+            cell.timestamp.raw_timestamp_micros, cell.input.int_value = m.timestamp_micros, m.amount
         elif isinstance(m, DeleteRow):
             add().delete_from_row.SetInParent()
         else:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from ddb2bigtable.codec.codec import Codec, CodecError
-from ddb2bigtable.codec.mutations import Cell, RowMutation, SetCell
+from ddb2bigtable.codec.mutations import AddToCell, Cell, DeleteCells, RowMutation, SetCell
 from ddb2bigtable.codec.type_inference import infer_types
 from ddb2bigtable.spec.reading import read_spec
 
@@ -56,8 +56,12 @@ def encode_all(spec: str, items: list[dict]) -> tuple[Codec, list[tuple[bytes, s
     for item in items:
         written = codec.encode(item, write_time_micros=EXPORT_TIME, now_micros=NOW)
         assert isinstance(written, RowMutation)
-        for m in written.mutations:
-            assert isinstance(m, SetCell)
+        for before, m in zip((None, *written.mutations), written.mutations, strict=False):
+            if isinstance(m, DeleteCells):
+                continue
+            assert isinstance(m, SetCell | AddToCell)
+            if isinstance(m, AddToCell):  # a counter is set: its cell deleted, then its value added
+                assert before == DeleteCells(m.family, m.qualifier)
             cells.append((written.key, m.family, m.qualifier, m.value, m.timestamp_micros))
     return codec, cells
 
@@ -150,21 +154,21 @@ VIDEO_DYNAMODB = [  # the seed's items; PostedAt is where the app keeps a commen
      "PostedAt": S("2023-10-12T07:08:51")},
     {"VideoId": S("0124"), "SK": S("VideoStatsViews"), "Count": N("45")},
 ]
-VIDEO_BIGTABLE = [  # row key, family, qualifier, value, @ time (None: the write time)
+VIDEO_BIGTABLE = [  # row key, family, qualifier, value, @ time (0: a counter's one cell, in its Sum family)
     ("0123", "Video", "Formats", compact(FORMATS_0123), "2023-09-10T15:21:48"),
-    ("0123", "Stats", "Likes", (3).to_bytes(8, "big"), None),
-    ("0123", "Stats", "Views", (156).to_bytes(8, "big"), None),
+    ("0123", "Stats", "Likes", (3).to_bytes(8, "big"), 0),
+    ("0123", "Stats", "Views", (156).to_bytes(8, "big"), 0),
     ("0123", "UserComments", "Content", COMMENT_1.encode(), "2023-09-10T19:01:15"),
     ("0123", "UserComments", "Content", COMMENT_2.encode(), "2023-09-10T16:30:42"),
     ("0124", "Video", "Formats", compact(FORMATS_0124), "2023-09-10T17:03:21"),
-    ("0124", "Stats", "Views", (45).to_bytes(8, "big"), None),
+    ("0124", "Stats", "Views", (45).to_bytes(8, "big"), 0),
     ("0124", "UserComments", "Content", COMMENT_3.encode(), "2023-10-12T07:08:51"),
 ]
 
 
 def test_video_design_cell_by_cell():
     _, cells = encode_all("video-single-table.yaml", VIDEO_DYNAMODB)
-    expected = [(row.encode(), family, qualifier.encode(), value, at(time) if time else EXPORT_TIME)
+    expected = [(row.encode(), family, qualifier.encode(), value, at(time) if time else time)
                 for row, family, qualifier, value, time in VIDEO_BIGTABLE]
     assert sorted(cells) == sorted(expected)
     assert compact(FORMATS_0123) == b'{"480":"https://storage\xe2\x80\xa6","720":"https://storage\xe2\x80\xa6",' \
