@@ -165,8 +165,8 @@ def configuration(root: Path, bodies: list[Body], files: Files, options: Options
                                "configuration") for k in parameters if k not in values]
         top = Instance(run, root, bodies, "", "", lambda _: values, {}, 0)
         found = top.collect()
-        run.notices += [Notice("not-evaluated", str(p), "JSON files (.tf.json, .tfvars.json) are not read: write "
-                               "it as .tf or .tfvars, or import `terraform show -json` output") for p in files.unread]
+        run.notices += [Notice("not-evaluated", str(p), "JSON configuration files (.tf.json) are not read: write "
+                               "its resources as .tf, or import `terraform show -json` output") for p in files.unread]
         return found, run
     except (TooMuchWork, RecursionError) as error:  # where no expression's own place could be named
         raise InputError([Problem.about(str(root), "", f"{error or 'expressions nest too deeply'}; no real "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..spec.errors import InputError, Problem
 from ..spec.yaml_source import read_text
-from .tf_syntax import Body, parse
+from .tf_syntax import Attr, Body, Where, parse
 
 MAX_FILES = 2000
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
@@ -30,7 +30,7 @@ class Files:
         self.read = 0
         self.total = 0
         self._parsed: dict[Path, Body] = {}
-        self.unread: list[Path] = []  # `*.tf.json` and `*.tfvars.json` files met (named in a warning)
+        self.unread: list[Path] = []  # `*.tf.json` files met in module folders (named in a warning)
 
     def text(self, path: Path) -> str:
         self.read += 1
@@ -68,19 +68,26 @@ class Files:
         return bodies
 
     def tfvars(self, directory: Path, var_files: tuple[str, ...]) -> list[tuple[str, Body]]:
-        """terraform.tfvars, then *.auto.tfvars in name order, then each --var-file."""
-        self.unread += sorted(p for p in (*directory.glob("*.auto.tfvars.json"), directory / "terraform.tfvars.json")
-                              if p.exists() and p not in self.unread)
-        paths = [directory / "terraform.tfvars"] if (directory / "terraform.tfvars").exists() else []
-        paths += sorted(directory.glob("*.auto.tfvars"))
+        """As Terraform orders them: terraform.tfvars(.json), then *.auto.tfvars(.json) in name order,
+        then each --var-file."""
+        paths = [p for p in (directory / "terraform.tfvars", directory / "terraform.tfvars.json") if p.exists()]
+        paths += sorted([*directory.glob("*.auto.tfvars"), *directory.glob("*.auto.tfvars.json")])
         paths += [Path(v) for v in var_files]
         return [(str(p), self._tfvars(p)) for p in paths]
 
     def _tfvars(self, path: Path) -> Body:
-        if path.suffix == ".json":
-            raise InputError([Problem.about(str(path), "", "JSON variable files are not read: write the values "
-                                            "as a .tfvars file (NAME = VALUE), or pass --parameter NAME=VALUE")])
-        return self.body(path)
+        if path.suffix != ".json":
+            return self.body(path)
+        try:
+            values = json.loads(self.text(path))
+        except (json.JSONDecodeError, RecursionError) as error:
+            raise InputError([Problem.about(str(path), "", f"not valid JSON ({str(error)[:80]}): fix the variable "
+                                            "file")]) from None
+        if not isinstance(values, dict):
+            raise InputError([Problem.about(str(path), "", "a JSON variable file holds one object of NAME: VALUE")])
+        # JSON values are HCL expressions (objects may use `:`): parsed as one, each keeps the file's name
+        return Body({name: Attr(name, parse(str(path), f"v = {json.dumps(value)}\n").attrs["v"].expr,
+                                Where(str(path), 1, 1)) for name, value in values.items()}, ())
 
     def installed(self, root: Path) -> dict[str, Path]:
         """Module call key -> folder, from what `terraform init` wrote; empty before it ran."""

@@ -140,15 +140,16 @@ resource "aws_dynamodb_table" "orders" {
 def test_dynamic_replicas_a_local_name_and_variables_nobody_set(tmp_path):
     folder = _write(tmp_path, REPLICAS_AND_NAMES)
     (folder / "terraform.tfvars").write_text('team = "payments"\n')
-    (folder / "prod.auto.tfvars").write_text('view = "NEW_IMAGE"\n')
+    (folder / "prod.auto.tfvars").write_text('view = "KEYS_ONLY"\n')
+    (folder / "z.auto.tfvars.json").write_text('{"view": "NEW_IMAGE", "regions": ["eu-west-1", "ap-southeast-2"]}')
     got = import_files(tmp_path, folder, region="us-east-1")
     table = got.table("payments-orders")
     assert [r["region"] for r in table["replicas"]] == ["ap-southeast-2", "eu-west-1"]  # a set: sorted
     assert table["stream"] == "new_image"
     assert "# Terraform aws_dynamodb_table.orders.stream_view_type" in got.text
 
-    (folder / "prod.auto.tfvars").unlink()
-    (folder / "terraform.tfvars").unlink()
+    for name in ("prod.auto.tfvars", "terraform.tfvars", "z.auto.tfvars.json"):
+        (folder / name).unlink()
     unset = import_files(tmp_path, folder, region="us-east-1")
     (entry,) = unset.data["tables"]
     # no expression reaches the spec: the name is a placeholder from the address, named in the estimate
@@ -373,12 +374,11 @@ resource "aws_dynamodb_table" "t" {
 }
 """)
     (folder / "table" / "extra.tf.json").write_text('{"resource": {}}')
-    (folder / "prod.auto.tfvars.json").write_text("{}")
     got = import_files(tmp_path, folder)
     assert (got.table("Home")["region"], got.table("Abroad")["region"]) == ("eu-west-1", "us-east-1")
     assert not got.codes("default-region")
-    assert got.codes("not-evaluated") == ["JSON files (.tf.json, .tfvars.json) are not read: write it as .tf or "
-                                          ".tfvars, or import `terraform show -json` output"] * 2
+    assert got.codes("not-evaluated") == ["JSON configuration files (.tf.json) are not read: write its resources as "
+                                          ".tf, or import `terraform show -json` output"]
 
 
 def test_every_unknown_argument_is_a_valid_placeholder_naming_its_variable(tmp_path):
