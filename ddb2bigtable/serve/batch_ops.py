@@ -17,7 +17,7 @@ from ..codec.items import Item
 from ..codec.mutations import RowMutation
 from . import expressions
 from .errors import ServeError, condition_failed, throttled, unsupported, validation
-from .item_ops import WRITE_TRIES, change_item, write_of
+from .item_ops import WRITE_TRIES, replace_item, write_of
 from .session import Found, Session, same_key
 from .store import raw_cells
 from .tables import ServedTable
@@ -78,7 +78,7 @@ async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, 
     for table, write in writes:
         key, new = _batch_write_image(table, write)
         try:
-            await change_item(session, table, key, {}, lambda _old, new=new: new)
+            await replace_item(session, table, key, {}, "NONE", new)
         except ServeError as error:
             if error.name not in RETRYABLE:
                 raise

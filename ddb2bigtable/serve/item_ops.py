@@ -67,7 +67,7 @@ def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
     except CodecError as error:
         raise validation(f"One or more parameter values were invalid: {error}") from None
     if isinstance(written, Expired):  # its TTL has passed: DynamoDB would no longer return it
-        return RowMutation(found.row_key, clear)
+        return RowMutation(found.row_key, clear or (written.delete.mutations if written.delete else ()))
     return RowMutation(written.key, (*clear, *written.mutations))
 
 
@@ -92,6 +92,25 @@ async def change_item(session: Session, table: ServedTable, key: Item, body: dic
     raise throttled(f"the item's row in {table.name} kept changing while this write was checked; retry")
 
 
+def needs_no_read(table: ServedTable, body: dict[str, Any], returns: str) -> bool:
+    """A write that can go without reading first: no condition, nothing to return, and a
+    table with the default mapping alone, where an item is a whole row, so the new image's
+    row mutation (the row deleted, then its cells) clears every cell of the previous one."""
+    plans = table.codec.plans
+    return not body.get("ConditionExpression") and returns == "NONE" and len(plans) == 1 and plans[0].index is None
+
+
+async def replace_item(session: Session, table: ServedTable, key: Item, body: dict[str, Any], returns: str,
+                       new: Item | None) -> Item | None:
+    """PutItem (`new`) or DeleteItem (None) of one item; the old image (None when unread or absent).
+    One MutateRow when `needs_no_read`, else `change_item`'s read-check-write."""
+    if needs_no_read(table, body, returns):
+        await session.store(table, consistent=True).write(write_of(table, Found(table.row_key(key), [], None), new)
+                                                          if new is not None else table.codec.delete(key))
+        return None
+    return (await change_item(session, table, key, body, lambda _old: new))[0]
+
+
 async def put_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     refuse_legacy(body)
     table = session.catalog.get(body.get("TableName"))
@@ -101,7 +120,7 @@ async def put_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     if key is None:
         raise validation(f"One or more parameter values were invalid: Missing the key {table.keys[0]} in the item")
     check_size(item)
-    old, _ = await change_item(session, table, key, body, lambda _old: item)
+    old = await replace_item(session, table, key, body, returns, item)
     return {"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}
 
 
@@ -109,7 +128,7 @@ async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     refuse_legacy(body)
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, ("NONE", "ALL_OLD"))
-    old, _ = await change_item(session, table, _key(table, body), body, lambda _old: None)
+    old = await replace_item(session, table, _key(table, body), body, returns, None)
     return {"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}
 
 

@@ -185,3 +185,15 @@ def test_key_limits_are_dynamodbs(served):
     c.put_item(TableName=T, Item={"pk": {"S": "é" * 1024}, "sk": {"N": "1"}})  # 2048 bytes: the limit itself
     code, message = error_of(c.put_item, TableName=T, Item={**key("big"), "blob": {"B": b"\0" * (400 * 1024)}})
     assert code == "ValidationException" and "size" in message
+
+
+def test_a_put_past_its_ttl_removes_the_previous_item(served):
+    c = served.client()
+    c.put_item(TableName=T, Item={**key("late"), "v": {"S": "1"}})
+    c.put_item(TableName=T, Item={**key("late"), "expiresAt": {"N": str(int(time.time()) - 60)}})
+    assert "Item" not in c.get_item(TableName=T, Key=key("late"), ConsistentRead=True)
+    c.put_item(TableName=T, Item={**key("late"), "v": {"S": "2"}}, ReturnValues="ALL_OLD")
+    old = c.put_item(TableName=T, Item={**key("late"), "expiresAt": {"N": str(int(time.time()) - 60)}},
+                     ReturnValues="ALL_OLD")
+    assert old["Attributes"]["v"] == {"S": "2"}
+    assert "Item" not in c.get_item(TableName=T, Key=key("late"), ConsistentRead=True)
