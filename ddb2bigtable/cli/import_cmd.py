@@ -80,10 +80,10 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
     doc = add_mappings(build(instance, tables, list(source)), tables, [sample_export(e, sample) for e in exports])
     text = to_json(doc) if (fmt or ("json" if output and output.suffix == ".json" else "yaml")) == "json" \
         else to_yaml(doc)
-    check_spec(text, ", ".join(source))
     notices = [n for i in found for n in i.notices] + list(doc.notices)
-    for notice in notices:
+    for notice in notices:  # first: a value the check refuses is often an estimate its warning explains
         click.echo(str(notice), err=True)
+    check_spec(text, ", ".join(source))
     if output is None:
         click.echo(text, nl=False)
         return

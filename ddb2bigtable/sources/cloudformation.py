@@ -18,7 +18,7 @@ from . import cfn_autoscaling
 from .cfn_fields import Fields
 from .cfn_global import read_global_table
 from .cfn_tables import read_simple_table, read_table
-from .intrinsics import Context, Unresolved, condition, is_intrinsic, parameter_values, resolve
+from .intrinsics import Context, Unresolved, condition, is_intrinsic, mentions, parameter_values, resolve
 from .located import Located
 from .model import Imported, Notice, Options, TableDefinition
 
@@ -39,15 +39,6 @@ def _resources(loc: Located) -> dict[str, dict[str, Any]]:
     return resources
 
 
-def _mentions(value: Any, name: str) -> bool:
-    """Whether `value` refers to `name`: a `Ref` to it, or `${name}` in a `Fn::Sub` text."""
-    if isinstance(value, dict):
-        return value.get("Ref") == name or any(_mentions(v, name) for v in value.values())
-    if isinstance(value, list):
-        return any(_mentions(v, name) for v in value)
-    return isinstance(value, str) and "${" + name + "}" in value
-
-
 def _check_defaults(loc: Located, declared: dict[str, Any], given: dict[str, str]) -> None:
     """A Default that is a function (`!Sub "${Env}-x"`) is refused where it is used: CloudFormation
     evaluates no function there, and one that names its own parameter can never have a value."""
@@ -56,7 +47,7 @@ def _check_defaults(loc: Located, declared: dict[str, Any], given: dict[str, str
         if not isinstance(default, dict) or not is_intrinsic(default):
             continue
         function = next(iter(default))
-        what = (f"refers to the parameter {name} itself ({function})" if _mentions(default, name) else
+        what = (f"refers to the parameter {name} itself ({function})" if mentions(default, name) else
                 f"is a function ({function})")
         raise loc.fail(("Parameters", name, "Default"), f"{what}; CloudFormation takes a plain value as a "
                        f"parameter's Default and evaluates no function there: write the value, or pass "

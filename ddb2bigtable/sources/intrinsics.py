@@ -77,6 +77,15 @@ def _first_unresolved(values: list[Any]) -> Unresolved | None:
     return next((v for v in values if isinstance(v, Unresolved)), None)
 
 
+def mentions(value: Any, name: str) -> bool:
+    """Whether `value` refers to `name`: a `Ref` to it, or `${name}` in a `Fn::Sub` text."""
+    if isinstance(value, dict):
+        return value.get("Ref") == name or any(mentions(v, name) for v in value.values())
+    if isinstance(value, list):
+        return any(mentions(v, name) for v in value)
+    return isinstance(value, str) and "${" + name + "}" in value
+
+
 def _sub(template: str, variables: dict[str, Any], ctx: Context) -> Any:
     parts: list[Any] = []
 
@@ -84,7 +93,10 @@ def _sub(template: str, variables: dict[str, Any], ctx: Context) -> Any:
         name = match.group(1)
         if name.startswith("!"):
             return "${" + name[1:] + "}"
-        if name in variables:
+        if name in variables and is_intrinsic(variables[name]) and mentions(variables[name], name):
+            value = Unresolved(f"the Fn::Sub variable {name} refers to itself; give it a value that does not "
+                               f"use ${{{name}}}", name)
+        elif name in variables:
             value = resolve(variables[name], ctx)
         elif "." in name and not name.startswith("AWS::"):
             value = Unresolved(f"${{{name}}} (an attribute) is known only to a deployed stack", name)

@@ -46,10 +46,10 @@ def run_import(*args: str | Path, umask: int | None = None,
 
 
 def one_line(run: subprocess.CompletedProcess[str], says: str) -> str:
-    """The one problem line of an exit-2 run, checked to say `says`."""
+    """The one problem line of an exit-2 run (after any warnings), checked to say `says`."""
     assert run.returncode == 2, run.stderr[-2000:]
     assert "Traceback" not in run.stderr and not run.stdout
-    problem, count = run.stderr.splitlines()
+    problem, count = [line for line in run.stderr.splitlines() if not line.startswith("warning: ")]
     assert says in problem and count == "1 problem found; no spec was written.", run.stderr[-2000:]
     return problem
 
@@ -138,6 +138,15 @@ def test_a_parameter_whose_default_refers_to_itself_is_said_so(tmp_path):
     assert problem.startswith(f"{path}:4:14:") and "--parameter Env=VALUE" in problem
     given = run_import(path, "--instance", "shop-prod", "--parameter", "Env=prod")
     assert given.returncode == 0 and "table: prod-orders" in given.stdout, given.stderr
+
+
+def test_a_sub_variable_that_refers_to_itself_is_said_so(tmp_path):
+    """It was worded "Ref X: no parameter or resource of that name", as if X were undeclared."""
+    path = tmp_path / "template.yaml"
+    path.write_text(TEMPLATE.format(default="prod", name='!Sub ["${X}-orders", {X: !Sub "${X}"}]'))
+    run = run_import(path, "--instance", "shop-prod")
+    one_line(run, "got 'X'")
+    assert "the Fn::Sub variable X refers to itself; give it a value that does not use ${X}" in run.stderr
 
 
 def test_a_table_name_with_format_braces_is_bad_input_named_against_the_source(tmp_path):
