@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lark import Tree
+
 from ..spec.errors import InputError, Problem
 from ..spec.yaml_source import read_text
 from .tf_syntax import Attr, Body, Where, parse
@@ -21,6 +23,13 @@ from .tf_syntax import Attr, Body, Where, parse
 MAX_FILES = 2000
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
 MANIFEST = Path(".terraform") / "modules" / "modules.json"
+
+
+def _as_hcl(file: str, value: object) -> Tree:
+    """A JSON value as the HCL expression it reads as (objects may use `:`), its strings literal as
+    in Terraform's JSON variable files (`${` and `%{` escaped)."""
+    text = json.dumps(value).replace("${", "$${").replace("%{", "%%{")
+    return parse(file, f"v = {text}\n").attrs["v"].expr
 
 
 class Files:
@@ -85,9 +94,8 @@ class Files:
                                             "file")]) from None
         if not isinstance(values, dict):
             raise InputError([Problem.about(str(path), "", "a JSON variable file holds one object of NAME: VALUE")])
-        # JSON values are HCL expressions (objects may use `:`): parsed as one, each keeps the file's name
-        return Body({name: Attr(name, parse(str(path), f"v = {json.dumps(value)}\n").attrs["v"].expr,
-                                Where(str(path), 1, 1)) for name, value in values.items()}, ())
+        return Body({name: Attr(name, _as_hcl(str(path), value), Where(str(path), 1, 1))
+                     for name, value in values.items()}, ())
 
     def installed(self, root: Path) -> dict[str, Path]:
         """Module call key -> folder, from what `terraform init` wrote; empty before it ran."""
