@@ -1,7 +1,8 @@
-"""Fuzz: whatever a CloudFormation template holds (random intrinsics nested at random depth,
-random values where the reader expects numbers, lists or names, garbage text), `import`
-ends with exit 0 or with exit 2 and one line per problem; never a traceback (#29: the
-reader met RecursionError, KeyError and str.format errors on such input)."""
+"""Fuzz: whatever a CloudFormation template or a describe-table output holds (random
+intrinsics nested at random depth, random values where the reader expects numbers, lists
+or names, garbage text), `import` ends with exit 0 or with exit 2 and one line per
+problem; never a traceback (#29: the reader met RecursionError, KeyError and str.format
+errors on such input)."""
 
 from __future__ import annotations
 
@@ -95,3 +96,26 @@ def test_any_template_is_read_or_refused_in_one_line_per_problem(drawn, suffix):
 @given(st.text(alphabet=st.sampled_from("{}[]:,\"'&*!- \n\tabcRef#|>%@`"), max_size=200))
 def test_garbage_text_is_refused_in_one_line_per_problem(text):
     _import(text, ".yaml")
+
+
+DESCRIBED_FIELDS = ["TableName", "TableArn", "KeySchema", "AttributeDefinitions", "BillingModeSummary",
+                    "ProvisionedThroughput", "OnDemandThroughput", "WarmThroughput", "GlobalSecondaryIndexes",
+                    "LocalSecondaryIndexes", "Replicas", "GlobalTableWitnesses", "MultiRegionConsistency",
+                    "StreamSpecification", "SSEDescription", "TableClassSummary", "TableSizeBytes", "ItemCount",
+                    "DeletionProtectionEnabled"]
+DESCRIBED_VALID = {"TableName": "Orders", "TableArn": "arn:aws:dynamodb:us-east-1:123456789012:table/Orders",
+                   "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+                   "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
+                   "BillingModeSummary": {"BillingMode": "PAY_PER_REQUEST"}}
+DESCRIBED_VALUES = st.recursive(
+    LEAVES | st.sampled_from(["PROVISIONED", "PAY_PER_REQUEST", "ALL", "INCLUDE", "STRONG", "us-west-2"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(DESCRIBED_FIELDS + [
+        "AttributeName", "AttributeType", "KeyType", "IndexName", "Projection", "ProjectionType", "RegionName",
+        "ReadCapacityUnits", "WriteCapacityUnits", "BillingMode", "StreamEnabled", "StreamViewType"]), inner,
+        max_size=4), max_leaves=25)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.sampled_from(DESCRIBED_FIELDS), DESCRIBED_VALUES, max_size=5))
+def test_any_table_description_is_read_or_refused_in_one_line_per_problem(replaced):
+    _import(json.dumps({"Table": DESCRIBED_VALID | replaced}), ".json")
