@@ -19,16 +19,16 @@ from .intrinsics import Unresolved
 from .model import Notice, Options
 from .tf_files import Files
 from .tf_module import (
-    _META,
     MAX_MODULE_DEPTH,
+    META_ARGUMENTS,
     READ,
     TABLE,
     Key,
     Module,
     Resource,
     Run,
-    _instance_key,
     comes_from,
+    instance_key,
     reference_text,
 )
 from .tf_syntax import Block, Body, parse, trees
@@ -59,7 +59,7 @@ class Instance(Module):
         return Lazy(lambda: list(self.outputs), value)
 
     def _child(self, name: str, key: Key) -> Instance | None:
-        return self._once(f"{self.prefix}module.{name}{_instance_key(key)}#instance", lambda: self._make(name, key))
+        return self._once(f"{self.prefix}module.{name}{instance_key(key)}#instance", lambda: self._make(name, key))
 
     def _make(self, name: str, key: Key) -> Instance | None:
         block = self.calls[name]
@@ -87,8 +87,9 @@ class Instance(Module):
         keys = self._expand(block, call)
         each = keys.get(key) if isinstance(keys, dict) else keys
         scope = self.scope(self._meta(block, key, each))
-        given = {n: plain(self._eval(a.expr, scope, a.where)) for n, a in block.body.attrs.items() if n not in _META}
-        return Instance(self.run, directory, self.run.files.module(directory), f"{call}{_instance_key(key)}.",
+        given = {n: plain(self._eval(a.expr, scope, a.where)) for n, a in block.body.attrs.items()
+                 if n not in META_ARGUMENTS}
+        return Instance(self.run, directory, self.run.files.module(directory), f"{call}{instance_key(key)}.",
                         call_key, lambda blocks: module_values(blocks, given), self._providers_for(block),
                         self.depth + 1)
 
@@ -124,7 +125,7 @@ class Instance(Module):
                 self.run.notices.append(Notice("no-instances", base, f"its {meta} gives no instances"
                                                f"{comes_from(block, meta)}: no table is imported from it"))
             for key in keys:
-                address = base + _instance_key(key)
+                address = base + instance_key(key)
                 values = self.arguments(kind, name, key)
                 provider = block.body.attrs.get("provider")
                 alias = reference_text(provider.expr).partition(".")[2] or None if provider else None

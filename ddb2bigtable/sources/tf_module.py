@@ -39,7 +39,7 @@ READ = (TABLE, TARGET, POLICY, REPLICA, RESOURCE_POLICY)
 MAX_INSTANCES = 10_000  # of one resource or module call
 MAX_MODULE_DEPTH = 32
 MAX_ACTIVE = 300  # references being evaluated inside one another
-_META = ("count", "for_each", "provider", "providers", "depends_on", "source", "version")
+META_ARGUMENTS = ("count", "for_each", "provider", "providers", "depends_on", "source", "version")
 _SKIPPED_BLOCKS = ("lifecycle", "provisioner", "connection")
 Key = int | str | None
 
@@ -103,7 +103,7 @@ def _required(block: Block, values: dict[str, Any], address: str) -> None:
                                                 "unresolved-stream_view_type")
 
 
-def _instance_key(key: Key) -> str:
+def instance_key(key: Key) -> str:
     return "" if key is None else f"[{key}]" if isinstance(key, int) else f'["{key}"]'
 
 
@@ -125,6 +125,8 @@ def _data_source() -> Lazy:
 
 
 class Module:
+    """One module instance: its own blocks evaluated on demand (module calls: `tf_calls.Instance`)."""
+
     def __init__(self, run: Run, directory: Path, bodies: list[Body], prefix: str, key_path: str,
                  inputs: Callable[[list[Block]], dict[str, Any]], providers: dict[str | None, Any], depth: int):
         """`inputs` gives the variables' values from their blocks (`tf_variables`)."""
@@ -274,7 +276,7 @@ class Module:
         return objects if "for_each" in block.body.attrs else objects[None]
 
     def _object(self, kind: str, name: str, key: Key) -> Lazy | Unresolved:
-        address = f"{self.prefix}{kind}.{name}{_instance_key(key)}"
+        address = f"{self.prefix}{kind}.{name}{instance_key(key)}"
         values = self.arguments(kind, name, key)
         if isinstance(values, Unresolved):  # it refers to itself
             return values
@@ -291,7 +293,7 @@ class Module:
     def arguments(self, kind: str, name: str, key: Key) -> dict[str, Any]:
         """One instance's arguments, evaluated, `dynamic` blocks expanded."""
         block = self.resources[(kind, name)]
-        address = f"{self.prefix}{kind}.{name}{_instance_key(key)}"
+        address = f"{self.prefix}{kind}.{name}{instance_key(key)}"
 
         def compute() -> dict[str, Any]:
             keys = self._expand(block, f"{self.prefix}{kind}.{name}")
@@ -306,7 +308,7 @@ class Module:
     def _body(self, body: Body, scope: Scope, address: str, top: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for name, attr in body.attrs.items():
-            if not (top and name in _META):
+            if not (top and name in META_ARGUMENTS):
                 out[name] = plain(self._eval(attr.expr, scope, attr.where))
         for block in body.blocks:
             if top and block.kind in _SKIPPED_BLOCKS:
