@@ -204,7 +204,15 @@ def _table(loc: Located, options: Options, resource: Resource, notices: list[Not
 
 
 def _read(loc: Located, options: Options, resources: list[Resource], notices: list[Notice]) -> Imported:
-    tables = [_table(loc, options, r, notices) for r in resources if r.kind == TABLE]
+    tables, seen = [], dict[tuple[str, str], str]()
+    for r in (r for r in resources if r.kind == TABLE):
+        table = _table(loc, options, r, notices)
+        key = (table.name.value, table.region.value)
+        if key in seen:  # two instances AWS would refuse; all_tables would blame two sources
+            raise loc.fail(r.base, f"{r.address} has the name {key[0]!r} in {key[1]}, as {seen[key]} does: AWS holds "
+                           "one table of a name per region; fix the name (does it need each.key?)")
+        seen[key] = r.address
+        tables.append(table)
     if not tables:
         unread = "".join(f"; {n.subject}: {n.message}" for n in notices if n.code in ("not-evaluated", "no-instances"))
         raise loc.fail((), f"no {TABLE} here: expected a .tf file, a folder of them or `terraform show -json` output "

@@ -419,3 +419,23 @@ resource "aws_dynamodb_table" "t" {
     table = got.table("Things")
     assert table["replicas"] == [{"region": "us-west-2"}] and table["stream"] == "new_image"
     assert table["ttl"] == {"attribute": "exp"} and "var." not in got.text
+
+
+def test_two_instances_with_one_name_are_named_at_the_second(tmp_path):
+    folder = _write(tmp_path, """\
+resource "aws_dynamodb_table" "t" {
+  for_each     = toset(["a", "b"])
+  name         = "Same"
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+}
+""")
+    result = CliRunner().invoke(main, ["import", str(folder), "--instance", "shop-prod", "--region", "us-east-1"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"{folder / 'main.tf'}:1:1: "), result.stderr
+    assert """aws_dynamodb_table.t["b"] has the name 'Same' in us-east-1, as aws_dynamodb_table.t["a"] does""" \
+        in result.stderr
