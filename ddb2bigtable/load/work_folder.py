@@ -10,6 +10,7 @@ line number in the export) and a reason with the quoted values taken out.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -81,21 +82,29 @@ def _require_private(path: Path) -> None:
         raise InputError([Problem.about(str(path), "", f"the work folder {problem}")])
 
 
-def private_open(path: Path) -> IO[str]:
-    """A text file for writing, 0600 from its first byte (not chmod'ed after the fact). Only a
-    regular file is opened: not through a symlink, and a FIFO or device in its place is refused
-    (O_NONBLOCK keeps a FIFO without a reader from blocking; regular files ignore it)."""
+def private_open(path: Path, append: bool = False) -> IO[str]:
+    """A text file for writing (truncated, or with `append` added to), 0600 from its first byte
+    (not chmod'ed after the fact). Only a regular file is opened: not through a symlink, and a
+    FIFO or device in its place is refused (O_NONBLOCK keeps a FIFO without a reader from
+    blocking; regular files ignore it)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_NONBLOCK, FILE_MODE)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC) | os.O_NOFOLLOW
+                     | os.O_NONBLOCK, FILE_MODE)
     except OSError as error:
+        if error.errno == errno.ENXIO:  # a FIFO without a reader, refused by O_NONBLOCK
+            raise _not_regular(path) from None
         raise InputError([Problem.about(str(path), "", f"cannot write it: {error.strerror}; the work folder must "
                                         f"hold only the tool's own files, writable by you")]) from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise InputError([Problem.about(str(path), "", "is not a regular file; the tool writes only its own files "
-                                        "in the work folder: move this one away")])
+        raise _not_regular(path)
     os.fchmod(fd, FILE_MODE)  # an existing file keeps its old mode through O_CREAT
     return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def _not_regular(path: Path) -> InputError:
+    return InputError([Problem.about(str(path), "", "is not a regular file; the tool writes only its own files "
+                                     "in the work folder: move this one away")])
 
 
 def replace_private(path: Path, text: str) -> None:

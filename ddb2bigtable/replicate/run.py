@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -39,7 +38,7 @@ from ..codec.codec import Codec
 from ..load.client_hooks import Source
 from ..load.deadlines import REPLICATE_WRITE_ATTEMPT_SECONDS, REPLICATE_WRITE_SECONDS
 from ..load.state import target
-from ..load.work_folder import FILE_MODE, locked, private_dir
+from ..load.work_folder import locked, private_dir, private_open
 from ..load.writer import WriteError, Writer, WriteSettings, row_entry
 from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
@@ -253,8 +252,7 @@ class _Run:
         """Appended (a rerun may replay a record: its dead letter then appears again)."""
         path = private_dir(self.options.work_dir) / self.options.share.dead_letter_name
         line = dead_letter_json(applied.record, reason)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-        with os.fdopen(fd, "a", encoding="utf-8") as out:
+        with private_open(path, append=True) as out:  # a regular file only: a FIFO there would block
             out.write(line + "\n")
         self.report.dead_letters += 1
         self.report.dead_letter_file = str(path)

@@ -10,20 +10,23 @@ import time
 
 from ddb2bigtable.load.state import target
 from ddb2bigtable.replicate.checkpoint import CHECKPOINT, Checkpoint, save_checkpoint
+from ddb2bigtable.replicate.stream import StreamReader
 
 from .scenario import PROJECT, create, export_and_load
 from .test_cutover import cutover_check
-from .test_replicate_emulator import movie
+from .test_replicate_emulator import credentials, movie
 
 
-def test_the_max_lag_decides_the_verdict_on_the_same_state(dynamodb, bigtable_emulator, tmp_path):
+def test_the_max_lag_decides_the_verdict_on_the_same_state(dynamodb, bigtable_emulator, tmp_path, monkeypatch):
+    credentials(monkeypatch)
     scenario = create(dynamodb, tmp_path)
     for i in range(5):
         dynamodb.client().put_item(TableName=scenario.dynamo_table, Item=movie(1990 + i, f"Film {i}"))
     export_and_load(dynamodb, scenario, tmp_path)  # Bigtable holds every item: only the lag can stand in the way
     where = target(PROJECT, scenario.instance_id, scenario.table.id)
+    arn = StreamReader(scenario.dynamo_table, "us-west-2", dynamodb.endpoint).stream().arn  # the table's stream
     save_checkpoint(scenario.work_dir / CHECKPOINT,
-                    Checkpoint("arn:stream", where, 0, caught_up_micros=time.time_ns() // 1000 - 120_000_000))
+                    Checkpoint(arn, where, 0, caught_up_micros=time.time_ns() // 1000 - 120_000_000))
 
     default = cutover_check(scenario, dynamodb, "--sample", "10")
     assert default.returncode == 1, default.stdout + default.stderr

@@ -24,6 +24,7 @@ from ..conftest import ROOT
 from .scenario import create, export_and_load
 from .test_cutover import cutover_check
 from .test_replicate_cli import environment, replicate, writes
+from .test_replicate_emulator import movie
 
 pytestmark = pytest.mark.slow
 
@@ -147,3 +148,19 @@ def test_a_password_in_the_endpoint_url_is_never_echoed(replicated):
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ddb2bigtable", *args], capture_output=True, text=True,
                           env=environment(), timeout=120, cwd=ROOT)
+
+
+def test_a_fifo_where_dead_letters_go_is_refused_not_waited_on(replicated, dynamodb):
+    """A record that cannot become a row is appended to replicate-dead-letters.jsonl; a FIFO
+    in its place (no reader) blocked that open forever."""
+    dead_letters = replicated.work_dir / "replicate-dead-letters.jsonl"
+    os.mkfifo(dead_letters)
+    try:
+        dynamodb.client().put_item(TableName=replicated.dynamo_table,
+                                   Item=movie(2001, "Bad") | {"info": {"S": "not the declared map"}})
+        began = time.monotonic()
+        out = replicate(replicated, dynamodb)
+        one_line_exit(out, 2, f"{dead_letters}: is not a regular file")
+        assert time.monotonic() - began < 60
+    finally:
+        dead_letters.unlink()

@@ -27,7 +27,7 @@ from .test_cutover import cutover_check
 from .test_replicate_cli import replicate, writes
 
 pytestmark = pytest.mark.slow
-SLACK = 15.0  # seconds: the CLI's start and end on a shared 2-core machine
+SLACK = 20.0  # seconds: the CLI's start and end on a shared 2-core machine (2 s idle, 10 s seen busy)
 
 
 @pytest.fixture(scope="module")
