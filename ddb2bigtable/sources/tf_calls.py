@@ -161,9 +161,13 @@ def configuration(root: Path, bodies: list[Body], files: Files, options: Options
     variables = [b for body in bodies for b in body.blocks if b.kind == "variable" and b.labels]
     parameters = dict(options.parameters)
     try:
-        values = root_values(variables, files.tfvars(root, options.var_files), parameters, _parameter_value)
+        tfvars = files.tfvars(root, options.var_files)
+        values = root_values(variables, tfvars, parameters, _parameter_value)
         run.notices += [Notice("unknown-parameter", str(root), f"--parameter {k} is not a variable of this "
                                "configuration") for k in parameters if k not in values]
+        run.notices += [Notice("unknown-parameter", file, f"{k} is not a variable of this configuration (Terraform "
+                               "warns too): check its spelling") for file, body in tfvars for k in body.attrs
+                        if k not in values]
         top = Instance(run, root, bodies, "", "", lambda _: values, {}, 0)
         found = top.collect()
         run.notices += [Notice("not-evaluated", str(p), "JSON configuration files (.tf.json) are not read: write "

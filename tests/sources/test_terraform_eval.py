@@ -139,13 +139,15 @@ resource "aws_dynamodb_table" "orders" {
 
 def test_dynamic_replicas_a_local_name_and_variables_nobody_set(tmp_path):
     folder = _write(tmp_path, REPLICAS_AND_NAMES)
-    (folder / "terraform.tfvars").write_text('team = "payments"\n')
+    (folder / "terraform.tfvars").write_text('team = "payments"\nteam_name = "typo"\n')
     (folder / "prod.auto.tfvars").write_text('view = "KEYS_ONLY"\n')
     (folder / "z.auto.tfvars.json").write_text('{"view": "NEW_IMAGE", "regions": ["eu-west-1", "ap-southeast-2"]}')
     got = import_files(tmp_path, folder, region="us-east-1")
     table = got.table("payments-orders")
     assert [r["region"] for r in table["replicas"]] == ["ap-southeast-2", "eu-west-1"]  # a set: sorted
     assert table["stream"] == "new_image"
+    assert got.codes("unknown-parameter") == ["team_name is not a variable of this configuration (Terraform warns "
+                                              "too): check its spelling"]
     assert "# Terraform aws_dynamodb_table.orders.stream_view_type" in got.text
 
     for name in ("prod.auto.tfvars", "terraform.tfvars", "z.auto.tfvars.json"):
