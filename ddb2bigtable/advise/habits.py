@@ -1,13 +1,18 @@
 """DynamoDB habits in sampled keys that Bigtable makes unnecessary (the seeds' "Bigtable
-for DynamoDB users"): write sharding, versions as copies, and an entity split into items
-to stay under 400 KB. Pure functions of the sampled keys, as in `keys.py`.
+for DynamoDB users"): write sharding, versions as copies, an entity split into items
+to stay under 400 KB, and counters kept as items of their own. Pure functions of the
+sampled keys (as in `keys.py`), or of the sampled items for the counters.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
+from ..codec.cell_values import counter_number
+from ..codec.items import Item
+from ..codec.mutations import CodecError
 from ..spec.model import TableSpec
 from .findings import DATA_SORTING, SINGLE_TABLE, VERSIONING, Finding, Severity, percent
 from .keys import MIN_ITEMS, MIN_PATTERN_ITEMS, MOST, KeyView
@@ -162,3 +167,64 @@ def split_items(table: TableSpec, views: list[KeyView]) -> list[Finding]:
         f"gather each {pk}'s items in one row (a family per item type; counters as cells), so the entity "
         "reads and deletes as one row; run advise again with the new mapping to see the rows' size",
         "families:\n" + families + "rules:\n" + rules.rstrip("\n"))]
+
+
+MIN_COUNTER_ITEMS = 5  # sampled items of one type before its single number reads as a counter
+
+
+def counter_items(table: TableSpec, items: Sequence[Item]) -> list[Finding]:
+    """Item types (a sort key that is only the type's name) whose every sampled item holds
+    one whole number besides its keys: counters kept as items of their own (the seeds'
+    `VideoStatsLikes` with `Count`), as DynamoDB's single-table design keeps them for `ADD`.
+    In Bigtable each becomes a cell of an aggregate family (int64 Sum) in the entity's row.
+    Quiet once the mapping declares them `counter`."""
+    key = table.source.key
+    if key.sort is None or key.sort.type != "S":
+        return []
+    names: dict[str, set[str]] = {}
+    counts: Counter[str] = Counter()
+    other: set[str] = set()
+    for item in items:
+        sort = item.get(key.sort.name, {}).get("S")
+        if sort is None:
+            continue
+        kind = sort_kind(sort)
+        rest = [(n, v) for n, v in item.items() if n not in (key.partition.name, key.sort.name)]
+        if kind == sort and len(rest) == 1 and _whole(rest[0][1].get("N")):  # the whole sort key names it
+            names.setdefault(kind, set()).add(rest[0][0])
+            counts[kind] += 1
+        else:
+            other.add(kind)
+    declared = {a.name for a in table.mapping.attributes if a.type == "counter"}
+    found = {k: next(iter(n)) for k, n in sorted(names.items()) if k and k not in other and len(n) == 1
+             and counts[k] >= MIN_COUNTER_ITEMS and next(iter(n)) not in declared}
+    if not found:
+        return []
+    attributes = sorted(set(found.values()))
+    rules = "".join(f"  - sort_key_prefix: \"{k}\"\n    row_key: \"{{{key.partition.name}}}\"\n    family: Counters\n"
+                    f"    qualifier: \"{k.replace('{', '{{').replace('}', '}}')}\"\n    value: {a}\n"
+                    for k, a in sorted(found.items(), key=lambda ka: (-len(ka[0]), ka[0])))
+    return [Finding(
+        "counter-items", "info", table.id,
+        f"{', '.join(f'`{k}`' for k in found)} items ({sum(counts[k] for k in found):,} sampled) each hold one "
+        f"whole number besides their keys ({', '.join(attributes)}): counters kept as items of their own, as "
+        "DynamoDB's single-table design keeps them for ADD",
+        SINGLE_TABLE,
+        f"declare {', '.join(attributes)} `type: counter` and keep each as one cell of a counter family in the "
+        f"{key.partition.name}'s row (an aggregate family, int64 Sum): the load sets each to the export's value, "
+        "and the application increments with AddToCell through any app profile, the multi-cluster serving one "
+        "included, where every region's increments count (DynamoDB global tables keep the last writer's value) "
+        "and no txn- profile is needed (docs/spec.md, Counters)",
+        "families:\n  - name: Counters\n    gc: {max_versions: 1}\nattributes:\n"
+        + "".join(f"  - {{name: {a}, type: counter}}\n" for a in attributes) + "rules:\n" + rules.rstrip("\n"))]
+
+
+def _whole(text: str | None) -> bool:
+    """An N that a counter holds exactly (an int64)."""
+    if text is None:
+        return False
+    try:
+        counter_number(text)
+    except CodecError:
+        return False
+    return True

@@ -74,6 +74,7 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
     found += many_cells(table, sizes, sample.fraction)
     found += long_family_names(table, sizes.families)
     found += mixed_retention(codec, sample.items)
+    found += habits.counter_items(table, sample.items)
     return found
 
 
