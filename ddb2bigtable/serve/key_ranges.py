@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codec.items import AttributeValue
-from .tables import ServedTable
+from .tables import ServedTable, after_prefix
 
 
 @dataclass(frozen=True)
@@ -21,12 +21,6 @@ class RowRange:
     start: bytes
     end: bytes | None  # exclusive; None: the end of the table
     start_open: bool = False
-
-
-def after_prefix(prefix: bytes) -> bytes | None:
-    """The first key after every key that starts with `prefix` (None: the end of the table)."""
-    trimmed = prefix.rstrip(b"\xff")
-    return trimmed[:-1] + bytes([trimmed[-1] + 1]) if trimmed else None
 
 
 def ordered(table: ServedTable) -> bool:
@@ -42,8 +36,7 @@ def sort_range(table: ServedTable, partition: AttributeValue, op: str | None,
                bounds: list[AttributeValue]) -> RowRange:
     """The rows of the partition whose sort key meets `op bounds` (no op: all of them).
     Only for `ordered` tables."""
-    (prefix,) = table.partition_prefixes(partition) or [b""]
-    end = after_prefix(prefix)
+    ((prefix, end),) = table.partition_ranges(partition) or [(b"", None)]
     if op is None:
         return RowRange(prefix, end)
     plan, m, sk = table.codec.plans[0], table.codec.mapping, table.keys[1]

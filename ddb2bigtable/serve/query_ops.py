@@ -1,6 +1,6 @@
 """Query and Scan.
 
-Query reads the rows that can hold the partition (tables.partition_prefixes: one prefix
+Query reads the rows that can hold the partition (tables.partition_ranges: one range
 per mapping rule; the whole table only when a rule's row key does not start with the
 partition key), decodes their items, keeps those of the partition whose sort key meets
 the key condition, orders them by sort key as DynamoDB does (S and B by bytes, N by
@@ -179,9 +179,8 @@ def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> 
 
 async def _partition_items(session: Session, table: ServedTable, partition: AttributeValue,
                            consistent: bool) -> list[Item]:
-    prefixes = table.partition_prefixes(partition)
+    ranges = table.partition_ranges(partition) or [(b"", None)]
     store = session.store(table, consistent)
-    ranges = [(p, key_ranges.after_prefix(p)) for p in prefixes] if prefixes is not None else [(b"", None)]
     pk = table.keys[0]
     items: list[Item] = []
     for start, end in ranges:

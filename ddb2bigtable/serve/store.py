@@ -27,7 +27,7 @@ from google.cloud.bigtable.data import mutations as bt
 from google.cloud.bigtable.data import row_filters as rf
 
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
-from .errors import ServeError, internal, not_found, throttled
+from .errors import ServeError, internal, not_found, throttled, unsupported
 
 READ_SECONDS = 10.0  # a point read or a page of a query, retries included
 ATTEMPT_SECONDS = 5.0
@@ -35,6 +35,7 @@ WRITE_SECONDS = 10.0  # one MutateRow or CheckAndMutateRow
 VALUE_BUDGET = 8 * 1024  # value bytes compared inside one CheckAndMutate predicate
 VALUE_CELL_MAX = 512  # a longer value is matched by column and timestamp only
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+FILTER_BYTES = 19 * 1024  # below Bigtable's 20 KB per filter, with room for the request around it
 
 
 def now_micros() -> int:
@@ -71,8 +72,19 @@ def client_mutations(row: RowMutation) -> list[bt.Mutation]:
 
 def unchanged_filter(cells: list[Cell]) -> rf.RowFilter:
     """True (yields a cell) only while the row holds exactly `cells` (see the module doc).
-    For an empty read, the caller writes in the false branch of a pass-all predicate."""
-    budget = VALUE_BUDGET
+    For an empty read, the caller writes in the false branch of a pass-all predicate. A row
+    so wide that even the values-free filter passes Bigtable's 20 KB is refused: its items
+    cannot be written atomically."""
+    for budget in (VALUE_BUDGET, 0):
+        built = _unchanged(cells, budget)
+        message = built._to_pb()
+        if type(message).pb(message).ByteSize() <= FILTER_BYTES:
+            return built
+    raise unsupported(f"an atomic write to a row of {len(cells):,} cells",
+                      "the check that the row did not change would pass Bigtable's 20 KB filter limit")
+
+
+def _unchanged(cells: list[Cell], budget: int) -> rf.RowFilter:
     columns: dict[tuple[str, bytes], list[rf.RowFilter]] = {}
     for cell in cells:
         at = _EPOCH + timedelta(microseconds=cell.timestamp_micros)

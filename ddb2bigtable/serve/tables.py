@@ -77,13 +77,14 @@ class ServedTable:
         except CodecError as error:
             raise validation(f"One or more parameter values were invalid: {error}") from None
 
-    def partition_prefixes(self, partition: AttributeValue) -> list[bytes] | None:
-        """Row-key prefixes that hold every item of one partition, one per mapping rule that
-        can hold it; None when a rule's row key does not start with the partition key (then
-        only a scan finds them)."""
+    def partition_ranges(self, partition: AttributeValue) -> list[tuple[bytes, bytes | None]] | None:
+        """Row ranges [start, end) that hold every item of one partition, one per mapping rule
+        that can hold it: the one row when the rule's row key is the partition key alone, else
+        the rows starting with it; None when a rule's row key does not start with the
+        partition key (then only a scan finds them)."""
         pk = self.keys[0]
         m = self.codec.mapping
-        found: list[bytes] = []
+        found: set[tuple[bytes, bytes | None]] = set()
         for plan in self.codec.plans:
             wanted = plan.prefixes.get(pk)
             if wanted and not (next(iter(partition)) == "S" and partition["S"].startswith(wanted)):
@@ -98,8 +99,14 @@ class ServedTable:
             prefix = plan.row.prefix(values, leading)
             if m.salt:
                 prefix = salt_prefix(key_part(partition, m.pk.type, pk), m.salt, m.delimiter) + prefix
-            found.append(prefix)
-        return sorted(set(found))
+            found.add((prefix, prefix + b"\x00") if leading == len(fields) else (prefix, after_prefix(prefix)))
+        return sorted(found, key=lambda r: r[0])
+
+
+def after_prefix(prefix: bytes) -> bytes | None:
+    """The first key after every key that starts with `prefix` (None: the end of the table)."""
+    trimmed = prefix.rstrip(b"\xff")
+    return trimmed[:-1] + bytes([trimmed[-1] + 1]) if trimmed else None
 
 
 @dataclass(frozen=True)

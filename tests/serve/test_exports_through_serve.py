@@ -113,3 +113,23 @@ def test_a_payment_written_through_serve_is_a_column_of_the_invoice_row(served):
     client.delete_item(TableName="Invoices", Key={k: payment[k] for k in ("PK", "SK")})
     assert len(client.query(TableName="Invoices", KeyConditionExpression="PK = :p",
                             ExpressionAttributeValues={":p": {"S": "Invoice-0123"}})["Items"]) == 3
+
+
+@pytest.mark.slow
+def test_a_video_row_with_hundreds_of_comments_takes_conditional_writes(served):
+    """The single-table design's wide row: 300 comments written through serve become
+    versions of UserComments:Content in row 0999, and a conditional write to the video's
+    own item still checks the whole row in one CheckAndMutateRow."""
+    client = served.client()
+    for n in range(300):
+        client.put_item(TableName="Videos", Item={
+            "VideoId": {"S": "0999"}, "SK": {"S": f"VideoComment#{99999 - n}"},  # reverse time, as the seed
+            "Content": {"S": f"comment {n} " + "x" * 60},
+            "PostedAt": {"S": f"2024-01-01T00:{n // 60:02d}:{n % 60:02d}"}})
+    video = {"VideoId": {"S": "0999"}, "SK": {"S": "Video"}, "UploadDate": {"S": "2024-01-01T00:00:00"},
+             "Formats": {"M": {"480": {"S": "https://example.com/0999/480.mp4"}}}}
+    client.put_item(TableName="Videos", Item=video, ConditionExpression="attribute_not_exists(SK)")
+    found = client.query(TableName="Videos", KeyConditionExpression="VideoId = :v",
+                         ExpressionAttributeValues={":v": {"S": "0999"}})["Items"]
+    assert sum(1 for i in found if i["SK"]["S"] == "VideoComment#") == 300  # the mapping keeps the prefix only
+    assert [i for i in found if i["SK"]["S"] == "Video"] == [video]

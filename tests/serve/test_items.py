@@ -197,3 +197,19 @@ def test_a_put_past_its_ttl_removes_the_previous_item(served):
                      ReturnValues="ALL_OLD")
     assert old["Attributes"]["v"] == {"S": "2"}
     assert "Item" not in c.get_item(TableName=T, Key=key("late"), ConsistentRead=True)
+
+
+def test_the_write_guard_of_a_wide_row_stays_inside_bigtables_filter_limit():
+    """The seeds' video row keeps up to 500 comments as versions of one column: the check
+    that such a row did not change still fits in one filter (its values left out), and a row
+    no filter can cover is refused in DynamoDB's shape instead of failing in Bigtable."""
+    from ddb2bigtable.codec.mutations import Cell
+    from ddb2bigtable.serve.errors import ServeError
+    from ddb2bigtable.serve.store import FILTER_BYTES, unchanged_filter
+
+    comments = [Cell("UserComments", b"Content", b"x" * 100, 1_700_000_000_000_000 + i * 1000) for i in range(500)]
+    message = unchanged_filter(comments)._to_pb()
+    assert type(message).pb(message).ByteSize() <= FILTER_BYTES
+    with pytest.raises(ServeError) as caught:
+        unchanged_filter([Cell("f", b"q%d" % i, b"", i * 1000) for i in range(3000)])
+    assert caught.value.name == "ValidationException" and "20 KB" in caught.value.message
