@@ -46,6 +46,7 @@ from .stream import StreamReader
 
 LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less than this (--max-lag)
 DEFAULT_SAMPLE = 1000
+MAX_SAMPLE = 100_000  # items held in memory at once: about 100 MB at 1 KB an item
 DEFAULT_SEGMENTS = 4
 # Segments read at once. DynamoDB allows TotalSegments up to 1,000,000 (ScanRequest,
 # https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html, read
@@ -159,6 +160,11 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     if options.sample < 1 or options.segments < 1:
         raise InputError([Problem.about("cutover check", "--sample" if options.sample < 1 else "--segments",
                                         "must be at least 1")])
+    if options.sample > MAX_SAMPLE:
+        raise InputError([Problem.about("cutover check", "--sample", f"{options.sample:,} is more than {MAX_SAMPLE:,} "
+                                        f"items (each is held in memory and read from both sides): a sample of "
+                                        f"{DEFAULT_SAMPLE:,} to {MAX_SAMPLE:,} checks a cutover; `verify` compares "
+                                        f"a whole export")])
     if options.segments > MAX_SEGMENTS:
         raise InputError([Problem.about("cutover check", "--segments", f"{options.segments:,} is more than "
                                         f"{MAX_SEGMENTS} segments read at once (each a thread and a Scan in "

@@ -118,11 +118,13 @@ def test_a_read_only_work_folder_is_one_line_and_leaves_no_temporary_file(replic
     assert sorted(p.name for p in replicated.work_dir.glob("replicate*")) == [CHECKPOINT]
 
 
-def test_segments_are_bounded_and_the_message_says_what_suits(replicated, dynamodb):
+def test_segments_and_the_sample_are_bounded_and_the_message_says_what_suits(replicated, dynamodb):
     began = time.monotonic()
     out = cutover_check(replicated, dynamodb, "--segments", "100000")
     one_line_exit(out, 2, "--segments: 100,000 is more than 64 segments", "4 to 16 suit")
     assert time.monotonic() - began < 15
+    huge = cutover_check(replicated, dynamodb, "--sample", "1000000000")
+    one_line_exit(huge, 2, "--sample: 1,000,000,000 is more than 100,000 items", "`verify` compares a whole export")
 
 
 def test_an_empty_endpoint_url_is_refused_everywhere_not_taken_for_aws(replicated, dynamodb):
