@@ -93,7 +93,8 @@ class Problem:
         return cls(where.file, where.line, where.column, path, message)
 
     def __str__(self) -> str:
-        file, path, message = clip_message(self.file), clip_message(self.path), clip_message(self.message)
+        # a file keeps its name whole up to the longest path a system takes (4,096): an editor jumps to it
+        file, path, message = clip(self.file, 4096), clip_message(self.path), clip_message(self.message)
         where = file if self.line is None else f"{file}:{self.line}"
         if self.line is not None and self.column is not None:
             where += f":{self.column}"
