@@ -94,7 +94,8 @@ class Problem:
 
     def __str__(self) -> str:
         # a file keeps its name whole up to the longest path a system takes (4,096): an editor jumps to it
-        file, path, message = clip(self.file, 4096), clip_message(self.path), clip_message(self.message)
+        file, path, message = clip(redact_userinfo(self.file), 4096), clip_message(self.path), \
+            clip_message(self.message)
         where = file if self.line is None else f"{file}:{self.line}"
         if self.line is not None and self.column is not None:
             where += f":{self.column}"
