@@ -17,11 +17,15 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError
 from .intrinsics import Unresolved
 
 
-class EvalError(Exception):
-    """What `terraform plan` would refuse too (a missing key, a wrong type)."""
+class EvalError(Ddb2BigtableError):
+    """What `terraform plan` would refuse too (a missing key, a wrong type). `try()` catches it and
+    the evaluator turns it into an unknown; one that escaped would be bad input."""
+
+    exit_code = EXIT_BAD_INPUT
 
 
 def type_name(value: Any) -> str:

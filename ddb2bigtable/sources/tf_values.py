@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError
 from .intrinsics import Unresolved
 
 
@@ -34,9 +35,11 @@ class Lazy(Mapping[str, Any]):
         return len(self._names())
 
 
-class TooMuchWork(Exception):
+class TooMuchWork(Ddb2BigtableError):
     """The configuration asks for more evaluation than any real one needs (a for expression over
     huge ranges, a string or list doubled in a chain of locals): exit 2, not hours or gigabytes."""
+
+    exit_code = EXIT_BAD_INPUT
 
 
 class Budget:
