@@ -45,8 +45,9 @@ class Instance(Module):
         outputs = {}
         for key in keys:
             child = self._child(name, key)
-            outputs[key] = child.output_map() if child is not None else Unresolved(
-                f"module.{name} is not read (see the [not-evaluated] warning)", f"unresolved-{name}")
+            outputs[key] = child.output_map() if isinstance(child, Instance) else child if isinstance(
+                child, Unresolved) else Unresolved(f"module.{name} is not read (see the [not-evaluated] warning)",
+                                                   f"unresolved-{name}")
         if "count" in block.body.attrs:
             return list(outputs.values())
         return outputs if "for_each" in block.body.attrs else outputs[None]
@@ -58,8 +59,9 @@ class Instance(Module):
                 self._eval(attr.expr, self.scope(), attr.where)) if attr else None)
         return Lazy(lambda: list(self.outputs), value)
 
-    def _child(self, name: str, key: Key) -> Instance | None:
-        return self._once(f"{self.prefix}module.{name}{instance_key(key)}#instance", lambda: self._make(name, key))
+    def _child(self, name: str, key: Key) -> Instance | Unresolved | None:
+        """The module instance, None when its source is not read, Unresolved when its inputs use it."""
+        return self._once(f"{self.prefix}module.{name}{instance_key(key)}", lambda: self._make(name, key))
 
     def _make(self, name: str, key: Key) -> Instance | None:
         block = self.calls[name]
@@ -142,7 +144,7 @@ class Instance(Module):
                 continue
             for key in keys:
                 child = self._child(name, key)
-                if child is not None:
+                if isinstance(child, Instance):
                     found += child.collect()
         return found
 

@@ -246,7 +246,7 @@ class Module:
                 return Unresolved(f"for_each of {address} is not a map or set", "unresolved-for_each")
             return {None: None}
         try:
-            return self._once(f"{address}#expand", compute)
+            return self._once(f"{address} (its count or for_each)", compute)
         except EvalError as error:
             return Unresolved(f"{address}: {error}", "unresolved-for_each")
 
@@ -303,7 +303,7 @@ class Module:
             if kind == TABLE:
                 _required(block, values, address)
             return values
-        return self._once(f"{address}#arguments", compute)
+        return self._once(address, compute)
 
     def _body(self, body: Body, scope: Scope, address: str, top: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -28,6 +28,9 @@ class Lazy(Mapping[str, Any]):
             raise KeyError(key)
         return self._get(key)
 
+    def __contains__(self, key: object) -> bool:  # the names only: Mapping's would compute the value
+        return key in self._names()
+
     def __iter__(self) -> Any:
         return iter(self._names())
 

@@ -441,3 +441,26 @@ resource "aws_dynamodb_table" "t" {
     assert result.stderr.startswith(f"{folder / 'main.tf'}:1:1: "), result.stderr
     assert """aws_dynamodb_table.t["b"] has the name 'Same' in us-east-1, as aws_dynamodb_table.t["a"] does""" \
         in result.stderr
+
+
+def test_a_module_whose_inputs_use_its_own_outputs_is_named_as_a_cycle(tmp_path):
+    folder = _write(tmp_path, 'module "x" {\n  source = "./m"\n  name   = module.x.table\n}\n')
+    (folder / "m").mkdir()
+    (folder / "m" / "main.tf").write_text("""\
+variable "name" {}
+resource "aws_dynamodb_table" "t" {
+  name         = var.name
+  billing_mode = "PAY_PER_REQUEST"
+  hash_key     = "id"
+  attribute {
+    name = "id"
+    type = "S"
+  }
+}
+output "table" {
+  value = aws_dynamodb_table.t.name
+}
+""")
+    got = import_files(tmp_path, folder, region="us-east-1")
+    assert [t["id"] for t in got.data["tables"]] == ["x.t"]
+    assert any("module.x refers to itself" in m for m in got.codes("estimate"))
