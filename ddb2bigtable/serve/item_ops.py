@@ -15,6 +15,7 @@ from typing import Any
 from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
 from . import expressions
+from .counters import counter_adds
 from .errors import condition_failed, throttled, unsupported, validation
 from .session import Found, Session
 from .store import now_micros
@@ -148,6 +149,10 @@ async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         check_size(new)
         return new
 
+    adds = counter_adds(table, key, body, returns)
+    if adds is not None:  # only additions to counters: AddToCell, no read (counters.py)
+        await session.store(table, consistent=False).write(adds)
+        return {}
     old, new = await change_item(session, table, key, body, updated)
     return _returned(returns, old or {}, new or {})
 

@@ -133,3 +133,16 @@ def test_a_video_row_with_hundreds_of_comments_takes_conditional_writes(served):
                          ExpressionAttributeValues={":v": {"S": "0999"}})["Items"]
     assert sum(1 for i in found if i["SK"]["S"] == "VideoComment#") == 300  # the mapping keeps the prefix only
     assert [i for i in found if i["SK"]["S"] == "Video"] == [video]
+
+
+def test_a_video_like_is_an_addition_to_the_loaded_counter(served):
+    """The single-table design's counter: the export's Likes (3) and an ADD through serve sum
+    in the Stats family's one cell, read back as the item's Count."""
+    client = served.client()
+    likes = {"VideoId": {"S": "0123"}, "SK": {"S": "VideoStatsLikes"}}
+    before = int(client.get_item(TableName="Videos", Key=likes)["Item"]["Count"]["N"])
+    client.update_item(TableName="Videos", Key=likes, UpdateExpression="ADD #c :one",
+                       ExpressionAttributeNames={"#c": "Count"}, ExpressionAttributeValues={":one": {"N": "1"}})
+    assert client.get_item(TableName="Videos", Key=likes)["Item"]["Count"] == {"N": str(before + 1)}
+    client.update_item(TableName="Videos", Key=likes, UpdateExpression="ADD #c :one",
+                       ExpressionAttributeNames={"#c": "Count"}, ExpressionAttributeValues={":one": {"N": "-1"}})

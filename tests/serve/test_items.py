@@ -98,11 +98,30 @@ def test_update_creates_a_missing_item_unless_the_condition_says_no(served):
 
 
 def test_a_counter_attribute_adds_as_an_int64_cell(served):
+    """ADD on a counter with nothing returned is AddToCell in its aggregate family (no read):
+    additions from concurrent clients all count and the item's other attributes stay; with
+    ReturnValues it is a read-check-write on the same cell."""
+    from concurrent.futures import ThreadPoolExecutor
+
     c = served.client()
-    for _ in range(3):
-        c.update_item(TableName=T, Key=key("counter"), UpdateExpression="ADD hits :n",
-                      ExpressionAttributeValues={":n": {"N": "5"}})
-    assert c.get_item(TableName=T, Key=key("counter"))["Item"]["hits"] == {"N": "15"}
+    c.put_item(TableName=T, Item={**key("counter"), "name": {"S": "page"}, "hits": {"N": "100"}})
+
+    def add(_: int) -> None:
+        mine = served.client()
+        for _ in range(10):
+            mine.update_item(TableName=T, Key=key("counter"), UpdateExpression="ADD #h :n",
+                             ExpressionAttributeNames={"#h": "hits"}, ExpressionAttributeValues={":n": {"N": "5"}})
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(add, range(6)))
+    assert c.get_item(TableName=T, Key=key("counter"))["Item"] == {**key("counter"), "name": {"S": "page"},
+                                                                   "hits": {"N": "400"}}
+    out = c.update_item(TableName=T, Key=key("counter"), UpdateExpression="ADD hits :n",
+                        ExpressionAttributeValues={":n": {"N": "-1"}}, ReturnValues="UPDATED_NEW")
+    assert out["Attributes"] == {"hits": {"N": "399"}}
+    c.update_item(TableName=T, Key=key("fresh-counter"), UpdateExpression="ADD hits :n",
+                  ExpressionAttributeValues={":n": {"N": "7"}})
+    assert c.get_item(TableName=T, Key=key("fresh-counter"))["Item"] == {**key("fresh-counter"), "hits": {"N": "7"}}
     code, message = error_of(c.update_item, TableName=T, Key=key("counter"), UpdateExpression="SET hits = :x",
                              ExpressionAttributeValues={":x": {"N": "1.5"}})
     assert code == "ValidationException" and "int64" in message
