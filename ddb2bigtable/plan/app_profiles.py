@@ -2,9 +2,10 @@
 
 - `serving`: multi-cluster routing over every cluster, DynamoDB's nearest-region routing
   with automatic failover; row affinity when the spec asks for regional read-your-writes.
-- `txn-<region>`: CheckAndMutate / ReadModifyWrite (conditional writes, atomic counters)
-  need single-cluster routing with transactional writes allowed; one per cluster so each
-  region writes to its own.
+- `txn-<region>`: CheckAndMutate / ReadModifyWrite (conditional writes, increments of
+  plain numbers) need single-cluster routing with transactional writes allowed; one per
+  cluster so each region writes to its own. `counter` attributes need none: their family
+  is an aggregate family, and AddToCell goes through `serving` (gc_rules.py says so).
 - `migration-load`: the bulk load on one cluster at LOW priority, so it does not starve
   serving traffic (seeds: workload isolation).
 """

@@ -184,3 +184,15 @@ def test_the_public_write_path_sets_a_counter_as_the_fast_one_does(bigtable_emul
                 await w.write(chunks(), lambda source, reason: None)
     asyncio.run(write_twice())
     assert counters(instance.id) == {"Views": (156,)}
+
+
+def test_the_beam_pipeline_sets_the_counters_as_the_local_writer_does(bigtable_emulator, tmp_path):
+    from ddb2bigtable.load.beam.direct import run_beam_load
+
+    table, instance = prepare()
+    options = LoadOptions(project=PROJECT, instance_id=instance.id, app_profile_id="migration-load",
+                          work_dir=tmp_path)
+    for _ in range(2):  # a second run, fresh: the same numbers, not doubled
+        report = run_beam_load(table, EXPORT, replace(options, fresh="--fresh"))
+        assert report.complete and report.total("dead_lettered") == 0
+        assert counters(instance.id) == {"Likes": (3,), "Views": (156,)}
