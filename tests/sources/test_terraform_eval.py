@@ -196,8 +196,26 @@ resource "aws_dynamodb_table" "t" {
 }
 """)
     got = import_files(tmp_path, folder, region="us-east-1")
-    assert got.table("Tasks")["gsis"] == [{"name": "UserIndex", "projection": "keys_only", "key": {
+    expected = [{"name": "UserIndex", "projection": "keys_only", "key": {
         "partition": {"name": "user_id", "type": "S"}, "sort": {"name": "created_at", "type": "N"}}}]
+    assert got.table("Tasks")["gsis"] == expected
+    # the same index from nested dynamic blocks, as a team mirroring CloudFormation's KeySchema writes it
+    (folder / "main.tf").write_text((folder / "main.tf").read_text().replace("""    key_schema {
+      attribute_name = "user_id"
+      key_type       = "HASH"
+    }
+    key_schema {
+      attribute_name = "created_at"
+      key_type       = "RANGE"
+    }""", """    dynamic "key_schema" {
+      for_each = [{ name = "user_id", role = "HASH" }, { name = "created_at", role = "RANGE" }]
+      content {
+        attribute_name = key_schema.value.name
+        key_type       = key_schema.value.role
+      }
+    }"""))
+    assert "dynamic" in (folder / "main.tf").read_text()
+    assert import_files(tmp_path, folder, region="us-east-1").table("Tasks")["gsis"] == expected
 
 
 def test_an_unknown_for_each_imports_one_instance_and_names_what_to_give(tmp_path):
