@@ -45,6 +45,8 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
     unprocessed: dict[str, Any] = {}
     for name, request in requests.items():
         table = session.catalog.get(name)
+        if not isinstance(request, dict):
+            raise validation(f"RequestItems.{name} must be a map with Keys")
         if "AttributesToGet" in request:
             raise unsupported("the legacy parameter AttributesToGet", "use ProjectionExpression")
         keys = [table.checked_key(item_to_codec(k, "Key")) for k in request.get("Keys", [])]
@@ -110,7 +112,10 @@ def _one_row(entries: list[tuple[ServedTable, Item]], what: str) -> tuple[Served
 
 
 async def transact_get_items(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    gets = [(g or {}).get("Get") or {} for g in body.get("TransactItems") or []]
+    found = [g.get("Get") if isinstance(g, dict) else None for g in body.get("TransactItems") or []]
+    gets = [g for g in found if isinstance(g, dict)]
+    if len(gets) != len(found):
+        raise validation("Each TransactItem must hold exactly one Get with TableName and Key")
     entries = []
     for get in gets:
         table = session.catalog.get(get.get("TableName"))
@@ -133,7 +138,9 @@ def _action(entry: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(entry, dict) or len(entry) != 1 or next(iter(entry)) not in _ACTIONS:
         raise validation("Each TransactItem must hold exactly one of ConditionCheck, Put, Delete, Update")
     (kind, request), = entry.items()
-    return kind, request or {}
+    if not isinstance(request, dict):
+        raise validation(f"{kind} must be a map holding TableName and the item or key")
+    return kind, request
 
 
 async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from moto.dynamodb.parsing.key_condition_expression import parse_expression
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
 from .errors import PREFIX, ServeError, validation
-from .wire import WireItem
+from .wire import WireItem, to_codec
 
 Names = dict[str, str]
 Values = dict[str, Any]
@@ -39,7 +39,9 @@ _PART = re.compile(r"([^\[\]]+)((?:\[\d+\])*)")
 
 @contextmanager
 def dynamodb_errors() -> Iterator[None]:
-    """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text."""
+    """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text.
+    moto meets some bad input with Python's own errors (an undefined `:value` is a KeyError,
+    an unbalanced parenthesis a ValueError): inside its calls they are the request's fault."""
     try:
         yield
     except JsonRESTError as error:
@@ -47,6 +49,25 @@ def dynamodb_errors() -> Iterator[None]:
         raise ServeError(name, str(getattr(error, "message", error))) from None
     except NotImplementedError as error:
         raise validation(f"this expression uses something ddb2bigtable serve does not support: {error}") from None
+    except KeyError as error:
+        what = "name" if str(error.args[0]).startswith("#") else "value"
+        raise validation(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
+                         f"attribute {what}: {error.args[0]}") from None
+    except (ValueError, TypeError, AttributeError, IndexError) as error:
+        raise validation(f"Invalid expression: {error}") from None
+
+
+def _checked(names: Any, values: Any) -> tuple[Names, Values]:
+    """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
+    value), refused in DynamoDB's words when they have another shape."""
+    names, values = names or {}, values or {}
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+        raise validation("ExpressionAttributeNames must be a map of strings to strings")
+    if not isinstance(values, dict):
+        raise validation("ExpressionAttributeValues must be a map of strings to attribute values")
+    for name, value in values.items():
+        to_codec(value, f"ExpressionAttributeValues.{name}")  # raises ValidationException when malformed
+    return names, values
 
 
 def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
@@ -60,8 +81,9 @@ def condition(expression: str | None, names: Names | None, values: Values | None
     """A ConditionExpression or FilterExpression as a test of one item (None: no item)."""
     if not expression:
         return lambda item: True
+    names, values = _checked(names, values)
     with dynamodb_errors():
-        op = get_filter_expression(expression, names or {}, values or {})
+        op = get_filter_expression(expression, names, values)
 
     def holds(item: WireItem | None) -> bool:
         with dynamodb_errors():
@@ -86,6 +108,7 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     """The item after an UpdateExpression (SET, REMOVE, ADD, DELETE), in wire form.
     `item` holds at least the key attributes (a new item is just its key)."""
     keys = tuple(key_types)
+    names, values = _checked(names, values)
     table = _KeyTable(list(keys), [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
     with dynamodb_errors():
         tree = UpdateExpressionParser.make(expression)
@@ -109,8 +132,9 @@ def key_condition(expression: str, names: Names | None, values: Values | None,
     """A Query's KeyConditionExpression: equality on the partition key, at most one
     comparison on the sort key."""
     schema = [{"AttributeName": k, "KeyType": kind} for k, kind in zip(keys, ("HASH", "RANGE"), strict=False)]
+    names, values = _checked(names, values)
     with dynamodb_errors():
-        hashes, ranges, _ = parse_expression(expression, values or {}, names or {}, schema)
+        hashes, ranges, _ = parse_expression(expression, values, names, schema)
     if len(hashes) != 1 or hashes[0][0] != keys[0]:
         raise validation(f"Query condition missed key schema element: {keys[0]}")
     if len(ranges) > 1 or (ranges and (len(keys) < 2 or ranges[0][0] != keys[1])):
@@ -127,7 +151,9 @@ def projection(expression: str | None, names: Names | None) -> list[Path] | None
     """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
     if expression is None:
         return None
-    names = names or {}
+    names, _ = _checked(names, None)
+    if not isinstance(expression, str) or not expression.strip():
+        raise validation("Invalid ProjectionExpression: The expression can not be empty;")
     paths: list[Path] = []
     for text in expression.split(","):
         path: Path = []

@@ -124,6 +124,7 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
                                       body.get("ExpressionAttributeValues"), table.keys)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
+    _same_types(table, found)
     op, wanted = None, []
     if found.sort is not None:
         _, op, raw_bounds = found.sort
@@ -167,6 +168,16 @@ async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], fo
         return _take(items, limit)
     taken, more = _take(items, limit)
     return taken, more or not exhausted
+
+
+def _same_types(table: ServedTable, found: expressions.KeyCondition) -> None:
+    kinds = table.key_types
+    given = [(found.partition[0], found.partition[1])] + ([(found.sort[0], b) for b in found.sort[2]]
+                                                          if found.sort else [])
+    for name, value in given:
+        if not isinstance(value, dict) or next(iter(value), None) != kinds.get(name):
+            raise validation("One or more parameter values were invalid: Condition parameter type does not match "
+                             "schema type")
 
 
 def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:

@@ -96,3 +96,30 @@ def test_two_workers_serve_the_same_tables(served):
     finally:
         stop_process(process)
     assert process.returncode is not None
+
+
+KEY = {"year": {"N": "2013"}, "title": {"S": "Rush"}}
+BAD = [
+    ("PutItem", {"TableName": "Movies", "Item": KEY, "ConditionExpression": "a = :undefined"}),
+    ("PutItem", {"TableName": "Movies", "Item": KEY, "ConditionExpression": "((("}),
+    ("PutItem", {"TableName": "Movies", "Item": KEY, "ConditionExpression": "a = :v",
+                 "ExpressionAttributeValues": {":v": "not a typed value"}}),
+    ("PutItem", {"TableName": "Movies", "Item": KEY, "ConditionExpression": "#n = :v",
+                 "ExpressionAttributeValues": {":v": {"S": "x"}}}),
+    ("Query", {"TableName": "Movies", "KeyConditionExpression": "#y = :y", "ExpressionAttributeNames": {"#y": "year"},
+               "ExpressionAttributeValues": {":y": {"S": "2013"}}}),
+    ("BatchGetItem", {"RequestItems": {"Movies": "x"}}),
+    ("TransactWriteItems", {"TransactItems": [{"Put": "x"}]}),
+    ("TransactGetItems", {"TransactItems": ["x"]}),
+    ("UpdateItem", {"TableName": "Movies", "Key": KEY, "UpdateExpression": "SET a = :v",
+                    "ExpressionAttributeValues": {":v": {"N": "x"}}}),
+    ("Scan", {"TableName": "Movies", "FilterExpression": "a BETWEEN", "Limit": 1}),
+    ("GetItem", {"TableName": "Movies", "Key": KEY, "ProjectionExpression": 5}),
+]
+
+
+@pytest.mark.parametrize(("operation", "body"), BAD, ids=[f"{i}-{op}" for i, (op, _) in enumerate(BAD)])
+def test_a_malformed_request_is_a_validation_error_never_a_500(served, operation, body):
+    status, answer = raw(served.endpoint, f"DynamoDB_20120810.{operation}", json.dumps(body).encode())
+    assert (status, answer["__type"]) == (400, "com.amazonaws.dynamodb.v20120810#ValidationException"), answer
+    assert answer["message"]
