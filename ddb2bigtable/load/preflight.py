@@ -4,7 +4,9 @@ Without this, a missing table or a stopped emulator showed up as thousands of fa
 rows and "rerun the load" (which fixes neither) after the client's retries gave up, up to
 two minutes later, and a missing table's rows were first counted as loaded. One admin
 call with a short deadline tells the cause and the fix in seconds (exit 2: the target,
-not the data, is wrong).
+not the data, is wrong). The same goes for a counter family created as a plain one (by
+an older plan): every AddToCell would fail, and the emulator answers that with UNKNOWN,
+which the client retries for minutes.
 """
 
 from __future__ import annotations
@@ -14,15 +16,27 @@ import os
 from google.api_core import exceptions
 from google.auth.exceptions import DefaultCredentialsError
 from google.cloud.bigtable import Client
+from google.cloud.bigtable_admin_v2.types import Type
 
+from ..plan.model import INT64_SUM
 from ..spec.errors import InputError, Problem
-from ..spec.families import family_names
+from ..spec.families import counter_families, family_names
 from ..spec.model import TableSpec
 from .deadlines import admin_retry
 from .emulator import EMULATOR_ENV
 
 DEADLINE_SECONDS = 15.0  # Bigtable in the cloud: a new connection, maybe a token to fetch first
 EMULATOR_DEADLINE_SECONDS = 5.0  # an emulator on this machine answers in milliseconds
+
+
+def family_kind(value_type: Type) -> str | None:
+    """A family's type as the plan names it: None (plain), `int64_sum`, or the aggregate's
+    own name for kinds the plan never makes (max, min, hllpp)."""
+    if "aggregate_type" not in value_type:
+        return None
+    aggregate = value_type.aggregate_type
+    kind = next(k for k in ("sum", "min", "max", "hllpp_unique_count") if k in aggregate)
+    return INT64_SUM if kind == "sum" and "int64_type" in aggregate.input_type else f"aggregate {kind}"
 
 
 def check_target(project: str, instance_id: str, table: TableSpec) -> None:
@@ -54,6 +68,15 @@ def check_target(project: str, instance_id: str, table: TableSpec) -> None:
     if missing:
         raise _problem(table, f"table {instance_id}/{table.id} on {where} lacks the column families "
                               f"{', '.join(missing)} that the mapping writes: `load --create-tables` adds them")
+    counters = counter_families(table)
+    for name in family_names(table):
+        kind, needed = family_kind(found.column_families[name].value_type), INT64_SUM if name in counters else None
+        if kind != needed:
+            raise _problem(table, f"family {name} of {instance_id}/{table.id} on {where} is {kind or 'a plain family'}"
+                                  f", the mapping needs {needed or 'a plain family'}"
+                                  f"{' (it holds counters)' if needed else ''}; Bigtable cannot convert a family's "
+                                  f"type: delete the family (`cbt deletefamily {table.id} {name}`), then "
+                                  f"`load --create-tables` creates it anew")
 
 
 def _problem(table: TableSpec, message: str) -> InputError:

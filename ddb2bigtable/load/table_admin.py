@@ -27,7 +27,7 @@ from ..plan.model import INT64_SUM, FamilyPlan, GcPolicy, InstancePlan, TablePla
 from ..spec.errors import ServiceError
 from .deadlines import admin_retry
 from .emulator import EMULATOR_ENV
-from .preflight import DEADLINE_SECONDS, EMULATOR_DEADLINE_SECONDS
+from .preflight import DEADLINE_SECONDS, EMULATOR_DEADLINE_SECONDS, family_kind
 
 
 @dataclass(frozen=True)
@@ -53,16 +53,6 @@ def gc_rule(policy: GcPolicy) -> column_family.GarbageCollectionRule | None:
 _INT64_SUM = Type(aggregate_type=Type.Aggregate(
     input_type=Type(int64_type=Type.Int64(encoding=Type.Int64.Encoding(big_endian_bytes=Type.Int64.Encoding.BigEndianBytes()))),
     sum=Type.Aggregate.Sum()))
-
-
-def family_kind(value_type: Type) -> str | None:
-    """A family's type as the plan names it: None (plain), `int64_sum`, or the aggregate's
-    own name for kinds the plan never makes (max, min, hllpp)."""
-    if "aggregate_type" not in value_type:
-        return None
-    aggregate = value_type.aggregate_type
-    kind = next(k for k in ("sum", "min", "max", "hllpp_unique_count") if k in aggregate)
-    return INT64_SUM if kind == "sum" and "int64_type" in aggregate.input_type else f"aggregate {kind}"
 
 
 def _create_family(client: Client, table_name: str, family: FamilyPlan) -> None:

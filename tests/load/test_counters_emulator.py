@@ -25,15 +25,16 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.load import client_hooks, writer
 from ddb2bigtable.load.client_hooks import Source
+from ddb2bigtable.load.preflight import family_kind
 from ddb2bigtable.load.run import LoadOptions, run_load
-from ddb2bigtable.load.table_admin import ensure_tables, family_kind
+from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.writer import row_entry
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.replicate.apply import record_rows
 from ddb2bigtable.replicate.stream import StreamRecord
 from ddb2bigtable.serve.store import client_mutations
-from ddb2bigtable.spec.errors import ServiceError
+from ddb2bigtable.spec.errors import InputError, ServiceError
 from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
@@ -161,6 +162,21 @@ def test_a_family_of_another_type_stops_the_table_admin_before_any_change(bigtab
     found = admin.get_table(request={"name": f"projects/{PROJECT}/instances/{instance.id}/tables/videos",
                                      "view": "SCHEMA_VIEW"})
     assert family_kind(found.column_families["Stats"].value_type) is None
+
+
+
+def test_a_load_into_a_counter_family_created_plain_stops_before_writing(bigtable_emulator, tmp_path):
+    """Every AddToCell into a plain family fails (the emulator says UNKNOWN, which the client
+    retries for minutes): the load's preflight names the family and the fix at once."""
+    table, planned = prepare()
+    instance = replace(planned, id=f"c{next(_instances)}-{planned.id}"[:33])
+    (videos,) = instance.tables
+    ensure_tables(PROJECT, replace(instance, tables=(
+        replace(videos, families=tuple(replace(f, aggregate=None) for f in videos.families)),)))
+    with pytest.raises(InputError, match=r"family Stats of .*/videos on the Bigtable emulator at .* is a plain family, "
+                                         r"the mapping needs int64_sum \(it holds counters\); Bigtable cannot convert"):
+        load(table, instance.id, tmp_path)
+    assert counters(instance.id) == {}
 
 
 @pytest.mark.usefixtures("unknown_client_version")
