@@ -66,3 +66,21 @@ def silent_server(port: int | None = None) -> LocalServer:
     port = port or free_port()
     return launch(LocalServer, "the silent TCP server", [sys.executable, "-c", _SILENT, str(port)], port, 10.0,
                   "it is a few lines of Python: run them by hand to see why")
+
+
+# Answers every request with 200 and an HTML page (a captive portal, a proxy's error page).
+_HTML = ("import http.server, sys\nclass Page(http.server.BaseHTTPRequestHandler):\n"
+         "    def do_POST(self):\n        self.rfile.read(int(self.headers.get('Content-Length', 0)))\n"
+         "        body = b'<html><body>Welcome</body></html>'\n        self.send_response(200)\n"
+         "        self.send_header('Content-Type', 'text/html')\n"
+         "        self.send_header('Content-Length', str(len(body)))\n        self.end_headers()\n"
+         "        self.wfile.write(body)\n    do_GET = do_POST\n    def log_message(self, *args):\n        pass\n"
+         "http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), Page).serve_forever()\n")
+
+
+def html_server() -> LocalServer:
+    """A server on 127.0.0.1 that answers every request 200 with an HTML page: an endpoint
+    that is reachable but is not the API asked for. A process of its own, stopped by PID."""
+    port = free_port()
+    return launch(LocalServer, "the HTML server", [sys.executable, "-c", _HTML, str(port)], port, 10.0,
+                  "it is a few lines of Python: run them by hand to see why")

@@ -183,7 +183,7 @@ class StreamReader:
     def stream(self, fetch_keys_only: bool = False) -> Stream:
         """The table's current stream; refuses a disabled one, and views without new images
         unless `fetch_keys_only` (the items are then read with BatchGetItem: `current`)."""
-        table = self._call(self._db.describe_table, TableName=self.table)["Table"]
+        table = self._call(self._db.describe_table, "Table", TableName=self.table)["Table"]
         spec = table.get("StreamSpecification") or {}
         if not spec.get("StreamEnabled") or not table.get("LatestStreamArn"):
             raise _problem(self.where, "has no stream enabled, so its writes cannot be replicated: enable one "
@@ -217,7 +217,7 @@ class StreamReader:
         iterator = self._iterators.pop(shard.id, None) or self._iterator(arn, shard.id, after)
         while iterator:
             try:
-                answer = self._call(self._streams.get_records, ShardIterator=iterator, Limit=1000)
+                answer = self._call(self._streams.get_records, "Records", ShardIterator=iterator, Limit=1000)
             except ClientError as error:
                 if error.response["Error"]["Code"] != "ExpiredIteratorException":
                     raise
@@ -247,7 +247,7 @@ class StreamReader:
         for i in range(0, len(unique), 100):
             wanted: dict[str, Any] = {self.table: {"Keys": unique[i:i + 100], "ConsistentRead": True}}
             while wanted:
-                answer = self._call(self._db.batch_get_item, RequestItems=wanted)
+                answer = self._call(self._db.batch_get_item, "Responses", RequestItems=wanted)
                 found += answer["Responses"].get(self.table, [])
                 wanted = answer.get("UnprocessedKeys") or {}
         return found
@@ -280,7 +280,7 @@ class StreamReader:
         """Up to `share` items of one segment from `start`, and where the rest begins (None: no rest)."""
         items: list[Item] = []
         while len(items) < share:
-            answer = self._call(self._db.scan, TableName=self.table, Segment=segment, TotalSegments=total,
+            answer = self._call(self._db.scan, "Count", TableName=self.table, Segment=segment, TotalSegments=total,
                                 Limit=share - len(items), ConsistentRead=True,
                                 **({"ExclusiveStartKey": start} if start else {}))
             items += answer.get("Items", [])
@@ -292,15 +292,26 @@ class StreamReader:
     def _iterator(self, arn: str, shard: str, after: str | None) -> str:
         how = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after} if after else \
             {"ShardIteratorType": "TRIM_HORIZON"}
-        return self._call(self._streams.get_shard_iterator, StreamArn=arn, ShardId=shard, **how)["ShardIterator"]
+        return self._call(self._streams.get_shard_iterator, "ShardIterator", StreamArn=arn, ShardId=shard,
+                          **how)["ShardIterator"]
 
     def _describe(self, arn: str, after: str | None = None) -> dict[str, Any]:
         extra = {"ExclusiveStartShardId": after} if after else {}
-        return self._call(self._streams.describe_stream, StreamArn=arn, **extra)["StreamDescription"]
+        return self._call(self._streams.describe_stream, "StreamDescription", StreamArn=arn,
+                          **extra)["StreamDescription"]
 
-    def _call(self, operation: Any, **kwargs: Any) -> Any:
+    def _call(self, operation: Any, required: str, **kwargs: Any) -> Any:
         """One AWS call, its bad-input failures as `InputError`s saying what to do, and
-        DynamoDB out of reach (or overloaded) past the retries as `Unavailable`."""
+        DynamoDB out of reach (or overloaded) past the retries as `Unavailable`; an answer
+        without the `required` field (an endpoint that is not DynamoDB's: an HTML page
+        answered 200) is a ServiceError naming the endpoint, not a KeyError."""
+        answer = self._answer(operation, **kwargs)
+        if not isinstance(answer, dict) or required not in answer:
+            raise ServiceError(f"{self.where} answered {operation.__name__} without its {required!r}: the endpoint "
+                               f"does not speak DynamoDB's API; check --endpoint-url (or AWS_ENDPOINT_URL_DYNAMODB)")
+        return answer
+
+    def _answer(self, operation: Any, **kwargs: Any) -> Any:
         from botocore.exceptions import BotoCoreError, ClientError, HTTPClientError, NoCredentialsError
         from botocore.exceptions import ConnectionError as ConnectionFailed
 

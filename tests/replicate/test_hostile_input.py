@@ -21,6 +21,7 @@ from ddb2bigtable.load.emulator import free_port
 from ddb2bigtable.replicate.checkpoint import CHECKPOINT
 
 from ..conftest import ROOT
+from ..local_servers import html_server
 from .scenario import create, export_and_load
 from .test_cutover import cutover_check
 from .test_replicate_cli import environment, replicate, writes
@@ -145,6 +146,16 @@ def test_a_password_in_the_endpoint_url_is_never_echoed(replicated):
     bad = run_cli("import", "aws://us-west-2/Movies", "--instance", "movies", "--endpoint-url", "ftp://u:hunter2@x")
     one_line_exit(bad, 2, "ftp://***@x")
     assert "hunter2" not in bad.stderr
+
+
+def test_an_endpoint_that_answers_html_is_exit_1_naming_it(replicated):
+    """200 with an HTML page (a captive portal, a proxy's error page): a KeyError before."""
+    server = html_server()
+    try:
+        for out in (cutover_check(replicated, server), replicate(replicated, server)):
+            one_line_exit(out, 1, f"({server.endpoint})", "does not speak DynamoDB's API", "--endpoint-url")
+    finally:
+        server.stop()
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:

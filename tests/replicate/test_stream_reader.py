@@ -114,7 +114,7 @@ def test_dynamodb_out_of_reach_past_the_retries_is_a_service_error_not_bad_input
     def fails(**_: object) -> None:
         raise failure()
     with pytest.raises(Unavailable, match=f"DynamoDB table Movies \\(us-west-2\\) {says}") as caught:
-        reader._call(fails)
+        reader._call(fails, "Records")
     assert isinstance(caught.value, ServiceError) and caught.value.exit_code == 1
 
 
@@ -122,4 +122,4 @@ def test_a_configuration_error_of_boto3_is_bad_input(reader):
     def fails(**_: object) -> None:
         raise NoRegionError()
     with pytest.raises(InputError, match="You must specify a region"):
-        reader[0]._call(fails)
+        reader[0]._call(fails, "Table")
