@@ -15,9 +15,10 @@ from ..sources.detect import KINDS, all_tables, read_sources
 from ..sources.emit import build, to_json, to_yaml
 from ..sources.export_types import DEFAULT_SAMPLE, add_mappings, sample_export
 from ..sources.model import DEFAULT_REGION, Options
-from ..sources.spec_file import check_output, check_spec, write_spec
+from ..sources.spec_file import check_spec
 from ..spec.errors import InputError, Problem
 from ..spec.ids import id_problem
+from ..spec.output_file import check_output, write_output
 
 
 def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -74,7 +75,7 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
         raise InputError([Problem.about("--instance", "", wrong_id)])
     options = Options(region, _parameters(parameters), var_files)
     if output is not None:
-        check_output(output, force)
+        check_output(output, force=force, command="import")
     found = read_sources(list(source), options, kind, LiveOptions(days, endpoint_url, metrics_endpoint_url))
     tables = all_tables(found)
     doc = add_mappings(build(instance, tables, list(source)), tables, [sample_export(e, sample) for e in exports])
@@ -87,7 +88,7 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
     if output is None:
         click.echo(text, nl=False)
         return
-    write_spec(output, text, force)
+    write_output(output, text, force=force, command="import", what="the spec")
     estimates = sum(n.code == "estimate" for n in notices)
     click.echo(f"wrote {output}: {len(doc.tree['tables'])} table(s), {estimates} estimate(s) to replace; "
                f"next: ddb2bigtable validate {output}", err=True)

@@ -61,8 +61,9 @@ def prices() -> None:
 def refresh(regions: str | None, output: Path | None, gcp_endpoint: str | None, aws_endpoint: str | None,
             aws_pricing_region: str, root: Path) -> None:
     """Fetch Bigtable and DynamoDB prices and write the price lock (commit it beside the specs)."""
-    from ..prices.refresh import Options, check_output, write_lock
+    from ..prices.refresh import Options, write_lock
     from ..prices.refresh import refresh as fetch
+    from ..spec.output_file import check_output
 
     wanted = tuple(r.strip() for r in (regions or "").split(",") if r.strip())
     aws_endpoint = check_endpoint_url(aws_endpoint, "prices refresh", "--aws-endpoint")
@@ -71,7 +72,7 @@ def refresh(regions: str | None, output: Path | None, gcp_endpoint: str | None, 
             f"{gcp_endpoint[:200]!r} is not an endpoint URL: give http(s)://HOST[:PORT], or leave the option out "
             "for https://cloudbilling.googleapis.com"))])
     path = output or root / LOCK_FILE
-    check_output(path)
+    check_output(path, force=True, command="prices refresh")
     done = fetch(Options(wanted, gcp_endpoint, aws_endpoint, aws_pricing_region), lambda: datetime.now(UTC))
     write_lock(path, done.lock)
     for gap in done.missing:

@@ -13,9 +13,6 @@ nothing) is ever replaced: a folder, a link, a FIFO or a device at `-o` is refus
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +20,7 @@ from pathlib import Path
 
 from ..plan.price_lock import REPLICATION, PriceLock, to_document
 from ..spec.errors import InputError, Problem
+from ..spec.output_file import write_output
 from ..spec.regions import AWS_REGIONS, AWS_TO_GCP, GCP_REGIONS
 from . import catalog, price_list
 
@@ -79,40 +77,8 @@ def refresh(options: Options, now: Callable[[], datetime]) -> Refreshed:
 
 
 def write_lock(path: Path, lock: PriceLock) -> None:
-    """The lock at `path`, atomically; the replaced file's permission bits are kept."""
-    mode = check_output(path)
-    temporary = path.parent / f".{path.name[:64]}.{secrets.token_hex(8)}.tmp"
-    text = json.dumps(to_document(lock), indent=2) + "\n"
-    try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # less the umask, as any new file
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        check_output(path)  # still a regular file (or nothing) just before the rename
-        os.replace(temporary, path)
-    except OSError as error:
-        raise InputError([Problem.about(str(path), "", f"cannot write the price lock: {error.strerror}; choose "
-                                        "a folder you may write to with -o")]) from None
-    finally:
-        if os.path.lexists(temporary):
-            os.unlink(temporary)
+    """The lock at `path`, atomically, over nothing but a regular file (a refresh replaces
+    the old lock: that is its job); the replaced file's permission bits are kept."""
+    write_output(path, json.dumps(to_document(lock), indent=2) + "\n", force=True, command="prices refresh",
+                 what="the price lock")
 
-
-def check_output(path: Path) -> int | None:
-    """The permission bits of the regular file at `path`, None when nothing is there;
-    InputError for anything else there (checked before the APIs are asked, and again
-    just before the rename)."""
-    if not path.parent.is_dir():
-        raise InputError([Problem.about(str(path), "", f"the folder {path.parent} does not exist: create it or "
-                                        "choose another -o")])
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError([Problem.about(str(path), "", "is not a regular file (a folder, link, FIFO or device); "
-                                        "prices refresh replaces only a regular file: choose another -o")])
-    return info.st_mode & 0o777
