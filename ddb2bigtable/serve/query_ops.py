@@ -14,110 +14,27 @@ is in exactly one segment and stays there across pages.
 from __future__ import annotations
 
 import zlib
-from decimal import Decimal
 from typing import Any
 
 from ..codec.items import AttributeValue, Item
-from . import expressions, key_ranges
-from .errors import unsupported, validation
+from . import expressions, index_ops, key_ranges
+from .errors import validation
 from .item_ops import refuse_legacy
+from .paging import check_limit, check_select, item_order, meets, page, take
 from .session import Session, key_text
 from .tables import ServedTable
-from .wire import item_to_codec, item_to_wire, to_codec, value_bytes
+from .wire import item_to_codec, to_codec
 
-PAGE_BYTES = 1024 * 1024  # DynamoDB stops a Query or Scan page at 1 MB read
 SCAN_ROWS = 200  # rows read per Bigtable call while scanning
-SELECTS = ("ALL_ATTRIBUTES", "COUNT", "SPECIFIC_ATTRIBUTES")
-
-
-def sort_value(value: AttributeValue | None) -> tuple[int, Any]:
-    if value is None:
-        return (0, b"")
-    (tag, inner), = value.items()
-    if tag == "N":
-        return (1, Decimal(inner))
-    return (1, inner.encode() if tag == "S" else bytes(inner))
-
-
-def _item_order(table: ServedTable, item: Item) -> tuple:
-    return tuple(sort_value(item.get(k)) for k in table.keys)
-
-
-def _meets(value: AttributeValue | None, op: str, bounds: list[AttributeValue]) -> bool:  # noqa: PLR0911
-    if value is None or next(iter(value)) != next(iter(bounds[0])):
-        return False
-    have, first = sort_value(value), sort_value(bounds[0])
-    if op == "EQ":
-        return have == first
-    if op == "LT":
-        return have < first
-    if op == "LE":
-        return have <= first
-    if op == "GT":
-        return have > first
-    if op == "GE":
-        return have >= first
-    if op == "BETWEEN":
-        return first <= have <= sort_value(bounds[1])
-    if op == "BEGINS_WITH":
-        return isinstance(have[1], bytes) and have[1].startswith(first[1])
-    raise validation(f"Unsupported key condition operator {op}")
-
-
-def _select(body: dict[str, Any]) -> str:
-    select = body.get("Select", "ALL_ATTRIBUTES")
-    if select == "ALL_PROJECTED_ATTRIBUTES":
-        raise unsupported("Select ALL_PROJECTED_ATTRIBUTES", "secondary indexes are not served yet")
-    if select not in SELECTS:
-        raise validation(f"1 validation error detected: Value '{select}' at 'select' failed to satisfy constraint")
-    if select == "COUNT" and "ProjectionExpression" in body:
-        raise validation("Cannot specify the ProjectionExpression when choosing to get COUNT")
-    return str(select)
-
-
-def _limit(body: dict[str, Any]) -> int | None:
-    limit = body.get("Limit")
-    if limit is not None and (not isinstance(limit, int) or limit < 1):
-        raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
-                         "Member must have value greater than or equal to 1")
-    return limit
-
-
-def _page(table: ServedTable, body: dict[str, Any], items: list[Item], more: bool) -> dict[str, Any]:
-    """The evaluated items of one page as the response: filter, projection, Select, position."""
-    names, values = body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues")
-    keep = expressions.condition(body.get("FilterExpression"), names, values, table.keys)
-    paths = expressions.projection(body.get("ProjectionExpression"), names)
-    wire = [item_to_wire(i) for i in items]
-    matched = [w for w in wire if keep(w)]
-    out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(items)}
-    if _select(body) != "COUNT":
-        out["Items"] = [expressions.project(w, paths) for w in matched]
-    if more and items:
-        out["LastEvaluatedKey"] = item_to_wire(table.key_of(items[-1]))
-    return out
-
-
-def _take(items: list[Item], limit: int | None) -> tuple[list[Item], bool]:
-    """The items of one page (Limit, 1 MB) and whether more may follow."""
-    taken: list[Item] = []
-    size = 0
-    for item in items:
-        if (limit is not None and len(taken) >= limit) or size >= PAGE_BYTES:
-            return taken, True
-        taken.append(item)
-        size += sum(len(n) + value_bytes(v) for n, v in item.items())
-    return taken, False
 
 
 async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     refuse_legacy(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
-        raise unsupported(f"Query on index {body['IndexName']}", "secondary indexes (the plan's materialized "
-                          "views) are not served yet")
-    _select(body)
-    limit = _limit(body)
+        return await index_ops.query_index(session, table, body)
+    check_select(body)
+    limit = check_limit(body)
     expression = body.get("KeyConditionExpression")
     if not expression:
         raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
@@ -134,14 +51,14 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     if key_ranges.ordered(table):
         taken, more = await _ranged(session, table, body, key_ranges.sort_range(table, partition, op, wanted),
                                     reverse, consistent, limit)
-        return _page(table, body, taken, more)
+        return page(table, body, taken, more)
     items = await _partition_items(session, table, partition, consistent)
     if op is not None:
-        items = [i for i in items if _meets(i.get(table.keys[1]), op, wanted)]
-    items.sort(key=lambda i: _item_order(table, i), reverse=reverse)
+        items = [i for i in items if meets(i.get(table.keys[1]), op, wanted)]
+    items.sort(key=lambda i: item_order(table, i), reverse=reverse)
     items = _after(table, items, body.get("ExclusiveStartKey"), reverse)
-    taken, more = _take(items, limit)
-    return _page(table, body, taken, more)
+    taken, more = take(items, limit)
+    return page(table, body, taken, more)
 
 
 async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], found: key_ranges.RowRange,
@@ -160,13 +77,13 @@ async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], fo
         for row in rows:
             items += session.decode(table, row)
         exhausted = len(rows) < want
-        if exhausted or (not reverse and (limit is not None and len(items) >= limit or _take(items, None)[1])):
+        if exhausted or (not reverse and (limit is not None and len(items) >= limit or take(items, None)[1])):
             break
         position, start_open = rows[-1].row_key, True
     if reverse:
         items.reverse()
-        return _take(items, limit)
-    taken, more = _take(items, limit)
+        return take(items, limit)
+    taken, more = take(items, limit)
     return taken, more or not exhausted
 
 
@@ -184,8 +101,8 @@ def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> 
     """The items past ExclusiveStartKey in the query's direction (the item itself may be gone)."""
     if start is None:
         return items
-    mark = _item_order(table, table.checked_key(item_to_codec(start, "ExclusiveStartKey")))
-    return [i for i in items if (_item_order(table, i) < mark if reverse else _item_order(table, i) > mark)]
+    mark = item_order(table, table.checked_key(item_to_codec(start, "ExclusiveStartKey")))
+    return [i for i in items if (item_order(table, i) < mark if reverse else item_order(table, i) > mark)]
 
 
 async def _partition_items(session: Session, table: ServedTable, partition: AttributeValue,
@@ -210,9 +127,9 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     refuse_legacy(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
-        raise unsupported(f"Scan on index {body['IndexName']}", "secondary indexes are not served yet")
-    _select(body)
-    limit = _limit(body)
+        return await index_ops.scan_index(session, table, body)
+    check_select(body)
+    limit = check_limit(body)
     segment, total = _segments(body)
     store = session.store(table, bool(body.get("ConsistentRead")))
     start = body.get("ExclusiveStartKey")
@@ -224,15 +141,15 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         for row in rows:
             if total and zlib.crc32(row.row_key) % total != segment:
                 continue
-            found = sorted(session.decode(table, row), key=lambda i: _item_order(table, i))
+            found = sorted(session.decode(table, row), key=lambda i: item_order(table, i))
             if start_key is not None and row.row_key == position and not open_start:
-                found = [i for i in found if _item_order(table, i) > _item_order(table, start_key)]
+                found = [i for i in found if item_order(table, i) > item_order(table, start_key)]
             items += found
-        done = len(rows) < SCAN_ROWS or _take(items, limit)[1]
+        done = len(rows) < SCAN_ROWS or take(items, limit)[1]
         if rows:
             position, open_start = rows[-1].row_key, True
-    taken, more = _take(items, limit)
-    return _page(table, body, taken, more)
+    taken, more = take(items, limit)
+    return page(table, body, taken, more)
 
 
 def _segments(body: dict[str, Any]) -> tuple[int, int]:

@@ -40,6 +40,12 @@ tables:
       item_size_kb: 1
       storage_gb: 0.001
       ttl: {attribute: expiresAt}
+      gsis:
+        - name: by-color
+          key: {partition: {name: color, type: S}, sort: {name: size, type: N}}
+          projection: keys_only
+          reads: 5
+          writes: 5
     mapping:
       families:
         - {name: counters, gc: {max_versions: 1}}

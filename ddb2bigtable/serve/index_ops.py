@@ -1,0 +1,122 @@
+"""Query and Scan on a global secondary index (`IndexName`), on emulator stages.
+
+In the cloud the plan stands a GSI in as a continuous materialized view (plan/tables.py,
+`view_query`), read with Bigtable's SQL (ExecuteQuery); the emulator has no SQL and no
+views (it answers PrepareQuery with 501). On an emulator stage serve therefore answers an
+index from the base table itself: it reads every row, keeps the items that hold the
+index's key attributes (a GSI is sparse), orders them by the index key and applies the
+index's projection, so an application's index queries work on a laptop with the answers
+DynamoDB gives (eventually consistent only, as a GSI). It reads the whole table for each
+page, which is fine for the emulator's data and why it is refused on cloud stages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..codec.items import Item
+from ..spec.model import Gsi
+from . import expressions
+from .errors import unsupported, validation
+from .paging import check_limit, check_select, meets, page, sort_value, take
+from .session import Session, key_text
+from .tables import ServedTable
+from .wire import item_to_codec, to_codec
+
+SCAN_ROWS = 500
+
+
+def _index(session: Session, table: ServedTable, body: dict[str, Any]) -> Gsi:
+    name = body.get("IndexName")
+    gsi = next((g for g in table.spec.source.gsis if g.name == name), None)
+    if gsi is None:
+        raise validation(f"The table does not have the specified index: {name}")
+    if not session.catalog.emulator:
+        raise unsupported(f"an index ({name})", "on cloud stages a GSI is the plan's materialized view, which serve "
+                          "does not read yet (Bigtable's SQL); emulator stages answer it from the table")
+    if body.get("ConsistentRead"):
+        raise validation("Consistent reads are not supported on global secondary indexes")
+    check_select(body)
+    return gsi
+
+
+def _keys(gsi: Gsi) -> tuple[str, ...]:
+    return tuple(k.name for k in (gsi.key.partition, gsi.key.sort) if k is not None)
+
+
+def _projected(table: ServedTable, gsi: Gsi, item: Item) -> Item:
+    if gsi.projection == "all":
+        return item
+    kept = {*table.keys, *_keys(gsi), *(() if gsi.projection == "keys_only" else gsi.projection)}
+    return {n: v for n, v in item.items() if n in kept}
+
+
+async def _indexed(session: Session, table: ServedTable, gsi: Gsi) -> list[Item]:
+    """Every item of the table that the index holds (it has each index key attribute with the
+    key's type), in table order."""
+    store = session.store(table, consistent=False)
+    kinds = {k.name: k.type for k in (gsi.key.partition, gsi.key.sort) if k is not None}
+    items: list[Item] = []
+    position, start_open = None, False
+    while True:
+        rows = await store.scan(position, None, start_open=start_open, limit=SCAN_ROWS)
+        for row in rows:
+            items += [i for i in session.decode(table, row)
+                      if all(n in i and next(iter(i[n])) == kind for n, kind in kinds.items())]
+        if len(rows) < SCAN_ROWS:
+            return items
+        position, start_open = rows[-1].row_key, True
+
+
+def _after(table: ServedTable, gsi: Gsi, items: list[Item], start: Any, order: Any) -> list[Item]:
+    if start is None:
+        return items
+    wanted = item_to_codec(start, "ExclusiveStartKey")
+    if set(wanted) != {*table.keys, *_keys(gsi)}:
+        raise validation("The provided starting key is invalid: it must hold the table's and the index's keys")
+    for pos, item in enumerate(items):
+        if all(key_text(item[n]) == key_text(v) for n, v in wanted.items() if n in item):
+            return items[pos + 1:]
+    mark = order(wanted)
+    return [i for i in items if order(i) > mark]
+
+
+async def query_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
+    gsi = _index(session, table, body)
+    limit = check_limit(body)
+    keys = _keys(gsi)
+    expression = body.get("KeyConditionExpression")
+    if not expression:
+        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
+    found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
+                                      body.get("ExpressionAttributeValues"), keys)
+    partition = to_codec(found.partition[1], "KeyConditionExpression")
+    items = [i for i in await _indexed(session, table, gsi) if key_text(i[keys[0]]) == key_text(partition)]
+    if found.sort is not None:
+        name, op, bounds = found.sort
+        wanted = [to_codec(b, "KeyConditionExpression") for b in bounds]
+        items = [i for i in items if meets(i.get(name), op, wanted)]
+
+    def order(item: Item) -> tuple:
+        return tuple(sort_value(item.get(k)) for k in (*keys[1:], *table.keys))
+
+    reverse = body.get("ScanIndexForward", True) is False
+    items.sort(key=order, reverse=reverse)
+    items = _after(table, gsi, items, body.get("ExclusiveStartKey"), order)
+    taken, more = take(items, limit)
+    return page(table, body, [_projected(table, gsi, i) for i in taken], more, keys)
+
+
+async def scan_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
+    gsi = _index(session, table, body)
+    if body.get("Segment") is not None or body.get("TotalSegments") is not None:
+        raise unsupported("a parallel Scan of an index", "scan the index in one segment on emulator stages")
+    limit = check_limit(body)
+    keys = _keys(gsi)
+
+    def order(item: Item) -> tuple:
+        return tuple(sort_value(item.get(k)) for k in (*table.keys, *keys))
+
+    items = _after(table, gsi, await _indexed(session, table, gsi), body.get("ExclusiveStartKey"), order)
+    taken, more = take(items, limit)
+    return page(table, body, [_projected(table, gsi, i) for i in taken], more, keys)
