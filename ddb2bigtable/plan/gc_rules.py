@@ -39,7 +39,19 @@ def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan],
                 "ttl-not-enforced", instance_id, table.id,
                 f"family {family.name} takes its cell timestamps from an attribute, so {ttl.attribute} expiry "
                 f"cannot be applied to it by GC; delete expired rows in the application"))
-    return families, warnings
+    return families, warnings + _counter_time_warnings(table, instance_id)
+
+
+def _counter_time_warnings(table: TableSpec, instance_id: str) -> list[PlanWarning]:
+    """A counter rule with `timestamp: write_time` (the video example had it before counter
+    families): a counter's cell keeps one fixed time so that every AddToCell reaches it."""
+    counters = {a.name for a in table.mapping.attributes if a.type == "counter"}
+    return [PlanWarning(
+        "counter-time", instance_id, table.id,
+        f"rules[{j}] stores the counter {r.value} with timestamp {r.timestamp}, which is ignored: a counter's cell "
+        f"keeps one fixed time (0, or the item's expiry on a TTL table) so that every AddToCell adds to it; "
+        f"remove the timestamp")
+        for j, r in enumerate(table.mapping.rules) if r.value in counters and r.timestamp == "write_time"]
 
 
 def _counter_why(table: TableSpec) -> str:

@@ -107,7 +107,9 @@ def _counter_family_problems(doc: YamlDocument, mp: JsonPath, table: TableSpec) 
     """A family holding counters is an aggregate (int64 Sum) family: Bigtable refuses any
     other write there, and every AddToCell must reach one cell at one fixed time (0, or
     the item's expiry on a TTL table). So counters get a family of their own, nothing else
-    goes in it, a counter rule names no time of its own, and no max_age collects them."""
+    goes in it, a counter rule takes no time from an attribute, and no max_age collects
+    them. A counter rule's `write_time` (the video example had it before counter families)
+    is ignored with a plan warning, `counter-time`, so such a spec still plans and diffs."""
     m = table.mapping
     counters = {a.name for a in m.attributes if a.type == "counter"}
     families = counter_families(table)
@@ -134,11 +136,11 @@ def _counter_family_problems(doc: YamlDocument, mp: JsonPath, table: TableSpec) 
             out.append(doc.problem((*mp, "attributes", j, "family"),
                                    f"{holds(a.family)}; give {a.name!r} another family"))
     for j, r in enumerate(m.rules):
-        if r.value in counters and r.timestamp not in (None, "ttl"):
+        if r.value in counters and r.timestamp not in (None, "ttl", "write_time"):
             out.append(doc.problem((*mp, "rules", j, "timestamp"),
                                    f"{r.value!r} is a counter: every AddToCell adds to one cell at one fixed time "
-                                   f"(0, or the item's expiry with TTL), so a counter rule takes no timestamp; "
-                                   f"remove it"))
+                                   f"(0, or the item's expiry with TTL), so its time cannot come from "
+                                   f"{r.timestamp!r}; remove the timestamp"))
         elif r.value not in counters and r.family in families and r.family != m.default_family:
             out.append(doc.problem((*mp, "rules", j, "family"),
                                    f"{holds(r.family)}; this rule writes other cells: give it another family"))

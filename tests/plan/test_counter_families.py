@@ -15,7 +15,7 @@ from ddb2bigtable.plan.planner import plan_files
 from ddb2bigtable.render.json_format import to_json
 from ddb2bigtable.review.diff import diff_stage
 
-from ..conftest import ROOT
+from ..conftest import ROOT, write_project
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +69,18 @@ def test_diff_flags_a_family_type_change_as_destructive(prod, before, after):
 
 def test_an_unchanged_plan_has_no_family_type_change(prod):
     assert not [c for c in diff_stage("prod", prod, prod).changes if c.what == "family type"]
+
+
+def test_a_counter_rule_with_write_time_still_plans_with_a_counter_time_warning(tmp_path):
+    """The video example had `timestamp: write_time` on its counter rules before counter
+    families: such a spec (a diff's base, say) still plans; the time is ignored, and said so."""
+    text = (ROOT / "specs" / "video-single-table.yaml").read_text().replace(
+        "          value: Count           # a counter: one cell at time 0 that every AddToCell adds to\n",
+        "          value: Count\n          timestamp: write_time\n")
+    root = write_project(tmp_path, {"videos": text})
+    plan = plan_files(root, "test")
+    (warning,) = [w for w in plan.warnings if w.code == "counter-time"]
+    assert warning.table == "videos" and warning.message.startswith(
+        "rules[1] stores the counter Count with timestamp write_time, which is ignored")
+    _, videos = _videos(plan)
+    assert {f.name: f.aggregate for f in videos.families}["Stats"] == "int64_sum"
