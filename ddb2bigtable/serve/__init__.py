@@ -7,7 +7,7 @@ is answered over the stage's Bigtable tables, reading and writing the very rows 
 - `server.run`: uvicorn with N worker processes on 127.0.0.1 (by default) and a port.
 - `app.ServeApp`: the ASGI application (protocol, dispatch, errors); `app.OPERATIONS`.
 - `tables.catalog`: DynamoDB table names -> spec table, codec, Bigtable table, app profiles.
-- `item_ops`, `query_ops`, `batch_ops`, `admin_ops`: the operations.
+- `item_ops`, `counters`, `query_ops`, `index_ops`, `batch_ops`, `admin_ops`: the operations.
 - `expressions.condition` / `expressions.update`: DynamoDB expressions through moto's parser.
 - `store.Store`: Bigtable calls with deadlines; the CheckAndMutate guard of a read-check-write.
 - `wire.item_to_codec`: wire items (base64 binary, numbers as text) <-> the codec's items.

@@ -1,4 +1,5 @@
-"""DescribeTable, ListTables, DescribeTimeToLive; CreateTable and DeleteTable refused.
+"""DescribeTable, ListTables, DescribeTimeToLive; CreateTable of a spec's table answers that
+it exists; DeleteTable and any other CreateTable are refused.
 
 The tables serve answers for are the stage's spec tables, described from the spec (key
 schema, billing, TTL): the plan, not the application, decides what exists in Bigtable.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import unsupported, validation
+from .errors import ServeError, unsupported, validation
 from .session import Session
 from .tables import ServedTable
 
@@ -61,9 +62,23 @@ async def describe_time_to_live(session: Session, body: dict[str, Any]) -> dict[
 
 
 async def create_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    raise unsupported("CreateTable", "serve answers for the tables of the stage's specs, which the plan creates "
-                      "(`ddb2bigtable up --stage local` on the emulator, `pulumi up` in the cloud); add the table "
-                      "to a spec instead")
+    """A table of the stage's specs exists already (the plan made it): ResourceInUseException,
+    DynamoDB's answer for an existing table, which "create if missing" start-up code expects.
+    Any other table is refused: the plan, not the application, decides what exists."""
+    name = body.get("TableName")
+    table = session.catalog.tables.get(name) if isinstance(name, str) else None
+    if table is None:
+        raise unsupported("CreateTable", "serve answers for the tables of the stage's specs, which the plan creates "
+                          "(`ddb2bigtable up --stage local` on the emulator, `pulumi up` in the cloud); add the "
+                          "table to a spec instead")
+    try:
+        await session.store(table, consistent=False).scan(None, None, start_open=False, limit=1)
+    except ServeError as error:
+        if error.name != "ResourceNotFoundException":
+            raise
+        raise validation(f"{name} is in the stage's specs but its Bigtable table {table.spec.id} does not exist: "
+                         f"create it with `ddb2bigtable up --stage local` (emulator) or `pulumi up`") from None
+    raise ServeError("ResourceInUseException", f"Table already exists: {name}")
 
 
 async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:

@@ -62,6 +62,17 @@ def test_describe_and_list_tables(served):
     assert caught.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
+def test_creating_a_planned_table_says_it_exists(served):
+    """Start-up code that creates its table unless it exists gets DynamoDB's answer."""
+    c = served.client()
+    with pytest.raises(c.exceptions.ResourceInUseException):
+        c.create_table(TableName="Movies", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
+                                  {"AttributeName": "title", "KeyType": "RANGE"}],
+                       AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
+                                             {"AttributeName": "title", "AttributeType": "S"}])
+
+
 def test_create_and_delete_table_are_refused_saying_why(served):
     c = served.client()
     for call, kwargs in ((c.create_table, {"TableName": "New", "BillingMode": "PAY_PER_REQUEST",
