@@ -1,6 +1,6 @@
 """What the advisor says: findings, each resting on a section of one of Google's public pages.
 
-A finding is a value, not a log line: a stable `code` (README lists them all), a
+A finding is a value, not a log line: a stable `code` (docs/advise.md lists them all), a
 severity, the table, the evidence (numbers from the spec or the sample), the source it
 comes from, and what to change, with a mapping snippet where the mapping can do it.
 The source is the English page and section a user can open; the seed (the translation

@@ -1,5 +1,6 @@
 """The advisor's report three ways: sections for the terminal, markdown for a PR comment,
-and JSON (version 1, README "advise") for tools. All three carry the same facts."""
+and JSON (version 1, docs/json-formats.md; the codes in docs/advise.md) for tools. All three
+carry the same facts."""
 
 from __future__ import annotations
 

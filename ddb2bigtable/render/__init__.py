@@ -1,1 +1,1 @@
-"""Plan renderers: JSON (stable, documented in the README), markdown (PRs), terminal."""
+"""Plan renderers: JSON (stable, documented in docs/json-formats.md), markdown (PRs), terminal."""

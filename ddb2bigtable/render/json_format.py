@@ -1,4 +1,4 @@
-"""The stable JSON form of a plan (`plan --format json`, version 1; see README).
+"""The stable JSON form of a plan (`plan --format json`, version 1; see docs/json-formats.md).
 
 Written out field by field rather than with `asdict`, so renaming a dataclass field can
 never silently change what pipelines parse.

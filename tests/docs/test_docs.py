@@ -1,10 +1,10 @@
 """The documentation in docs/ says what the code does: a field, option or figure the code
 has is documented, and nothing documented is gone from the code.
 
-Everything a user needs lives in this repository (docs/ and the README), so these checks
-compare the pages with their sources of truth: the spec and stage schemas, the click commands,
-the region table, the sizing figures, the price table and the codec's row keys. Plain text parsing, no
-subprocesses: the whole file runs in about a second.
+Everything a user needs lives in this repository (the README and the docs/ pages it ends
+with), so these checks compare the pages with their sources of truth: the spec and stage
+schemas, the click commands, the region table, the sizing figures, the price table and the
+codec's row keys. Plain text parsing, no subprocesses: the whole file runs in about a second.
 """
 
 from __future__ import annotations
@@ -229,6 +229,16 @@ def test_readme_links_the_reference_pages():
         assert f"](docs/{page})" in readme, page
 
 
+def test_the_readme_ends_with_every_docs_page():
+    """The README is the way in: its closing "Where to read next" table links every page of docs/."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    heading = "## Where to read next"
+    assert heading in readme and "\n## " not in readme.split(heading, 1)[1], "the README ends with it"
+    last = readme.split(heading, 1)[1]
+    missing = [p.name for p in sorted(DOCS.glob("*.md")) if f"](docs/{p.name})" not in last]
+    assert missing == [], f"add {missing} to the README's Where to read next table"
+
+
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_tables_render_whole(page: Path):
@@ -262,11 +272,11 @@ def _plan_warning_codes() -> set[str]:
     return codes
 
 
-def test_the_readme_lists_every_plan_warning_code_as_stable():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    stable = readme.split("Warning `code`s are stable:", 1)[1].split("\n- ", 1)[0]
+def test_the_json_page_lists_every_plan_warning_code_as_stable():
+    page = _text("json-formats.md")
+    stable = page.split("Warning `code`s are stable:", 1)[1].split("\n- ", 1)[0]
     listed = set(re.findall(r"`([a-z]+(?:-[a-z]+)*)`", stable))
     codes = _plan_warning_codes()
     assert len(codes) >= 15, codes
-    assert codes - listed == set(), "plan warning codes missing from the README's stable list"
-    assert listed - codes == set(), "the README lists codes the planner never gives"
+    assert codes - listed == set(), "plan warning codes missing from docs/json-formats.md's stable list"
+    assert listed - codes == set(), "docs/json-formats.md lists codes the planner never gives"
