@@ -1,7 +1,7 @@
 """The Pulumi program: stack config -> stage -> plan -> components -> outputs.
 
 Wiring only; every decision is in `ddb2bigtable` (the engine) and every resource in
-`components`. See README "Deploying a stage with Pulumi".
+`components`. See docs/operations.md, "Deploying a stage with Pulumi".
 """
 
 from pathlib import Path

@@ -11,7 +11,7 @@ import pulumi_gcp as gcp
 
 from ddb2bigtable.plan.model import AlertPlan, InstancePlan
 
-RUNBOOK = "README.md, section 'When an alert fires'"
+RUNBOOK = "docs/operations.md, section 'When an alert fires'"
 
 
 def condition_args(alert: AlertPlan) -> gcp.monitoring.AlertPolicyConditionArgsDict:
