@@ -15,6 +15,12 @@ without an error. So, for every write after the load:
 `item_write` does both from a DynamoDB-typed item, with the table's mapping, as the
 load does for incremental exports; `load.writer.row_entry` turns its result into the
 client's `RowMutationEntry`.
+
+Counters in a counter family (an aggregate family, int64 Sum) are the exception to
+"delete, then write": an increment is `Codec.counter_add`, one AddToCell at the cell's
+fixed time (0, or the item's expiry in a TTL family), sent through any app profile and
+merged by Bigtable with every other addition; `item_write` sets a counter (deletes its
+cell, then adds the value), which is what a PutItem means.
 """
 
 from __future__ import annotations
