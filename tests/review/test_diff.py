@@ -164,9 +164,10 @@ def test_fail_on_a_cost_increase_above_a_threshold(repo):
 
 
 def realistic_change(repo: Path) -> None:
-    """The README's example pull request: `orders` reads doubled, the eu-west-1 replica dropped (its
-    cluster goes: a RISK), the TTL attribute renamed (DESTRUCTIVE); prod's cost falls, dev's DynamoDB
-    cost rises, and prod's us-east4 cluster meets the stage's node cap (a RISK)."""
+    """The example pull request of docs/diff.md (tests/snapshots/diff-example.md): `orders` reads
+    doubled, the eu-west-1 replica dropped (its cluster goes: a RISK), the TTL attribute renamed
+    (DESTRUCTIVE); prod's cost falls, dev's DynamoDB cost rises, and prod's us-east4 cluster meets
+    the stage's node cap (a RISK)."""
     change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ", commit=False)
     change(repo, "specs/shop-global.yaml", *REPLICA_DROPPED, commit=False)
     change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
