@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from ..replicate.report import ReplicateReport
     from ..replicate.shares import Share
 
+# Each worker is a reading thread and a Bigtable batcher with its own buffers: past a few
+# dozen, one process only adds memory and contention; --shards spreads the shards over processes.
+MAX_SHARD_WORKERS = 64
 PARENTS_FINISHED = "the parent shards another --shards process reads are finished: reading their children"
 
 
@@ -38,8 +41,9 @@ PARENTS_FINISHED = "the parent shards another --shards process reads are finishe
 @click.option("--shards", "shares", default="0/1", show_default=True,
               help="I/N: this process reads the shards whose id hashes to I of N (N processes, e.g. a Cloud Run "
                    "job's tasks, sharing the work folder).")
-@click.option("--shard-workers", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Shards read and applied at once in this process.")
+@click.option("--shard-workers", type=click.IntRange(min=1, max=MAX_SHARD_WORKERS), default=4, show_default=True,
+              help=f"Shards read and applied at once in this process (at most {MAX_SHARD_WORKERS}: each is a thread "
+                   "and a Bigtable batcher; more shards at once take --shards processes).")
 @click.option("--outage-limit", "outage_limit", type=float, default=None,
               help="Seconds DynamoDB or Bigtable out of reach is waited out (retried from the checkpoint) before "
                    "the run ends with exit 1 [default: 900 with --follow, 60 otherwise].")

@@ -177,3 +177,12 @@ def test_a_fifo_where_dead_letters_go_is_refused_not_waited_on(replicated, dynam
         assert time.monotonic() - began < 60
     finally:
         dead_letters.unlink()
+
+
+def test_shard_workers_are_bounded_before_anything_runs(tmp_path):
+    began = time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "replicate", str(ROOT / "specs" / "movies.yaml"),
+                          "--table", "movies", "--root", str(ROOT), "--work-dir", str(tmp_path / "work"),
+                          "--shard-workers", "100000"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "100000 is not in the range 1<=x<=64" in out.stderr, out.stderr
+    assert time.monotonic() - began < 30 and not (tmp_path / "work").exists()
