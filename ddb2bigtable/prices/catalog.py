@@ -12,6 +12,18 @@ are discounts, see the stage's `discounts:`), the pricing unit says the kind (`h
 hours, `GiBy.mo` storage, `GiBy` traffic) and the description names the thing (node,
 SSD, HDD, backup, replication). The steady price is the last tier's (tiers start with a
 free allowance). A SKU matching nothing is counted, never guessed at.
+
+What Google's real SKU names look like (tests/prices/fixtures/README.md has the sources):
+they name the region by its id, not by a city ("Backup storage in asia-northeast1 region",
+614D-1275-EAAC), some carry no region at all ("Backup storage", E82F-4427-05A9), and some
+do not say "Bigtable". Since January 2026 each region also has an Enterprise Plus node
+SKU ("Enterprise Plus Server Node in asia-northeast1 region", 856E-4E73-8015): the plan
+prices the Enterprise edition (Bigtable's default, the one every instance had before
+editions), so Enterprise Plus SKUs are never taken for its figures. When several SKUs
+fit one region's item, the one priced for the fewest regions wins (a regional SKU over a
+SKU that covers many regions), then the first listed. Replication routes are read from
+"from <continent> to <continent>", "within <continent>" and "between <continent> and
+<continent>" (Google's form for Spanner's replication SKUs, both directions).
 """
 
 from __future__ import annotations
@@ -38,8 +50,12 @@ _CONTINENTS = (("northern america", "north_america"), ("north america", "north_a
                ("latin america", "south_america"), ("europe", "europe"), ("emea", "europe"),
                ("asia pacific", "asia"), ("apac", "asia"), ("asia", "asia"), ("oceania", "oceania"),
                ("australia", "oceania"), ("middle east", "middle_east"), ("africa", "africa"))
-_BETWEEN = re.compile(r"from (?P<src>[a-z ]+?) to (?P<dst>[a-z ]+?)(?:\s*\(|$|,)")
+_FROM_TO = re.compile(r"from (?P<src>[a-z ]+?) to (?P<dst>[a-z ]+?)(?:\s*\(|$|,)")
+_EITHER_WAY = re.compile(r"between (?P<src>[a-z ]+?) and (?P<dst>[a-z ]+?)(?:\s*\(|$|,)")
 _WITHIN = re.compile(r"(?:within|in) (?P<where>[a-z ]+?)(?:\s*\(|$|,)")
+# Words of SKUs whose unit and words otherwise fit but that are not what the plan prices:
+# another edition's nodes, and Data Boost's serverless compute (billed per use, not per node).
+_NOT_PLANNED = ("enterprise plus", "data boost")
 
 
 @dataclass(frozen=True)
@@ -56,21 +72,26 @@ def _continent(text: str) -> str | None:
     return next((key for words, key in _CONTINENTS if words in text), None)
 
 
-def replication_pair(description: str) -> str | None:
-    """`north_america->europe` from "... replication from Northern America to Europe", or
-    `europe->europe` from "... within Europe"; None when the description names no route."""
+def replication_pairs(description: str) -> tuple[str, ...]:
+    """`("north_america->europe",)` from "... from Northern America to Europe", both
+    directions from "Replication between Asia and Europe", `("europe->europe",)` from
+    "... within Europe"; empty when the description names no route of known continents."""
     text = description.lower()
-    if (m := _BETWEEN.search(text)) and (src := _continent(m["src"])) and (dst := _continent(m["dst"])):
-        return f"{src}->{dst}"
+    if (m := _FROM_TO.search(text)) and (src := _continent(m["src"])) and (dst := _continent(m["dst"])):
+        return (f"{src}->{dst}",)
+    if (m := _EITHER_WAY.search(text)) and (src := _continent(m["src"])) and (dst := _continent(m["dst"])):
+        return tuple(dict.fromkeys((f"{src}->{dst}", f"{dst}->{src}")))
     if (m := _WITHIN.search(text)) and (where := _continent(m["where"])):
-        return f"{where}->{where}"
-    return None
+        return (f"{where}->{where}",)
+    return ()
 
 
 def _item(description: str, unit: str) -> str | None:
     """The lock item a SKU prices, from its pricing unit and description."""
     text = description.lower()
-    if unit == "h" and "node" in text and "data boost" not in text:
+    if any(words in text for words in _NOT_PLANNED):
+        return None
+    if unit == "h" and "node" in text:
         return "node_hour"
     if unit == "GiBy.mo":
         for word, item in (("backup", "backup_gib_month"), ("ssd", "ssd_gib_month"), ("hdd", "hdd_gib_month")):
@@ -95,11 +116,12 @@ def _price(sku: Any) -> tuple[float, str, str] | None:
 
 
 def figures(skus: Iterable[Any], regions: set[str]) -> CatalogFigures:
-    """The lock's Bigtable and replication figures for `regions` from the catalog's SKUs;
-    the first SKU for a figure wins (the API lists SKUs in a stable order)."""
-    bigtable: dict[str, dict[str, LockedPrice]] = {}
+    """The lock's Bigtable and replication figures for `regions` from the catalog's SKUs.
+    Several SKUs fitting one figure: the one priced for the fewest regions, then the first
+    listed (the API lists SKUs in a stable order)."""
+    chosen: dict[tuple[str, str], tuple[int, LockedPrice]] = {}
     replication: dict[str, LockedPrice] = {}
-    read = used = 0
+    read = 0
     for sku in skus:
         read += 1
         priced = _price(sku)
@@ -109,16 +131,19 @@ def figures(skus: Iterable[Any], regions: set[str]) -> CatalogFigures:
         item = _item(sku.description, unit)
         figure = LockedPrice(round(value, 9), sku.sku_id, effective, description=sku.description)
         if item == REPLICATION:
-            pair = replication_pair(sku.description)
-            if pair is not None and pair not in replication:
-                replication[pair] = figure
-                used += 1
+            for pair in replication_pairs(sku.description):
+                replication.setdefault(pair, figure)
         elif item is not None:
+            breadth = len(sku.service_regions)
             for region in set(sku.service_regions) & regions:
-                if item not in bigtable.setdefault(region, {}):
-                    bigtable[region][item] = figure
-                    used += 1
-    return CatalogFigures(bigtable, replication, read, read - used)
+                known = chosen.get((region, item))
+                if known is None or breadth < known[0]:
+                    chosen[(region, item)] = (breadth, figure)
+    bigtable: dict[str, dict[str, LockedPrice]] = {}
+    for (region, item), (_, figure) in sorted(chosen.items()):
+        bigtable.setdefault(region, {})[item] = figure
+    used = {f.sku for f in replication.values()} | {f.sku for _, f in chosen.values()}
+    return CatalogFigures(bigtable, replication, read, read - len(used))
 
 
 def _client(endpoint: str | None) -> Any:

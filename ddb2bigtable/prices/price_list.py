@@ -5,7 +5,10 @@ One `GetProducts` per AWS region, filtered to the AmazonDynamoDB service and the
 product (its SKU and attributes) and its terms; the on-demand term (`terms.OnDemand`)
 gives the price per unit, its offer term code and effective date. Which product is which
 figure is read from the documented `usagetype` attribute, without its region prefix
-(`EU-ReadCapacityUnit-Hrs` is eu-west-1's RCU-hour; us-east-1's has no prefix). A
+(`EU-ReadCapacityUnit-Hrs` is eu-west-1's RCU-hour; us-east-1's usually has none, but its
+PITR storage is `USE1-TimedPITRStorage-ByteHrs`, and it lists Standard storage twice, as
+`TimedStorage-ByteHrs` with the free tier and `USE1-TimedStorage-ByteHrs` without: AWS's
+DynamoDB billing guide and the live catalogue, see tests/prices/fixtures/README.md). A
 Standard-IA table's capacity (`IA-ReadCapacityUnit-Hrs`) is not the Standard figure and
 is skipped. The steady price is the open-ended tier's (free tiers come first).
 

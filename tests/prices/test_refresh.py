@@ -75,18 +75,25 @@ def test_the_lock_holds_each_figure_with_its_sku_term_and_date(tmp_path, fake):
     lock = json.loads((root / "prices.lock.json").read_text())
     assert lock["version"] == 1 and lock["currency"] == "USD" and lock["fetched"].endswith("Z")
     tokyo = lock["bigtable"]["asia-northeast1"]
+    # not Google's Enterprise Plus node SKU listed just before it, nor the Commit1Yr or Data Boost SKU
     assert tokyo["node_hour"] == {"price": 0.836, "sku": tokyo["node_hour"]["sku"], "effective": "2026-10-01",
-                                  "description": "Bigtable Nodes Tokyo"}  # not the Commit1Yr or Data Boost SKU
+                                  "description": "Server Node in asia-northeast1 region"}
     assert set(tokyo) == {"node_hour", "ssd_gib_month", "hdd_gib_month", "backup_gib_month"}
-    assert set(lock["network"]["bigtable_replication_gib"]) >= {"north_america->europe", "asia->europe",
-                                                               "europe->europe"}
+    # the regional backup SKU, not the region-less "Backup storage" SKU listed first for many regions
+    assert (tokyo["backup_gib_month"]["sku"], tokyo["backup_gib_month"]["price"]) == ("614D-1275-EAAC", 0.0338)
+    routes = lock["network"]["bigtable_replication_gib"]
+    assert set(routes) >= {"north_america->europe", "asia->europe", "europe->asia", "europe->europe"}
+    assert routes["asia->europe"]["sku"] == routes["europe->asia"]["sku"]  # one "between Asia and Europe" SKU
     ireland = lock["dynamodb"]["eu-west-1"]
     assert ireland["rcu_hour"] == {"price": 0.000147, "sku": "J7FH9ZNSN6J2RR9Q", "effective": "2026-09-01",
                                    "term": "JRTCKXETXF", "description": "EU-ReadCapacityUnit-Hrs"}
     assert ireland["read_request_million"]["price"] == 0.1415  # per request in the API, per million in the lock
     assert ireland["storage_gib_month"]["price"] == 0.283  # the tier beyond the free 25 GB
-    assert lock["dynamodb"]["us-east-1"]["storage_ia_gib_month"]["price"] == 0.1
-    assert lock["dynamodb"]["us-east-1"]["rcu_hour"]["price"] == 0.00013  # Standard, not the IA table's RCU
+    virginia = lock["dynamodb"]["us-east-1"]
+    assert virginia["storage_ia_gib_month"]["price"] == 0.1
+    assert virginia["rcu_hour"]["price"] == 0.00013  # Standard, not the IA table's RCU
+    assert virginia["wcu_hour"]["price"] == 0.00065  # nor the IA table's WCU, listed before it
+    assert virginia["pitr_gib_month"]["description"] == "USE1-TimedPITRStorage-ByteHrs"  # us-east-1 prefixed
 
 
 def test_aws_endpoint_url_pricing_is_honoured(tmp_path, fake):
@@ -97,7 +104,7 @@ def test_aws_endpoint_url_pricing_is_honoured(tmp_path, fake):
 
 
 def test_a_region_the_apis_do_not_price_is_a_warning_and_the_plan_says_estimate(tmp_path, fake):
-    fake.skus = [s for s in fake.skus if "Tokyo" not in s["description"]]
+    fake.skus = [s for s in fake.skus if "asia-northeast1" not in s["serviceRegions"]]
     root = write_project(tmp_path, {"trips": THREE_CONTINENTS})
     out = refresh(root, fake, "--regions", REGIONS)
     assert out.returncode == 0, out.stderr
