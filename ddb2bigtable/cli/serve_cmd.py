@@ -26,13 +26,16 @@ def serve(stage: str, host: str, port: int, workers: int, root: Path) -> None:
 
     project, types, names = _tables(root, stage)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
-    click.echo(f"serving {', '.join(sorted(names))} (stage {stage}) at {where}: use it as endpoint_url; "
-               f"{workers} worker(s); Ctrl-C stops", err=True)
-    if not ipaddress.ip_address(_literal(host)).is_loopback:
-        click.echo(f"warning: listening on {host}: serve checks no request signature yet, so anyone who reaches "
-                   f"this address can read and write these tables", err=True)
+
+    def listening() -> None:
+        click.echo(f"serving {', '.join(sorted(names))} (stage {stage}) at {where}: use it as endpoint_url; "
+                   f"{workers} worker(s); Ctrl-C stops", err=True)
+        if not ipaddress.ip_address(_literal(host)).is_loopback:
+            click.echo(f"warning: listening on {host}: serve checks no request signature yet, so anyone who "
+                       f"reaches this address can read and write these tables", err=True)
+
     with quiet_connection_warning():
-        run(root, stage, project, types, host=host, port=port, workers=workers)
+        run(root, stage, project, types, host=host, port=port, workers=workers, listening=listening)
 
 
 def _literal(host: str) -> str:

@@ -134,3 +134,43 @@ def test_a_malformed_request_is_a_validation_error_never_a_500(served, operation
     status, answer = raw(served.endpoint, f"DynamoDB_20120810.{operation}", json.dumps(body).encode())
     assert (status, answer["__type"]) == (400, "com.amazonaws.dynamodb.v20120810#ValidationException"), answer
     assert answer["message"]
+
+
+def test_connections_of_the_shared_socket_have_nagle_off():
+    """`--workers 2` took 48 ms a GetItem (8 with one worker): uvicorn's socket had proto 0,
+    so asyncio left Nagle's algorithm on and each response waited for the client's delayed
+    ACK. serve's own socket is TCP by protocol number: accepted connections get TCP_NODELAY."""
+    import asyncio
+    import socket
+
+    from ddb2bigtable.serve.server import listening_socket
+
+    async def accepted_nodelay() -> int:
+        found: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport):
+                sock = transport.get_extra_info("socket")
+                found.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        sock = listening_socket("127.0.0.1", 0)
+        server = await asyncio.get_running_loop().create_server(Probe, sock=sock)
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        value = await asyncio.wait_for(found, 10)
+        writer.close()
+        server.close()
+        return value
+
+    assert asyncio.run(accepted_nodelay()) != 0
+
+
+def test_a_port_in_use_is_bad_input_in_one_line(served):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", STAGE, "--root",
+                              str(served.root), "--port", str(port)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "serving" not in out.stderr
