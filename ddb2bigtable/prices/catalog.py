@@ -10,8 +10,11 @@ Which SKU is which figure is decided from what the API documents, not from a lis
 ids (they differ per region and change): the usage type must be OnDemand (commitment SKUs
 are discounts, see the stage's `discounts:`), the pricing unit says the kind (`h` node
 hours, `GiBy.mo` storage, `GiBy` traffic) and the description names the thing (node,
-SSD, HDD, backup, replication). The steady price is the last tier's (tiers start with a
-free allowance). A SKU matching nothing is counted, never guessed at.
+SSD, HDD, backup, replication). The price is the first paid tier's: tiers may start with
+a free allowance, and network SKUs get cheaper with the volume of the whole billing
+account in a month (`aggregationInfo` ACCOUNT, MONTHLY), a place on that ladder one plan
+cannot know, so the list rate before volume discounts is locked. A SKU matching nothing
+is counted, never guessed at.
 
 What Google's real SKU names look like (tests/prices/fixtures/README.md has the sources):
 they name the region by its id, not by a city ("Backup storage in asia-northeast1 region",
@@ -103,14 +106,16 @@ def _item(description: str, unit: str) -> str | None:
 
 
 def _price(sku: Any) -> tuple[float, str, str] | None:
-    """(USD per unit of the last tier, pricing unit, effective date) of a SKU's current price."""
+    """(USD per unit of the first paid tier, pricing unit, effective date) of a SKU's current
+    price; a SKU free at every tier is 0."""
     if not sku.pricing_info:
         return None
     info = sku.pricing_info[-1]
     rates = sorted(info.pricing_expression.tiered_rates, key=lambda r: r.start_usage_amount)
-    if not rates or (rates[-1].unit_price.currency_code or "USD") != "USD":
+    paid = [r for r in rates if r.unit_price.units or r.unit_price.nanos] or rates
+    if not paid or (paid[0].unit_price.currency_code or "USD") != "USD":
         return None
-    money = rates[-1].unit_price
+    money = paid[0].unit_price
     effective = info.effective_time.strftime("%Y-%m-%d") if info.effective_time else ""
     return money.units + money.nanos / 1e9, info.pricing_expression.usage_unit, effective
 

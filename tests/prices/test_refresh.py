@@ -84,6 +84,7 @@ def test_the_lock_holds_each_figure_with_its_sku_term_and_date(tmp_path, fake):
     routes = lock["network"]["bigtable_replication_gib"]
     assert set(routes) >= {"north_america->europe", "asia->europe", "europe->asia", "europe->europe"}
     assert routes["asia->europe"]["sku"] == routes["europe->asia"]["sku"]  # one "between Asia and Europe" SKU
+    assert routes["north_america->europe"]["price"] == 0.05  # the list rate, not the 10 TiB volume tier's 0.03
     ireland = lock["dynamodb"]["eu-west-1"]
     assert ireland["rcu_hour"] == {"price": 0.000147, "sku": "J7FH9ZNSN6J2RR9Q", "effective": "2026-09-01",
                                    "term": "JRTCKXETXF", "description": "EU-ReadCapacityUnit-Hrs"}
