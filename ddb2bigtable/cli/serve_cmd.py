@@ -12,30 +12,62 @@ import click
 @click.option("--stage", required=True,
               help="The stage whose specs' tables are served (its plan names instances and tables).")
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. Loopback by default: serve checks no request signature yet, so any "
-                   "other address lets whoever reaches it read and write the tables.")
+              help="Address to listen on. Loopback by default; any other address needs key pairs in "
+                   "DDB2BIGTABLE_SERVE_KEYS (every request then signed with one) or --unsigned.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="TCP port.")
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Worker processes sharing the port (each with its own Bigtable client).")
+@click.option("--unsigned", is_flag=True,
+              help="Accept unsigned requests on a non-loopback --host: only behind an authenticating proxy "
+                   "(Cloud Run IAM).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and specs/.")
-def serve(stage: str, host: str, port: int, workers: int, root: Path) -> None:
+def serve(stage: str, host: str, port: int, workers: int, unsigned: bool, root: Path) -> None:
     """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here."""
     from ..load.emulator import quiet_connection_warning
     from ..serve.server import run
 
+    keys = _keys()
+    loopback = ipaddress.ip_address(_literal(host)).is_loopback
+    if not loopback and keys is None and not unsigned:
+        from ..serve.signatures import KEYS_ENV
+        from ..spec.errors import InputError, Problem
+
+        raise InputError([Problem.about("--host", "", f"{host} is not a loopback address and no key pairs are set: "
+                                        f"set {KEYS_ENV}=ACCESS_KEY_ID:SECRET[,...] (every request must then be "
+                                        f"signed with one) or, behind an authenticating proxy, pass --unsigned")])
     project, types, names = _tables(root, stage)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
 
     def listening() -> None:
         click.echo(f"serving {', '.join(sorted(names))} (stage {stage}) at {where}: use it as endpoint_url; "
                    f"{workers} worker(s); Ctrl-C stops", err=True)
-        if not ipaddress.ip_address(_literal(host)).is_loopback:
-            click.echo(f"warning: listening on {host}: serve checks no request signature yet, so anyone who "
-                       f"reaches this address can read and write these tables", err=True)
+        if keys is not None:
+            click.echo(f"every request must be signed (SigV4) with one of {len(keys)} key pair(s)", err=True)
+        elif not loopback:
+            click.echo(f"warning: listening on {host} without checking signatures (--unsigned): whoever reaches "
+                       f"this address can read and write these tables unless a proxy authenticates them", err=True)
 
     with quiet_connection_warning():
         run(root, stage, project, types, host=host, port=port, workers=workers, listening=listening)
+
+
+def _keys() -> dict[str, str] | None:
+    """The key pairs of DDB2BIGTABLE_SERVE_KEYS, or None; a malformed value is bad input that
+    names the variable and the pair, never a secret."""
+    import os
+
+    from ..serve.signatures import KEYS_ENV, parse_keys
+    from ..spec.errors import InputError, Problem
+
+    text = os.environ.get(KEYS_ENV)
+    if not text:
+        return None
+    try:
+        return parse_keys(text)
+    except ValueError as error:
+        raise InputError([Problem.about(KEYS_ENV, "", f"{error}; give ACCESS_KEY_ID:SECRET pairs, comma "
+                                        f"separated")]) from None
 
 
 def _literal(host: str) -> str:

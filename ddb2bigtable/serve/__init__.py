@@ -11,5 +11,6 @@ is answered over the stage's Bigtable tables, reading and writing the very rows 
 - `expressions.condition` / `expressions.update`: DynamoDB expressions through moto's parser.
 - `store.Store`: Bigtable calls with deadlines; the CheckAndMutate guard of a read-check-write.
 - `wire.item_to_codec`: wire items (base64 binary, numbers as text) <-> the codec's items.
+- `signatures.check`: SigV4 verification against the key pairs of `DDB2BIGTABLE_SERVE_KEYS`.
 - `errors.ServeError`: DynamoDB's error shape.
 """

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from . import admin_ops, batch_ops, item_ops, query_ops
+from . import admin_ops, batch_ops, item_ops, query_ops, signatures
 from .errors import ServeError, internal, validation
 from .session import Session
 from .tables import Catalog, catalog
@@ -45,8 +45,9 @@ log = logging.getLogger("ddb2bigtable.serve")
 class ServeApp:
     """One worker's application; `build` makes its catalog at startup."""
 
-    def __init__(self, build: Callable[[], Catalog]):
+    def __init__(self, build: Callable[[], Catalog], keys: dict[str, str] | None = None):
         self.build = build
+        self.keys = keys  # SigV4 key pairs every request must be signed with (signatures.py); None: unsigned
         self.session: Session | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -83,7 +84,12 @@ class ServeApp:
 
     async def _answer(self, scope: dict[str, Any], receive: Any) -> tuple[int, dict[str, Any]]:
         try:
-            operation, body = await _request(scope, receive)
+            headers, raw = await _request(scope, receive)
+            if self.keys is not None:  # before anything else is said about the request
+                query = scope.get("query_string", b"").decode("latin-1")
+                path = scope.get("path", "/") + (f"?{query}" if query else "")
+                signatures.check(self.keys, scope.get("method", ""), path, headers, raw)
+            operation, body = _operation(scope, headers), _json(raw)
             if self.session is None:
                 raise internal("the server is still starting")
             return 200, await operation(self.session, body)
@@ -94,17 +100,9 @@ class ServeApp:
             return 500, internal("ddb2bigtable serve failed on this request; its log has the cause").body()
 
 
-async def _request(scope: dict[str, Any], receive: Any) -> tuple[Operation, dict[str, Any]]:
+async def _request(scope: dict[str, Any], receive: Any) -> tuple[dict[str, str], bytes]:
+    """The headers (lower-case names) and the body as sent."""
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-    if scope.get("method") != "POST":
-        raise validation("DynamoDB requests are HTTP POST")
-    target = headers.get("x-amz-target", "")
-    if not target.startswith(TARGET_PREFIX):
-        raise ServeError("UnknownOperationException", f"no DynamoDB operation in X-Amz-Target {target!r}")
-    operation = OPERATIONS.get(target.removeprefix(TARGET_PREFIX))
-    if operation is None:
-        raise ServeError("UnknownOperationException",
-                         f"{target.removeprefix(TARGET_PREFIX)} is not an operation ddb2bigtable serve offers")
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -115,18 +113,36 @@ async def _request(scope: dict[str, Any], receive: Any) -> tuple[Operation, dict
         chunks.append(chunk)
         if not message.get("more_body"):
             break
+    return headers, b"".join(chunks)
+
+
+def _operation(scope: dict[str, Any], headers: dict[str, str]) -> Operation:
+    if scope.get("method") != "POST":
+        raise validation("DynamoDB requests are HTTP POST")
+    target = headers.get("x-amz-target", "")
+    if not target.startswith(TARGET_PREFIX):
+        raise ServeError("UnknownOperationException", f"no DynamoDB operation in X-Amz-Target {target!r}")
+    operation = OPERATIONS.get(target.removeprefix(TARGET_PREFIX))
+    if operation is None:
+        raise ServeError("UnknownOperationException",
+                         f"{target.removeprefix(TARGET_PREFIX)} is not an operation ddb2bigtable serve offers")
+    return operation
+
+
+def _json(raw: bytes) -> dict[str, Any]:
     try:
-        body = json.loads(b"".join(chunks) or b"{}")
+        body = json.loads(raw or b"{}")
     except (ValueError, UnicodeDecodeError):
         raise ServeError("SerializationException", "the request body is not valid JSON") from None
     if not isinstance(body, dict):
         raise ServeError("SerializationException", "the request body must be a JSON object")
-    return operation, body
+    return body
 
 
 def from_environment() -> ServeApp:
     """The worker's application, from the settings `serve` put in CONFIG_ENV (uvicorn's
     factory: each worker process calls it)."""
     settings = json.loads(os.environ[CONFIG_ENV])
+    keys = os.environ.get(signatures.KEYS_ENV)
     return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
-                                    settings["project"]))
+                                    settings["project"]), signatures.parse_keys(keys) if keys else None)

@@ -62,23 +62,23 @@ class Served:
     endpoint: str
     process: subprocess.Popen
 
-    def client(self, **config: object):
-        """A boto3 DynamoDB client on the endpoint, with no retries unless asked: a test sees
-        the first answer."""
+    def client(self, key: tuple[str, str] = ("test", "test"), **config: object):
+        """A boto3 DynamoDB client on the endpoint signing with `key` (id, secret), with no
+        retries unless asked: a test sees the first answer."""
         retries = config.pop("retries", {"max_attempts": 1, "mode": "standard"})
         return boto3.client("dynamodb", endpoint_url=self.endpoint, region_name="us-west-2",
-                            aws_access_key_id="test", aws_secret_access_key="test",
+                            aws_access_key_id=key[0], aws_secret_access_key=key[1],
                             config=Config(retries=retries, connect_timeout=5, read_timeout=30, **config))
 
 
-def start_serve(root: Path, stage: str, *extra: str) -> tuple[subprocess.Popen, str]:
-    """serve as its own process on a free port; its output goes to serve.log beside the project
-    (a pipe nobody reads would block it)."""
+def start_serve(root: Path, stage: str, *extra: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
+    """serve as its own process on a free port (with `env` added to this environment); its output
+    goes to serve.log beside the project (a pipe nobody reads would block it)."""
     port = free_port()
     with open(root / "serve.log", "ab") as log:
         process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", stage, "--root",
                                     str(root), "--port", str(port), *extra], stdout=log, stderr=log,
-                                   env=dict(os.environ))
+                                   env={**os.environ, **(env or {})})
     try:
         wait_for_port("127.0.0.1", port, 60.0)
     except Exception as error:
