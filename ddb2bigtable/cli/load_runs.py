@@ -47,6 +47,7 @@ from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
+from .serve_cmd import start_beside
 
 
 def _quiet(command: Callable[..., int]) -> Callable[..., int]:
@@ -178,8 +179,10 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) ->
             result = up(root, stage_name, keep_running=keep_running, progress=bars)
     except (ExportError, EmulatorError) as error:
         raise InputError([Problem.about(stage_name, "", str(error))]) from None
+    served = start_beside(root, stage_name, result.emulator) if keep_running and result.ok else None
     if fmt == "json":
         click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok,
+                               "serve": {"endpoint_url": served[1], "pid": served[0]} if served else None,
                                "tables_created": [f"{a.table}: {a.what}" for a in result.actions],
                                "loads": [load_json(r) for r in result.loads],
                                "verifies": [verify_json(v) for v in result.verifies],
@@ -193,5 +196,8 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) ->
     if keep_running:
         console.print(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}"
                       + (f"; stop it with: kill {result.emulator_pid}" if result.emulator_pid else ""))
+    if served:
+        console.print(f"serve answers DynamoDB's API at {served[1]} (the application's endpoint_url, any key); "
+                      f"stop it with: kill {served[0]}; its log: {served[2]}")
     console.print("[green]local stage ready[/]" if result.ok else "[red]local stage FAILED[/]")
     return 0 if result.ok else 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 from pathlib import Path
 
 import click
@@ -55,8 +56,6 @@ def serve(stage: str, host: str, port: int, workers: int, unsigned: bool, root: 
 def _keys() -> dict[str, str] | None:
     """The key pairs of DDB2BIGTABLE_SERVE_KEYS, or None; a malformed value is bad input that
     names the variable and the pair, never a secret."""
-    import os
-
     from ..serve.signatures import KEYS_ENV, parse_keys
     from ..spec.errors import InputError, Problem
 
@@ -84,8 +83,6 @@ def _literal(host: str) -> str:
 def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]], list[str]]:
     """The Bigtable project, each table's recorded attribute types (the loads' work folders,
     as `verify` reads them) and the DynamoDB names served."""
-    import os
-
     from ..load.emulator import EMULATOR_ENV
     from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
     from ..load.state import STATE_FILE, LoadState, target
@@ -110,3 +107,31 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
             types[table.id] = LoadState.open(state, "", target(project, instance.id, table.id))[0].table_types
             names.append(table.source.table)
     return project, types, names
+
+
+def start_beside(root: Path, stage: str, emulator: str) -> tuple[int, str, Path]:
+    """`serve` for an emulator stage in the background, beside the emulator `up --keep-running`
+    leaves: a process in a session of its own (it outlives this command, as the emulator
+    does) on a free loopback port, its output in .ddb2bigtable/<stage>/serve.log (owner
+    only). (pid, endpoint_url, log); ServiceError with the log when it does not listen."""
+    import subprocess
+    import sys
+
+    from ..load.emulator import EMULATOR_ENV, EmulatorError, free_port, wait_for_port
+    from ..load.local_stage import WORK_DIR
+    from ..load.work_folder import private_dir
+    from ..spec.errors import ServiceError
+
+    port = free_port()
+    log_path = private_dir(root / WORK_DIR / stage) / "serve.log"
+    log = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600), "ab")
+    with log:
+        process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", stage, "--root",
+                                    str(root), "--port", str(port)], stdin=subprocess.DEVNULL, stdout=log,
+                                   stderr=log, env={**os.environ, EMULATOR_ENV: emulator}, start_new_session=True)
+    try:
+        wait_for_port("127.0.0.1", port, 60.0)
+    except EmulatorError:
+        process.kill()
+        raise ServiceError(f"serve did not start within 60 s; its output is in {log_path}") from None
+    return process.pid, f"http://127.0.0.1:{port}", log_path

@@ -1,0 +1,39 @@
+"""`up --stage S --keep-running` starts `serve` beside the emulator and says where."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import boto3
+import pytest
+
+from .conftest import STAGE
+
+
+@pytest.mark.slow
+def test_up_keep_running_leaves_serve_answering(served):
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", STAGE, "--keep-running", "--format",
+                          "json", "--root", str(served.root)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    pid, endpoint = report["serve"]["pid"], report["serve"]["endpoint_url"]
+    try:
+        assert endpoint.startswith("http://127.0.0.1:")
+        client = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-west-2",
+                              aws_access_key_id="any", aws_secret_access_key="any")
+        item = client.get_item(TableName="Movies", Key={"year": {"N": "2013"}, "title": {"S": "Rush"}})["Item"]
+        assert item["info"]["M"]["rating"] == {"N": "8.3"}
+        assert oct((served.root / ".ddb2bigtable" / STAGE / "serve.log").stat().st_mode & 0o777) == "0o600"
+    finally:
+        os.kill(pid, signal.SIGTERM)  # the serve this test's `up` started, by the PID it reported
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
