@@ -170,16 +170,18 @@ def from_plain_json(data: bytes) -> AttributeValue:
 
 # --- typed DynamoDB JSON (self-describing) ------------------------------------------------
 
-def _to_typed(value: AttributeValue) -> dict[str, Any]:
+def to_typed(value: AttributeValue) -> dict[str, Any]:
+    """A codec value as DynamoDB's typed JSON (binary as base64): the self-describing cell
+    form, and what DynamoDB's wire protocol carries (serve answers with it)."""
     (tag, inner), = value.items()
     if tag == "B":
         return {"B": binary_text(inner)}
     if tag == "BS":
         return {"BS": [binary_text(x) for x in inner]}
     if tag == "M":
-        return {"M": {k: _to_typed(v) for k, v in inner.items()}}
+        return {"M": {k: to_typed(v) for k, v in inner.items()}}
     if tag == "L":
-        return {"L": [_to_typed(v) for v in inner]}
+        return {"L": [to_typed(v) for v in inner]}
     return {tag: inner}
 
 
@@ -201,7 +203,7 @@ def _from_typed(obj: Any) -> AttributeValue:
 
 
 def typed_json(value: AttributeValue) -> bytes:
-    return orjson.dumps(_to_typed(value))
+    return orjson.dumps(to_typed(value))
 
 
 def from_typed_json(data: bytes) -> AttributeValue:

@@ -15,7 +15,8 @@ from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
 from ..codec.items import ALL_TYPES, AttributeValue, Item
-from ..codec.scalars import binary_from_text, binary_text, is_number
+from ..codec.scalars import binary_from_text, is_number
+from ..codec.value_forms import to_typed
 from .errors import validation
 
 MAX_DIGITS = 38
@@ -104,22 +105,8 @@ def item_to_codec(item: Any, what: str = "Item") -> Item:
     return {name: to_codec(value, f"{what}.{name}") for name, value in item.items()}
 
 
-def to_wire(value: AttributeValue) -> Any:
-    """One codec value back to the wire (binary as base64)."""
-    (tag, inner), = value.items()
-    if tag == "B":
-        return {"B": binary_text(inner)}
-    if tag == "BS":
-        return {"BS": [binary_text(x) for x in inner]}
-    if tag == "M":
-        return {"M": {k: to_wire(v) for k, v in inner.items()}}
-    if tag == "L":
-        return {"L": [to_wire(v) for v in inner]}
-    return {tag: inner}
-
-
 def item_to_wire(item: Item) -> WireItem:
-    return {name: to_wire(value) for name, value in item.items()}
+    return {name: to_typed(value) for name, value in item.items()}
 
 
 MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit, names and values together (same page as above)
