@@ -12,13 +12,21 @@ import time
 import boto3
 import pytest
 
-from .conftest import STAGE
+from ..conftest import ROOT, write_project
+
+STAGE = "up-serve"
 
 
 @pytest.mark.slow
-def test_up_keep_running_leaves_serve_answering(served):
+def test_up_keep_running_leaves_serve_answering(bigtable_emulator, tmp_path):
+    """On a project of its own (an instance suffix of its own), so the other serve tests'
+    writes do not make its verify fail."""
+    write_project(tmp_path, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
+                  {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
+                   "instance_suffix": "-up", "load": {"runner": "local", "export": str(ROOT / "exports")}},
+                  stage_name=STAGE)
     out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", STAGE, "--keep-running", "--format",
-                          "json", "--root", str(served.root)], capture_output=True, text=True, timeout=600)
+                          "json", "--root", str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     pid, endpoint = report["serve"]["pid"], report["serve"]["endpoint_url"]
@@ -28,7 +36,7 @@ def test_up_keep_running_leaves_serve_answering(served):
                               aws_access_key_id="any", aws_secret_access_key="any")
         item = client.get_item(TableName="Movies", Key={"year": {"N": "2013"}, "title": {"S": "Rush"}})["Item"]
         assert item["info"]["M"]["rating"] == {"N": "8.3"}
-        assert oct((served.root / ".ddb2bigtable" / STAGE / "serve.log").stat().st_mode & 0o777) == "0o600"
+        assert oct((tmp_path / ".ddb2bigtable" / STAGE / "serve.log").stat().st_mode & 0o777) == "0o600"
     finally:
         os.kill(pid, signal.SIGTERM)  # the serve this test's `up` started, by the PID it reported
         for _ in range(100):
