@@ -57,6 +57,27 @@ def dynamodb_errors() -> Iterator[None]:
         raise validation(f"Invalid expression: {error}") from None
 
 
+EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpression", "FilterExpression",
+               "ProjectionExpression")
+_NAME, _VALUE = re.compile(r"#[A-Za-z0-9_]+"), re.compile(r":[A-Za-z0-9_]+")
+
+
+def check_used(request: dict[str, Any]) -> None:
+    """DynamoDB refuses ExpressionAttributeNames or Values a request's expressions never use
+    (a typo in a placeholder would otherwise pass silently), and either without an expression."""
+    texts = [t for t in (request.get(f) for f in EXPRESSIONS) if isinstance(t, str)]
+    for field, pattern in (("ExpressionAttributeNames", _NAME), ("ExpressionAttributeValues", _VALUE)):
+        given = request.get(field)
+        if not given or not isinstance(given, dict):
+            continue
+        if not texts:
+            raise validation(f"{field} can only be specified when using expressions")
+        used = {m for t in texts for m in pattern.findall(t)}
+        unused = sorted(set(given) - used)
+        if unused:
+            raise validation(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
+
+
 def _checked(names: Any, values: Any) -> tuple[Names, Values]:
     """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
     value), refused in DynamoDB's words when they have another shape."""

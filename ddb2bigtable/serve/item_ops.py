@@ -29,10 +29,13 @@ RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
 
 def refuse_legacy(body: dict[str, Any]) -> None:
+    """The checks every single-table request starts with: no legacy parameter, and no
+    expression attribute name or value that its expressions leave unused."""
     for name in LEGACY:
         if name in body:
             raise unsupported(f"the legacy parameter {name}", "use its expression form (ConditionExpression, "
                               "ProjectionExpression, UpdateExpression, KeyConditionExpression, FilterExpression)")
+    expressions.check_used(body)
 
 
 def _key(table: ServedTable, body: dict[str, Any]) -> Item:

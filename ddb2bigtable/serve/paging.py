@@ -59,6 +59,9 @@ def check_select(body: dict[str, Any]) -> str:
         raise validation(f"1 validation error detected: Value '{select}' at 'select' failed to satisfy constraint")
     if select == "COUNT" and "ProjectionExpression" in body:
         raise validation("Cannot specify the ProjectionExpression when choosing to get COUNT")
+    if select == "SPECIFIC_ATTRIBUTES" and "ProjectionExpression" not in body:
+        raise validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get "
+                         "SPECIFIC_ATTRIBUTES")
     return str(select)
 
 

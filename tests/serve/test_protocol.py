@@ -126,6 +126,12 @@ BAD = [
                     "ExpressionAttributeValues": {":v": {"N": "x"}}}),
     ("Scan", {"TableName": "Movies", "FilterExpression": "a BETWEEN", "Limit": 1}),
     ("GetItem", {"TableName": "Movies", "Key": KEY, "ProjectionExpression": 5}),
+    ("GetItem", {"TableName": "Movies", "Key": KEY, "ProjectionExpression": "title",
+                 "ExpressionAttributeNames": {"#unused": "info"}}),
+    ("PutItem", {"TableName": "Movies", "Item": KEY, "ExpressionAttributeValues": {":v": {"S": "x"}}}),
+    ("UpdateItem", {"TableName": "Movies", "Key": KEY, "UpdateExpression": "SET a = :a",
+                    "ExpressionAttributeValues": {":a": {"S": "x"}, ":typo": {"S": "y"}}}),
+    ("Scan", {"TableName": "Movies", "Select": "SPECIFIC_ATTRIBUTES", "Limit": 1}),
 ]
 
 
