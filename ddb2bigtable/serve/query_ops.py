@@ -1,11 +1,13 @@
-"""Query and Scan.
+"""Query and Scan (on an index: index_ops.py).
 
-Query reads the rows that can hold the partition (tables.partition_ranges: one range
-per mapping rule; the whole table only when a rule's row key does not start with the
-partition key), decodes their items, keeps those of the partition whose sort key meets
-the key condition, orders them by sort key as DynamoDB does (S and B by bytes, N by
-value) and pages them: Limit counts items evaluated, a page stops at 1 MB of items read,
-and LastEvaluatedKey / ExclusiveStartKey carry the position. Scan reads rows in key order
+Query on a table with the default mapping alone reads only the key range of its
+condition and its Limit of rows (key_ranges.py: the row key keeps DynamoDB's order).
+Otherwise it reads the rows that can hold the partition (tables.partition_ranges: one
+range per mapping rule; the whole table only when a rule's row key does not start with
+the partition key), decodes their items, keeps those of the partition whose sort key
+meets the key condition, orders them by sort key as DynamoDB does (S and B by bytes, N by
+value) and pages them. Either way Limit counts items evaluated, a page stops at 1 MB of
+items read, and LastEvaluatedKey / ExclusiveStartKey carry the position. Scan reads rows in key order
 from ExclusiveStartKey's row, a row's items by key; Segment/TotalSegments split the table
 by a hash of the row key (each segment reads every row and keeps its own), so every item
 is in exactly one segment and stays there across pages.
