@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spec.errors import Ddb2BigtableError
+
 PREFIX = "com.amazonaws.dynamodb.v20120810#"
 
 
-class ServeError(Exception):
+class ServeError(Ddb2BigtableError):
     """One DynamoDB error: its name (without the prefix), message, HTTP status and any extra
-    body fields (ConditionalCheckFailedException's `Item`)."""
+    body fields (ConditionalCheckFailedException's `Item`). The answer to one request, never
+    the end of the process: the application turns it into the response."""
 
     def __init__(self, name: str, message: str, status: int = 400, extra: dict[str, Any] | None = None):
         super().__init__(message)
