@@ -120,3 +120,14 @@ def markdown(results: list[FileResult], groups: dict[str, list[str]], header: st
     for name, tests in groups.items():
         lines.append(f"- {name} ({len(tests)}): " + ", ".join(f"`{t.partition('::')[2] or t}`" for t in tests))
     return "\n".join(lines) + "\n"
+
+
+def against_expected(groups: dict[str, list[str]], expected: list[str],
+                     ran: set[str]) -> tuple[list[str], list[str]]:
+    """(new failures, fixed): tests DynamoDB Local passes that serve now fails and the
+    expected-failures list does not name, and listed tests of the files that ran that serve
+    now passes (take them off the list). Tests of files not run are neither."""
+    failing = {test for tests in groups.values() for test in tests}
+    listed = set(expected)
+    fixed = [t for t in sorted(listed - failing) if t.partition("::")[0] in ran]
+    return sorted(failing - listed), fixed

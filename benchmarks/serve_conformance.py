@@ -38,6 +38,7 @@ from benchmarks.conformance_report import (  # noqa: E402
     BASELINE,
     SUBJECT,
     FileResult,
+    against_expected,
     compare,
     markdown,
     outcomes,
@@ -61,6 +62,7 @@ CORE = ["test_item.py", "test_query.py", "test_scan.py", "test_batch.py", "test_
 MORE = ["test_returnvalues.py", "test_limits.py", "test_describe_table.py", "test_table.py", "test_gsi.py",
         "test_ttl.py", "test_expected.py", "test_key_conditions.py", "test_query_filter.py"]
 STAGE = "conformance"
+EXPECTED = Path(__file__).with_name("serve_conformance_expected.json")
 # Key schemas the suite's fixtures and tests create (conftest.py's test_table_*, test_scan.py's
 # numeric tables), and how many of each one pytest process holds at once.
 POOL = {"p:S:HASH": 3, "p:S:HASH,c:S:RANGE": 3, "p:B:HASH": 1, "p:S:HASH,c:B:RANGE": 1,
@@ -146,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test-timeout", type=int, default=60, help="seconds per test phase")
     parser.add_argument("--file-timeout", type=int, default=1200, help="seconds per file and endpoint")
     parser.add_argument("--out", type=Path, default=ROOT / ".ddb2bigtable" / "conformance")
+    parser.add_argument("--expected", type=Path, default=EXPECTED,
+                        help="the tests serve is known to fail (DynamoDB Local passing them); exit 1 on any other")
+    parser.add_argument("--write-expected", action="store_true",
+                        help="rewrite --expected with this run's failures (after a fix, or a new file run)")
     args = parser.parse_args(argv)
     named = {"core": CORE, "more": MORE, "all": CORE + MORE}
     files = [f for part in args.files.split(",") for f in named.get(part, [part])]
@@ -178,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
                 groups.setdefault(name, []).extend(tests)
             print(f"{file}: {results[-1]}", file=sys.stderr, flush=True)
         write(args.out, started, results, groups, notes)
+        return judged(args.expected, groups, {r.file for r in results}, rewrite=args.write_expected)
     finally:
         if serve is not None:
             stop_process(serve)
@@ -187,7 +194,26 @@ def main(argv: list[str] | None = None) -> int:
         local.stop()
         if project is not None:
             shutil.rmtree(project, ignore_errors=True)
-    return 0
+
+
+def judged(path: Path, groups: dict[str, list[str]], ran: set[str], *, rewrite: bool) -> int:
+    """0 if serve failed only the tests the expected-failures list names, else 1 with the others.
+    The list is the published run's failures: a change to serve that breaks a test that
+    passed shows here, and one that fixes tests says to take them off."""
+    expected = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+    if rewrite:
+        kept = [t for t in expected if t.partition("::")[0] not in ran]  # files this run did not cover
+        failing = [t for tests in groups.values() for t in tests]
+        path.write_text(json.dumps(sorted(kept + failing), indent=1) + "\n", encoding="utf-8")
+        print(f"{path}: {len(kept) + len(failing)} expected failures", file=sys.stderr)
+        return 0
+    new, fixed = against_expected(groups, expected, ran)
+    if fixed:
+        print(f"now passing on serve (take them off {path.name}, or run with --write-expected): "
+              + ", ".join(fixed), file=sys.stderr)
+    if new:
+        print(f"failing on serve, passing on DynamoDB Local, not in {path.name}: " + ", ".join(new), file=sys.stderr)
+    return 1 if new else 0
 
 
 def write(out: Path, started: datetime.datetime, results: list[FileResult], groups: dict[str, list[str]],

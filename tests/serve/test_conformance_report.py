@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from benchmarks.conformance_report import compare, markdown, outcomes, regressions
+from benchmarks.conformance_report import against_expected, compare, markdown, outcomes, regressions
 
 F = "test/alternator/test_item.py::"
 DENIED = ("botocore.exceptions.ClientError: An error occurred (ValidationException) when calling the UpdateItem "
@@ -65,3 +65,12 @@ def test_the_markdown_table_has_a_row_per_file_and_the_total():
     assert "| `test_item.py` | 7 | 6 | 0 | 0% |" in text
     assert "| **all** | 7 | 6 | 0 | **0%** |" in text
     assert "(2): `test_legacy`, `test_legacy_2`" in text
+
+
+def test_the_expected_failures_list_flags_a_new_failure_and_a_fix_in_the_files_that_ran():
+    groups = regressions(outcomes(LOCAL), outcomes(SERVE))
+    expected = ["test_item.py::test_legacy", "test_item.py::test_legacy_2", "test_item.py::test_nan",
+                "test_item.py::test_slow", "test_item.py::test_fixed_since", "test_scan.py::test_not_run_now"]
+    new, fixed = against_expected(groups, expected, {"test_item.py"})
+    assert new == ["test_item.py::test_put", "test_item.py::test_scylla_bug"]  # the list names neither
+    assert fixed == ["test_item.py::test_fixed_since"]
