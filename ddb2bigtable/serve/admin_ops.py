@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spec.model import Gsi, KeySchema
 from .errors import ServeError, unsupported, validation
 from .session import Session
 from .tables import ServedTable
@@ -20,20 +21,40 @@ def _arn(table: ServedTable) -> str:
     return f"arn:aws:dynamodb:{table.spec.source.region}:{ACCOUNT}:table/{table.name}"
 
 
+def _key_schema(key: KeySchema) -> list[dict[str, str]]:
+    return [{"AttributeName": k.name, "KeyType": kind} for k, kind in ((key.partition, "HASH"), (key.sort, "RANGE"))
+            if k is not None]
+
+
+def _index(table: ServedTable, gsi: Gsi) -> dict[str, Any]:
+    if gsi.projection in ("all", "keys_only"):
+        projection: dict[str, Any] = {"ProjectionType": str(gsi.projection).upper()}
+    else:
+        projection = {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(gsi.projection)}
+    out: dict[str, Any] = {"IndexName": gsi.name, "KeySchema": _key_schema(gsi.key), "Projection": projection,
+                           "IndexStatus": "ACTIVE", "IndexArn": f"{_arn(table)}/index/{gsi.name}"}
+    if table.spec.source.billing == "provisioned":
+        out["ProvisionedThroughput"] = {"ReadCapacityUnits": gsi.reads or 0, "WriteCapacityUnits": gsi.writes or 0}
+    return out
+
+
 def description(table: ServedTable) -> dict[str, Any]:
-    key = table.spec.source.key
-    parts = [(key.partition, "HASH"), (key.sort, "RANGE")]
     source = table.spec.source
+    keys = [k for schema in (source.key, *(g.key for g in source.gsis)) for k in (schema.partition, schema.sort)
+            if k is not None]
     out: dict[str, Any] = {
         "TableName": table.name, "TableStatus": "ACTIVE", "TableArn": _arn(table),
-        "KeySchema": [{"AttributeName": k.name, "KeyType": kind} for k, kind in parts if k is not None],
-        "AttributeDefinitions": [{"AttributeName": k.name, "AttributeType": k.type} for k, _ in parts if k is not None],
+        "KeySchema": _key_schema(source.key),
+        "AttributeDefinitions": [{"AttributeName": n, "AttributeType": t}
+                                 for n, t in dict((k.name, k.type) for k in keys).items()],
         "ItemCount": source.item_count or 0, "TableSizeBytes": int((source.storage_gb or 0) * 1024**3),
         "BillingModeSummary": {"BillingMode": "PROVISIONED" if source.billing == "provisioned" else "PAY_PER_REQUEST"},
     }
     if source.billing == "provisioned":
         out["ProvisionedThroughput"] = {"ReadCapacityUnits": source.reads, "WriteCapacityUnits": source.writes,
                                         "NumberOfDecreasesToday": 0}
+    if source.gsis:
+        out["GlobalSecondaryIndexes"] = [_index(table, g) for g in source.gsis]
     return out
 
 

@@ -67,3 +67,13 @@ def test_an_index_on_a_cloud_stage_is_refused_saying_why(served):
         asyncio.run(query(Session(cloud, client=None), {**INDEX, "KeyConditionExpression": "color = :c",
                                                         "ExpressionAttributeValues": {":c": {"S": "red"}}}))
     assert caught.value.name == "ValidationException" and "materialized view" in caught.value.message
+
+
+def test_describe_table_lists_the_index(served):
+    table = served.client().describe_table(TableName="Scratch")["Table"]
+    (index,) = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "by-color" and index["IndexStatus"] == "ACTIVE"
+    assert index["KeySchema"] == [{"AttributeName": "color", "KeyType": "HASH"},
+                                  {"AttributeName": "size", "KeyType": "RANGE"}]
+    assert index["Projection"] == {"ProjectionType": "KEYS_ONLY"}
+    assert {"AttributeName": "color", "AttributeType": "S"} in table["AttributeDefinitions"]
