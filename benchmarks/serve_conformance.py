@@ -134,6 +134,9 @@ def run_file(suite: Path, file: str, endpoint: str, log: Path, *, pool: dict[str
             os.killpg(process.pid, signal.SIGKILL)  # its own session: pytest and nothing else
             process.wait(timeout=30)
             return f"stopped after {file_timeout} s"
+        except BaseException:  # Ctrl-C or SIGTERM reach this process only (the child has its own session)
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
     log.touch()
     return "" if process.returncode in (0, 1) else f"pytest exit status {process.returncode}"
 
@@ -156,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     named = {"core": CORE, "more": MORE, "all": CORE + MORE}
     files = [f for part in args.files.split(",") for f in named.get(part, [part])]
     suite = suite_dir(args.suite, args.suite_git)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))  # so the servers below are stopped
     spec, pool = pool_tables()
     started = datetime.datetime.now(datetime.UTC)
     local = dynamodb_local.start()
