@@ -52,8 +52,8 @@ tables:
       attributes:
         - {name: hits, type: counter, family: counters}
 """
-SPECS = ("movies", "video-single-table", "invoices-adjacency")
-EXPORTS = ("movies", "videos", "invoices")
+SPECS = ("movies", "video-single-table", "invoices-adjacency", "product-catalog")
+EXPORTS = ("movies", "videos", "invoices", "products")
 
 
 @dataclass

@@ -146,3 +146,21 @@ def test_a_video_like_is_an_addition_to_the_loaded_counter(served):
     assert client.get_item(TableName="Videos", Key=likes)["Item"]["Count"] == {"N": str(before + 1)}
     client.update_item(TableName="Videos", Key=likes, UpdateExpression="ADD #c :one",
                        ExpressionAttributeNames={"#c": "Count"}, ExpressionAttributeValues={":one": {"N": "-1"}})
+
+
+def test_the_product_catalog_by_key_and_by_sku_prefix(served):
+    """The seeds' product catalog (rows hats#fedoras#brandA, family SKU): every product read by
+    its key equals the export's, and a sort-key prefix that itself holds the delimiter
+    (`fedoras#`) finds exactly the products whose SKU starts with it, in order."""
+    name, expected = expected_items("product-catalog", "products")
+    client = served.client()
+    for item in expected:
+        key = {"category": item["category"], "sku": item["sku"]}
+        assert canonical(client.get_item(TableName=name, Key=item_to_wire(key))["Item"]) == \
+            canonical(item_to_wire(item))
+    for category in sorted({i["category"]["S"] for i in expected}):
+        want = sorted(i["sku"]["S"] for i in expected if i["category"]["S"] == category
+                      and i["sku"]["S"].startswith("fedoras#"))
+        got = client.query(TableName=name, KeyConditionExpression="category = :c AND begins_with(sku, :p)",
+                           ExpressionAttributeValues={":c": {"S": category}, ":p": {"S": "fedoras#"}})["Items"]
+        assert [i["sku"]["S"] for i in got] == want

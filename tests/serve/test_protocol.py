@@ -47,10 +47,10 @@ def test_malformed_requests_get_dynamodbs_error_shape(served):
 
 def test_describe_and_list_tables(served):
     c = served.client()
-    assert c.list_tables()["TableNames"] == ["Invoices", "Movies", "Scratch", "Videos"]
+    assert c.list_tables()["TableNames"] == ["Invoices", "Movies", "ProductCatalog", "Scratch", "Videos"]
     first = c.list_tables(Limit=2)
     assert first["TableNames"] == ["Invoices", "Movies"] and first["LastEvaluatedTableName"] == "Movies"
-    assert c.list_tables(ExclusiveStartTableName="Movies")["TableNames"] == ["Scratch", "Videos"]
+    assert c.list_tables(ExclusiveStartTableName="Movies")["TableNames"] == ["ProductCatalog", "Scratch", "Videos"]
     table = c.describe_table(TableName="Movies")["Table"]
     assert table["TableStatus"] == "ACTIVE"
     assert table["KeySchema"] == [{"AttributeName": "year", "KeyType": "HASH"},
