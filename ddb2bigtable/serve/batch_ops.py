@@ -15,7 +15,7 @@ from typing import Any
 
 from ..codec.items import Item
 from ..codec.mutations import RowMutation
-from . import expressions
+from . import expressions, legacy
 from .errors import ServeError, condition_failed, throttled, unsupported, validation
 from .item_ops import WRITE_TRIES, replace_item, write_of
 from .session import Found, Session, same_key
@@ -47,8 +47,7 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
         table = session.catalog.get(name)
         if not isinstance(request, dict):
             raise validation(f"RequestItems.{name} must be a map with Keys")
-        if "AttributesToGet" in request:
-            raise unsupported("the legacy parameter AttributesToGet", "use ProjectionExpression")
+        request = legacy.translated(request)  # AttributesToGet -> ProjectionExpression
         keys = [table.checked_key(item_to_codec(k, "Key")) for k in request.get("Keys", [])]
         paths = expressions.projection(request.get("ProjectionExpression"), request.get("ExpressionAttributeNames"))
         try:

@@ -14,28 +14,25 @@ from typing import Any
 
 from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
-from . import expressions
+from . import expressions, legacy
 from .counters import counter_adds
-from .errors import condition_failed, throttled, unsupported, validation
+from .errors import condition_failed, throttled, validation
 from .session import Found, Session
 from .store import now_micros
 from .tables import ServedTable
 from .wire import WireItem, check_size, item_to_codec, item_to_wire
 
 WRITE_TRIES = 8
-LEGACY = ("Expected", "AttributesToGet", "AttributeUpdates", "ConditionalOperator", "KeyConditions",
-          "QueryFilter", "ScanFilter")
 RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
 
-def refuse_legacy(body: dict[str, Any]) -> None:
-    """The checks every single-table request starts with: no legacy parameter, and no
-    expression attribute name or value that its expressions leave unused."""
-    for name in LEGACY:
-        if name in body:
-            raise unsupported(f"the legacy parameter {name}", "use its expression form (ConditionExpression, "
-                              "ProjectionExpression, UpdateExpression, KeyConditionExpression, FilterExpression)")
+def prepare(body: dict[str, Any]) -> dict[str, Any]:
+    """The checks every single-table request starts with: its legacy parameters in
+    expression form (legacy.py), and no expression attribute name or value that its
+    expressions leave unused."""
+    body = legacy.translated(body)
     expressions.check_used(body)
+    return body
 
 
 def _key(table: ServedTable, body: dict[str, Any]) -> Item:
@@ -50,7 +47,7 @@ def _return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
 
 
 async def get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    refuse_legacy(body)
+    body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     found = await session.find(table, _key(table, body), consistent=bool(body.get("ConsistentRead")))
     if found.item is None:
@@ -116,7 +113,7 @@ async def replace_item(session: Session, table: ServedTable, key: Item, body: di
 
 
 async def put_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    refuse_legacy(body)
+    body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, ("NONE", "ALL_OLD"))
     item = item_to_codec(body.get("Item"), "Item")
@@ -129,7 +126,7 @@ async def put_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    refuse_legacy(body)
+    body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, ("NONE", "ALL_OLD"))
     old = await replace_item(session, table, _key(table, body), body, returns, None)
@@ -137,7 +134,7 @@ async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    refuse_legacy(body)
+    body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, RETURN_VALUES)
     key = _key(table, body)

@@ -21,7 +21,7 @@ from typing import Any
 from ..codec.items import AttributeValue, Item
 from . import expressions, index_ops, key_ranges
 from .errors import validation
-from .item_ops import refuse_legacy
+from .item_ops import prepare
 from .paging import check_limit, check_select, item_order, meets, page, take
 from .session import Session, key_text
 from .tables import ServedTable
@@ -31,7 +31,7 @@ SCAN_ROWS = 200  # rows read per Bigtable call while scanning
 
 
 async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    refuse_legacy(body)
+    body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
         return await index_ops.query_index(session, table, body)
@@ -126,7 +126,7 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
 
 
 async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    refuse_legacy(body)
+    body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
         return await index_ops.scan_index(session, table, body)

@@ -1,0 +1,152 @@
+"""DynamoDB's legacy (non-expression) parameters, translated into their expression form.
+
+`AttributesToGet`, `KeyConditions`, `QueryFilter`, `ScanFilter`, `Expected` (with
+`ConditionalOperator`) and `AttributeUpdates` predate expressions and are still accepted
+by DynamoDB (AWS, "Legacy conditional parameters", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LegacyConditionalParameters.html,
+read 2026-11-25); code written before 2014 and many test suites still send them. Each is
+rewritten here into ProjectionExpression, KeyConditionExpression, FilterExpression,
+ConditionExpression or UpdateExpression with placeholders of its own (`#l0`, `:l0`), so
+one path evaluates both forms. A request mixing the two forms is refused, as DynamoDB does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import validation
+
+_ONE = {"EQ": "{a} = {v}", "NE": "{a} <> {v}", "LE": "{a} <= {v}", "LT": "{a} < {v}", "GE": "{a} >= {v}",
+        "GT": "{a} > {v}", "CONTAINS": "contains({a}, {v})", "NOT_CONTAINS": "NOT contains({a}, {v})",
+        "BEGINS_WITH": "begins_with({a}, {v})"}
+_NONE = {"NOT_NULL": "attribute_exists({a})", "NULL": "attribute_not_exists({a})"}
+# legacy parameter -> the expression it becomes
+_TARGETS = {"AttributesToGet": "ProjectionExpression", "KeyConditions": "KeyConditionExpression",
+            "QueryFilter": "FilterExpression", "ScanFilter": "FilterExpression", "Expected": "ConditionExpression",
+            "AttributeUpdates": "UpdateExpression"}
+_EXPRESSIONS = ("ProjectionExpression", "KeyConditionExpression", "FilterExpression", "ConditionExpression",
+                "UpdateExpression", "ExpressionAttributeNames", "ExpressionAttributeValues")
+
+
+class _Placeholders:
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.values: dict[str, Any] = {}
+
+    def name(self, attribute: str) -> str:
+        found = next((k for k, v in self.names.items() if v == attribute), None)
+        if found is None:
+            found = f"#l{len(self.names)}"
+            self.names[found] = attribute
+        return found
+
+    def value(self, value: Any) -> str:
+        key = f":l{len(self.values)}"
+        self.values[key] = value
+        return key
+
+
+def translated(body: dict[str, Any]) -> dict[str, Any]:
+    """The request with its legacy parameters in expression form (unchanged without any)."""
+    legacy = [k for k in _TARGETS if k in body]
+    if not legacy:
+        if "ConditionalOperator" in body:
+            raise validation("ConditionalOperator can only be used with Expected, QueryFilter or ScanFilter")
+        return body
+    modern = [k for k in _EXPRESSIONS if k in body]
+    if modern:
+        raise validation(f"Can not use both expression and non-expression parameters in the same request: "
+                         f"Non-expression parameters: {{{', '.join(legacy)}}} Expression parameters: "
+                         f"{{{', '.join(modern)}}}")
+    out = {k: v for k, v in body.items() if k not in _TARGETS and k != "ConditionalOperator"}
+    marks = _Placeholders()
+    joiner = f" {body.get('ConditionalOperator', 'AND')} "
+    if joiner.strip() not in ("AND", "OR"):
+        raise validation(f"ConditionalOperator must be AND or OR, not {body.get('ConditionalOperator')!r}")
+    for parameter in legacy:
+        given = body[parameter]
+        if parameter == "AttributesToGet":
+            out["ProjectionExpression"] = ", ".join(marks.name(a) for a in _names(given, parameter))
+        elif parameter == "AttributeUpdates":
+            out["UpdateExpression"] = _updates(_map(given, parameter), marks)
+        elif parameter == "Expected":
+            out["ConditionExpression"] = joiner.join(f"({_expected(a, c, marks)})"
+                                                     for a, c in _map(given, parameter).items())
+        else:  # KeyConditions (always AND, no parentheses: a key condition's grammar), QueryFilter, ScanFilter
+            parts = [_condition(a, c, marks) for a, c in _map(given, parameter).items()]
+            out[_TARGETS[parameter]] = (" AND ".join(parts) if parameter == "KeyConditions"
+                                        else joiner.join(f"({p})" for p in parts))
+    if marks.names:
+        out["ExpressionAttributeNames"] = marks.names
+    if marks.values:
+        out["ExpressionAttributeValues"] = marks.values
+    return out
+
+
+def _map(given: Any, parameter: str) -> dict[str, Any]:
+    if not isinstance(given, dict) or not given:
+        raise validation(f"{parameter} must be a non-empty map of attribute names")
+    return given
+
+
+def _names(given: Any, parameter: str) -> list[str]:
+    if not isinstance(given, list) or not given or not all(isinstance(a, str) for a in given):
+        raise validation(f"{parameter} must be a non-empty list of attribute names")
+    if len(set(given)) != len(given):
+        raise validation(f"One or more parameter values were invalid: Duplicate value in attribute name: {given}")
+    return given
+
+
+def _condition(attribute: str, condition: Any, marks: _Placeholders) -> str:
+    if not isinstance(condition, dict):
+        raise validation(f"the condition on {attribute} must be a map with ComparisonOperator")
+    op = condition.get("ComparisonOperator")
+    values = condition.get("AttributeValueList") or []
+    a = marks.name(attribute)
+    expected = 0 if op in _NONE else 2 if op == "BETWEEN" else None if op == "IN" else 1
+    if op not in (*_ONE, *_NONE, "BETWEEN", "IN"):
+        raise validation(f"1 validation error detected: Value '{op}' at 'comparisonOperator' failed to satisfy "
+                         f"constraint")
+    if (expected is not None and len(values) != expected) or (op == "IN" and not values):
+        raise validation(f"One or more parameter values were invalid: Invalid number of argument(s) for the "
+                         f"{op} ComparisonOperator")
+    if op in _NONE:
+        return _NONE[op].format(a=a)
+    marked = [marks.value(v) for v in values]
+    if op == "BETWEEN":
+        return f"{a} BETWEEN {marked[0]} AND {marked[1]}"
+    if op == "IN":
+        return f"{a} IN ({', '.join(marked)})"
+    return _ONE[op].format(a=a, v=marked[0])
+
+
+def _expected(attribute: str, condition: Any, marks: _Placeholders) -> str:
+    if isinstance(condition, dict) and "ComparisonOperator" in condition:
+        return _condition(attribute, condition, marks)
+    if not isinstance(condition, dict):
+        raise validation(f"Expected.{attribute} must be a map")
+    exists = condition.get("Exists", True)
+    if "Value" in condition:
+        if exists is False:
+            raise validation("One or more parameter values were invalid: Value cannot be used when Exists is false")
+        return f"{marks.name(attribute)} = {marks.value(condition['Value'])}"
+    if exists is not False:
+        raise validation("One or more parameter values were invalid: Value must be provided when Exists is true")
+    return f"attribute_not_exists({marks.name(attribute)})"
+
+
+def _updates(updates: dict[str, Any], marks: _Placeholders) -> str:
+    clauses: dict[str, list[str]] = {"SET": [], "REMOVE": [], "ADD": [], "DELETE": []}
+    for attribute, update in updates.items():
+        if not isinstance(update, dict):
+            raise validation(f"AttributeUpdates.{attribute} must be a map with Action and Value")
+        action, a = update.get("Action", "PUT"), marks.name(attribute)
+        if action == "PUT" and "Value" in update:
+            clauses["SET"].append(f"{a} = {marks.value(update['Value'])}")
+        elif action == "DELETE" and "Value" not in update:
+            clauses["REMOVE"].append(a)
+        elif action in ("ADD", "DELETE") and "Value" in update:
+            clauses[action].append(f"{a} {marks.value(update['Value'])}")
+        else:
+            raise validation(f"One or more parameter values were invalid: Action {action} on {attribute} needs "
+                             f"{'a' if action != 'DELETE' else 'no or a set'} Value")
+    return " ".join(f"{kind} {', '.join(parts)}" for kind, parts in clauses.items() if parts)
