@@ -60,7 +60,8 @@ CORE = ["test_item.py", "test_query.py", "test_scan.py", "test_batch.py", "test_
         "test_update_expression.py", "test_projection_expression.py", "test_filter_expression.py",
         "test_key_condition_expression.py", "test_number.py", "test_nested.py"]  # the issue's goal
 MORE = ["test_returnvalues.py", "test_limits.py", "test_describe_table.py", "test_table.py", "test_gsi.py",
-        "test_ttl.py", "test_expected.py", "test_key_conditions.py", "test_query_filter.py"]
+        "test_ttl.py", "test_expected.py", "test_key_conditions.py", "test_query_filter.py", "test_lsi.py",
+        "test_manual_requests.py", "test_returnconsumedcapacity.py"]
 STAGE = "conformance"
 EXPECTED = Path(__file__).with_name("serve_conformance_expected.json")
 # Key schemas the suite's fixtures and tests create (conftest.py's test_table_*, test_scan.py's
