@@ -29,6 +29,7 @@ from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ig
 from moto.dynamodb.parsing.key_condition_expression import parse_expression
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
+from ..codec.scalars import binary_from_text
 from .errors import PREFIX, ServeError, validation
 from .wire import WireItem, to_codec
 
@@ -104,12 +105,29 @@ def condition(expression: str | None, names: Names | None, values: Values | None
         return lambda item: True
     names, values = _checked(names, values)
     with dynamodb_errors():
-        op = get_filter_expression(expression, names, values)
+        op = get_filter_expression(expression, names, {k: _raw_binary(v) for k, v in values.items()})
 
     def holds(item: WireItem | None) -> bool:
         with dynamodb_errors():
-            return bool(op.expr(_moto_item(item, keys) if item is not None else None))
+            return bool(op.expr(_moto_item({k: _raw_binary(v) for k, v in item.items()}, keys)
+                                if item is not None else None))
     return holds
+
+
+def _raw_binary(value: Any) -> Any:
+    """A wire value with its binary as bytes, for conditions: moto compares and sizes binary
+    as the value it holds, and base64 text neither sorts nor counts like the bytes it
+    stands for (0xF8 is `+A==`, below 0x00's `AA==`)."""
+    (tag, inner), = value.items()
+    if tag == "B":
+        return {"B": binary_from_text(inner)}
+    if tag == "BS":
+        return {"BS": [binary_from_text(x) for x in inner]}
+    if tag == "M":
+        return {"M": {k: _raw_binary(v) for k, v in inner.items()}}
+    if tag == "L":
+        return {"L": [_raw_binary(v) for v in inner]}
+    return value
 
 
 @dataclass(frozen=True)

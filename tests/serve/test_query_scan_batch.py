@@ -109,3 +109,21 @@ def test_transactions_within_one_row_and_refused_across_rows(served):
     assert error["Code"] == "ValidationException" and "different rows" in error["Message"]
     assert c.scan(TableName="Scratch", FilterExpression="pk IN (:a, :b)",
                   ExpressionAttributeValues={":a": {"S": "t1"}, ":b": {"S": "t2"}})["Count"] == 0
+
+
+def test_binary_values_compare_and_size_as_bytes(served):
+    """A filter on binary compares the bytes, not their base64 text (0xF8 is `+A==`, which
+    sorts below 0x00's `AA==`), and size() counts bytes."""
+    c = served.client()
+    c.put_item(TableName="Scratch", Item={"pk": {"S": "bin"}, "sk": {"N": "1"}, "b": {"B": b"\xf8"}})
+    c.put_item(TableName="Scratch", Item={"pk": {"S": "bin"}, "sk": {"N": "2"}, "b": {"B": b"\x00\x01\x02"}})
+
+    def matching(expression: str, values: dict) -> list[str]:
+        found = c.query(TableName="Scratch", KeyConditionExpression="pk = :p", FilterExpression=expression,
+                        ExpressionAttributeValues={":p": {"S": "bin"}, **values})
+        return [i["sk"]["N"] for i in found["Items"]]
+
+    assert matching("b > :x", {":x": {"B": b"\x00"}}) == ["1", "2"]
+    assert matching("b < :x", {":x": {"B": b"\x80"}}) == ["2"]
+    assert matching("size(b) = :n", {":n": {"N": "3"}}) == ["2"]
+    assert matching("b = :x", {":x": {"B": b"\xf8"}}) == ["1"]
