@@ -45,6 +45,7 @@ import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..spec.mapping_syntax import template_fields
 from .items import AttributeValue, value_type
@@ -240,14 +241,21 @@ class KeyTemplate:
         following = self.literals[i + 1]
         return following[:1] if following[:1] < b"\x80" else following.decode()[0].encode()
 
-    def render(self, values: Mapping[str, bytes]) -> bytes:
-        out = bytearray(self.literals[0])
+    @cached_property
+    def _rendering(self) -> tuple[tuple[str, bytes | None, bytes], ...]:
+        """Per field: its name, the stop its value is escaped for (None: written as it is,
+        the last field or one with no literal after it) and the literal after it; worked
+        out once, not per row key."""
         last = len(self.fields) - 1
-        for i, name in enumerate(self.fields):
+        return tuple((name, self._stop(i) if i < last and self.literals[i + 1] else None, self.literals[i + 1])
+                     for i, name in enumerate(self.fields))
+
+    def render(self, values: Mapping[str, bytes]) -> bytes:
+        out = [self.literals[0]]
+        for name, stop, literal in self._rendering:
             value = values[name]
-            out += escape(value, self._stop(i)) if i < last and self.literals[i + 1] else value
-            out += self.literals[i + 1]
-        return bytes(out)
+            out += (escape(value, stop) if stop is not None else value, literal)
+        return b"".join(out)
 
     def prefix(self, values: Mapping[str, bytes], count: int) -> bytes:
         """The bytes every key rendered from this template starts with when its first `count`

@@ -149,7 +149,6 @@ class Fields:
         return out
 
     def _bytes(self, plan: RulePlan, name: str, value: AttributeValue, for_value: bool, strip: bool) -> bytes:
-        tag = value_type(value)
         key = self.keys.get(name)
         if key is not None:
             prefix = plan.prefixes.get(name) if strip else None
@@ -158,6 +157,7 @@ class Fields:
             if for_value and key.type == "N":
                 return value["N"].encode()
             return key_part(value, key.type, name)
+        tag = value_type(value)
         if tag == "S":
             return value["S"].encode()
         if tag == "N":
