@@ -19,12 +19,20 @@ class CodecError(Ddb2BigtableError):
     user understands: row key over 4 KiB, key attribute missing, counter not an int64, ..."""
 
 
-@dataclass(frozen=True)
+# The codec makes one SetCell per attribute of every item (and reads make a Cell per cell
+# version): a frozen dataclass's generated __init__ sets each field through
+# object.__setattr__, half of what building one costs. These classes stay frozen and
+# compare, hash and print as dataclasses; their __init__ fills the instance dict at once.
+
+@dataclass(frozen=True, init=False)
 class SetCell:
     family: str
     qualifier: bytes
     value: bytes
     timestamp_micros: int
+
+    def __init__(self, family: str, qualifier: bytes, value: bytes, timestamp_micros: int):
+        self.__dict__.update(family=family, qualifier=qualifier, value=value, timestamp_micros=timestamp_micros)
 
 
 @dataclass(frozen=True)
@@ -61,15 +69,18 @@ class AddToCell:
 Mutation = SetCell | DeleteRow | DeleteCells | AddToCell
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RowMutation:
     """Mutations of one row, applied in order (deletes come before the sets they clear for)."""
 
     key: bytes
     mutations: tuple[Mutation, ...]
 
+    def __init__(self, key: bytes, mutations: tuple[Mutation, ...]):  # fast: see SetCell
+        self.__dict__.update(key=key, mutations=mutations)
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, init=False)
 class Cell:
     """One cell version as a read returns it."""
 
@@ -77,6 +88,9 @@ class Cell:
     qualifier: bytes
     value: bytes
     timestamp_micros: int
+
+    def __init__(self, family: str, qualifier: bytes, value: bytes, timestamp_micros: int):  # fast: see SetCell
+        self.__dict__.update(family=family, qualifier=qualifier, value=value, timestamp_micros=timestamp_micros)
 
 
 @dataclass(frozen=True)
