@@ -232,10 +232,15 @@ class KeyTemplate:
         assert tuple(fields) == names
         return cls(tuple(literals), tuple(fields))
 
-    @property
+    @cached_property
     def decodable(self) -> bool:
         """False when two placeholders touch (`{a}{b}`): nothing tells where one ends."""
         return all(self.literals[1:-1])
+
+    @cached_property
+    def _bare(self) -> bool:
+        """One field, no literal: the default mapping's qualifier (the attribute name)."""
+        return len(self.fields) == 1 and self.literals == (b"", b"")
 
     def _stop(self, i: int) -> bytes:
         following = self.literals[i + 1]
@@ -270,6 +275,8 @@ class KeyTemplate:
 
     def match(self, data: bytes) -> dict[str, bytes] | None:
         """The field values `data` was rendered from, or None when it was not."""
+        if self._bare:  # every cell of the default mapping: the whole qualifier is the field
+            return {self.fields[0]: data[:]}
         if not data.startswith(self.literals[0]) or not self.decodable:
             return None
         if not self.fields:
