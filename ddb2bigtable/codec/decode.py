@@ -51,9 +51,7 @@ class RowDecoder:
                     claim = self._attribute_claim(plan, family, qualifier)
                     if claim is not None:
                         found, how, name, tail = claim
-                        group = groups.setdefault((pos, repr(sorted(found.items(), key=lambda kv: kv[0]))),
-                                                  {"plan": plan, "fields": {**found, **fields}, "parts": []})
-                        group["parts"].append((how, name, tail, versions))
+                        _group(groups, pos, plan, found, fields)["parts"].append((how, name, tail, versions))
                         break
             else:
                 raise CodecError(f"cell {family}:{qualifier!r} of row {key!r} is not one this mapping writes")
@@ -168,3 +166,14 @@ class RowDecoder:
         for name, value in fields.items():
             item.setdefault(name, value)
         return item
+
+
+def _group(groups: dict[tuple, dict], pos: int, plan: RulePlan, found: dict[str, AttributeValue],
+           fields: dict[str, AttributeValue]) -> dict:
+    """The item an attribute plan's cell belongs to: one per plan and qualifier fields (none
+    for the default mapping, whose every cell is one item's), made on its first cell."""
+    key = (pos, repr(sorted(found.items(), key=lambda kv: kv[0])) if found else "[]")
+    group = groups.get(key)
+    if group is None:
+        group = groups[key] = {"plan": plan, "fields": {**found, **fields}, "parts": []}
+    return group
