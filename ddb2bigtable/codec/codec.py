@@ -39,7 +39,7 @@ from .cell_values import (
     encode_value,
     member_qualifier,
 )
-from .compiled import compile_mapping
+from .compiled import compile_mapping, wanted_tags
 from .decode import RowDecoder
 from .items import AttributeValue, Item
 from .lossy import layout_notes, lossy_sentences
@@ -77,6 +77,7 @@ class Codec:
         self.marker_family = self.mapping.marker_family
         self.json_family = self.mapping.json_family
         self.value_qualifier_text = self.mapping.value_qualifier_text
+        self._wanted = wanted_tags(self.mapping)
         self.lossy: tuple[str, ...] = tuple(lossy_sentences(self.mapping))
         self.notes: tuple[str, ...] = tuple(layout_notes(self.mapping))
 
@@ -213,8 +214,11 @@ class Codec:
         for name in self.mapping.keys:
             if name not in item:
                 raise CodecError(f"key attribute {name!r} is missing")
+        wanted = self._wanted
         for name, value in item.items():
             tag = next(iter(value)) if checked else check_value(value, name)
+            if wanted.get(name, tag) == tag:  # the common case: one lookup per attribute
+                continue
             declared, stored = self.mapping.declared.get(name), self.mapping.stored(name)
             if declared not in (None, MIXED) and tag != ("N" if declared == COUNTER else declared):
                 raise CodecError(f"{name} is {tag} in this item, but the spec declares it {declared}")

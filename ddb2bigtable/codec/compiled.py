@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..spec.families import TTL_RULE, counter_families, family_gc
 from ..spec.mapping_checks import FAMILY_LAYOUT_TYPES
 from ..spec.model import KeyAttribute, TableSpec
-from .cell_values import MIXED
+from .cell_values import COUNTER, MIXED
 from .row_keys import KeyTemplate
 from .rules import Fields, RulePlan, default_plan, rule_plan
 from .type_inference import AttributeTypes, declared_types
@@ -91,3 +91,16 @@ def compile_mapping(table: TableSpec, types: AttributeTypes) -> CompiledMapping:
         plans=plans,
         qualifiers={p.index: p.attribute_qualifier(m.delimiter) for p in plans if not p.is_value},
     )
+
+
+def wanted_tags(mapping: CompiledMapping) -> dict[str, str | None]:
+    """Attribute -> the one type tag its values may have, so the encoder's check is one
+    lookup per attribute (None: no tag fits, the spec and the inference disagree; then
+    the encoder says which). Attributes of any tag (mixed, undeclared) are not in it."""
+    wanted: dict[str, str | None] = {}
+    for name in {*mapping.declared, *mapping.types}:
+        tags = {"N" if kind == COUNTER else kind
+                for kind in (mapping.declared.get(name), mapping.stored(name)) if kind not in (None, MIXED)}
+        if tags:
+            wanted[name] = tags.pop() if len(tags) == 1 else None
+    return wanted
