@@ -87,6 +87,8 @@ def json_item(value: object, name: str) -> Item:
     if not isinstance(value, dict) or not value:
         raise BadLine(f"{name} is missing, empty or not an object")
     try:  # the fast path: no per-value path strings, parsed dicts reused where nothing changes
+        if _all_kept(value.values()):  # no binary anywhere: the parsed object is the item
+            return value
         return {attr: _fast_value(v) for attr, v in value.items()}
     except _Invalid:  # the slow path only to say where: it raises the located BadLine
         return {attr: _json_value(v, f"{name}.{attr}") for attr, v in value.items()}
