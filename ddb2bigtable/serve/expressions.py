@@ -50,6 +50,10 @@ def dynamodb_errors() -> Iterator[None]:
         raise ServeError(name, str(getattr(error, "message", error))) from None
     except NotImplementedError as error:
         raise validation(f"this expression uses something ddb2bigtable serve does not support: {error}") from None
+    except RecursionError:
+        raise validation("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
+    except AssertionError:  # moto's validator asserts a value where a path names no attribute (list_append's 2nd)
+        raise validation("The provided expression refers to an attribute that does not exist in the item") from None
     except KeyError as error:
         what = "name" if str(error.args[0]).startswith("#") else "value"
         raise validation(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
@@ -60,12 +64,22 @@ def dynamodb_errors() -> Iterator[None]:
 
 EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpression", "FilterExpression",
                "ProjectionExpression")
+# "Maximum length of any expression string: 4 KB" (AWS, "Quotas in Amazon DynamoDB",
+# Expression parameters, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html,
+# read 2026-11-25); it also keeps moto's recursive parser far from Python's recursion limit.
+MAX_EXPRESSION_BYTES = 4 * 1024
 _NAME, _VALUE = re.compile(r"#[A-Za-z0-9_]+"), re.compile(r":[A-Za-z0-9_]+")
 
 
 def check_used(request: dict[str, Any]) -> None:
-    """DynamoDB refuses ExpressionAttributeNames or Values a request's expressions never use
-    (a typo in a placeholder would otherwise pass silently), and either without an expression."""
+    """DynamoDB refuses an expression over 4 KB, ExpressionAttributeNames or Values a
+    request's expressions never use (a typo in a placeholder would otherwise pass silently),
+    and either without an expression."""
+    for field in EXPRESSIONS:
+        text = request.get(field)
+        if isinstance(text, str) and len(text.encode()) > MAX_EXPRESSION_BYTES:
+            raise validation(f"Invalid {field}: Expression size has exceeded the maximum allowed size; "
+                             f"expression size: {len(text.encode())}")
     texts = [t for t in (request.get(f) for f in EXPRESSIONS) if isinstance(t, str)]
     for field, pattern in (("ExpressionAttributeNames", _NAME), ("ExpressionAttributeValues", _VALUE)):
         given = request.get(field)

@@ -31,19 +31,19 @@ def number(text: Any, where: str) -> str:
     """The number's text as DynamoDB returns it; ValidationException when it is not one."""
     if not is_number(text):
         raise validation(f"One or more parameter values were invalid: {where}: {text!r} is not a number")
-    value = Decimal(text).normalize(EXACT)
-    if value.is_zero():
+    given = Decimal(text)
+    if given.is_zero():
         return "0"
-    digits = len(value.as_tuple().digits)
-    if digits > MAX_DIGITS:
-        raise validation(f"Attempting to store more than 38 significant digits in a Number ({where})")
-    top = value.adjusted()
+    top = given.adjusted()  # checked before normalising, which overflows past the context's own range
     if top > MAX_EXPONENT:
         raise validation(f"Number overflow. Attempting to store a number with magnitude larger than supported "
                          f"range ({where})")
     if top < MIN_EXPONENT:
         raise validation(f"Number underflow. Attempting to store a number with magnitude smaller than supported "
                          f"range ({where})")
+    value = given.normalize(EXACT)
+    if len(value.as_tuple().digits) > MAX_DIGITS:
+        raise validation(f"Attempting to store more than 38 significant digits in a Number ({where})")
     return format(value, "f")
 
 
