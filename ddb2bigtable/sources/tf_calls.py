@@ -81,11 +81,11 @@ class Instance(Module):
                 self.run.notices.append(notice)
             return None
         if self.depth + 1 > MAX_MODULE_DEPTH:
-            raise InputError([block.where.problem(f"module calls nest more than {MAX_MODULE_DEPTH} deep (does a "
-                                                  "module call itself?): fix the source")])
+            raise InputError([Problem.at(block.where, block.where.file, "", f"module calls nest more than "
+                                         f"{MAX_MODULE_DEPTH} deep (does a module call itself?): fix the source")])
         if not directory.is_dir():
-            raise InputError([block.where.problem(f"the module source {source!r} is not a folder ({directory}): "
-                                                  "fix the source, or run `terraform init`")])
+            raise InputError([Problem.at(block.where, block.where.file, "", f"the module source {source!r} is not a "
+                                         f"folder ({directory}): fix the source, or run `terraform init`")])
         keys = self._expand(block, call)
         each = keys.get(key) if isinstance(keys, dict) else keys
         scope = self.scope(self._meta(block, key, each))

@@ -17,8 +17,9 @@ from pathlib import Path
 from lark import Tree
 
 from ..spec.errors import InputError, Problem
+from ..spec.model import Location
 from ..spec.yaml_source import read_text
-from .tf_syntax import Attr, Body, Where, parse
+from .tf_syntax import Attr, Body, parse
 
 MAX_FILES = 2000
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
@@ -94,7 +95,7 @@ class Files:
                                             "file")]) from None
         if not isinstance(values, dict):
             raise InputError([Problem.about(str(path), "", "a JSON variable file holds one object of NAME: VALUE")])
-        return Body({name: Attr(name, _as_hcl(str(path), value), Where(str(path), 1, 1))
+        return Body({name: Attr(name, _as_hcl(str(path), value), Location(str(path), 1, 1))
                      for name, value in values.items()}, ())
 
     def installed(self, root: Path) -> dict[str, Path]:

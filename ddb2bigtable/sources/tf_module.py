@@ -15,6 +15,7 @@ scaling resources of this instance and of every module under it.
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,14 +23,15 @@ from typing import Any
 
 from lark import Token, Tree
 
-from ..spec.errors import InputError
+from ..spec.errors import InputError, Problem
+from ..spec.model import Location
 from .intrinsics import Unresolved
 from .located import Path as DataPath
 from .model import Notice
 from .tf_expr import evaluate
 from .tf_files import Files
 from .tf_functions import EvalError, to_number, to_text
-from .tf_syntax import Attr, Block, Body, Where
+from .tf_syntax import Attr, Block, Body
 from .tf_values import Budget, Lazy, Scope, TooMuchWork, is_unknown, plain
 
 TABLE, REPLICA = "aws_dynamodb_table", "aws_dynamodb_table_replica"
@@ -124,7 +126,7 @@ def _data_source() -> Lazy:
     return level()
 
 
-class Module:
+class Module(ABC):
     """One module instance: its own blocks evaluated on demand (module calls: `tf_calls.Instance`)."""
 
     def __init__(self, run: Run, directory: Path, bodies: list[Body], prefix: str, key_path: str,
@@ -192,8 +194,8 @@ class Module:
             return Unresolved(f"{key} refers to itself ({chain}); Terraform refuses such a cycle: break it",
                               "unresolved-cycle")
         if len(self.run.active) > MAX_ACTIVE:
-            raise InputError([Where(str(self.directory), 1, 1).problem(
-                f"references nest more than {MAX_ACTIVE} deep (at {key}): simplify the configuration")])
+            raise InputError([Problem.about(str(self.directory), "", f"references nest more than {MAX_ACTIVE} deep "
+                                            f"(at {key}): simplify the configuration")])
         self.run.active.append(key)
         try:
             value = compute()
@@ -202,21 +204,23 @@ class Module:
         self._memo[key] = value
         return value
 
-    def _eval(self, node: Tree, scope: Scope, where: Where) -> Any:
+    def _eval(self, node: Tree, scope: Scope, where: Location) -> Any:
         try:
             return evaluate(node, scope)
         except EvalError as error:
             return Unresolved(f"{where.file}:{where.line}: {error} (`terraform plan` stops here too)",
                               "unresolved-error")
         except RecursionError:
-            raise InputError([where.problem("expressions nest too deeply to evaluate: simplify them")]) from None
+            raise InputError([Problem.at(where, where.file, "", "expressions nest too deeply to evaluate: "
+                                                        "simplify them")]) from None
         except TooMuchWork as error:
-            raise InputError([where.problem(f"{error}; no real configuration needs that much: simplify it")]) \
-                from None
+            raise InputError([Problem.at(where, where.file, "", f"{error}; no real configuration needs that much: "
+                                                        "simplify it")]) from None
 
+    @abstractmethod
     def _call_value(self, name: str) -> Any:
-        """What `module.NAME` gives: `tf_calls.Instance` evaluates module calls."""
-        raise NotImplementedError
+        """What `module.NAME` gives: `tf_calls.Instance` evaluates module calls (they read
+        other folders, so they live in their own module)."""
 
     def _local(self, name: str) -> Any:
         attr = self.locals[name]
@@ -253,8 +257,8 @@ class Module:
     @staticmethod
     def _bound(count: int, address: str, attr: Attr) -> None:
         if count > MAX_INSTANCES:
-            raise InputError([attr.where.problem(f"{address} has {count:,} instances; this importer reads at most "
-                                                 f"{MAX_INSTANCES:,} of one resource or module call")])
+            raise InputError([Problem.at(attr.where, attr.where.file, "", f"{address} has {count:,} instances; this "
+                                         f"importer reads at most {MAX_INSTANCES:,} of one resource or module call")])
 
     def _meta(self, block: Block, key: Any, each: Any) -> dict[str, Any]:
         if "count" in block.body.attrs:

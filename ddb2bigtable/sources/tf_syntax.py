@@ -17,6 +17,7 @@ from lark import Token, Tree
 from lark.exceptions import LarkError, UnexpectedInput
 
 from ..spec.errors import InputError, Problem
+from ..spec.model import Location
 
 # Nesting of the parse tree (python-hcl2 adds about five levels per written one): Terraform's
 # own modules nest under 30 written levels; 10,000 is an attack on the stack.
@@ -24,20 +25,10 @@ MAX_DEPTH = 400
 
 
 @dataclass(frozen=True)
-class Where:
-    file: str
-    line: int
-    column: int
-
-    def problem(self, message: str, path: str = "") -> Problem:
-        return Problem(self.file, self.line, self.column, path, message)
-
-
-@dataclass(frozen=True)
 class Attr:
     name: str
     expr: Tree
-    where: Where
+    where: Location
 
 
 @dataclass(frozen=True)
@@ -45,7 +36,7 @@ class Block:
     kind: str
     labels: tuple[str, ...]
     body: Body
-    where: Where
+    where: Location
 
 
 @dataclass(frozen=True)
@@ -57,8 +48,8 @@ class Body:
         return [b for b in self.blocks if b.kind == kind]
 
 
-def _where(file: str, node: Tree) -> Where:
-    return Where(file, getattr(node.meta, "line", 1), getattr(node.meta, "column", 1))
+def _where(file: str, node: Tree) -> Location:
+    return Location(file, getattr(node.meta, "line", 1), getattr(node.meta, "column", 1))
 
 
 def trees(node: Tree) -> list[Tree]:
@@ -91,8 +82,8 @@ def _body(file: str, node: Tree) -> Body:
             name = _name(parts[0])
             where = _where(file, child)
             if name in attrs:
-                problems.append(where.problem(f"the argument {name} is set twice in one block (first at line "
-                                              f"{attrs[name].where.line}); Terraform refuses this too: keep one"))
+                problems.append(Problem.at(where, file, "", f"the argument {name} is set twice in one block (first "
+                                           f"at line {attrs[name].where.line}); Terraform refuses this too: keep one"))
             attrs[name] = Attr(name, parts[-1], where)
         elif child.data == "block":
             blocks.append(Block(_name(parts[0]), tuple(_label(p) for p in parts[1:-1]), _body(file, parts[-1]),
