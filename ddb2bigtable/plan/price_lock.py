@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
-from ..spec.yaml_source import JsonPath, YamlDocument, parse_yaml
+from ..spec.yaml_source import JsonPath, YamlDocument, compose_text, read_text
 
 LOCK_FILE = "prices.lock.json"
 VERSION = 1
@@ -155,17 +155,17 @@ def _is_day(value: Any) -> bool:
 def parse_lock(path: Path, shown: str, name: str | None = None) -> PriceLock:
     """The lock at `path` (named `shown` in messages, `name` or `shown` on cost lines), or
     InputError with every problem at its line, column and JSON path."""
+    text, unreadable = read_text(path, shown, "a price lock", "a refresh writes far less: run `ddb2bigtable prices "
+                                 "refresh`")
+    if unreadable:
+        raise InputError([Problem.about(shown, "", f"cannot read the price lock ({unreadable.message}); give an "
+                                        "existing file with --prices or run `ddb2bigtable prices refresh`")])
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError([Problem.about(shown, "", f"cannot read the price lock: {error.strerror}; give an "
-                                        "existing file with --prices or run `ddb2bigtable prices refresh`")]) from None
-    except UnicodeDecodeError:
-        raise InputError([Problem.about(shown, "", "the price lock is not UTF-8 text")]) from None
+        data = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputError([Problem(shown, error.lineno, error.colno, "", f"not JSON: {error.msg}; "
                                   "run `ddb2bigtable prices refresh` to write it again")]) from None
-    doc, problems = parse_yaml(path, shown)  # the same text, composed for each value's line and column
+    doc, problems = compose_text(text, shown)  # the same text, composed for each value's line and column
     if doc is None or problems:
         raise InputError(problems or [Problem.about(shown, "", "cannot read the price lock")])
     doc.data = data

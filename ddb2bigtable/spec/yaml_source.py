@@ -98,6 +98,12 @@ def parse_yaml(path: Path, file: str | None = None) -> tuple[YamlDocument | None
     text, problem = read_text(path, file)
     if problem:
         return None, [problem]
+    return compose_text(text, file)
+
+
+def compose_text(text: str, file: str) -> tuple[YamlDocument | None, list[Problem]]:
+    """`parse_yaml` on text already read (a JSON file read once for its exact values and
+    composed here for their lines and columns)."""
     try:
         if too_deep := depth_problem(text, file):
             return None, [too_deep]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -158,6 +159,15 @@ def test_a_lock_that_is_not_json_exits_2_at_its_line(tmp_path):
     out = cli(root, "plan", "--stage", "test", "--prices", str(lock))
     assert out.returncode == 2
     assert out.stderr.startswith(f"{lock}:2:14: not JSON")
+
+
+def test_a_prices_file_that_is_not_a_regular_file_is_refused_unread(tmp_path):
+    root = write_project(tmp_path, {"trips": THREE_CONTINENTS})
+    fifo = tmp_path / "prices.fifo"
+    os.mkfifo(fifo)
+    for given in (fifo, Path("/dev/zero")):  # before: a FIFO hung the plan, /dev/zero read until memory ran out
+        out = cli(root, "plan", "--stage", "test", "--prices", str(given))
+        assert out.returncode == 2 and "cannot read the price lock (not a regular file" in out.stderr, out.stderr
 
 
 def test_a_missing_prices_file_is_bad_input(tmp_path):
