@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..load.work_folder import replace_private
 from ..spec.errors import InputError, Problem
-from ..spec.yaml_source import JsonPath, format_path, parse_yaml, read_text
+from ..spec.yaml_source import JsonPath, compose_text, format_path, read_text
 
 CHECKPOINT = "replicate.json"
 # A SequenceNumber of DynamoDB Streams is a string of 21 to 40 digits (API reference,
@@ -66,7 +66,7 @@ def load_checkpoint(path: Path) -> Checkpoint | None:
         raise _damaged(Problem(str(path), error.lineno, error.colno, "", f"not JSON: {error.msg}")) from None
     wrong = next(_wrong(data), None)
     if wrong is not None:
-        doc, _ = parse_yaml(path)  # the same text, composed for each value's line and column
+        doc, _ = compose_text(text, str(path))  # the same text, composed for each value's line and column
         where, message = wrong
         raise _damaged(doc.problem(where, message) if doc else Problem.about(str(path), format_path(where), message))
     return Checkpoint(data["stream_arn"], data["target"], data["start_micros"], data["saved_micros"], data["after"],
