@@ -58,15 +58,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 
+from ddb2bigtable.bigtable import emulator  # noqa: E402
+from ddb2bigtable.bigtable.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.codec.codec import Codec, Expired  # noqa: E402
 from ddb2bigtable.codec.mutations import DeleteRow, SetCell  # noqa: E402
 from ddb2bigtable.codec.type_inference import infer_types  # noqa: E402
 from ddb2bigtable.exports.manifests import open_export  # noqa: E402
 from ddb2bigtable.exports.reader import read_records  # noqa: E402
 from ddb2bigtable.exports.writer import write_export  # noqa: E402
-from ddb2bigtable.load import emulator  # noqa: E402
 from ddb2bigtable.load.run import LoadOptions, run_load  # noqa: E402
-from ddb2bigtable.load.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.load.writer import (  # noqa: E402
     BigtableDataClientAsync,
     Source,

@@ -45,11 +45,11 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: 
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
 
+from ddb2bigtable.bigtable import emulator  # noqa: E402
+from ddb2bigtable.bigtable.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.exports.manifests import open_export  # noqa: E402
 from ddb2bigtable.exports.reader import read_records  # noqa: E402
-from ddb2bigtable.load import emulator  # noqa: E402
 from ddb2bigtable.load.run import LoadOptions, run_load  # noqa: E402
-from ddb2bigtable.load.table_admin import ensure_tables  # noqa: E402
 from ddb2bigtable.plan.planner import plan_stage  # noqa: E402
 from ddb2bigtable.replicate.opening import now_micros  # noqa: E402
 from ddb2bigtable.replicate.run import ReplicateOptions, run_replicate  # noqa: E402

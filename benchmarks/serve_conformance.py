@@ -44,8 +44,8 @@ from benchmarks.conformance_report import (  # noqa: E402
     outcomes,
     regressions,
 )
-from ddb2bigtable.load import emulator  # noqa: E402
-from ddb2bigtable.load.emulator import stop_process  # noqa: E402
+from ddb2bigtable.bigtable import emulator  # noqa: E402
+from ddb2bigtable.bigtable.emulator import stop_process  # noqa: E402
 from ddb2bigtable.load.local_stage import up  # noqa: E402
 from tests.conftest import write_project  # noqa: E402
 from tests.replicate import dynamodb_local  # noqa: E402

@@ -35,8 +35,8 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: 
 import boto3  # noqa: E402
 from botocore.config import Config  # noqa: E402
 
+from ddb2bigtable.bigtable import emulator  # noqa: E402
 from ddb2bigtable.exports.manifests import open_export  # noqa: E402
-from ddb2bigtable.load import emulator  # noqa: E402
 from ddb2bigtable.load.local_stage import up  # noqa: E402
 from ddb2bigtable.load.run import all_items  # noqa: E402
 from ddb2bigtable.serve.wire import item_to_wire  # noqa: E402

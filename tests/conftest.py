@@ -67,7 +67,7 @@ def bigtable_emulator():
     """
     import os
 
-    from ddb2bigtable.load import emulator
+    from ddb2bigtable.bigtable import emulator
 
     running = emulator.start()
     previous = os.environ.get(emulator.EMULATOR_ENV)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
-from ddb2bigtable.load.emulator import EmulatorError, free_port, stop_process, wait_for_port
+from ddb2bigtable.bigtable.emulator import EmulatorError, free_port, stop_process, wait_for_port
 
 S = TypeVar("S", bound="LocalServer")
 

@@ -49,7 +49,7 @@ def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, segments: int,
          endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float) -> int:
-    from ..load.emulator import quiet_connection_warning
+    from ..bigtable.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..plan.app_profiles import load_profile_id
     from ..replicate.cutover import CutoverOptions, run_cutover_check

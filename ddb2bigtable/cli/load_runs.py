@@ -30,13 +30,13 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from ..bigtable.emulator import EMULATOR_ENV, EmulatorError, quiet_connection_warning
+from ..bigtable.table_admin import ensure_tables
 from ..exports.manifests import ExportError
 from ..load.chain_runs import run_chain
-from ..load.emulator import EMULATOR_ENV, EmulatorError, quiet_connection_warning
 from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
 from ..load.reports import LoadReport
 from ..load.run import LoadOptions, run_load
-from ..load.table_admin import ensure_tables
 from ..load.verify import run_verify
 from ..load.work_folder import private_dir
 from ..plan.app_profiles import load_profile_id

@@ -71,7 +71,7 @@ def replicate(spec: str, table_id: str, stage: str, since: str | None, until_cau
 def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
          fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str, *,
          share: Share, workers: int, outage_limit: float | None) -> int:
-    from ..load.emulator import quiet_connection_warning
+    from ..bigtable.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..load.work_folder import private_dir
     from ..plan.app_profiles import load_profile_id

@@ -25,7 +25,7 @@ import click
               help="Project root holding stacks/ and specs/.")
 def serve(stage: str, host: str, port: int, workers: int, unsigned: bool, root: Path) -> None:
     """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here."""
-    from ..load.emulator import quiet_connection_warning
+    from ..bigtable.emulator import quiet_connection_warning
     from ..serve.server import run
 
     keys = _keys()
@@ -83,7 +83,7 @@ def _literal(host: str) -> str:
 def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]], list[str]]:
     """The Bigtable project, each table's recorded attribute types (the loads' work folders,
     as `verify` reads them) and the DynamoDB names served."""
-    from ..load.emulator import EMULATOR_ENV
+    from ..bigtable.emulator import EMULATOR_ENV
     from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
     from ..load.state import STATE_FILE, LoadState, target
     from ..plan.planner import plan_stage
@@ -117,7 +117,7 @@ def start_beside(root: Path, stage: str, emulator: str) -> tuple[int, str, Path]
     import subprocess
     import sys
 
-    from ..load.emulator import EMULATOR_ENV, EmulatorError, free_port, wait_for_port
+    from ..bigtable.emulator import EMULATOR_ENV, EmulatorError, free_port, wait_for_port
     from ..load.local_stage import WORK_DIR
     from ..load.work_folder import private_dir
     from ..spec.errors import ServiceError

@@ -6,5 +6,5 @@
 - `verify.verify_table`: every export item read back, decoded and compared.
 - `local_stage.up`: the `local` stage on the emulator (tables, load, verify).
 - `jobs.load_jobs`: which loads a cloud stage launches after `pulumi up`.
-- `table_admin`, `emulator`, `state`: table creation, the emulator process, resume state.
+- `state`: resume state (table creation and the emulator are in `ddb2bigtable.bigtable`).
 """

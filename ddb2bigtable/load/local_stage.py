@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..bigtable import emulator
+from ..bigtable.table_admin import AdminAction, ensure_tables
 from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
@@ -20,10 +22,8 @@ from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
-from . import emulator
 from .reports import LoadReport
 from .run import LoadOptions, run_load
-from .table_admin import AdminAction, ensure_tables
 from .verify import VerifyReport, run_verify
 
 DEFAULT_PROJECT = "local-project"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from google.cloud.bigtable.data import RowMutationEntry
 
+from ..bigtable.preflight import check_target
 from ..codec.codec import Codec
 from ..codec.type_inference import AttributeTypes
 from ..exports.manifests import DataFile, ExportError, Manifest, open_export
@@ -29,7 +30,6 @@ from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .chain import extended
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
-from .preflight import check_target
 from .reports import FileReport, LoadReport
 from .spot_check import absent_rows, absent_sentence, wanted_rows
 from .state import STATE_FILE, FileCounts, LoadState, fingerprint, target

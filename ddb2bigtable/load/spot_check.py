@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from google.api_core import exceptions
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery
 
+from ..bigtable.deadlines import lookup_table
 from ..codec.codec import Codec
 from ..codec.mutations import AddToCell, SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
 from ..exports.reader import Record, read_records
 from .buckets import route
-from .deadlines import lookup_table
 from .state import FileCounts
 
 MAX_FILES = 32

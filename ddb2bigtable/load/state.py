@@ -24,9 +24,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..bigtable.emulator import EMULATOR_ENV
 from ..spec.errors import InputError, Problem
 from .chain import Link
-from .emulator import EMULATOR_ENV
 from .work_folder import replace_private
 
 STATE_FILE = "state.json"  # in a load's work folder: finished files, types, chain, target

@@ -20,6 +20,8 @@ from typing import Any
 
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, RowRange
 
+from ..bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS, lookup_table
+from ..bigtable.preflight import check_target
 from ..codec.codec import Codec, CodecError, Expired
 from ..codec.items import Item
 from ..codec.mutations import Cell
@@ -28,8 +30,6 @@ from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
 from .chain import ordered_chain
-from .deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS, lookup_table
-from .preflight import check_target
 from .run import all_items, export_fingerprint
 from .state import STATE_FILE, LoadState, target
 from .work_folder import dead_letter_records

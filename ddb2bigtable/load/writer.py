@@ -108,7 +108,7 @@ class WriteSettings:
     flush_limit_mutation_count: int = 1000
     flow_control_max_mutation_count: int = 20_000
     # A batch's MutateRows, its retries included, and each try of it (a silent cluster
-    # ends a data file after operation_timeout_seconds; load/deadlines.py has the others).
+    # ends a data file after operation_timeout_seconds; bigtable/deadlines.py has the others).
     operation_timeout_seconds: float = 120.0
     attempt_timeout_seconds: float = 60.0  # the client's own default, explicit
     # The batcher's append does not wait for flow control, so a slow cluster would let

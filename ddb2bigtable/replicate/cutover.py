@@ -30,9 +30,9 @@ from typing import Any
 from google.api_core import exceptions as api_exceptions
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
+from ..bigtable.deadlines import READ_SECONDS, lookup_table
 from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
-from ..load.deadlines import READ_SECONDS, lookup_table
 from ..load.state import target
 from ..load.verify import Difference, RowReader, item_difference
 from ..spec.errors import InputError, Problem, ServiceError

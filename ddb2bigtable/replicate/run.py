@@ -34,9 +34,9 @@ from pathlib import Path
 
 from google.cloud.bigtable.data import mutations
 
+from ..bigtable.deadlines import REPLICATE_WRITE_ATTEMPT_SECONDS, REPLICATE_WRITE_SECONDS
 from ..codec.codec import Codec
 from ..load.client_hooks import Source
-from ..load.deadlines import REPLICATE_WRITE_ATTEMPT_SECONDS, REPLICATE_WRITE_SECONDS
 from ..load.state import target
 from ..load.work_folder import locked, private_dir, private_open
 from ..load.writer import WriteError, Writer, WriteSettings, row_entry

@@ -26,7 +26,7 @@ def test_importing_the_data_commands_installs_no_process_wide_warning_filter():
 def test_the_emulator_warning_is_silenced_only_inside_a_command(monkeypatch):
     import warnings
 
-    from ddb2bigtable.load.emulator import quiet_connection_warning
+    from ddb2bigtable.bigtable.emulator import quiet_connection_warning
 
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")

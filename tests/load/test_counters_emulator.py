@@ -22,12 +22,12 @@ import pytest
 from google.cloud.bigtable import Client
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
+from ddb2bigtable.bigtable.preflight import family_kind
+from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.load import client_hooks, writer
 from ddb2bigtable.load.client_hooks import Source
-from ddb2bigtable.load.preflight import family_kind
 from ddb2bigtable.load.run import LoadOptions, run_load
-from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.writer import row_entry
 from ddb2bigtable.plan.planner import plan_stage

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, RowRange
 
+from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.reader import read_records
 from ddb2bigtable.load.run import LoadOptions, run_load
-from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.spec.reading import read_spec

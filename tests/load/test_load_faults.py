@@ -22,14 +22,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ddb2bigtable.bigtable.emulator import EMULATOR_ENV
+from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.types import export_types
 from ddb2bigtable.exports.writer import write_export
-from ddb2bigtable.load.emulator import EMULATOR_ENV
 from ddb2bigtable.load.run import LoadOptions, export_fingerprint, run_load
 from ddb2bigtable.load.state import LoadState
 from ddb2bigtable.load.state import target as load_target
-from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.writer import WriteSettings
 from ddb2bigtable.plan.planner import plan_stage

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from google.cloud.bigtable import Client
 
+from ddb2bigtable.bigtable import emulator
+from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.exports.manifests import open_export
-from ddb2bigtable.load import emulator
 from ddb2bigtable.load.beam.direct import run_beam_load
 from ddb2bigtable.load.local_stage import DEFAULT_PROJECT
 from ddb2bigtable.load.run import export_fingerprint, run_load
 from ddb2bigtable.load.state import LoadState
-from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.work_folder import locked
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.spec.errors import InputError

@@ -1,6 +1,6 @@
 """`load --create-tables`, `load` and `verify` against a Bigtable (emulator address) that
 accepts TCP connections and never answers, as a user runs them: each ends with what to do
-one short deadline after it asked (5 s for an emulator: load/deadlines.admin_retry), not
+one short deadline after it asked (5 s for an emulator: bigtable/deadlines.admin_retry), not
 after the admin client's own 60 s of retries (a traceback, or "within 5 s" said after 47 s).
 The silent server is a process of its own on 127.0.0.1, stopped by PID."""
 
@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from ddb2bigtable.load.emulator import EMULATOR_ENV
-from ddb2bigtable.load.preflight import EMULATOR_DEADLINE_SECONDS
+from ddb2bigtable.bigtable.emulator import EMULATOR_ENV
+from ddb2bigtable.bigtable.preflight import EMULATOR_DEADLINE_SECONDS
 
 from ..conftest import ROOT
 from ..local_servers import silent_server

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ddb2bigtable.load.emulator import free_port
+from ddb2bigtable.bigtable.emulator import free_port
 
 from ..conftest import ROOT
 from ..local_servers import LocalServer, launch

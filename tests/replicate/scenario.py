@@ -18,13 +18,13 @@ from pathlib import Path
 import yaml
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, RowRange
 
+from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.items import Item
 from ddb2bigtable.codec.mutations import Cell, CodecError
 from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load.run import LoadOptions, run_load
 from ddb2bigtable.load.state import LoadState, target
-from ddb2bigtable.load.table_admin import ensure_tables
 from ddb2bigtable.load.verify import canonical
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.replicate.run import ReplicateOptions

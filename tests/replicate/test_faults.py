@@ -224,7 +224,7 @@ def test_lag_behind_a_steady_writer_is_reported_and_stays_bounded(dynamodb, bigt
 def bigtable_proxy(bigtable_emulator, monkeypatch) -> CountingProxy:
     """A proxy between every Bigtable client made from here on and the emulator (the load
     too: the load's record names the emulator's address, which replicate must match)."""
-    from ddb2bigtable.load.emulator import EMULATOR_ENV
+    from ddb2bigtable.bigtable.emulator import EMULATOR_ENV
 
     proxy = CountingProxy(bigtable_emulator.host, bigtable_emulator.port)
     monkeypatch.setenv(EMULATOR_ENV, proxy.address)

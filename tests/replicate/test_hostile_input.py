@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ddb2bigtable.load.emulator import free_port
+from ddb2bigtable.bigtable.emulator import free_port
 from ddb2bigtable.replicate.checkpoint import CHECKPOINT
 
 from ..conftest import ROOT

@@ -3,7 +3,7 @@ never answers (a hung server, a proxy whose backend is gone), as a user runs the
 ends in the documented, bounded time with exit 1, what to do and no traceback. The silent
 server is a process of its own on 127.0.0.1 (tests/local_servers.py), stopped by PID.
 
-Bounds (spec/aws_endpoints.py, load/deadlines.py): an AWS call ends one read timeout
+Bounds (spec/aws_endpoints.py, bigtable/deadlines.py): an AWS call ends one read timeout
 (10 s) after a silent DynamoDB took its request; a Bigtable lookup after 30 s, a
 replicate page's writes after 30 s; `--outage-limit N` ends a run within N seconds plus
 one of those. SLACK covers the CLI's start (imports, the plan) on a busy machine.
@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from ddb2bigtable.load.deadlines import READ_SECONDS, REPLICATE_WRITE_SECONDS
-from ddb2bigtable.load.emulator import EMULATOR_ENV
+from ddb2bigtable.bigtable.deadlines import READ_SECONDS, REPLICATE_WRITE_SECONDS
+from ddb2bigtable.bigtable.emulator import EMULATOR_ENV
 from ddb2bigtable.spec.aws_endpoints import READ_TIMEOUT_SECONDS
 
 from ..local_servers import silent_server

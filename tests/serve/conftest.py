@@ -16,7 +16,7 @@ import boto3
 import pytest
 from botocore.config import Config
 
-from ddb2bigtable.load.emulator import free_port, stop_process, wait_for_port
+from ddb2bigtable.bigtable.emulator import free_port, stop_process, wait_for_port
 from ddb2bigtable.load.local_stage import up
 
 from ..conftest import ROOT, write_project

@@ -12,7 +12,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from ddb2bigtable.load.emulator import stop_process
+from ddb2bigtable.bigtable.emulator import stop_process
 
 from ..tcp_proxy import TcpProxy
 from .conftest import STAGE, Served, start_serve

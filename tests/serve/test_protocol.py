@@ -13,7 +13,7 @@ import urllib.request
 import pytest
 from botocore.exceptions import ClientError
 
-from ddb2bigtable.load.emulator import stop_process
+from ddb2bigtable.bigtable.emulator import stop_process
 
 from .conftest import STAGE, start_serve
 

@@ -17,7 +17,7 @@ from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials
 from botocore.exceptions import ClientError
 
-from ddb2bigtable.load.emulator import stop_process
+from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.signatures import KEYS_ENV, check
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from ddb2bigtable.load.emulator import free_port
+from ddb2bigtable.bigtable.emulator import free_port
 
 from ..local_servers import LocalServer, launch
 

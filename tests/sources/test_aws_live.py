@@ -252,7 +252,7 @@ def test_an_unknown_table_a_bad_url_and_no_credentials_exit_2(tmp_path, aws_env,
 
 
 def test_an_endpoint_that_does_not_answer_exits_1(tmp_path, aws_env):
-    from ddb2bigtable.load.emulator import free_port
+    from ddb2bigtable.bigtable.emulator import free_port
 
     result = run(f"aws://{REGION}/Orders", "--endpoint-url", f"http://127.0.0.1:{free_port()}")
     assert result.exit_code == 1 and "cannot reach" in result.stderr and "Traceback" not in result.output

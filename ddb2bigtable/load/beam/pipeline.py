@@ -38,6 +38,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ...bigtable.emulator import quiet_connection_warning
 from ...codec.codec import Codec
 from ...codec.type_inference import AttributeTypes, merge_types
 from ...exports.manifests import Manifest, verify_file
@@ -45,7 +46,6 @@ from ...exports.reader import read_records
 from ...exports.types import file_types
 from ...spec.model import TableSpec
 from ..buckets import route
-from ..emulator import quiet_connection_warning
 from ..state import FileCounts
 from ..work_folder import DEAD_LETTER_DIR, EXPIRED_DIR, record_json
 from ..writer import Collections, Source, WriteSettings, read_responses_raw, row_entry, sort_failures
