@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pulumi
 
-from components import BigtableInstance, BigtableMonitoring, launch_loads, warn_on_source_drift
+from components import BigtableInstance, BigtableMonitoring, ServeService, launch_loads, warn_on_source_drift
 from ddb2bigtable.load.jobs import load_jobs
 from ddb2bigtable.program import plan_for_stack, stack_outputs
 from ddb2bigtable.spec.errors import InputError
@@ -29,6 +29,8 @@ for i in plan.instances:
                            pulumi.ResourceOptions(depends_on=[instances[i.id]]))
 for key, value in stack_outputs(plan).items():
     pulumi.export(key, value)
+if plan.serve:  # the DynamoDB-compatible endpoint: an SDK's endpoint_url
+    pulumi.export("serve_endpoint_url", ServeService(f"serve-{plan.stage}", plan.serve, instances).url)
 jobs = launch_loads(load_jobs(stage, specs, plan), instances)  # post-deploy hook: only on `up`, on change
 if jobs:
     pulumi.export("load_jobs", jobs)

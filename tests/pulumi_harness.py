@@ -59,6 +59,11 @@ class _Mocks(pulumi.runtime.Mocks):
         outputs = dict(args.inputs)
         if args.typ == "pulumi-python:dynamic:Resource":  # what LoadJobProvider.create would return
             outputs["job_id"] = f"dataflow-job-{args.name}"
+        if args.typ == "gcp:serviceaccount/account:Account":  # what GCP derives from the account id
+            outputs["email"] = f"{args.inputs['accountId']}@{args.inputs.get('project')}.iam.gserviceaccount.com"
+            outputs["member"] = f"serviceAccount:{outputs['email']}"
+        if args.typ == "gcp:cloudrunv2/service:Service":
+            outputs["uri"] = f"https://{args.inputs['name']}-abc123-uc.a.run.app"
         return [f"{args.name}-id", outputs]
 
     def call(self, args: pulumi.runtime.MockCallArgs):

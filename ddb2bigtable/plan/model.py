@@ -257,9 +257,43 @@ class PlanWarning:
 
 
 @dataclass(frozen=True)
+class ServePlan:
+    """`ddb2bigtable serve` for the stage: a Cloud Run service, or (`where` local, the emulator
+    stage) the process `up --keep-running` starts. plan/serve.py says why each figure."""
+
+    where: Literal["cloud-run", "local"]
+    service: str  # the Cloud Run service's name
+    project: str | None
+    region: str  # the GCP region it runs in
+    image: str
+    command: tuple[str, ...]  # what the container runs: `ddb2bigtable serve --stage S ...`
+    port: int
+    workers: int
+    cpu: int
+    memory: str
+    concurrency: int
+    min_instances: int
+    max_instances: int
+    signing: Literal["iam", "keys", "none"]
+    invokers: tuple[str, ...]  # signing iam: who gets roles/run.invoker
+    keys_env: str  # signing keys: the variable serve reads its key pairs from
+    keys_secret: str | None  # ... filled from this Secret Manager secret by Cloud Run
+    keys_secret_version: str
+    ingress: Literal["all", "internal", "internal-and-cloud-load-balancing"]
+    service_account_id: str  # the dedicated account it runs as
+    instances: tuple[str, ...]  # it gets roles/bigtable.user on each of these, nothing wider
+    app_profile: str  # the profile eventually consistent reads use
+    deletion_protection: bool
+    labels: tuple[tuple[str, str], ...]
+    why: str
+    reasons: tuple[tuple[str, str], ...] = ()  # (figure, why it is so), in the order `plan` shows them
+
+
+@dataclass(frozen=True)
 class StagePlan:
     stage: str
     emulator: bool  # the stage runs on the Bigtable emulator: its cost is what the cloud would charge
     instances: tuple[InstancePlan, ...]
     warnings: tuple[PlanWarning, ...]
     project: str | None = None  # the GCP project the stack deploys to (gcp:project), if it names one
+    serve: ServePlan | None = None  # the stage's `serve: {enabled: true}`; None when off

@@ -23,6 +23,7 @@ from .labels import instance_labels
 from .model import InstancePlan, PlanWarning, StagePlan
 from .operations import plan_operations
 from .price_lock import PriceLock
+from .serve import plan_serve
 from .tables import plan_table
 from .topology import placements
 
@@ -86,8 +87,9 @@ def plan_stage(stage: Stage, specs: list[Spec], lock: PriceLock | None = None) -
         warnings += instance_warnings
     if problems:
         raise InputError(problems)
-    return StagePlan(stage=stage.name, emulator=stage.emulator, instances=tuple(instances), warnings=tuple(warnings),
-                     project=stage.gcp_project)
+    serve, serve_warnings = plan_serve(stage, tuple(instances))
+    return StagePlan(stage=stage.name, emulator=stage.emulator, instances=tuple(instances),
+                     warnings=tuple(warnings + serve_warnings), project=stage.gcp_project, serve=serve)
 
 
 def plan_files(root: Path, stage_name: str, spec_paths: list[str] | None = None,

@@ -17,6 +17,7 @@ from ..plan.model import (
     InstancePlan,
     OperationsPlan,
     PlanWarning,
+    ServePlan,
     StagePlan,
     TablePlan,
 )
@@ -112,4 +113,17 @@ def _warning(w: PlanWarning) -> dict[str, Any]:
 def to_json(plan: StagePlan) -> dict[str, Any]:
     return {"version": FORMAT_VERSION, "stage": plan.stage, "project": plan.project, "emulator": plan.emulator,
             "instances": [_instance(i) for i in plan.instances],
-            "warnings": [_warning(w) for w in plan.warnings]}
+            "warnings": [_warning(w) for w in plan.warnings], "serve": _serve(plan.serve)}
+
+
+def _serve(s: ServePlan | None) -> dict[str, Any] | None:
+    if s is None:
+        return None
+    return {"where": s.where, "service": s.service, "project": s.project, "region": s.region, "image": s.image,
+            "command": list(s.command), "port": s.port, "workers": s.workers, "cpu": s.cpu, "memory": s.memory,
+            "concurrency": s.concurrency, "min_instances": s.min_instances, "max_instances": s.max_instances,
+            "signing": s.signing, "invokers": list(s.invokers), "keys_env": s.keys_env,
+            "keys_secret": s.keys_secret, "keys_secret_version": s.keys_secret_version, "ingress": s.ingress,
+            "service_account_id": s.service_account_id, "instances": list(s.instances),
+            "app_profile": s.app_profile, "deletion_protection": s.deletion_protection, "labels": dict(s.labels),
+            "why": s.why, "reasons": [{"figure": f, "why": w} for f, w in s.reasons]}

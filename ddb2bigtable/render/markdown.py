@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ..plan.model import InstancePlan, StagePlan
 from .markdown_blocks import arithmetic, escape, folded, nodes, nodes_chart, table
-from .sections import Section, instance_sections, stage_totals
+from .sections import Section, instance_sections, serve_section, stage_totals
 
 
 def _cell(text: str) -> str:
@@ -68,6 +68,8 @@ def to_markdown(plan: StagePlan) -> str:
         out += [f"- **{w.code}** `{w.instance}`" + (f" / `{w.table}`" if w.table else "") + f": {escape(w.message)}"
                 for w in plan.warnings]
         out.append("")
+    if plan.serve:
+        out += ["**Serve**", "", *section_table(serve_section(plan.serve), clip=True), ""]
     out += _chart(plan)
     for instance in plan.instances:
         out += _instance(instance)

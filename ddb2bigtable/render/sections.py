@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..plan.cost import amount
-from ..plan.model import CostLine, InstancePlan, StagePlan
+from ..plan.model import CostLine, InstancePlan, ServePlan, StagePlan
 from ..plan.operations import MEANING, duration_text, threshold_text
 
 
@@ -114,3 +114,19 @@ def stage_totals(plan: StagePlan) -> Section:
     where = f"GCP project {plan.project}" if plan.project else "no GCP project set (gcp:project)"
     return Section(f"Stage {plan.stage} ({where})", ("instance", "nodes", "Bigtable / month", "DynamoDB / month"),
                    tuple(rows), notes)
+
+
+def serve_section(serve: ServePlan) -> Section:
+    """The stage's DynamoDB-compatible endpoint: each figure, its why in the notes."""
+    if serve.where == "local":
+        rows: tuple[tuple[str, ...], ...] = (("runs", "beside the emulator"), ("signing", serve.signing))
+    else:
+        rows = (("service", f"{serve.service} (Cloud Run, {serve.region})"), ("image", serve.image),
+                ("instances", f"{serve.min_instances}-{serve.max_instances}"),
+                ("size", f"{serve.cpu} vCPU, {serve.memory}, {serve.workers} worker(s), "
+                         f"{serve.concurrency} requests at once"),
+                ("signing", serve.signing), ("ingress", serve.ingress),
+                ("runs as", f"{serve.service_account_id} (roles/bigtable.user on {', '.join(serve.instances)})"),
+                ("command", " ".join(serve.command)))
+    notes = (serve.why, *(f"{figure}: {why}" for figure, why in serve.reasons))
+    return Section("Serve", ("setting", "value"), rows, notes)

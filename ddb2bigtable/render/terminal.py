@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..plan.model import StagePlan
-from .sections import Section, instance_sections, stage_totals
+from .sections import Section, instance_sections, serve_section, stage_totals
 
 WORD_MAX = 34  # an id (30 characters at most) with punctuation: never split, never cut
 
@@ -47,6 +47,8 @@ def print_section(section: Section, console: Console) -> None:
 
 def print_plan(plan: StagePlan, console: Console) -> None:
     print_section(stage_totals(plan), console)
+    if plan.serve:
+        print_section(serve_section(plan.serve), console)
     for instance in plan.instances:
         console.rule(f"[bold]{instance.id}[/] ({instance.spec_file})")
         for section in instance_sections(instance):

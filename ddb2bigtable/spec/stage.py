@@ -20,6 +20,7 @@ from .checks import region_problem
 from .errors import InputError, Problem
 from .model import Location
 from .schema_check import Issue, clean, did_you_mean, schema_problems
+from .serve_settings import ServeSettings, serve_problems, serve_settings
 from .yaml_source import YamlDocument, parse_yaml
 
 STAGE_SCHEMA = "stage-v1.schema.json"
@@ -78,6 +79,7 @@ class Stage:
     live_source: bool = False  # `source.live`: compare the live DynamoDB tables with the specs
     alerts: AlertSettings = AlertSettings()  # on by default; never created for an emulator stage
     discounts: DiscountSettings = DiscountSettings()  # none: list prices
+    serve: ServeSettings = ServeSettings()  # off: `pulumi up` deploys no endpoint (spec/serve_settings.py)
     template: str | None = None  # the stage this one was made from (ephemeral stacks)
     location: Location | None = None  # of the ddb2bigtable:stage key, for planner errors
 
@@ -186,6 +188,9 @@ def _cross_checks(doc: YamlDocument, data: dict[str, Any], issues: list[Issue], 
     if data.get("emulator") and isinstance(load, dict) and load.get("runner") == "dataflow":
         out.append(doc.problem((*at, "load", "runner"), "the emulator runs on this machine, where Dataflow "
                                                         "workers cannot reach it; use runner: local"))
+    if isinstance(data.get("serve"), dict) and clean(issues, (*at, "serve")):
+        out += serve_problems(data["serve"], data.get("emulator") is True,
+                              lambda path, message: doc.problem((*at, "serve", *path), message, key=True))
     return out
 
 
@@ -212,6 +217,8 @@ def _stage(name: str, doc: YamlDocument, data: dict[str, Any], location: Locatio
             bigtable_negotiated_percent=float(bigtable.get("negotiated_percent", 0)),
             dynamodb_reserved_capacity=dynamodb.get("reserved_capacity"),
             dynamodb_negotiated_percent=float(dynamodb.get("negotiated_percent", 0)))
+    if "serve" in data:
+        fields["serve"] = serve_settings(data["serve"])
     project = doc.value_at(("config", PROJECT_KEY))
     if base is None:
         return Stage(name=name, file=doc.file, gcp_project=project, location=location, **fields)

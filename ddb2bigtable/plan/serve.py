@@ -1,0 +1,121 @@
+"""Stage -> `serve` on Cloud Run: the service, its identity, its size and who may call it.
+
+The stage's `serve:` setting (spec/serve_settings.py) says what the platform engineer
+chose; this module fills in what follows from the rest of the plan and says why:
+
+- one service per stage, serving every table of every spec the stage lists (`serve
+  --stage S` serves exactly those), in the region of the first instance's home cluster
+  unless the stage names one, so reads cross no region on the way to the nearest cluster;
+- its own service account with `roles/bigtable.user` on the stage's instances and nothing
+  else (data reads and writes, no admin), so the endpoint's rights are reviewable;
+- one worker process per vCPU (serve is Python: a process per core uses the cores);
+- IAM signing: Cloud Run checks a Google ID token and `serve --unsigned` trusts it; keys
+  signing: Cloud Run's IAM check is off and serve checks every SigV4 signature against
+  key pairs Cloud Run puts in its environment from Secret Manager, so the secret never
+  passes through the plan or Pulumi's state; never `allUsers`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..spec.ids import sanitize_label_value
+from ..spec.stage import Stage
+from .app_profiles import LOAD_PROFILE
+from .model import InstancePlan, PlanWarning, ServePlan
+
+# The variable serve reads its key pairs from (serve/signatures.KEYS_ENV; the plan may not
+# import serve, so tests/components/test_serve.py keeps the two equal).
+KEYS_ENV = "DDB2BIGTABLE_SERVE_KEYS"
+SERVING_PROFILE = "serving"
+PORT = 8080  # Cloud Run's default container port, given explicitly: Cloud Run expands no $PORT in args
+SERVICE_NAME_MAX = 49  # Cloud Run service names: a-z, 0-9, '-', at most 49 characters
+ACCOUNT_ID_MAX = 30  # service account ids: 6-30 characters, a-z, 0-9, '-'
+
+
+def _name(prefix: str, stage: str, limit: int) -> str:
+    """`prefix-stage` in the characters GCP names allow, cut to `limit`, never ending in '-'."""
+    text = re.sub(r"[^a-z0-9-]+", "-", f"{prefix}-{stage}".lower())
+    return text[:limit].rstrip("-")
+
+
+def _home_region(instance: InstancePlan) -> str:
+    """The region of the cluster the load profile targets: the first table's home region."""
+    load = next((p for p in instance.app_profiles if p.id == LOAD_PROFILE), None)
+    home = next((c for c in instance.clusters if load is not None and c.id in load.cluster_ids), instance.clusters[0])
+    return home.gcp_region
+
+
+def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[ServePlan | None, list[PlanWarning]]:
+    """The stage's serve plan (None when `serve.enabled` is off) and what it warns about."""
+    s = stage.serve
+    if not s.enabled or not instances:
+        return None, []
+    local = stage.emulator
+    region = s.region or _home_region(instances[0])
+    signing = s.signing if not local or s.signing == "keys" else "none"
+    command = ["ddb2bigtable", "serve", "--stage", stage.name]
+    if not local:
+        command += ["--host", "0.0.0.0", "--port", str(PORT), "--workers", str(s.cpu)]
+        command += ["--unsigned"] if signing == "iam" else []
+    protected = True if stage.deletion_protection is None else stage.deletion_protection
+    reasons = _reasons(stage, region, signing)
+    plan = ServePlan(
+        where="local" if local else "cloud-run", service=_name("ddb2bigtable", stage.name, SERVICE_NAME_MAX), project=stage.gcp_project,
+        region=region, image=s.image or "", command=tuple(command), port=PORT, workers=s.cpu, cpu=s.cpu,
+        memory=s.memory, concurrency=s.concurrency, min_instances=s.min_instances, max_instances=s.max_instances,
+        signing=signing, invokers=s.invokers if signing == "iam" else (), keys_env=KEYS_ENV,
+        keys_secret=s.keys_secret if signing == "keys" else None, keys_secret_version=s.keys_secret_version,
+        ingress=s.ingress, service_account_id=_name("serve", stage.name, ACCOUNT_ID_MAX),
+        instances=tuple(i.id for i in instances), app_profile=SERVING_PROFILE, deletion_protection=protected,
+        labels=(("managed-by", "ddb2bigtable"), ("stage", sanitize_label_value(stage.name))),
+        why=(f"`ddb2bigtable serve` beside the emulator (`up --stage {stage.name} --keep-running`); no Cloud Run"
+             if local else f"`ddb2bigtable serve` on Cloud Run in {region}: every table of the stage's "
+                           f"{len(instances)} instance(s), as the DynamoDB API"),
+        reasons=reasons)
+    return plan, ([] if local else _write_warnings(instances))
+
+
+def _reasons(stage: Stage, region: str, signing: str) -> tuple[tuple[str, str], ...]:
+    s = stage.serve
+    if stage.emulator:
+        return (("listens", "on 127.0.0.1 at a free port, started by `up --keep-running`, which prints its "
+                            "endpoint_url; only this machine reaches it"),
+                ("signing", "SigV4 with the key pairs in DDB2BIGTABLE_SERVE_KEYS" if signing == "keys" else
+                 "none: loopback only (Cloud Run IAM does not exist on a laptop)"))
+    sized = "a region the stage names" if s.region else "the first instance's home cluster's region"
+    scale = (f"{s.min_instances}-{s.max_instances} instances"
+             + (": scales to zero, the first request after an idle spell waits for an instance to start"
+                if s.min_instances == 0 else f": {s.min_instances} kept warm (billed while idle), no cold start"))
+    who = {"iam": "Cloud Run checks each caller's Google ID token (header Authorization, or "
+                  "X-Serverless-Authorization beside the SDK's SigV4 Authorization) and roles/run.invoker "
+                  f"({', '.join(s.invokers) or 'nobody listed yet: grant it to the application'}); "
+                  "serve runs --unsigned behind it",
+           "keys": f"Cloud Run's IAM check is off; serve checks every request's SigV4 signature against the key "
+                   f"pairs Cloud Run puts in {KEYS_ENV} from Secret Manager secret {s.keys_secret} "
+                   f"(version {s.keys_secret_version}); the secret never enters the plan or Pulumi's state"}[signing]
+    return (
+        ("region", f"{region}: {sized}, so eventually consistent reads reach the nearest cluster without "
+                   f"crossing regions"),
+        ("instances", scale),
+        ("size", f"{s.cpu} vCPU and {s.memory} per instance, {s.cpu} worker process(es) (one per vCPU: serve is "
+                 f"Python); up to {s.concurrency} requests at once per instance"),
+        ("identity", "a service account of its own with roles/bigtable.user on the stage's instances only (data "
+                     "reads and writes, no admin)" + (", and roles/secretmanager.secretAccessor on the key secret"
+                                                      if signing == "keys" else "")),
+        ("signing", f"{signing}: {who}"),
+        ("app profile", f"{SERVING_PROFILE} for eventually consistent reads (multi-cluster, nearest cluster); "
+                        f"ConsistentRead and writes through a table's txn-<region> profile where the plan has one"),
+        ("types", "attribute types come from the specs' declarations (a Cloud Run instance has no load work "
+                  "folder): declare every attribute's type in the mapping, or reads of undeclared ones fail"),
+    )
+
+
+def _write_warnings(instances: tuple[InstancePlan, ...]) -> list[PlanWarning]:
+    """Serve writes with CheckAndMutateRow, which Bigtable runs only through a single-cluster
+    profile with transactional writes: an instance without one cannot take serve's writes."""
+    return [PlanWarning("serve-writes", i.id, None,
+                        "no table of this instance sets conditional_writes: true, so it has no txn-<region> app "
+                        "profile and serve's writes (CheckAndMutateRow) go through serving, whose multi-cluster "
+                        "routing Bigtable refuses them on: set conditional_writes: true on the tables served")
+            for i in instances if not any(p.allow_transactional_writes for p in i.app_profiles)]

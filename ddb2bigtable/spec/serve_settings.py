@@ -1,0 +1,123 @@
+"""The stage's `serve:` setting: whether and how `pulumi up` deploys `ddb2bigtable serve`
+to Cloud Run, and the checks only the combination of its fields can break.
+
+Typed inputs with safe defaults, as Google's cloud-foundation-fabric modules take them:
+off unless `enabled: true`; once on, callers are authenticated by Cloud Run IAM (the
+invoker role, granted only to the principals listed) unless the stage chooses SigV4 key
+pairs from Secret Manager; `signing: none` (whoever reaches the port may read and write)
+only on the emulator stage. The schema (stage-v1.schema.json, `serve`) checks each field
+alone; `serve_problems` checks them together.
+
+Cloud Run's figures (read 2026-11-25):
+- memory 512 MiB by default, 512 MiB at least (second generation), 32 GiB at most; more
+  than 4/8/16/24 GiB needs 2/4/6/8 vCPUs:
+  <https://cloud.google.com/run/docs/configuring/services/memory-limits>
+- CPU 1 by default; 4 vCPUs need 2 GiB, 6 and 8 need 4 GiB:
+  <https://cloud.google.com/run/docs/configuring/services/cpu>
+- concurrency 80 requests per instance by default, 1,000 at most:
+  <https://cloud.google.com/run/docs/about-concurrency>
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from .errors import Problem
+
+MIB_PER_GIB = 1024
+MIN_MEMORY_MIB = 512
+MAX_MEMORY_MIB = 32 * MIB_PER_GIB
+# (memory above this many MiB, the vCPUs it needs), largest first
+CPUS_FOR_MEMORY = ((24 * MIB_PER_GIB, 8), (16 * MIB_PER_GIB, 6), (8 * MIB_PER_GIB, 4), (4 * MIB_PER_GIB, 2))
+MEMORY_FOR_CPUS = {4: 2 * MIB_PER_GIB, 6: 4 * MIB_PER_GIB, 8: 4 * MIB_PER_GIB}  # vCPUs -> MiB at least
+_MEMORY = re.compile(r"^([1-9][0-9]*)(Mi|Gi)$")
+
+Signing = Literal["iam", "keys", "none"]
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """`serve:` of a stage; the defaults are what a stage that says only `enabled: true` gets."""
+
+    enabled: bool = False
+    image: str | None = None  # the container image with ddb2bigtable and this project's stacks/ and specs/
+    region: str | None = None  # GCP region of the service; None: the plan picks the first instance's home
+    min_instances: int = 0  # scale to zero: nothing paid while idle, a cold start on the first request
+    max_instances: int = 10  # caps the bill and the load a runaway client puts on Bigtable
+    cpu: int = 1
+    memory: str = "512Mi"
+    concurrency: int = 80
+    signing: Signing = "iam"
+    invokers: tuple[str, ...] = ()  # signing iam: principals given roles/run.invoker
+    keys_secret: str | None = None  # signing keys: the Secret Manager secret holding the key pairs
+    keys_secret_version: str = "latest"
+    ingress: Literal["all", "internal", "internal-and-cloud-load-balancing"] = "all"
+
+
+def serve_settings(data: dict[str, Any]) -> ServeSettings:
+    """The settings of a schema-valid `serve:` mapping."""
+    fields = dict(data)
+    if "invokers" in fields:
+        fields["invokers"] = tuple(fields["invokers"])
+    if "keys_secret_version" in fields:
+        fields["keys_secret_version"] = str(fields["keys_secret_version"])
+    return ServeSettings(**fields)
+
+
+def memory_mib(text: str) -> int:
+    """`512Mi` -> 512, `2Gi` -> 2048 (the schema admits only these two units)."""
+    match = _MEMORY.match(text)
+    if match is None:
+        raise ValueError(f"memory {text!r} is not a number of Mi or Gi")
+    return int(match.group(1)) * (MIB_PER_GIB if match.group(2) == "Gi" else 1)
+
+
+def serve_problems(data: dict[str, Any], emulator: bool, problem: Callable[[tuple[str, ...], str], Problem]
+                   ) -> list[Problem]:
+    """What the fields of a schema-valid `serve:` mapping break together; `problem(path, message)`
+    locates a message at a key under `serve`."""
+    s = serve_settings(data)
+    out: list[Problem] = []
+    if s.signing == "none" and not emulator:
+        out.append(problem(("signing",), "signing: none lets whoever reaches the service read and write every "
+                                         "table; it is for the emulator stage only (emulator: true). Use iam "
+                                         "(Cloud Run checks the caller's identity: list them in invokers) or keys "
+                                         "(SigV4 key pairs from Secret Manager: keys_secret)"))
+    if s.signing == "keys" and s.keys_secret is None:
+        out.append(problem(("signing",), "signing: keys needs keys_secret: the Secret Manager secret whose value "
+                                         "is ACCESS_KEY_ID:SECRET[,...] (serve reads it as DDB2BIGTABLE_SERVE_KEYS)"))
+    for key, wanted in (("keys_secret", "keys"), ("keys_secret_version", "keys"), ("invokers", "iam")):
+        if key in data and s.signing != wanted:
+            out.append(problem((key,), f"{key} applies to signing: {wanted} only, and this stage signs with "
+                                       f"{s.signing}: remove it or set signing: {wanted}"))
+    if s.enabled and not emulator and s.image is None:
+        out.append(problem(("enabled",), "serve.enabled needs serve.image: the container image Cloud Run runs "
+                                         "(ddb2bigtable installed, this project's stacks/ and specs/ in its working "
+                                         "directory; see docs/serve.md, 'Deploying serve')"))
+    if s.min_instances > s.max_instances:
+        out.append(problem(("min_instances",), f"min_instances {s.min_instances} is above max_instances "
+                                               f"{s.max_instances}: raise max_instances or lower min_instances"))
+    out += _size_problems(s, data, problem)
+    return out
+
+
+def _size_problems(s: ServeSettings, data: dict[str, Any], problem: Callable[[tuple[str, ...], str], Problem]
+                   ) -> list[Problem]:
+    """Cloud Run's bounds on memory and its pairing with CPU (figures in the module docstring)."""
+    mib = memory_mib(s.memory)
+    where = ("memory",) if "memory" in data else ("cpu",)
+    if not MIN_MEMORY_MIB <= mib <= MAX_MEMORY_MIB:
+        return [problem(("memory",), f"memory {s.memory} is outside Cloud Run's 512Mi-32Gi; "
+                                     f"give a value in that range")]
+    needs_cpus = next((cpus for above, cpus in CPUS_FOR_MEMORY if mib > above), 1)
+    if s.cpu < needs_cpus:
+        return [problem(where, f"memory {s.memory} needs at least {needs_cpus} vCPUs on Cloud Run (cpu is {s.cpu}); "
+                               f"raise cpu or lower memory")]
+    needs_mib = MEMORY_FOR_CPUS.get(s.cpu, 0)
+    if mib < needs_mib:
+        return [problem(where, f"cpu {s.cpu} needs at least {needs_mib // MIB_PER_GIB}Gi of memory on Cloud Run "
+                               f"(memory is {s.memory}); raise memory or lower cpu")]
+    return []

@@ -1,0 +1,149 @@
+"""`serve` deployed as code, under Pulumi's mocks: the real program, a stage with `serve:`.
+
+What is asserted is what `pulumi up` would create: a Cloud Run service running the plan's
+image and `ddb2bigtable serve` command, a service account of its own with
+`roles/bigtable.user` on each instance, the callers it admits (IAM invokers, or SigV4 key
+pairs from Secret Manager as a secret env ref), and never an `allUsers` invoker.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Any
+
+import pytest
+import yaml
+
+from ddb2bigtable.program import plan_for_stack
+from ddb2bigtable.serve.signatures import KEYS_ENV
+from ddb2bigtable.spec.errors import InputError
+
+from ..conftest import ROOT
+from ..pulumi_harness import Registered, Run, run_program, stack_config
+
+SERVICE = "gcp:cloudrunv2/service:Service"
+ACCOUNT = "gcp:serviceaccount/account:Account"
+BIGTABLE_IAM = "gcp:bigtable/instanceIamMember:InstanceIamMember"
+INVOKER = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
+SECRET_IAM = "gcp:secretmanager/secretIamMember:SecretIamMember"
+IMAGE = "us-west1-docker.pkg.dev/my-project-dev/tools/ddb2bigtable:0.1.0"
+APP = "serviceAccount:orders-app@my-project-dev.iam.gserviceaccount.com"
+
+
+def with_serve(stack: str, serve: dict[str, Any]) -> dict[str, Any]:
+    config = stack_config(stack)
+    return {**config, "ddb2bigtable:stage": {**config["ddb2bigtable:stage"], "serve": serve}}
+
+
+def only(run: Run, type_: str) -> Registered:
+    (resource,) = run.of_type(type_)
+    return resource
+
+
+def container(run: Run) -> dict[str, Any]:
+    (box,) = only(run, SERVICE).inputs["template"]["containers"]
+    return box
+
+
+def test_no_service_account_or_grant_unless_serve_is_enabled():
+    for stack in ("dev", "prod"):
+        run = run_program(stack)
+        assert not run.of_type(SERVICE) and not run.of_type(ACCOUNT) and not run.of_type(INVOKER)
+        assert "serve_endpoint_url" not in run.outputs
+    run = run_program("dev", with_serve("dev", {"enabled": False, "image": IMAGE}))
+    assert not run.of_type(SERVICE) and not run.of_type(ACCOUNT)
+
+
+def test_iam_signing_runs_serve_unsigned_behind_the_invoker_check():
+    run = run_program("dev", with_serve("dev", {"enabled": True, "image": IMAGE, "min_instances": 1,
+                                                "max_instances": 4, "cpu": 2, "memory": "1Gi", "concurrency": 40,
+                                                "invokers": [APP]}))
+    plan = plan_for_stack("dev", ROOT, with_serve("dev", {"enabled": True, "image": IMAGE, "invokers": [APP]}))[2]
+    service = only(run, SERVICE).inputs
+    box = container(run)
+    assert box["image"] == IMAGE and box["commands"] == ["ddb2bigtable"]
+    assert box["args"] == ["serve", "--stage", "dev", "--host", "0.0.0.0", "--port", "8080", "--workers", "2",
+                           "--unsigned"]
+    assert box["ports"] == {"containerPort": 8080}
+    assert box["resources"]["limits"] == {"cpu": "2", "memory": "1Gi"}
+    assert "envs" not in box  # no key pairs: Cloud Run's IAM check is the gate
+    template = service["template"]
+    assert template["scaling"] == {"minInstanceCount": 1, "maxInstanceCount": 4}
+    assert template["maxInstanceRequestConcurrency"] == 40
+    assert template["serviceAccount"] == "serve-dev@my-project-dev.iam.gserviceaccount.com"
+    assert service["invokerIamDisabled"] is False and service["ingress"] == "INGRESS_TRAFFIC_ALL"
+    assert service["name"] == "ddb2bigtable-dev" and service["location"] == plan.serve.region
+    assert service["deletionProtection"] is False  # dev is torn down at will
+    assert only(run, ACCOUNT).inputs["accountId"] == "serve-dev"
+    grants = {r.inputs["instance"]: r.inputs for r in run.of_type(BIGTABLE_IAM)}
+    assert set(grants) == {i.id for i in plan.instances}
+    assert all(g["role"] == "roles/bigtable.user" and g["member"] == "serviceAccount:serve-dev@my-project-dev"
+               ".iam.gserviceaccount.com" for g in grants.values())
+    invoker = only(run, INVOKER).inputs
+    assert (invoker["role"], invoker["member"], invoker["name"]) == ("roles/run.invoker", APP, "ddb2bigtable-dev")
+    assert not run.of_type(SECRET_IAM)
+    assert run.outputs["serve_endpoint_url"] == "https://ddb2bigtable-dev-abc123-uc.a.run.app"
+
+
+def test_the_service_waits_for_the_instances_and_its_grants():
+    run = run_program("dev", with_serve("dev", {"enabled": True, "image": IMAGE}))
+    needs = set(only(run, SERVICE).dependencies)
+    for grant in run.of_type(BIGTABLE_IAM):
+        assert grant.urn in needs
+    assert any("bigtable/instance:Instance" in urn for urn in needs)
+
+
+def test_key_signing_takes_the_pairs_from_secret_manager_as_an_env_ref():
+    run = run_program("dev", with_serve("dev", {"enabled": True, "image": IMAGE, "signing": "keys",
+                                                "keys_secret": "serve-keys", "keys_secret_version": 3}))
+    box = container(run)
+    assert "--unsigned" not in box["args"]  # serve checks every signature itself
+    assert box["envs"] == [{"name": KEYS_ENV, "valueSource": {"secretKeyRef": {"secret": "serve-keys",
+                                                                                "version": "3"}}}]
+    assert all("value" not in env for env in box["envs"])  # a reference, never the secret
+    assert only(run, SERVICE).inputs["invokerIamDisabled"] is True
+    secret = only(run, SECRET_IAM).inputs
+    assert (secret["secretId"], secret["role"], secret["member"]) == (
+        "serve-keys", "roles/secretmanager.secretAccessor", "serviceAccount:serve-dev@my-project-dev.iam.gserviceaccount.com")
+    assert not run.of_type(INVOKER)
+    assert only(run, SECRET_IAM).urn in only(run, SERVICE).dependencies  # readable before a revision starts
+
+
+@pytest.mark.parametrize("serve", [
+    {"enabled": True, "image": IMAGE, "invokers": [APP, "group:orders@example.com"]},
+    {"enabled": True, "image": IMAGE, "signing": "keys", "keys_secret": "projects/p/secrets/serve-keys"},
+    {"enabled": True, "image": IMAGE},
+], ids=["iam", "keys", "defaults"])
+def test_no_binding_ever_opens_the_endpoint_to_everyone(serve):
+    run = run_program("prod", with_serve("prod", serve))
+    members = [r.inputs.get("member") for r in run.resources] + [m for r in run.resources
+                                                                 for m in r.inputs.get("members", [])]
+    assert not {"allUsers", "allAuthenticatedUsers"} & set(members)
+    assert only(run, SERVICE).protect and only(run, SERVICE).inputs["deletionProtection"] is True  # prod
+
+
+def test_signing_none_is_refused_outside_the_emulator_stage():
+    with pytest.raises(InputError) as error:
+        plan_for_stack("dev", ROOT, with_serve("dev", {"enabled": True, "image": IMAGE, "signing": "none"}))
+    (problem,) = error.value.problems
+    assert problem.path == "config.ddb2bigtable:stage.serve.signing"
+    assert "emulator stage only" in problem.message
+
+
+def test_serve_keys_env_is_the_variable_serve_reads():
+    plan = plan_for_stack("dev", ROOT, with_serve("dev", {"enabled": True, "image": IMAGE}))[2]
+    assert plan.serve is not None and plan.serve.keys_env == KEYS_ENV
+
+
+def test_the_docs_example_deploys_as_the_page_says():
+    """docs/serve.md's stage snippet, pasted into the dev stack, gives the service the page describes."""
+    text = (ROOT / "docs" / "serve.md").read_text(encoding="utf-8").split("## Deploying serve", 1)[1]
+    snippet = re.search(r"```yaml\n(.*?)```", text, re.S).group(1)
+    settings = yaml.safe_load(textwrap.dedent("\n".join(line for line in snippet.splitlines()
+                                                        if not line.startswith("#"))))["serve"]
+    run = run_program("dev", with_serve("dev", settings))
+    box = container(run)
+    assert box["image"] == settings["image"] and box["args"][:3] == ["serve", "--stage", "dev"]
+    assert only(run, INVOKER).inputs["member"] == settings["invokers"][0]
+    assert run.outputs["serve_endpoint_url"].startswith("https://ddb2bigtable-dev-")
