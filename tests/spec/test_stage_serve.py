@@ -91,3 +91,14 @@ def test_a_template_stage_s_serve_is_replaced_whole(tmp_path):
         f"config:\n  ddb2bigtable:stage:\n    template: pr\n    serve: {{enabled: true, image: {IMAGE}}}\n")
     assert load_stage("pr", root).serve.signing == "keys"
     assert load_stage("pr-7", root).serve == ServeSettings(enabled=True, image=IMAGE)
+
+
+def test_instances_whose_writes_serve_cannot_make_are_named_in_the_plan(tmp_path):
+    """Serve writes with CheckAndMutateRow, which needs a single-cluster transactional profile."""
+    conditional = MOVIES.replace("      billing:", "      conditional_writes: true\n      billing:", 1)
+    assert conditional != MOVIES
+    for text, warned in ((MOVIES, True), (conditional, False)):
+        root = write_project(tmp_path, {"movies": text}, {"regions": "home", "serve": {"enabled": True, "image": IMAGE}})
+        plan = plan_files(root, "test")
+        assert any(w.code == "serve-writes" for w in plan.warnings) == warned
+        assert any(p.allow_transactional_writes for p in plan.instances[0].app_profiles) != warned
