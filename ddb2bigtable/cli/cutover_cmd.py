@@ -35,20 +35,24 @@ def cutover() -> None:
               help="Seconds Bigtable may trail DynamoDB (replicate's lag) and still be ready to switch.")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
+@click.option("--through", default=None, metavar="URL",
+              help="A `serve` endpoint of the stage: the sample is also read through it, as the application "
+                   "will read once switched.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The load's work folder: its types and replicate's checkpoint "
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_lag: float, endpoint_url: str | None,
-          fmt: str, work_dir: Path | None, root: Path) -> None:
+          through: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
     """Compare a random sample of the live table with Bigtable; exit 0 when ready to switch, 1 when not."""
-    code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt, max_lag=max_lag)
+    code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt, max_lag=max_lag,
+                through=through)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, segments: int,
-         endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float) -> int:
+         endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float, through: str | None) -> int:
     from ..bigtable.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..plan.app_profiles import load_profile_id
@@ -58,12 +62,13 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
     from .load_runs import resolve
 
     endpoint_url = check_endpoint_url(endpoint_url, "cutover check") or os.environ.get(ENDPOINT_ENV)
+    through = check_endpoint_url(through, "cutover check", "--through")
     target = resolve(root, spec, table_id, stage_name)
     profile = load_profile_id(target.instance)  # replicate's: reads what it wrote, on the cluster it wrote
     options = CutoverOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                              work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,
                              sample=sample, segments=segments, lag_limit_seconds=max_lag,
-                             endpoint_url=endpoint_url)
+                             endpoint_url=endpoint_url, through=through)
     with quiet_connection_warning():
         report = run_cutover_check(target.table, options)
     if fmt == "json":
@@ -86,6 +91,11 @@ def _print(report: CutoverReport) -> None:
         click.echo(f"  missing in Bigtable: {key_text(gone['key'])} (row {gone['row_key']})")
     for extra in report.only_in_bigtable[:SHOWN]:
         click.echo(f"  only in Bigtable: {key_text(extra['key'])} (row {extra['row_key']})")
+    if report.through:
+        click.echo(f"through serve ({report.through}): {report.through_checked:,} read, "
+                   f"{len(report.through_serve):,} differ")
+    for served in report.through_serve[:SHOWN]:
+        click.echo(f"  differs through serve: {key_text(served['key'])}: {served['detail']}")
     lag = report.lag_note if report.lag_seconds is None else f"{report.lag_seconds:,.1f} s ({report.lag_note})"
     click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s (--max-lag)")
     if report.ready:

@@ -35,7 +35,7 @@ from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
 from ..load.state import target
 from ..load.verify import Difference, RowReader, item_difference
-from ..spec.errors import InputError, Problem, ServiceError
+from ..spec.errors import InputError, Problem, ServiceError, redact_userinfo
 from ..spec.model import TableSpec
 from .bigtable_only import only_in_bigtable
 from .checkpoint import load_checkpoint, resume_problem
@@ -43,6 +43,7 @@ from .lineage import iso
 from .opening import now_micros, recorded_types, require_seconds
 from .shares import current_partition
 from .stream import StreamReader
+from .through_serve import key_of, served_differences
 
 LAG_LIMIT_SECONDS = 60.0  # ready only when Bigtable trails DynamoDB by less than this (--max-lag)
 DEFAULT_SAMPLE = 1000
@@ -65,6 +66,7 @@ class CutoverOptions:
     sample: int = DEFAULT_SAMPLE
     segments: int = DEFAULT_SEGMENTS
     endpoint_url: str | None = None
+    through: str | None = None  # a `serve` endpoint the sample is also read through (through_serve.py)
     lag_limit_seconds: float = LAG_LIMIT_SECONDS
     seed: int | None = None  # the sample's segments (None: different items every check)
     recheck_seconds: float = RECHECK_SECONDS
@@ -81,6 +83,9 @@ class CutoverReport:
     mismatches: list[dict[str, Any]] = field(default_factory=list)  # key, attributes, detail
     missing: list[dict[str, Any]] = field(default_factory=list)  # key, row_key
     only_in_bigtable: list[dict[str, Any]] = field(default_factory=list)  # key, row_key (bigtable_only.py)
+    through: str | None = None  # the `serve` endpoint read, if any
+    through_checked: int = 0  # items read through it (those equal in Bigtable, not expired)
+    through_serve: list[dict[str, Any]] = field(default_factory=list)  # key, attributes, detail
     lag_seconds: float | None = None
     lag_note: str = NOT_RUN  # where the lag comes from, or why it is unknown
     seconds: float = 0.0
@@ -95,6 +100,8 @@ class CutoverReport:
             why.append(f"{len(self.missing)} item(s) missing in Bigtable")
         if self.only_in_bigtable:
             why.append(f"{len(self.only_in_bigtable)} item(s) only in Bigtable")
+        if self.through_serve:
+            why.append(f"{len(self.through_serve)} item(s) differ through serve")
         if self.lag_seconds is None:
             why.append(f"replication lag {self.lag_note}")
         elif self.lag_seconds >= self.lag_limit_seconds:
@@ -110,6 +117,8 @@ class CutoverReport:
                 "matches": self.matches, "expired": self.expired, "vanished": self.vanished,
                 "mismatches": self.mismatches,
                 "missing_in_bigtable": self.missing, "only_in_bigtable": self.only_in_bigtable,
+                **({"through": self.through, "through_checked": self.through_checked,
+                    "differ_through_serve": self.through_serve} if self.through else {}),
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
                 "lag": self.lag_note, "lag_limit_seconds": self.lag_limit_seconds,
                 "seconds": round(self.seconds, 3)}
@@ -118,11 +127,6 @@ class CutoverReport:
 def key_text(key: dict[str, Any]) -> str:
     """`year=1999, title=Live 3`: an item's key as a person reads it."""
     return ", ".join(f"{name}={next(iter(value.values()))}" for name, value in key.items())
-
-
-def _key_of(table: TableSpec, item: Item) -> dict[str, Any]:
-    schema = table.source.key
-    return {k.name: item.get(k.name) for k in (schema.partition, schema.sort) if k is not None}
 
 
 def _lag(work_dir: Path, where: dict[str, str], stream_arn: Callable[[], str], now: int,
@@ -183,7 +187,7 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
         results = await _compared(table, options, codec, reader, items, report)
     for item, result in results:
         report.checked += 1
-        key = _key_of(table, item)
+        key = key_of(table, item)
         if result == "expired":
             report.expired += 1
         elif result is None:
@@ -207,12 +211,31 @@ async def _compared(table: TableSpec, options: CutoverOptions, codec: Codec, rea
         suspects = [item for item, result in results if isinstance(result, Difference)]
         if suspects:  # written while we read? Read both sides again: only what stays different counts
             await asyncio.sleep(options.recheck_seconds)
-            fresh = await asyncio.to_thread(reader.current, [_key_of(table, item) for item in suspects])
+            fresh = await asyncio.to_thread(reader.current, [key_of(table, item) for item in suspects])
             report.vanished = len(suspects) - len(fresh)
             results = [r for r in results if not isinstance(r[1], Difference)] + await _judged(codec, rows, fresh)
         report.only_in_bigtable = await only_in_bigtable(rows.table, codec, reader, items, rows.now,
                                                          options.recheck_seconds, codec.row_key)
+    if options.through:
+        matched = [item for item, result in results if result is None]
+        await _through_serve(table, options.through, options.recheck_seconds, codec, reader, matched, report)
     return results
+
+
+async def _through_serve(table: TableSpec, through: str, recheck_seconds: float, codec: Codec,
+                         reader: StreamReader, matched: list[Item], report: CutoverReport) -> None:
+    """The items equal in Bigtable read again through the `serve` endpoint `through`; a
+    difference is judged once more after `recheck_seconds` against DynamoDB's item of
+    then (one replicate changed meanwhile)."""
+    endpoint = StreamReader(table.source.table, table.source.region, through)
+    endpoint.where = f"serve endpoint {redact_userinfo(through)} (table {table.source.table}, --through)"
+    report.through, report.through_checked = through, len(matched)
+    found = await asyncio.to_thread(served_differences, table, codec, endpoint, matched, now_micros())
+    if found:
+        await asyncio.sleep(recheck_seconds)
+        fresh = await asyncio.to_thread(reader.current, [entry["key"] for entry in found])
+        found = await asyncio.to_thread(served_differences, table, codec, endpoint, fresh, now_micros())
+    report.through_serve = found
 
 
 @contextlib.contextmanager

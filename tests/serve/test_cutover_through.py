@@ -1,0 +1,87 @@
+"""`cutover check --through URL`: the sample read back through `serve` as the application
+will read it after switching its endpoint_url. The live table is DynamoDB Local holding
+the Movies export; Bigtable holds it too, loaded by `up`; serve runs on it. A serve that decodes the same cells into other items (here: one whose recorded types say
+the `info` map is a string, as a work folder of another load would) is not ready, and the
+items it gets wrong are named."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ddb2bigtable.bigtable.emulator import stop_process
+from ddb2bigtable.exports.manifests import open_export
+from ddb2bigtable.exports.reader import read_records
+from ddb2bigtable.load.local_stage import WORK_DIR
+
+from ..conftest import ROOT
+from ..replicate.conftest import dynamodb  # noqa: F401  (the session's DynamoDB Local)
+from ..replicate.test_replicate_cli import environment
+from .conftest import STAGE, start_serve
+
+
+@pytest.fixture(scope="module")
+def live(dynamodb, served):  # noqa: F811
+    """The live Movies table in DynamoDB Local: the export's items."""
+    manifest = open_export(str(ROOT / "exports" / "movies"))
+    items = [r.item for f in manifest.files for r in read_records(manifest, f) if r.item is not None]
+    client = dynamodb.client()
+    client.create_table(TableName="Movies", BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
+                                              {"AttributeName": "title", "AttributeType": "S"}],
+                        KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
+                                   {"AttributeName": "title", "KeyType": "RANGE"}])
+    for i in range(0, len(items), 25):
+        client.batch_write_item(RequestItems={"Movies": [{"PutRequest": {"Item": item}} for item in items[i:i + 25]]})
+    yield dynamodb
+    client.delete_table(TableName="Movies")
+
+
+def check(root: Path, dynamodb, through: str, *extra: str) -> subprocess.CompletedProcess:  # noqa: F811
+    return subprocess.run([sys.executable, "-m", "ddb2bigtable", "cutover", "check", str(root / "specs" / "movies.yaml"),
+                           "--table", "movies", "--stage", STAGE, "--root", str(root), "--sample", "120",
+                           "--endpoint-url", dynamodb.endpoint, "--through", through, *extra],
+                          capture_output=True, text=True, env=environment(), timeout=300)
+
+
+def test_the_sample_read_through_serve_equals_dynamodb(live, served):
+    out = check(served.root, live, served.endpoint, "--format", "json")
+    report = json.loads(out.stdout)
+    # replicate never ran here, so the verdict is "not ready" for the lag alone
+    assert report["reasons"] == ["replication lag unknown: replicate has not run"], out.stdout + out.stderr
+    assert report["checked"] == report["matches"] == report["through_checked"] >= 100
+    assert report["differ_through_serve"] == [] and report["through"] == served.endpoint
+
+
+def test_a_serve_that_decodes_otherwise_is_not_ready_and_names_the_items(live, served, tmp_path):
+    root = tmp_path / "other-types"  # the same stage, specs and work folders, one recorded type changed
+    shutil.copytree(served.root, root, ignore=shutil.ignore_patterns("serve.log"))
+    state = next((root / WORK_DIR).glob("*/*/movies/state.json"))
+    recorded = json.loads(state.read_text())
+    assert recorded["table_types"]["info"] == "M"
+    state.write_text(json.dumps(recorded | {"table_types": recorded["table_types"] | {"info": "S"}}))
+    process, endpoint = start_serve(root, STAGE)
+    try:
+        text = check(served.root, live, endpoint)
+        as_json = json.loads(check(served.root, live, endpoint, "--format", "json").stdout)
+    finally:
+        stop_process(process)
+    assert text.returncode == 1 and "Traceback" not in text.stderr, text.stdout + text.stderr
+    differ = as_json["differ_through_serve"]
+    assert differ and {d["detail"] for d in differ} == {"attributes differ: info"}
+    assert "item(s) differ through serve" in "; ".join(as_json["reasons"])
+    assert as_json["matches"] == as_json["through_checked"] and as_json["mismatches"] == []  # Bigtable itself is right
+    named = [line for line in text.stdout.splitlines() if line.startswith("  differs through serve: year=")]
+    assert named and all(line.endswith(": attributes differ: info") for line in named)  # each a sampled movie
+    assert f"through serve ({endpoint}): 120 read, 120 differ" in text.stdout
+
+
+def test_an_empty_or_bad_through_is_bad_input(live, served):
+    for bad in ("", "127.0.0.1:8000"):
+        out = check(served.root, live, bad)
+        assert out.returncode == 2 and "--through" in out.stderr and "Traceback" not in out.stderr, out.stderr
