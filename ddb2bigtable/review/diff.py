@@ -23,6 +23,7 @@ from ..plan.operations import rule_text
 from .change import Change
 from .cluster_diff import ClusterMove, cluster_changes
 from .news import news
+from .serve_diff import serve_changes
 
 Status = Literal["changed", "unchanged", "added", "removed"]
 
@@ -206,6 +207,7 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
             instance_changes, instance_moves = _instance(before[iid], after[iid])
             changes += instance_changes
             moves += instance_moves
+        changes += serve_changes(old.serve, new.serve)
         changes += news(old, new)  # a warning alone is news too (a table made Standard-IA, say)
     elif old is not None:
         changes = [Change(i.id, "instance removed", i.id, "removed", "DESTRUCTIVE",
