@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
+from ddb2bigtable.cli.serve_cmd import serve as serve_command
 from ddb2bigtable.program import plan_for_stack
 from ddb2bigtable.serve.signatures import KEYS_ENV
 from ddb2bigtable.spec.errors import InputError
@@ -147,3 +148,17 @@ def test_the_docs_example_deploys_as_the_page_says():
     assert box["image"] == settings["image"] and box["args"][:3] == ["serve", "--stage", "dev"]
     assert only(run, INVOKER).inputs["member"] == settings["invokers"][0]
     assert run.outputs["serve_endpoint_url"].startswith("https://ddb2bigtable-dev-")
+
+
+@pytest.mark.parametrize("serve", [
+    {"enabled": True, "image": IMAGE, "cpu": 4, "memory": "2Gi"},
+    {"enabled": True, "image": IMAGE, "signing": "keys", "keys_secret": "serve-keys"},
+], ids=["iam", "keys"])
+def test_the_container_s_command_is_one_the_serve_cli_takes(serve):
+    """The plan's command parses with the real `serve` command's options (no option the CLI lacks)."""
+    plan = plan_for_stack("prod", ROOT, with_serve("prod", serve))[2].serve
+    assert plan is not None and plan.command[:2] == ("ddb2bigtable", "serve")
+    context = serve_command.make_context("serve", list(plan.command[2:]))
+    assert (context.params["stage"], context.params["host"], context.params["port"]) == ("prod", "0.0.0.0", plan.port)
+    assert context.params["workers"] == plan.cpu == serve.get("cpu", 1)
+    assert context.params["unsigned"] == (plan.signing == "iam")
