@@ -61,8 +61,9 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
     protected = True if stage.deletion_protection is None else stage.deletion_protection
     reasons = _reasons(stage, region, signing)
     plan = ServePlan(
-        where="local" if local else "cloud-run", service=_name("ddb2bigtable", stage.name, SERVICE_NAME_MAX), project=stage.gcp_project,
-        region=region, image=s.image or "", command=tuple(command), port=PORT, workers=s.cpu, cpu=s.cpu,
+        where="local" if local else "cloud-run", service=_name("ddb2bigtable", stage.name, SERVICE_NAME_MAX),
+        project=stage.gcp_project, region=region, image=s.image or "", command=tuple(command), port=PORT,
+        workers=s.cpu, cpu=s.cpu,
         memory=s.memory, concurrency=s.concurrency, min_instances=s.min_instances, max_instances=s.max_instances,
         signing=signing, invokers=s.invokers if signing == "iam" else (), keys_env=KEYS_ENV,
         keys_secret=s.keys_secret if signing == "keys" else None, keys_secret_version=s.keys_secret_version,
@@ -73,7 +74,13 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
              if local else f"`ddb2bigtable serve` on Cloud Run in {region}: every table of the stage's "
                            f"{len(instances)} instance(s), as the DynamoDB API"),
         reasons=reasons)
-    return plan, ([] if local else _write_warnings(instances))
+    if local:
+        return plan, []
+    nobody = [PlanWarning("serve-no-invokers", instances[0].id, None,
+                          "serve signs with iam and lists no invokers: only the project's owners, editors and Cloud "
+                          "Run admins may call it; add the application's principal to serve.invokers")
+              ] if signing == "iam" and not s.invokers else []
+    return plan, nobody + _write_warnings(instances)
 
 
 def _reasons(stage: Stage, region: str, signing: str) -> tuple[tuple[str, str], ...]:
@@ -106,8 +113,9 @@ def _reasons(stage: Stage, region: str, signing: str) -> tuple[tuple[str, str], 
         ("signing", f"{signing}: {who}"),
         ("app profile", f"{SERVING_PROFILE} for eventually consistent reads (multi-cluster, nearest cluster); "
                         f"ConsistentRead and writes through a table's txn-<region> profile where the plan has one"),
-        ("types", "attribute types come from the specs' declarations (a Cloud Run instance has no load work "
-                  "folder): declare every attribute's type in the mapping, or reads of undeclared ones fail"),
+        ("types", "attribute types come from the specs' declarations, and from the loads' work folder only if "
+                  f"the image carries it (.ddb2bigtable/{stage.name}/): declare every attribute's type in the "
+                  "mapping, or reads of undeclared ones fail"),
     )
 
 

@@ -102,3 +102,12 @@ def test_instances_whose_writes_serve_cannot_make_are_named_in_the_plan(tmp_path
         plan = plan_files(root, "test")
         assert any(w.code == "serve-writes" for w in plan.warnings) == warned
         assert any(p.allow_transactional_writes for p in plan.instances[0].app_profiles) != warned
+
+
+def test_iam_signing_without_invokers_is_a_warning_naming_the_setting(tmp_path):
+    for serve, warned in (({"enabled": True, "image": IMAGE}, True),
+                          ({"enabled": True, "image": IMAGE, "invokers": ["group:orders@example.com"]}, False),
+                          ({"enabled": True, "image": IMAGE, "signing": "keys", "keys_secret": "k"}, False)):
+        root = write_project(tmp_path, {"movies": MOVIES}, {"regions": "home", "serve": serve})
+        found = [w for w in plan_files(root, "test").warnings if w.code == "serve-no-invokers"]
+        assert bool(found) == warned and all("serve.invokers" in w.message for w in found)
