@@ -32,6 +32,7 @@ from rich.text import Text
 
 from ..bigtable.emulator import EMULATOR_ENV, EmulatorError, quiet_connection_warning
 from ..bigtable.table_admin import ensure_tables
+from ..exports.errors import ExportUnavailable
 from ..exports.manifests import ExportError
 from ..load.chain_runs import run_chain
 from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
@@ -83,7 +84,9 @@ def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Targe
     return Target(stage, table, instance, stage.gcp_project or DEFAULT_PROJECT)
 
 
-def _export_problem(export: str, error: Exception) -> InputError:
+def _export_problem(export: str, error: Exception) -> Exception:
+    if isinstance(error, ExportUnavailable):  # the bucket failed, not the input: exit 1, the URL named already
+        return error
     said = str(error)  # an export error names its location already; say it once
     return InputError([Problem.about("--export", "", said if export in said else f"{export}: {said}")])
 

@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import fsspec
 import orjson
-from fsspec.implementations.local import LocalFileSystem
 
-from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError
 from ..spec.yaml_source import MAX_BYTES
+from .errors import ExportError
+from .locations import store_for
+from .stores import Store, read_at_most
 
 FULL_EXPORT = "FULL_EXPORT"
 INCREMENTAL_EXPORT = "INCREMENTAL_EXPORT"
@@ -43,12 +41,10 @@ MAX_MANIFEST_LINE = 64 * 1024
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
-
-
-class ExportError(Ddb2BigtableError):
-    """The export cannot be read: names the file, what is wrong and what to do."""
-
-    exit_code = EXIT_BAD_INPUT
+# Looking for exports below a location lists at most MAX_FOLDERS folders, MAX_DEPTH deep:
+# a prefix holding a table's exports has a handful; more means the location is too broad.
+MAX_FOLDERS = 10_000
+MAX_DEPTH = 16
 
 
 @dataclass(frozen=True)
@@ -83,19 +79,19 @@ class Manifest:
 def open_export(location: str) -> Manifest:
     """Read and check both manifests of the export at `location` (no data is read yet).
 
-    `location` is a local folder or any fsspec URL (`file://`, `gs://`, `s3://`): the
-    export's own `AWSDynamoDB/<id>/` folder, its `manifest-summary.json`, or any prefix
-    holding exactly one `AWSDynamoDB/<id>/manifest-summary.json`.
+    `location` is a local folder, `file://`, `s3://BUCKET/PREFIX` or `gs://BUCKET/PREFIX`
+    (stores.py): the export's own `AWSDynamoDB/<id>/` folder, its `manifest-summary.json`,
+    or any prefix holding exactly one `AWSDynamoDB/<id>/manifest-summary.json`.
     """
-    fs, path = _filesystem(location)
-    summary_path = _find_summary(fs, path, location)
-    summary = _read_summary(fs, summary_path)
+    store, path = store_for(location)
+    summary_path = _find_summary(store, path, location)
+    summary = _read_summary(store, summary_path)
     root = _parent(_parent(summary_path))
     files_path = _resolve(root, _string(summary, "manifestFilesS3Key", summary_path), summary_path)
-    _inside(fs, root, files_path, summary_path)
-    files = _read_files_manifest(fs, files_path)
+    store.inside(root, files_path, summary_path)
+    files = _read_files_manifest(store, files_path)
     for f in files:
-        _inside(fs, root, _resolve(root, f.key, files_path), files_path)
+        store.inside(root, _resolve(root, f.key, files_path), files_path)
     export_type = summary.get("exportType", FULL_EXPORT)
     item_count = _count(summary.get("itemCount"), f"{summary_path}: itemCount")
     listed = sum(f.item_count for f in files)
@@ -114,7 +110,7 @@ def open_export(location: str) -> Manifest:
         item_count=item_count,
         export_time_micros=_micros(_string(summary, time_field, summary_path), f"{summary_path}: {time_field}"),
         files=files,
-        root=fs.unstrip_protocol(root),
+        root=root,
         export_id=arn.rsplit("/export/", 1)[1] if isinstance(arn, str) and "/export/" in arn else
         _parent(summary_path).rsplit("/", 1)[-1],
         export_from_time_micros=_micros(_string(summary, from_field, summary_path), f"{summary_path}: {from_field}"),
@@ -124,10 +120,10 @@ def open_export(location: str) -> Manifest:
 
 def verify_file(manifest: Manifest, f: DataFile) -> None:
     """Check the stored `.gz` bytes against the manifest's md5Checksum, streaming them."""
-    fs, path = data_path(manifest, f)
+    store, path = data_path(manifest, f)
     digest = hashlib.md5(usedforsecurity=False)
     try:
-        with fs.open(path, "rb") as stream:
+        with store.open(path) as stream:
             while chunk := stream.read(1 << 20):
                 digest.update(chunk)
     except FileNotFoundError:
@@ -140,70 +136,61 @@ def verify_file(manifest: Manifest, f: DataFile) -> None:
 
 # --- finding and reading the manifests ----------------------------------------------------
 
-def _filesystem(location: str) -> tuple[fsspec.AbstractFileSystem, str]:
-    try:
-        fs, path = fsspec.core.url_to_fs(location)
-    except ImportError as err:
-        raise ExportError(f"{location}: {err} (fsspec needs it for this URL scheme)") from None
-    return fs, path.rstrip("/")
-
-
-def _find_summary(fs: fsspec.AbstractFileSystem, path: str, location: str) -> str:
-    if path.endswith("/" + SUMMARY):
-        _regular(fs, path)
-        if fs.isfile(path):
-            return path
-    _regular(fs, f"{path}/{SUMMARY}")
-    if fs.isfile(f"{path}/{SUMMARY}"):
+def _find_summary(store: Store, path: str, location: str) -> str:
+    if path.endswith("/" + SUMMARY) and store.is_file(path):
+        return path
+    if store.is_file(f"{path}/{SUMMARY}"):
         return f"{path}/{SUMMARY}"
-    found = _summaries(fs, path, location)
+    found = _summaries(store, path, location)
     if len(found) > 1:
-        listing = ", ".join(fs.unstrip_protocol(_parent(p)) for p in found)
+        listing = ", ".join(_parent(p) for p in found)
         raise ExportError(f"{location}: holds {len(found)} exports ({listing}); give one of these folders")
     return found[0]
 
 
-def _summaries(fs: fsspec.AbstractFileSystem, path: str, location: str) -> list[str]:
-    """Every `AWSDynamoDB/<exportId>/manifest-summary.json` below `path`, sorted; at least one."""
-    if not fs.exists(path):
+def _summaries(store: Store, path: str, location: str) -> list[str]:
+    """Every `AWSDynamoDB/<exportId>/manifest-summary.json` below `path`, sorted; at least
+    one. Folders are listed one level at a time (a bucket lists no data files this way),
+    at most MAX_FOLDERS of them, MAX_DEPTH deep."""
+    top = store.folders(path)
+    if top is None:
         raise ExportError(f"{location}: no such folder; give the folder the export was written to")
-    found = sorted(fs.glob(f"{path}/**/{AWS_FOLDER}/*/{SUMMARY}"))
+    found: list[str] = []
+    pending, listed = [(path, top, 0)], 0
+    while pending:
+        folder, names, depth = pending.pop()
+        for name in names if depth < MAX_DEPTH else []:
+            listed += 1
+            if listed > MAX_FOLDERS:
+                raise ExportError(f"{location}: more than {MAX_FOLDERS:,} folders below it were looked through "
+                                  f"for exports; give the export's own folder or the prefix holding AWSDynamoDB/")
+            if folder.rsplit("/", 1)[-1] == AWS_FOLDER:
+                if store.is_file(f"{folder}/{name}/{SUMMARY}"):
+                    found.append(f"{folder}/{name}/{SUMMARY}")
+            else:
+                pending.append((f"{folder}/{name}", store.folders(f"{folder}/{name}") or [], depth + 1))
     if not found:
         raise ExportError(f"{location}: no {AWS_FOLDER}/<exportId>/{SUMMARY} below it; give the prefix "
                           f"the export was written to or the export's own folder")
-    return found
+    return sorted(found)
 
 
 def export_folders(location: str) -> list[str]:
     """The folder of every export below `location`: AWS writes a table's full export and
     its incremental exports side by side (`<prefix>/AWSDynamoDB/<exportId>/`), so one
     prefix holds a whole chain (`load --chain`)."""
-    fs, path = _filesystem(location)
-    if fs.isfile(f"{path}/{SUMMARY}"):
+    store, path = store_for(location)
+    if store.is_file(f"{path}/{SUMMARY}"):
         return [location]
-    folders = [_parent(summary) for summary in _summaries(fs, path, location)]
-    return [fs.unstrip_protocol(f) for f in folders] if "://" in location else folders  # as the user wrote it
+    return [_parent(summary) for summary in _summaries(store, path, location)]
 
 
-def _regular(fs: fsspec.AbstractFileSystem, path: str) -> None:
-    """On a local disk, `path` (after links) must be a regular file or not exist yet (the
-    caller words a missing one): a FIFO would block the read until someone writes to it, a
-    device (`/dev/zero`) would never end. Bucket objects are always files."""
-    if not isinstance(fs, LocalFileSystem):
-        return
+def _read_summary(store: Store, path: str) -> dict[str, Any]:
     try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return
-    if not stat.S_ISREG(mode):
-        raise ExportError(f"{path}: not a regular file (a device, FIFO or folder); an export holds only files: "
-                          f"copy the export folder again")
-
-
-def _read_summary(fs: fsspec.AbstractFileSystem, path: str) -> dict[str, Any]:
-    _regular(fs, path)
-    with fs.open(path, "rb") as stream:
-        text = stream.read(MAX_BYTES + 1)
+        with store.open(path) as stream:
+            text = read_at_most(stream, MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise ExportError(f"{path}: missing; give the folder the export was written to") from None
     if len(text) > MAX_BYTES:
         raise ExportError(f"{path}: larger than {MAX_BYTES:,} bytes; AWS writes a summary of a few hundred bytes: "
                           f"is this a DynamoDB export manifest?")
@@ -235,11 +222,10 @@ def _lines(stream: Any, path: str) -> Iterator[tuple[int, bytes]]:
         yield line_no + 1, tail
 
 
-def _read_files_manifest(fs: fsspec.AbstractFileSystem, path: str) -> tuple[DataFile, ...]:
+def _read_files_manifest(store: Store, path: str) -> tuple[DataFile, ...]:
     files: list[DataFile] = []
-    _regular(fs, path)
     try:
-        with fs.open(path, "rb") as stream:
+        with store.open(path) as stream:
             for line_no, line in _lines(stream, path):
                 if line.strip():
                     where = f"{path}:{line_no}"
@@ -313,25 +299,12 @@ def _resolve(root: str, key: str, where: str) -> str:
     return f"{root}/{key[at + len(AWS_FOLDER) + 1:]}"
 
 
-def _inside(fs: fsspec.AbstractFileSystem, root: str, path: str, where: str) -> None:
-    """On a local disk, `path` after following links must stay below the export's folder:
-    a data file that is a link to /etc/shadow is not part of the export."""
-    if not isinstance(fs, LocalFileSystem):
-        return  # bucket keys have no links; the key check above is the whole rule there
-    real_root = os.path.realpath(root)
-    real = os.path.realpath(path)
-    if os.path.commonpath([real_root, real]) != real_root:
-        raise ExportError(f"{where}: {path} leads to {real}, outside the export folder {real_root} (a link?); "
-                          f"copy the export's files themselves, not links to them")
-
-
-def data_path(manifest: Manifest, f: DataFile) -> tuple[fsspec.AbstractFileSystem, str]:
-    """Where a data file is: inside the export's folder, and a regular file (or missing)."""
-    fs, root = _filesystem(manifest.root)
+def data_path(manifest: Manifest, f: DataFile) -> tuple[Store, str]:
+    """Where a data file is: inside the export's folder (the store opens only a regular file)."""
+    store, root = store_for(manifest.root)
     path = _resolve(root, f.key, "manifest-files.json")
-    _inside(fs, root, path, "manifest-files.json")
-    _regular(fs, path)
-    return fs, path
+    store.inside(root, path, "manifest-files.json")
+    return store, path
 
 
 def missing_file(f: DataFile, path: str) -> ExportError:

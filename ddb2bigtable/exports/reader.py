@@ -101,11 +101,11 @@ def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes | 
     """(line number, line) of one data file, None for a line over MAX_LINE; ExportError
     when it is missing, unreadable, decompresses to more than ITEM_BYTES per item, or its
     gzip stream is cut short or corrupt (after the last good line)."""
-    fs, path = data_path(manifest, f)
+    store, path = data_path(manifest, f)
     line_no = 0
     limit = f.item_count * ITEM_BYTES + MAX_LINE
     try:
-        with fs.open(path, "rb") as stream:
+        with store.open(path) as stream:
             for line_no, line in enumerate(_gzip_lines(stream, limit), 1):
                 yield line_no, line
     except _TooMuch:

@@ -24,7 +24,7 @@ from ..codec.cell_values import MIXED
 from ..codec.type_inference import TypeScan
 from ..exports.manifests import open_export
 from ..exports.reader import scan_items
-from ..spec.errors import Ddb2BigtableError, InputError, Problem
+from ..spec.errors import Ddb2BigtableError, InputError, Problem, ServiceError
 from .emit import Document, Leaf
 from .model import Notice, TableDefinition
 
@@ -55,7 +55,7 @@ def sample_export(location: str, sample: int) -> Sampled:
                     break
                 scan.add(item)
                 taken += 1
-    except InputError:
+    except (InputError, ServiceError):  # ServiceError: the export's bucket failed (exit 1)
         raise
     except Ddb2BigtableError as error:  # ExportError: a missing manifest, a corrupt file
         said = str(error)  # an export error names its location already; say it once

@@ -13,7 +13,6 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
-import fsspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -375,28 +374,6 @@ def test_a_folder_without_an_export_is_an_export_error(tmp_path):
         open_export(str(tmp_path))
     with pytest.raises(ExportError, match="no such folder"):
         open_export(str(tmp_path / "nowhere"))
-
-
-def test_remote_exports_go_through_fsspec(tmp_path):
-    write_export(tmp_path / "local", ARN, [EVERY_TYPE], export_time=WHEN, s3=S3Location(prefix="exports/things"))
-    remote = fsspec.filesystem("memory")
-    remote.put(str(tmp_path / "local"), "/bucket/exports/things", recursive=True)
-    try:
-        manifest = open_export("memory://bucket/exports/things")
-        assert manifest.root.startswith("memory://")
-        for f in manifest.files:
-            verify_file(manifest, f)
-        assert [r.item for r in records(manifest)] == [EVERY_TYPE]
-    finally:
-        remote.rm("/bucket", recursive=True)
-
-
-def test_a_scheme_without_its_fsspec_package_is_an_export_error(monkeypatch):
-    import sys
-
-    monkeypatch.setitem(sys.modules, "s3fs", None)  # as on a machine without it
-    with pytest.raises(ExportError, match="s3fs"):
-        open_export("s3://bucket/exports/things")
 
 
 # --- memory -------------------------------------------------------------------------------

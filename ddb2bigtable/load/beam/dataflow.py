@@ -54,13 +54,14 @@ def pipeline_options_for(job: LoadJobPlan, package_dir: Path) -> PipelineOptions
     How the workers get this package: `extra_packages` with this project's wheel (built by
     `launch_dataflow` with `uv build`, the toolchain Pulumi runs here). The workers
     `pip install` it with all its pinned dependencies: what the load uses
-    (google-cloud-bigtable, orjson, amazon-ion, fsspec) and, unused there, Pulumi's SDKs
+    (google-cloud-bigtable, orjson, amazon-ion, and the export readers' boto3 and
+    google-cloud-storage, within apache-beam[gcp]'s range) and, unused there, Pulumi's SDKs
     (slower worker start-up: the price of one distribution); apache-beam 2.77 is already in
     Dataflow's matching SDK image. Rejected alternatives: `setup_file` (Beam builds an sdist with
     `python -m build --no-isolation`, which needs `build` and hatchling installed next to
     Pulumi) and `save_main_session` (this code is a package, not a main module).
-    `requirements_file` only adds the fsspec filesystem the export's URL needs (gcsfs,
-    s3fs: same release as fsspec), with `requirements_cache=skip` so launching needs no pip.
+    No `requirements_file`: an export in `gs://` or `s3://` needs nothing the wheel's
+    dependencies do not bring (exports/locations.py).
     Set DDB2BIGTABLE_SDK_CONTAINER_IMAGE to a prebuilt image holding the package instead
     (faster worker start-up, nothing installed at run time). `package_dir` is this
     launch's own folder (`launch_folder`): two stages deployed at once never share one.
@@ -87,9 +88,6 @@ def pipeline_options_for(job: LoadJobPlan, package_dir: Path) -> PipelineOptions
         settings["sdk_container_image"] = image
     else:
         settings["extra_packages"] = [str(worker_wheel(package_dir))]
-        if _filesystem_requirements(job.export):
-            settings["requirements_file"] = str(package_dir / "requirements.txt")
-            settings["requirements_cache"] = "skip"
     return PipelineOptions(flags=[], **settings)
 
 
@@ -111,21 +109,15 @@ def worker_wheel(package_dir: Path) -> Path:
 
 @contextmanager
 def launch_folder() -> Iterator[Path]:
-    """A private temporary folder for one launch's wheel and requirements, removed once
-    the job is submitted (Beam has staged them to the job's bucket by then). A shared
+    """A private temporary folder for one launch's wheel, removed once
+    the job is submitted (Beam has staged it to the job's bucket by then). A shared
     folder let two launches at once delete each other's wheel."""
     with tempfile.TemporaryDirectory(prefix="ddb2bigtable-dataflow-") as folder:
         yield Path(folder)
 
 
-def _filesystem_requirements(export: str) -> list[str]:
-    scheme = export.split("://", 1)[0] if "://" in export else ""
-    package = {"gs": "gcsfs", "gcs": "gcsfs", "s3": "s3fs", "s3a": "s3fs"}.get(scheme)
-    return [f"{package}=={metadata.version('fsspec')}"] if package else []
-
-
-def build_worker_package(export: str, package_dir: Path) -> None:
-    """This project's wheel (and the requirements file) where `pipeline_options_for` names them."""
+def build_worker_package(package_dir: Path) -> None:
+    """This project's wheel where `pipeline_options_for` names it."""
     root = Path(__file__).resolve().parents[3]
     if not (root / "pyproject.toml").is_file():
         raise DataflowUnavailable(f"cannot find this project's pyproject.toml next to {root / 'ddb2bigtable'} to "
@@ -139,9 +131,6 @@ def build_worker_package(export: str, package_dir: Path) -> None:
                            capture_output=True, text=True)
     if built.returncode != 0 or not worker_wheel(package_dir).is_file():
         raise DataflowUnavailable(f"`uv build --wheel {root}` failed: {built.stderr.strip()[-500:]}")
-    requirements = _filesystem_requirements(export)
-    if requirements:
-        (package_dir / "requirements.txt").write_text("\n".join(requirements) + "\n")
 
 
 def require_gcp_extra() -> None:
@@ -193,7 +182,7 @@ def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:
         options = pipeline_options_for(job, package_dir)
         table = table or find_table(job)
         if CONTAINER_IMAGE_ENV not in os.environ:
-            build_worker_package(job.export, package_dir)
+            build_worker_package(package_dir)
         load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in manifest.files),
                         project=job.project or "", instance_id=job.instance_id, app_profile_id=job.app_profile_id,
                         work_dir=work_location(job), run_id=time.strftime("%Y%m%dT%H%M%S"),
