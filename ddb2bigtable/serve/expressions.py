@@ -7,8 +7,10 @@ error messages follow DynamoDB's closely; writing a parser here would repeat tha
 with fewer users. It evaluates items in wire form (binary as base64 text, as DynamoDB JSON
 has it), which is why the operations keep items in wire form around this module and
 convert to the codec's form only at Bigtable (wire.py). moto is used as a library only:
-no mock is started, nothing is patched. This module is the one place that imports it, so
-a later parser can replace it behind the same functions (docs/serve.md, "Choices").
+no mock is started, nothing is patched. This module is the one place that calls its
+parser; conditions.py (evaluation with DynamoDB's types), validation.py and
+validation_keys.py (what DynamoDB refuses and moto accepts) read the tree it returns, so a
+later parser can replace it behind the same functions (docs/serve.md, "Choices").
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.dynamo_type import Item as MotoItem
 from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
-from moto.dynamodb.parsing.key_condition_expression import parse_expression
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
-from ..codec.scalars import binary_from_text
-from .errors import PREFIX, ServeError, validation
+from . import conditions, validation, validation_keys
+from .errors import PREFIX, ServeError
+from .errors import validation as invalid
+from .validation_keys import KeyCondition
 from .wire import WireItem, to_codec
 
 Names = dict[str, str]
@@ -49,17 +52,17 @@ def dynamodb_errors() -> Iterator[None]:
         name = str(getattr(error, "error_type", "ValidationException")).removeprefix(PREFIX)
         raise ServeError(name, str(getattr(error, "message", error))) from None
     except NotImplementedError as error:
-        raise validation(f"this expression uses something ddb2bigtable serve does not support: {error}") from None
+        raise invalid(f"this expression uses something ddb2bigtable serve does not support: {error}") from None
     except RecursionError:
-        raise validation("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
+        raise invalid("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
     except AssertionError:  # moto's validator asserts a value where a path names no attribute (list_append's 2nd)
-        raise validation("The provided expression refers to an attribute that does not exist in the item") from None
+        raise invalid("The provided expression refers to an attribute that does not exist in the item") from None
     except KeyError as error:
         what = "name" if str(error.args[0]).startswith("#") else "value"
-        raise validation(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
+        raise invalid(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
                          f"attribute {what}: {error.args[0]}") from None
     except (ValueError, TypeError, AttributeError, IndexError) as error:
-        raise validation(f"Invalid expression: {error}") from None
+        raise invalid(f"Invalid expression: {error}") from None
 
 
 EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpression", "FilterExpression",
@@ -78,7 +81,7 @@ def check_used(request: dict[str, Any]) -> None:
     for field in EXPRESSIONS:
         text = request.get(field)
         if isinstance(text, str) and len(text.encode()) > MAX_EXPRESSION_BYTES:
-            raise validation(f"Invalid {field}: Expression size has exceeded the maximum allowed size; "
+            raise invalid(f"Invalid {field}: Expression size has exceeded the maximum allowed size; "
                              f"expression size: {len(text.encode())}")
     texts = [t for t in (request.get(f) for f in EXPRESSIONS) if isinstance(t, str)]
     for field, pattern in (("ExpressionAttributeNames", _NAME), ("ExpressionAttributeValues", _VALUE)):
@@ -86,11 +89,15 @@ def check_used(request: dict[str, Any]) -> None:
         if not given or not isinstance(given, dict):
             continue
         if not texts:
-            raise validation(f"{field} can only be specified when using expressions")
+            raise invalid(f"{field} can only be specified when using expressions")
         used = {m for t in texts for m in pattern.findall(t)}
         unused = sorted(set(given) - used)
         if unused:
-            raise validation(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
+            for parsed in ("ConditionExpression", "FilterExpression"):  # DynamoDB names a syntax error first
+                if isinstance(request.get(parsed), str):
+                    parsed_condition(parsed, request[parsed], request.get("ExpressionAttributeNames"),
+                                     request.get("ExpressionAttributeValues"))
+            raise invalid(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
 
 
 def _checked(names: Any, values: Any) -> tuple[Names, Values]:
@@ -98,9 +105,9 @@ def _checked(names: Any, values: Any) -> tuple[Names, Values]:
     value), refused in DynamoDB's words when they have another shape."""
     names, values = names or {}, values or {}
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
-        raise validation("ExpressionAttributeNames must be a map of strings to strings")
+        raise invalid("ExpressionAttributeNames must be a map of strings to strings")
     if not isinstance(values, dict):
-        raise validation("ExpressionAttributeValues must be a map of strings to attribute values")
+        raise invalid("ExpressionAttributeValues must be a map of strings to attribute values")
     for name, value in values.items():
         to_codec(value, f"ExpressionAttributeValues.{name}")  # raises ValidationException when malformed
     return names, values
@@ -112,36 +119,33 @@ def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
     return MotoItem(hash_key, range_key, copy.deepcopy(item))
 
 
-def condition(expression: str | None, names: Names | None, values: Values | None,
-              keys: tuple[str, ...]) -> Callable[[WireItem | None], bool]:
-    """A ConditionExpression or FilterExpression as a test of one item (None: no item)."""
-    if not expression:
+def condition(expression: str | None, names: Names | None, values: Values | None, keys: tuple[str, ...],
+              field: str = "ConditionExpression") -> Callable[[WireItem | None], bool]:
+    """A ConditionExpression or FilterExpression (`field`) as a test of one item (None: no
+    item): parsed by moto, checked (validation.py) and evaluated (conditions.py) as DynamoDB does."""
+    if expression is None:
         return lambda item: True
+    tree = parsed_condition(field, expression, names, values)
+    return lambda item: conditions.holds(tree, item)
+
+
+def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> Any:
+    """moto's tree of a condition, refused in DynamoDB's words where DynamoDB refuses it."""
     names, values = _checked(names, values)
+    text, names, values = validation.prepared(field, expression, names, values)
     with dynamodb_errors():
-        op = get_filter_expression(expression, names, {k: _raw_binary(v) for k, v in values.items()})
-
-    def holds(item: WireItem | None) -> bool:
-        with dynamodb_errors():
-            return bool(op.expr(_moto_item({k: _raw_binary(v) for k, v in item.items()}, keys)
-                                if item is not None else None))
-    return holds
-
-
-def _raw_binary(value: Any) -> Any:
-    """A wire value with its binary as bytes, for conditions: moto compares and sizes binary
-    as the value it holds, and base64 text neither sorts nor counts like the bytes it
-    stands for (0xF8 is `+A==`, below 0x00's `AA==`)."""
-    (tag, inner), = value.items()
-    if tag == "B":
-        return {"B": binary_from_text(inner)}
-    if tag == "BS":
-        return {"BS": [binary_from_text(x) for x in inner]}
-    if tag == "M":
-        return {"M": {k: _raw_binary(v) for k, v in inner.items()}}
-    if tag == "L":
-        return {"L": [_raw_binary(v) for v in inner]}
-    return value
+        try:
+            tree = get_filter_expression(text, names, values)
+        except ValueError as error:
+            raise validation.syntax_error(field, error) from None
+        except KeyError as error:
+            name = str(error.args[0])
+            raise (validation.refused(field, f"An expression attribute name used in the document path is not defined; "
+                                             f"attribute name: {name}") if name.startswith("#") else
+                   validation.refused(field, f"An expression attribute value used in expression is not defined; "
+                                             f"attribute value: {name}")) from None
+    validation.check_tree(field, tree)
+    return tree
 
 
 @dataclass(frozen=True)
@@ -174,29 +178,13 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
         return dict(target.to_json()["Attributes"])
 
 
-@dataclass(frozen=True)
-class KeyCondition:
-    partition: tuple[str, Any]  # (attribute, wire value)
-    sort: tuple[str, str, list[Any]] | None  # (attribute, EQ|LT|LE|GT|GE|BETWEEN|BEGINS_WITH, wire values)
-
-
 def key_condition(expression: str, names: Names | None, values: Values | None,
                   keys: tuple[str, ...]) -> KeyCondition:
     """A Query's KeyConditionExpression: equality on the partition key, at most one
-    comparison on the sort key."""
-    schema = [{"AttributeName": k, "KeyType": kind} for k, kind in zip(keys, ("HASH", "RANGE"), strict=False)]
-    names, values = _checked(names, values)
-    with dynamodb_errors():
-        hashes, ranges, _ = parse_expression(expression, values, names, schema)
-    if len(hashes) != 1 or hashes[0][0] != keys[0]:
-        raise validation(f"Query condition missed key schema element: {keys[0]}")
-    if len(ranges) > 1 or (ranges and (len(keys) < 2 or ranges[0][0] != keys[1])):
-        raise validation("Query key condition not supported")
-    sort = (ranges[0][0], _OPERATORS.get(ranges[0][1], ranges[0][1].upper()), ranges[0][2]) if ranges else None
-    return KeyCondition(hashes[0], sort)
+    comparison on the sort key (validation_keys.py)."""
+    return validation_keys.key_condition(parsed_condition(validation_keys.FIELD, expression, names, values), keys)
 
 
-_OPERATORS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}
 Path = list[str | int]
 
 
@@ -206,18 +194,18 @@ def projection(expression: str | None, names: Names | None) -> list[Path] | None
         return None
     names, _ = _checked(names, None)
     if not isinstance(expression, str) or not expression.strip():
-        raise validation("Invalid ProjectionExpression: The expression can not be empty;")
+        raise invalid("Invalid ProjectionExpression: The expression can not be empty;")
     paths: list[Path] = []
     for text in expression.split(","):
         path: Path = []
         for part in text.strip().split("."):
             found = _PART.fullmatch(part.strip())
             if not found:
-                raise validation(f"Invalid ProjectionExpression: Syntax error; token: {part!r}")
+                raise invalid(f"Invalid ProjectionExpression: Syntax error; token: {part!r}")
             name = found.group(1)
             if name.startswith("#"):
                 if name not in names:
-                    raise validation(f"Value provided in ExpressionAttributeNames unused in expressions: "
+                    raise invalid(f"Value provided in ExpressionAttributeNames unused in expressions: "
                                      f"An expression attribute name used in the document path is not defined; "
                                      f"attribute name: {name}")
                 name = names[name]

@@ -5,8 +5,10 @@
 by DynamoDB (AWS, "Legacy conditional parameters", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LegacyConditionalParameters.html,
 read 2026-11-25); code written before 2014 and many test suites still send them. Each is
 rewritten here into ProjectionExpression, KeyConditionExpression, FilterExpression,
-ConditionExpression or UpdateExpression with placeholders of its own (`#l0`, `:l0`), so
-one path evaluates both forms. A request mixing the two forms is refused, as DynamoDB does.
+ConditionExpression or UpdateExpression with placeholders of its own (`#l0`, `:l0`, others
+where the request uses those), so one path evaluates both forms. A request mixing the two
+forms is refused, as DynamoDB does, except `KeyConditions`, which DynamoDB takes with a
+FilterExpression or ProjectionExpression (DynamoDB Local 1.25.1, checked 2026-11-25).
 """
 
 from __future__ import annotations
@@ -28,19 +30,21 @@ _EXPRESSIONS = ("ProjectionExpression", "KeyConditionExpression", "FilterExpress
 
 
 class _Placeholders:
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-        self.values: dict[str, Any] = {}
+    def __init__(self, names: Any, values: Any) -> None:
+        """Starts from the request's own ExpressionAttributeNames and Values (KeyConditions
+        may come with expressions), so a new placeholder never takes one of theirs."""
+        self.names: dict[str, str] = dict(names) if isinstance(names, dict) else {}
+        self.values: dict[str, Any] = dict(values) if isinstance(values, dict) else {}
 
     def name(self, attribute: str) -> str:
         found = next((k for k, v in self.names.items() if v == attribute), None)
         if found is None:
-            found = f"#l{len(self.names)}"
+            found = _fresh("#l", self.names)
             self.names[found] = attribute
         return found
 
     def value(self, value: Any) -> str:
-        key = f":l{len(self.values)}"
+        key = _fresh(":l", self.values)
         self.values[key] = value
         return key
 
@@ -53,12 +57,13 @@ def translated(body: dict[str, Any]) -> dict[str, Any]:
             raise validation("ConditionalOperator can only be used with Expected, QueryFilter or ScanFilter")
         return body
     modern = [k for k in _EXPRESSIONS if k in body]
-    if modern:
+    mixed = [k for k in legacy if k != "KeyConditions" or "KeyConditionExpression" in body]
+    if modern and mixed:
         raise validation(f"Can not use both expression and non-expression parameters in the same request: "
-                         f"Non-expression parameters: {{{', '.join(legacy)}}} Expression parameters: "
+                         f"Non-expression parameters: {{{', '.join(mixed)}}} Expression parameters: "
                          f"{{{', '.join(modern)}}}")
     out = {k: v for k, v in body.items() if k not in _TARGETS and k != "ConditionalOperator"}
-    marks = _Placeholders()
+    marks = _Placeholders(body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"))
     joiner = f" {body.get('ConditionalOperator', 'AND')} "
     if joiner.strip() not in ("AND", "OR"):
         raise validation(f"ConditionalOperator must be AND or OR, not {body.get('ConditionalOperator')!r}")
@@ -67,7 +72,8 @@ def translated(body: dict[str, Any]) -> dict[str, Any]:
         if parameter == "AttributesToGet":
             out["ProjectionExpression"] = ", ".join(marks.name(a) for a in _names(given, parameter))
         elif parameter == "AttributeUpdates":
-            out["UpdateExpression"] = _updates(_map(given, parameter), marks)
+            if given != {}:  # an empty map updates nothing (the item is created with its key alone)
+                out["UpdateExpression"] = _updates(_map(given, parameter), marks)
         elif parameter == "Expected":
             out["ConditionExpression"] = joiner.join(f"({_expected(a, c, marks)})"
                                                      for a, c in _map(given, parameter).items())
@@ -80,6 +86,10 @@ def translated(body: dict[str, Any]) -> dict[str, Any]:
     if marks.values:
         out["ExpressionAttributeValues"] = marks.values
     return out
+
+
+def _fresh(prefix: str, taken: dict[str, Any]) -> str:
+    return next(f"{prefix}{n}" for n in range(len(taken) + 1) if f"{prefix}{n}" not in taken)
 
 
 def _map(given: Any, parameter: str) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def page(table: ServedTable, body: dict[str, Any], items: list[Item], more: bool
     """The evaluated items of one page as the response: filter, projection, Select, and the
     position (the table's key, plus an index's key attributes in `position`)."""
     names, values = body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues")
-    keep = expressions.condition(body.get("FilterExpression"), names, values, table.keys)
+    keep = expressions.condition(body.get("FilterExpression"), names, values, table.keys, "FilterExpression")
     paths = expressions.projection(body.get("ProjectionExpression"), names)
     wire = [item_to_wire(i) for i in items]
     matched = [w for w in wire if keep(w)]

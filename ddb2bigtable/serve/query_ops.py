@@ -38,7 +38,7 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     check_select(body)
     limit = check_limit(body)
     expression = body.get("KeyConditionExpression")
-    if not expression:
+    if expression is None:
         raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
     found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
                                       body.get("ExpressionAttributeValues"), table.keys)

@@ -1,0 +1,42 @@
+"""Legacy parameters next to expressions as DynamoDB takes them (DynamoDB Local 1.25.1):
+KeyConditions goes with a FilterExpression or ProjectionExpression, the others do not,
+and an empty AttributeUpdates creates the item with its key alone."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+T = "Scratch"
+KC = {"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [{"S": "legacy-mixed"}]}}
+
+
+@pytest.fixture(scope="module")
+def c(served):
+    client = served.client()
+    for n in range(3):
+        client.put_item(TableName=T, Item={"pk": {"S": "legacy-mixed"}, "sk": {"N": str(n)}, "a": {"N": str(n)}})
+    return client
+
+
+def test_key_conditions_with_filter_and_projection_expressions(c):
+    found = c.query(TableName=T, KeyConditions=KC, FilterExpression="a > :l0", ProjectionExpression="#l0",
+                    ExpressionAttributeNames={"#l0": "a"}, ExpressionAttributeValues={":l0": {"N": "0"}})
+    assert found["Items"] == [{"a": {"N": "1"}}, {"a": {"N": "2"}}]
+
+
+@pytest.mark.parametrize(("legacy", "modern"), [
+    ({"QueryFilter": {"a": {"ComparisonOperator": "EQ", "AttributeValueList": [{"N": "1"}]}}},
+     {"FilterExpression": "a = :v", "ExpressionAttributeValues": {":v": {"N": "1"}}}),
+    ({"KeyConditions": KC}, {"KeyConditionExpression": "pk = :p",
+                             "ExpressionAttributeValues": {":p": {"S": "legacy-mixed"}}}),
+])
+def test_other_legacy_parameters_with_expressions_refused(c, legacy, modern):
+    with pytest.raises(ClientError, match="Can not use both expression and non-expression parameters"):
+        c.query(TableName=T, **legacy, **modern)
+
+
+def test_empty_attribute_updates_creates_the_key(c):
+    key = {"pk": {"S": "legacy-mixed"}, "sk": {"N": "9"}}
+    c.update_item(TableName=T, Key=key, AttributeUpdates={})
+    assert c.get_item(TableName=T, Key=key, ConsistentRead=True)["Item"] == key
