@@ -62,9 +62,10 @@ class ServeService(pulumi.ComponentResource):
                                            opts=child)
             for instance in plan.instances]
         if plan.keys_secret:
+            elsewhere = plan.keys_secret.startswith("projects/")  # a full name carries its own project
             grants.append(gcp.secretmanager.SecretIamMember(
-                f"{name}-keys-access", secret_id=plan.keys_secret, project=project, role=SECRET_ROLE,
-                member=self.account.member, opts=child))
+                f"{name}-keys-access", secret_id=plan.keys_secret, project=None if elsewhere else project,
+                role=SECRET_ROLE, member=self.account.member, opts=child))
         self.service = gcp.cloudrunv2.Service(
             name, name=plan.service, project=project, location=plan.region, ingress=INGRESS[plan.ingress],
             deletion_protection=plan.deletion_protection, invoker_iam_disabled=plan.signing == "keys",

@@ -118,6 +118,8 @@ def test_key_signing_takes_the_pairs_from_secret_manager_as_an_env_ref():
 ], ids=["iam", "keys", "defaults"])
 def test_no_binding_ever_opens_the_endpoint_to_everyone(serve):
     run = run_program("prod", with_serve("prod", serve))
+    for secret in run.of_type(SECRET_IAM):  # a secret named with its project keeps it
+        assert secret.inputs["secretId"] == "projects/p/secrets/serve-keys" and "project" not in secret.inputs
     members = [r.inputs.get("member") for r in run.resources] + [m for r in run.resources
                                                                  for m in r.inputs.get("members", [])]
     assert not {"allUsers", "allAuthenticatedUsers"} & set(members)
