@@ -1,6 +1,7 @@
 """Creates a plan's tables, column families and GC rules through the table-admin API.
 
-Used where Pulumi is not: the emulator (`up --stage local`) and `load --create-tables`.
+Used where Pulumi is not: the emulator (`up --stage local`), `load --create-tables`, and
+serve's CreateTable and DeleteTable on emulator stages.
 Families are created first and their GC rules set afterwards with ModifyColumnFamilies:
 the same calls work in the cloud, and the emulator only starts its garbage collector when
 a GC rule arrives that way (seen with cbtemulator of Cloud SDK 528; a rule given at table
@@ -16,7 +17,9 @@ from __future__ import annotations
 
 import datetime
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from google.api_core import exceptions
 from google.cloud.bigtable import Client, column_family
@@ -28,6 +31,8 @@ from ..spec.errors import ServiceError
 from .deadlines import admin_retry
 from .emulator import EMULATOR_ENV
 from .preflight import DEADLINE_SECONDS, EMULATOR_DEADLINE_SECONDS, family_kind
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -100,26 +105,47 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
 
 
 def ensure_tables(project: str, instance: InstancePlan, table_ids: list[str] | None = None) -> list[AdminAction]:
-    """Every planned table (or those of `table_ids`) as `ensure_table` leaves it. One cheap
-    call with preflight's short deadline comes first: the calls after it have no deadline
-    of their own here (the admin client's 60 s, 300 s to create a table), so a Bigtable
-    that accepts connections and never answers would hold them a minute each; that, or any
-    failure of Bigtable, is a ServiceError (exit 1) saying what to check."""
+    """Every planned table (or those of `table_ids`) as `ensure_table` leaves it."""
+    tables = [t for t in instance.tables if table_ids is None or t.id in table_ids]
+    return _with_admin(project, instance.id, f"create or update the tables of instance {instance.id}",
+                       lambda client: [a for t in tables for a in ensure_table(client, instance.id, t)])
+
+
+def ensure_planned_table(project: str, instance_id: str, table: TablePlan) -> list[AdminAction]:
+    """One table planned outside the stage's plan (serve's CreateTable), as `ensure_table` leaves it."""
+    return _with_admin(project, instance_id, f"create table {instance_id}/{table.id}",
+                       lambda client: ensure_table(client, instance_id, table))
+
+
+def delete_table(project: str, instance_id: str, table_id: str) -> bool:
+    """The table deleted with its rows (serve's DeleteTable); False when it was not there."""
+    def drop(client: Client) -> bool:
+        try:
+            client.table_admin_client.delete_table(
+                request={"name": f"projects/{project}/instances/{instance_id}/tables/{table_id}"})
+        except exceptions.NotFound:
+            return False
+        return True
+
+    return _with_admin(project, instance_id, f"delete table {instance_id}/{table_id}", drop)
+
+
+def _with_admin(project: str, instance_id: str, what: str, calls: Callable[[Client], T]) -> T:
+    """`calls` with a table-admin client, after one cheap call with preflight's short
+    deadline: the calls after it have no deadline of their own here (the admin client's
+    60 s, 300 s to create a table), so a Bigtable that accepts connections and never
+    answers would hold them a minute each; that, or any failure of Bigtable, is a
+    ServiceError (exit 1) saying what to check."""
     client = Client(project=project, admin=True)
     endpoint = os.environ.get(EMULATOR_ENV)
     where = f"the Bigtable emulator at {endpoint}" if endpoint else f"Bigtable (project {project})"
     deadline = EMULATOR_DEADLINE_SECONDS if endpoint else DEADLINE_SECONDS
-    actions = []
     try:
         client.table_admin_client.list_tables(
-            request={"parent": f"projects/{project}/instances/{instance.id}", "view": "NAME_ONLY", "page_size": 1},
+            request={"parent": f"projects/{project}/instances/{instance_id}", "view": "NAME_ONLY", "page_size": 1},
             timeout=deadline, retry=admin_retry(deadline))
-        for table in instance.tables:
-            if table_ids is None or table.id in table_ids:
-                actions += ensure_table(client, instance.id, table)
+        return calls(client)
     except (exceptions.GoogleAPICallError, exceptions.RetryError) as error:
         fix = ("start it (`ddb2bigtable up --stage local --keep-running`) or point "
                f"{EMULATOR_ENV} at the running one") if endpoint else "check the network, the project and the instance"
-        raise ServiceError(f"cannot create or update the tables of instance {instance.id} on {where} "
-                           f"({type(error).__name__}: {str(error)[:200]}): {fix}") from None
-    return actions
+        raise ServiceError(f"cannot {what} on {where} ({type(error).__name__}: {str(error)[:200]}): {fix}") from None

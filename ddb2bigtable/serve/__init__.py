@@ -8,6 +8,8 @@ is answered over the stage's Bigtable tables, reading and writing the very rows 
 - `app.ServeApp`: the ASGI application (protocol, dispatch, errors); `app.OPERATIONS`.
 - `tables.catalog`: DynamoDB table names -> spec table, codec, Bigtable table, app profiles.
 - `item_ops`, `counters`, `query_ops`, `index_ops`, `batch_ops`, `admin_ops`: the operations.
+- `created_tables.create` / `created_tables.resolve`: tables an application creates on emulator
+  stages, kept in the instance's registry table; `table_requests.checked_request`: CreateTable's checks.
 - `expressions.condition` / `expressions.update`: DynamoDB expressions through moto's parser.
 - `store.Store`: Bigtable calls with deadlines; the CheckAndMutate guard of a read-check-write.
 - `wire.item_to_codec`: wire items (base64 binary, numbers as text) <-> the codec's items.

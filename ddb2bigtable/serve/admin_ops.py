@@ -1,17 +1,21 @@
-"""DescribeTable, ListTables, DescribeTimeToLive; CreateTable of a spec's table answers that
-it exists; DeleteTable and any other CreateTable are refused.
+"""DescribeTable, ListTables, DescribeTimeToLive, CreateTable, DeleteTable.
 
-The tables serve answers for are the stage's spec tables, described from the spec (key
-schema, billing, TTL): the plan, not the application, decides what exists in Bigtable.
+The stage's spec tables are the plan's: described from the spec (key schema, billing,
+TTL); CreateTable of one answers that it exists, DeleteTable of one is refused. On
+emulator stages an application may create and delete tables of its own (created_tables.py),
+described from the request that created them; on cloud stages the plan alone decides what
+exists in Bigtable (`pulumi up`), so CreateTable and DeleteTable of other tables are refused.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..spec.model import Gsi, KeySchema
+from ..spec.model import Gsi, KeySchema, Lsi
+from . import created_tables
 from .errors import ServeError, unsupported, validation
 from .session import Session
+from .table_requests import check_name, checked_request
 from .tables import ServedTable
 
 ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
@@ -33,15 +37,19 @@ def _index(table: ServedTable, gsi: Gsi) -> dict[str, Any]:
         projection = {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(gsi.projection)}
     out: dict[str, Any] = {"IndexName": gsi.name, "KeySchema": _key_schema(gsi.key), "Projection": projection,
                            "IndexStatus": "ACTIVE", "IndexArn": f"{_arn(table)}/index/{gsi.name}"}
-    if table.spec.source.billing == "provisioned":
-        out["ProvisionedThroughput"] = {"ReadCapacityUnits": gsi.reads or 0, "WriteCapacityUnits": gsi.writes or 0}
+    out["ProvisionedThroughput"] = {"ReadCapacityUnits": gsi.reads or 0, "WriteCapacityUnits": gsi.writes or 0}
     return out
+
+
+def _local_index(table: ServedTable, lsi: Lsi) -> dict[str, Any]:
+    out = _index(table, Gsi(lsi.name, KeySchema(table.spec.source.key.partition, lsi.sort), lsi.projection))
+    return {k: v for k, v in out.items() if k not in ("IndexStatus", "ProvisionedThroughput")}
 
 
 def description(table: ServedTable) -> dict[str, Any]:
     source = table.spec.source
     keys = [k for schema in (source.key, *(g.key for g in source.gsis)) for k in (schema.partition, schema.sort)
-            if k is not None]
+            if k is not None] + [s.sort for s in source.lsis]
     out: dict[str, Any] = {
         "TableName": table.name, "TableStatus": "ACTIVE", "TableArn": _arn(table),
         "KeySchema": _key_schema(source.key),
@@ -55,10 +63,20 @@ def description(table: ServedTable) -> dict[str, Any]:
                                         "NumberOfDecreasesToday": 0}
     if source.gsis:
         out["GlobalSecondaryIndexes"] = [_index(table, g) for g in source.gsis]
+    if source.lsis:
+        out["LocalSecondaryIndexes"] = [_local_index(table, s) for s in source.lsis]
+    if table.created is not None:  # a table serve created: when, its id, DynamoDB's fields for a new table
+        out |= {"CreationDateTime": table.created.created_seconds, "TableId": table.created.table_uuid,
+                "DeletionProtectionEnabled": False}
+        out.setdefault("ProvisionedThroughput", {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0,
+                                                 "NumberOfDecreasesToday": 0})
+        if source.billing != "provisioned":
+            out["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = table.created.created_seconds
     return out
 
 
 async def describe_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    await created_tables.resolve(session, body, fresh=True)  # what another worker created or deleted just now
     return {"Table": description(session.catalog.get(body.get("TableName")))}
 
 
@@ -68,7 +86,8 @@ async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
                          "Member must have value between 1 and 100")
     after = body.get("ExclusiveStartTableName")
-    names = [n for n in sorted(session.catalog.tables) if after is None or n > after]
+    every = {*session.catalog.tables, *await created_tables.names(session)}
+    names = [n for n in sorted(every) if after is None or n > after]
     out: dict[str, Any] = {"TableNames": names[:limit]}
     if len(names) > limit:
         out["LastEvaluatedTableName"] = names[limit - 1]
@@ -85,22 +104,44 @@ async def describe_time_to_live(session: Session, body: dict[str, Any]) -> dict[
 async def create_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     """A table of the stage's specs exists already (the plan made it): ResourceInUseException,
     DynamoDB's answer for an existing table, which "create if missing" start-up code expects.
-    Any other table is refused: the plan, not the application, decides what exists."""
+    Another table is created on emulator stages (created_tables.py) and refused on cloud
+    stages, where the plan, not the application, decides what exists."""
     name = body.get("TableName")
     table = session.catalog.tables.get(name) if isinstance(name, str) else None
-    if table is None:
-        raise unsupported("CreateTable", "serve answers for the tables of the stage's specs, which the plan creates "
-                          "(`ddb2bigtable up --stage local` on the emulator, `pulumi up` in the cloud); add the "
-                          "table to a spec instead")
+    if table is not None:
+        await _exists(session, table)
+    if not session.catalog.emulator:
+        raise unsupported("CreateTable", "on a cloud stage the plan makes the tables (`pulumi up`): add the table "
+                          "to a spec of the stage and deploy; emulator stages create tables on request")
+    definition = checked_request(body)
+    stream = body.get("StreamSpecification")
+    if isinstance(stream, dict) and stream.get("StreamEnabled"):
+        raise unsupported("StreamSpecification (DynamoDB Streams)", "serve keeps no change stream of a table")
+    created = await created_tables.create(session, definition)
+    return {"TableDescription": description(created)}
+
+
+async def _exists(session: Session, table: ServedTable) -> None:
     try:
         await session.store(table, consistent=False).scan(None, None, start_open=False, limit=1)
     except ServeError as error:
         if error.name != "ResourceNotFoundException":
             raise
-        raise validation(f"{name} is in the stage's specs but its Bigtable table {table.spec.id} does not exist: "
-                         f"create it with `ddb2bigtable up --stage local` (emulator) or `pulumi up`") from None
-    raise ServeError("ResourceInUseException", f"Table already exists: {name}")
+        raise validation(f"{table.name} is in the stage's specs but its Bigtable table {table.spec.id} does not "
+                         f"exist: create it with `ddb2bigtable up --stage local` (emulator) or `pulumi up`") from None
+    raise ServeError("ResourceInUseException", f"Table already exists: {table.name}")
 
 
 async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    raise unsupported("DeleteTable", "the plan owns the stage's tables; remove the table from its spec and deploy")
+    """A table serve created, deleted on emulator stages; DynamoDB's answer: the table's
+    name, id, ARN, billing and status DELETING (no key schema), though it is gone already."""
+    name = check_name(body.get("TableName"), "tableName")
+    if name in session.catalog.tables:
+        raise unsupported(f"DeleteTable of {name}", "the plan owns the tables of the stage's specs; remove the "
+                          "table from its spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
+    if not session.catalog.emulator:
+        raise unsupported("DeleteTable", "on a cloud stage the plan owns the tables (`pulumi up`)")
+    gone = description(await created_tables.delete(session, name))
+    kept = ("TableName", "TableId", "TableArn", "BillingModeSummary", "ProvisionedThroughput", "ItemCount",
+            "TableSizeBytes", "DeletionProtectionEnabled")
+    return {"TableDescription": {k: gone[k] for k in kept if k in gone} | {"TableStatus": "DELETING"}}

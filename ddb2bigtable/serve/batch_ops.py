@@ -93,6 +93,7 @@ def _batch_write_image(table: ServedTable, write: Any) -> tuple[Item, Item | Non
     if "PutRequest" in write:
         item = item_to_codec((write["PutRequest"] or {}).get("Item"), "Item")
         check_size(item)
+        table.check_index_keys(item)
         return table.checked_key(table.key_of(item)), item
     return table.checked_key(item_to_codec((write["DeleteRequest"] or {}).get("Key"), "Key")), None
 

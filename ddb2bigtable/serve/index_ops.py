@@ -1,4 +1,4 @@
-"""Query and Scan on a global secondary index (`IndexName`), on emulator stages.
+"""Query and Scan on a secondary index (`IndexName`, global or local), on emulator stages.
 
 In the cloud the plan stands a GSI in as a continuous materialized view (plan/tables.py,
 `view_query`), read with Bigtable's SQL (ExecuteQuery); the emulator has no SQL and no
@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..codec.items import Item
-from ..spec.model import Gsi
+from ..spec.model import Gsi, KeySchema
 from . import expressions
 from .errors import unsupported, validation
 from .paging import check_limit, check_select, meets, page, sort_value, take
@@ -27,17 +27,23 @@ SCAN_ROWS = 500
 
 
 def _index(session: Session, table: ServedTable, body: dict[str, Any]) -> Gsi:
+    """The index named, a local one as the GSI of the table's partition key and its sort
+    key (read the same way: a local index is a global one with the table's partition)."""
     name = body.get("IndexName")
-    gsi = next((g for g in table.spec.source.gsis if g.name == name), None)
-    if gsi is None:
+    source = table.spec.source
+    gsi = next((g for g in source.gsis if g.name == name), None)
+    lsi = next((Gsi(s.name, KeySchema(source.key.partition, s.sort), s.projection) for s in source.lsis
+                if s.name == name), None)
+    index = gsi or lsi
+    if index is None:
         raise validation(f"The table does not have the specified index: {name}")
     if not session.catalog.emulator:
         raise unsupported(f"an index ({name})", "on cloud stages a GSI is the plan's materialized view, which serve "
                           "does not read yet (Bigtable's SQL); emulator stages answer it from the table")
-    if body.get("ConsistentRead"):
+    if gsi is not None and body.get("ConsistentRead"):
         raise validation("Consistent reads are not supported on global secondary indexes")
     check_select(body)
-    return gsi
+    return index
 
 
 def _keys(gsi: Gsi) -> tuple[str, ...]:

@@ -63,6 +63,7 @@ def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
         clear = codec.delete(found.item).mutations if found.item is not None else ()
         if new is None:
             return RowMutation(found.row_key, clear)
+        table.check_index_keys(new)
         now = now_micros()
         written = codec.encode(new, write_time_micros=now, now_micros=now, replace=True)
     except CodecError as error:

@@ -42,15 +42,20 @@ class Found:
 class Session:
     catalog: Catalog
     client: Any  # BigtableDataClientAsync, one per worker process
-    _stores: dict[tuple[str, str | None], Store] = field(default_factory=dict)
+    registry_ready: bool = False  # created_tables.py: this worker made sure the registry table exists
+    fetched: dict[str, float] = field(default_factory=dict)  # created_tables.py: when each was last read
+    _stores: dict[tuple[str, str, str | None], Store] = field(default_factory=dict)
 
     def store(self, table: ServedTable, consistent: bool) -> Store:
         profile = table.consistent_profile if consistent else table.serving_profile
-        handle = self._stores.get((table.name, profile))
+        return self.table_store(table.instance_id, table.spec.id, profile, table.name)
+
+    def table_store(self, instance_id: str, table_id: str, profile: str | None, name: str) -> Store:
+        """One Bigtable table through one app profile (`name`: what errors call it)."""
+        handle = self._stores.get((instance_id, table_id, profile))
         if handle is None:
-            handle = Store(self.client.get_table(table.instance_id, table.spec.id, app_profile_id=profile),
-                           table.name)
-            self._stores[(table.name, profile)] = handle
+            handle = Store(self.client.get_table(instance_id, table_id, app_profile_id=profile), name)
+            self._stores[(instance_id, table_id, profile)] = handle
         return handle
 
     def decode(self, table: ServedTable, row: Any, now: int | None = None) -> list[Item]:

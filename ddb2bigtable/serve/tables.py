@@ -8,6 +8,10 @@ nearest cluster); ConsistentRead and every write that checks a condition go thro
 table's single-cluster profile (`txn-<region>`, planned for tables with
 `conditional_writes`), since CheckAndMutateRow needs single-cluster routing, or `serving`
 where the plan has none (one cluster: the same data).
+
+On emulator stages an application may also create tables (CreateTable, created_tables.py):
+those are kept in the instance's registry table and enter `Catalog.created` when a
+request names them, so every worker process finds them.
 """
 
 from __future__ import annotations
@@ -35,6 +39,27 @@ KEY_BYTES = (2048, 1024)
 
 
 @dataclass(frozen=True)
+class Created:
+    """What the registry keeps of a table serve created: the request's definition
+    (table_requests.KEPT), the table's id and creation time as DescribeTable reports them."""
+
+    definition: dict[str, Any]
+    table_uuid: str
+    created_seconds: float
+
+
+@dataclass(frozen=True)
+class Home:
+    """Where CreateTable puts a new table: the instance of the stage's first spec, the
+    region of its first table (the ARN's), and that table's app profiles."""
+
+    instance_id: str
+    region: str
+    serving_profile: str | None
+    consistent_profile: str | None
+
+
+@dataclass(frozen=True)
 class ServedTable:
     name: str  # the DynamoDB table name applications use
     spec: TableSpec
@@ -43,6 +68,8 @@ class ServedTable:
     serving_profile: str | None
     consistent_profile: str | None
     keys: tuple[str, ...] = field(default=())  # partition key, then sort key if any
+    created: Created | None = None  # a table serve created (CreateTable), not the plan
+
 
     @property
     def key_types(self) -> dict[str, str]:
@@ -70,6 +97,24 @@ class ServedTable:
                                  f"{'hashkey' if most == KEY_BYTES[0] else 'rangekey'} has exceeded the maximum "
                                  f"size limit of {most} bytes")
         return key
+
+    def check_index_keys(self, item: Item) -> None:
+        """An item written holds each secondary index's key attributes, if at all, with the
+        type the index defines and not empty, or DynamoDB refuses the whole write."""
+        source = self.spec.source
+        keys = [(g.name, k) for g in source.gsis for k in (g.key.partition, g.key.sort) if k is not None]
+        for index, key in keys + [(s.name, s.sort) for s in source.lsis]:
+            if key.name not in item:
+                continue
+            (tag, inner), = item[key.name].items()
+            if tag != key.type:
+                raise validation(f"One or more parameter values were invalid: Type mismatch for Index Key {key.name} "
+                                 f"Expected: {key.type} Actual: {tag} IndexName: {index}")
+            if tag in ("S", "B") and not inner:
+                raise validation(f"One or more parameter values are not valid. A value specified for a secondary "
+                                 f"index key is not supported. The AttributeValue for a key attribute cannot contain "
+                                 f"an empty {'string' if tag == 'S' else 'binary'} value. IndexName: {index}, "
+                                 f"IndexKey: {key.name}")
 
     def row_key(self, keys: Item) -> bytes:
         try:
@@ -111,19 +156,36 @@ def after_prefix(prefix: bytes) -> bytes | None:
 
 @dataclass(frozen=True)
 class Catalog:
-    tables: dict[str, ServedTable]
+    tables: dict[str, ServedTable]  # the stage's spec tables, fixed for the worker's life
     project: str
     emulator: bool
+    home: Home | None = None
+    # Tables serve created, as this worker last read them from the registry: a cache that
+    # created_tables.resolve refreshes for the tables each request names.
+    created: dict[str, ServedTable] = field(default_factory=dict)
 
     def get(self, name: Any) -> ServedTable:
         from .errors import not_found
         if not isinstance(name, str) or not name:
             raise validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: "
                              "Member must not be null")
-        table = self.tables.get(name)
+        table = self.tables.get(name) or self.created.get(name)
         if table is None:
             raise not_found(name)
         return table
+
+
+def named_tables(body: dict[str, Any]) -> set[str]:
+    """The table names a request names: TableName, BatchGetItem's and BatchWriteItem's
+    RequestItems, TransactGetItems' and TransactWriteItems' TransactItems."""
+    found = {body.get("TableName")}
+    if isinstance(body.get("RequestItems"), dict):
+        found |= set(body["RequestItems"])
+    transact = body.get("TransactItems")
+    for entry in transact if isinstance(transact, list) else ():
+        for request in entry.values() if isinstance(entry, dict) else ():
+            found.add(request.get("TableName") if isinstance(request, dict) else None)
+    return {name for name in found if isinstance(name, str) and name}
 
 
 def _profiles(instance: InstancePlan, table: TableSpec) -> tuple[str | None, str | None]:
@@ -132,6 +194,14 @@ def _profiles(instance: InstancePlan, table: TableSpec) -> tuple[str | None, str
     home = next((c for c in instance.clusters if table.source.region in c.aws_regions), None)
     single = f"txn-{home.gcp_region}" if home is not None else None
     return serving, single if single in ids else serving
+
+
+def served_table(table: TableSpec, instance_id: str, types: AttributeTypes, profiles: tuple[str | None, str | None],
+                 created: Created | None = None) -> ServedTable:
+    key = table.source.key
+    return ServedTable(name=table.source.table, spec=table, instance_id=instance_id, codec=Codec(table, types),
+                       serving_profile=profiles[0], consistent_profile=profiles[1],
+                       keys=tuple(k.name for k in (key.partition, key.sort) if k is not None), created=created)
 
 
 def catalog(root: Path, stage_name: str, types: dict[str, AttributeTypes], project: str) -> Catalog:
@@ -143,11 +213,10 @@ def catalog(root: Path, stage_name: str, types: dict[str, AttributeTypes], proje
     tables: dict[str, ServedTable] = {}
     for spec, instance in zip(specs, plan.instances, strict=True):
         for table in spec.tables:
-            serving, single = _profiles(instance, table)
-            key = table.source.key
-            keys = tuple(k.name for k in (key.partition, key.sort) if k is not None)
-            tables[table.source.table] = ServedTable(
-                name=table.source.table, spec=table, instance_id=instance.id,
-                codec=Codec(table, types.get(table.id, {})), serving_profile=serving, consistent_profile=single,
-                keys=keys)
-    return Catalog(tables, project, stage.emulator)
+            tables[table.source.table] = served_table(table, instance.id, types.get(table.id, {}),
+                                                      _profiles(instance, table))
+    home = None
+    if specs and specs[0].tables:
+        first = specs[0].tables[0]
+        home = Home(plan.instances[0].id, first.source.region, *_profiles(plan.instances[0], first))
+    return Catalog(tables, project, stage.emulator, home)

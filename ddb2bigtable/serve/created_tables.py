@@ -1,0 +1,200 @@
+"""Tables an application creates through serve (CreateTable, DeleteTable), on emulator
+stages: the Bigtable table with its families and GC made by the table admin the load uses,
+and the table's definition kept in a registry table of the same instance.
+
+Why a registry in the instance: every worker process (`--workers N`, one started later, a
+second `serve` on the same emulator) must find a table another one created, and the
+instance is the one store they all share; a worker's memory or the work folder is not
+(Cloud Run instances have neither). The registry, `_ddb2bigtable_tables`, holds one row
+per created table (row key: its DynamoDB name; one cell, `t:table`, JSON): the request's
+definition (key schema, attribute definitions, indexes, billing), the Bigtable table id,
+the mapping (the default one), the table's id and creation time, and its status. It is
+the first step of "types kept with the table" (docs/serve.md, Not done yet): the
+definition a table is read with lives beside its rows.
+
+A table's status goes CREATING -> ACTIVE -> DELETING -> gone, each step a conditional
+write (CheckAndMutateRow on the cell read), so a CreateTable and a DeleteTable of one
+name racing in two workers never leave a registry row without its table or a table
+without its row: the loser gets ResourceInUseException, as DynamoDB answers a change to a
+table being created or deleted. A row left CREATING or DELETING by a worker that died
+mid-way for more than STALE_SECONDS may be deleted (DeleteTable takes it over).
+
+A worker reads a created table's row when a request names a table it does not know, and
+again when its copy is older than REFRESH_SECONDS, so a table another worker deleted or
+re-created is seen within that time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from typing import Any
+
+from ..bigtable.table_admin import delete_table, ensure_planned_table
+from ..codec.mutations import DeleteRow, RowMutation, SetCell
+from ..plan.model import FamilyPlan, GcPolicy, TablePlan
+from ..plan.tables import plan_table
+from ..spec.errors import ServiceError
+from .errors import ServeError, internal, not_found
+from .session import Session
+from .store import Store, now_micros, raw_cells
+from .table_requests import bigtable_id, table_spec
+from .tables import Created, Home, ServedTable, named_tables, served_table
+
+REGISTRY_ID = "_ddb2bigtable_tables"
+FAMILY, QUALIFIER = "t", b"table"
+CREATING, ACTIVE, DELETING = "CREATING", "ACTIVE", "DELETING"
+STALE_SECONDS = 120.0  # past the admin calls' own limits: a row still in transition is abandoned
+REFRESH_SECONDS = 1.0
+REGISTRY_PLAN = TablePlan(
+    id=REGISTRY_ID, source_table="", source_regions=(), change_stream_retention_hours=None, backup=None,
+    families=(FamilyPlan(FAMILY, GcPolicy(None, 1), "one version: a row's cell is rewritten at each status change"),),
+    deletion_protection=False, materialized_views=(), storage_gib=0.0, ttl_attribute=None,
+    why="the definitions of the tables serve created (CreateTable on an emulator stage)")
+
+
+def _home(session: Session) -> Home:
+    if session.catalog.home is None:
+        raise internal("the stage lists no spec table, so serve has no instance to create tables in")
+    return session.catalog.home
+
+
+def _registry(session: Session) -> Store:
+    home = _home(session)
+    return session.table_store(home.instance_id, REGISTRY_ID, home.consistent_profile, REGISTRY_ID)
+
+
+async def _read(session: Session, name: str) -> tuple[dict[str, Any] | None, list[Any]]:
+    """A table's registry record and the cells it was read from (None, [] when absent)."""
+    try:
+        row = await _registry(session).read_row(name.encode())
+    except ServeError as error:
+        if error.name == "ResourceNotFoundException":  # no table was ever created: no registry yet
+            return None, []
+        raise
+    if row is None:
+        return None, []
+    cells = raw_cells(row)
+    newest = max((c for c in cells if c.qualifier == QUALIFIER), key=lambda c: c.timestamp_micros, default=None)
+    return (json.loads(newest.value) if newest else None), cells
+
+
+def _write(name: str, record: dict[str, Any]) -> RowMutation:
+    """The row holding `record` alone, stamped with the time of this status change."""
+    value = json.dumps(record | {"changed": round(time.time(), 3)}).encode()
+    return RowMutation(name.encode(), (DeleteRow(), SetCell(FAMILY, QUALIFIER, value, now_micros() // 1000 * 1000)))
+
+
+def _served(session: Session, record: dict[str, Any]) -> ServedTable:
+    home = _home(session)
+    spec = table_spec(record["definition"], record["table_id"], home.region)
+    return served_table(spec, home.instance_id, {}, (home.serving_profile, home.consistent_profile),
+                        Created(record["definition"], record["table_uuid"], record["created"]))
+
+
+def _in_use(name: str, record: dict[str, Any]) -> ServeError:
+    doing = "being created" if record["status"] == CREATING else "being deleted"
+    return ServeError("ResourceInUseException",
+                      f"Attempt to change a resource which is still in use: Table is {doing}: {name}")
+
+
+async def _admin(call: Any, *args: Any) -> Any:
+    """A table-admin call (synchronous, bounded: bigtable/table_admin.py) off the event loop."""
+    try:
+        return await asyncio.to_thread(call, *args)
+    except ServiceError as error:
+        raise internal(str(error)) from None
+
+
+async def create(session: Session, definition: dict[str, Any]) -> ServedTable:
+    """The table of a checked request (table_requests.checked_request) created and ACTIVE."""
+    name, home = definition["TableName"], _home(session)
+    project = session.catalog.project
+    record = {"status": CREATING, "definition": definition, "table_id": bigtable_id(name),
+              "table_uuid": str(uuid.uuid4()), "created": round(time.time(), 3),
+              "mapping": {"delimiter": "#", "default_family": "cf", "rules": []}}
+    if not session.registry_ready:
+        await _admin(ensure_planned_table, project, home.instance_id, REGISTRY_PLAN)
+        session.registry_ready = True
+    registry = _registry(session)
+    if not await registry.write_if_unchanged(_write(name, record), []):
+        raise ServeError("ResourceInUseException", f"Table already exists: {name}")
+    table = _served(session, record)
+    plan, _ = plan_table(table.spec, home.instance_id, deletion_protection=False)
+    _, claimed = await _read(session, name)
+    try:
+        await _admin(ensure_planned_table, project, home.instance_id, plan)
+    except ServeError:
+        await registry.write_if_unchanged(RowMutation(name.encode(), (DeleteRow(),)), claimed)
+        raise
+    if not await registry.write_if_unchanged(_write(name, record | {"status": ACTIVE}), claimed):
+        raise internal(f"the registry row of table {name} changed while the table was being created")
+    session.catalog.created[name] = table
+    session.fetched[name] = time.monotonic()
+    return table
+
+
+async def delete(session: Session, name: str) -> ServedTable:
+    """A created table deleted with its rows; the table as it was."""
+    record, cells = await _read(session, name)
+    if record is None:
+        raise not_found(name)
+    stale = time.time() - record["changed"] > STALE_SECONDS
+    if record["status"] != ACTIVE and not stale:
+        raise _in_use(name, record)
+    registry = _registry(session)
+    if not await registry.write_if_unchanged(_write(name, record | {"status": DELETING}), cells):
+        raise _in_use(name, record | {"status": DELETING})
+    _, marked = await _read(session, name)
+    await _admin(delete_table, session.catalog.project, _home(session).instance_id, record["table_id"])
+    await registry.write_if_unchanged(RowMutation(name.encode(), (DeleteRow(),)), marked)
+    session.catalog.created.pop(name, None)
+    session.fetched.pop(name, None)
+    return _served(session, record)
+
+
+async def names(session: Session) -> list[str]:
+    """Every ACTIVE created table's name (ListTables)."""
+    if not session.catalog.emulator or session.catalog.home is None:
+        return []
+    found: list[str] = []
+    position, start_open = None, False
+    while True:
+        try:
+            rows = await _registry(session).scan(position, None, start_open=start_open, limit=500)
+        except ServeError as error:
+            if error.name == "ResourceNotFoundException":
+                return found
+            raise
+        for row in rows:
+            cell = max((c for c in row if c.qualifier == QUALIFIER), key=lambda c: c.timestamp_micros, default=None)
+            if cell is not None and json.loads(cell.value)["status"] == ACTIVE:
+                found.append(row.row_key.decode())
+        if len(rows) < 500:
+            return found
+        position, start_open = rows[-1].row_key, True
+
+
+async def resolve(session: Session, body: dict[str, Any], *, fresh: bool = False) -> None:
+    """The created tables a request names, read from the registry into the catalog when
+    this worker does not know them or its copy is older than REFRESH_SECONDS (or always,
+    `fresh`: DescribeTable, which waiters poll); one that is gone (or not ACTIVE) leaves
+    the catalog, so the operation answers ResourceNotFound."""
+    catalog = session.catalog
+    if not catalog.emulator or catalog.home is None:
+        return
+    now = time.monotonic()
+    for name in named_tables(body) - set(catalog.tables):
+        if not fresh and name in catalog.created and now - session.fetched.get(name, 0.0) < REFRESH_SECONDS:
+            continue
+        record, _ = await _read(session, name)
+        if record is not None and record["status"] == ACTIVE:
+            known = catalog.created.get(name)
+            if known is None or known.created is None or known.created.table_uuid != record["table_uuid"]:
+                catalog.created[name] = _served(session, record)
+            session.fetched[name] = now
+        else:
+            catalog.created.pop(name, None)
+            session.fetched.pop(name, None)
