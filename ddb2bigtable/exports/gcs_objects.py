@@ -29,7 +29,7 @@ from .errors import ExportError, ExportUnavailable
 from .stores import MAX_ENTRIES, Store, ranged, split
 
 TIMEOUT = (CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS)
-RETRY_SECONDS = 20.0
+RETRY_SECONDS = 10.0
 EMULATOR_VARIABLE = "STORAGE_EMULATOR_HOST"
 READ_ONLY = "https://www.googleapis.com/auth/devstorage.read_only"
 _TRANSIENT_STATUS = (429, 500, 502, 503, 504)
@@ -135,13 +135,15 @@ class GcsStore(Store):
         import requests
         from google.api_core import exceptions as api
         from google.auth.exceptions import GoogleAuthError
+        from google.cloud.storage.exceptions import InvalidResponse
 
         try:
             return fn()
         except api.RetryError as error:
             cause = error.cause or error
             raise ExportUnavailable(f"{path}: {operation}: still failing after {RETRY_SECONDS:g} s of retries "
-                                    f"({_said(cause)}); rerun later") from None
+                                    f"({_said(cause)}); check that Cloud Storage (or {EMULATOR_VARIABLE}, if set) "
+                                    f"is reachable, then rerun") from None
         except api.NotFound as error:
             raise ExportUnavailable(f"{path}: {operation}: {_said(error)}: no such bucket or object; check the "
                                     f"URL, and copy the whole export to the bucket") from None
@@ -156,7 +158,7 @@ class GcsStore(Store):
             raise ExportUnavailable(f"{path}: {operation}: no answer within {READ_TIMEOUT_SECONDS:g} s "
                                     f"({_said(error)}): check that Cloud Storage (or {EMULATOR_VARIABLE}, if "
                                     f"set) is reachable, then rerun") from None
-        except (requests.RequestException, api.GoogleAPICallError, ConnectionError) as error:
+        except (requests.RequestException, api.GoogleAPICallError, InvalidResponse, ConnectionError) as error:
             raise ExportUnavailable(f"{path}: {operation} failed ({_said(error)}); check that Cloud Storage (or "
                                     f"{EMULATOR_VARIABLE}, if set) is reachable, then rerun") from None
 

@@ -189,16 +189,18 @@ def test_a_silent_bucket_endpoint_ends_with_exit_1_within_one_read_timeout(silen
 # --- end to end: load and verify from a bucket ----------------------------------------------------
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scheme", ["s3", "gs"])
-def test_load_from_a_bucket_then_verify_finds_every_item(bigtable_emulator, s3_env, gcs_env, scheme, tmp_path):
+@pytest.mark.parametrize("scheme,runner", [("s3", "local"), ("gs", "local"), ("s3", "beam")])
+def test_load_from_a_bucket_then_verify_finds_every_item(bigtable_emulator, s3_env, gcs_env, scheme, runner,
+                                                         tmp_path):
+    """The local loader's forked encoders and Beam's workers each open the bucket themselves."""
     export = f"{scheme}://{BUCKET}/{PREFIX}"
     env = {**os.environ}
     out, seconds = run("load", "specs/movies.yaml", "--table", "movies", "--export", export, "--stage", "local",
-                       "--create-tables", "--format", "json", "--work-dir", str(tmp_path), env=env)
+                       "--create-tables", "--runner", runner, "--format", "json", "--work-dir", str(tmp_path), env=env)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["complete"] and report["loaded"] == 4609 == report["manifest_items"]
-    print(f"load --export {export}: {seconds:.1f} s")
+    print(f"load --runner {runner} --export {export}: {seconds:.1f} s")
     out, _ = run("verify", "specs/movies.yaml", "--table", "movies", "--export", export, "--format", "json",
                  "--work-dir", str(tmp_path), env=env)
     assert out.returncode == 0, out.stderr
