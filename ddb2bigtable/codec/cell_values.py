@@ -30,7 +30,7 @@ Opt-in layouts put one value in many cells:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -46,6 +46,7 @@ COUNTER = "counter"
 TRUE, FALSE, NULL_BYTES = b"\x01", b"\x00", b""
 SET_MEMBER = b"\x00"  # the seeds: "a single 0 byte as the cell value"
 EMPTY_MARKER = b""  # empty map (qualifier "") or empty list (one version)
+EXISTS_MARKER = b""  # the cell of an item that has only its key attributes (qualifier "")
 INT64 = (-(2**63), 2**63 - 1)
 # The one time of a counter's cell outside TTL families (there: the item's expiry), so that
 # every AddToCell, from the load, a stream or any application, adds to the same cell.
@@ -190,6 +191,26 @@ def element_value(value: AttributeValue) -> bytes:
 
 def element_from_value(data: bytes) -> AttributeValue:
     return from_plain_json(data)
+
+
+def layout_parts(how: str, family: str, name: str, value: AttributeValue,
+                  qualifier: Callable[[bytes], bytes]) -> Iterator[tuple[str, bytes, bytes, int]]:
+    """The cells of an attribute stored in a layout of its own: a list as one column whose
+    versions are its elements, a map's entries or a set's members as one column each."""
+    (tag, inner), = value.items()
+    if how == "timestamps":
+        if not inner:
+            yield family, qualifier(name.encode()), EMPTY_MARKER, 0
+        for i, element in enumerate(inner):
+            yield family, qualifier(name.encode()), element_value(element), len(inner) - 1 - i
+    elif tag == "M":
+        if not inner:
+            yield family, qualifier(b""), EMPTY_MARKER, 0
+        for k, v in inner.items():
+            yield family, qualifier(k.encode()), element_value(v), 0
+    else:
+        for member in inner:
+            yield family, qualifier(member_qualifier(tag, member)), SET_MEMBER, 0
 
 
 # --- comparison ---------------------------------------------------------------------------

@@ -41,16 +41,24 @@ class Record:
     error: str | None  # kind == "error": why the line could not be read
     raw: str | None  # kind == "error": the offending line (first 1000 chars)
     old_item: Item | None = None  # incremental: OldImage, when the export's view has it
+    unchecked: bytes | None = None  # the line, when `item` is as parsed and not yet checked (`checked` checks it)
 
 
 # --- public API ---------------------------------------------------------------------------
 
-def read_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
+def read_records(manifest: Manifest, f: DataFile, *, check: bool = True) -> Iterator[Record]:
     """Every line of one data file as a `Record`, in order.
 
     A line that is not valid JSON/ION or not an item becomes an "error" record; a gzip
     stream that is cut short or corrupt raises `ExportError` after the last good line.
+    `check=False` (the loader, whose codec checks the item as it encodes it: one walk
+    instead of two) leaves a full DynamoDB JSON export's item as parsed, `unchecked`;
+    `checked` gives the record this reader would have returned.
     """
+    full_json = manifest.output_format == "DYNAMODB_JSON" and manifest.export_type != INCREMENTAL_EXPORT
+    if not check and full_json:
+        yield from _parsed_records(manifest, f)
+        return
     decode = _LINE_DECODERS[manifest.output_format, manifest.export_type == INCREMENTAL_EXPORT]
     for line_no, line in _file_lines(manifest, f):
         if line is None:
@@ -59,11 +67,44 @@ def read_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
         try:
             item, keys, write_time, old = decode(line)
         except BadLine as bad:
-            text = line.decode("utf-8", "replace").rstrip("\r\n")[:RAW_LIMIT]
-            yield Record(f.key, line_no, "error", None, None, None, str(bad), text)
+            yield _error(f.key, line_no, line, bad)
         else:
             kind = "put" if item is not None else "delete"
             yield Record(f.key, line_no, kind, item, keys, write_time, None, None, old)
+
+
+def _parsed_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
+    """`read_records(check=False)` of a full DynamoDB JSON export: each line parsed (the
+    JSON, its nesting and its `Item` object checked), its values not yet."""
+    for line_no, line in _file_lines(manifest, f):
+        if line is None:
+            yield Record(f.key, line_no, "error", None, None, None, _TOO_LONG, None)
+            continue
+        try:
+            item = json_line(line).get("Item")
+            if type(item) is not dict or not item:
+                json_item(item, "Item")  # raises its BadLine
+        except BadLine as bad:
+            yield _error(f.key, line_no, line, bad)
+        else:
+            yield Record(f.key, line_no, "put", item, None, None, None, None, None, line)
+
+
+def checked(record: Record) -> Record:
+    """The record `read_records` returns for this line when it checks it: an unchecked
+    record's item checked (binary decoded), or the "error" record that says what is wrong."""
+    if record.unchecked is None:
+        return record
+    try:
+        item = json_item(record.item, "Item")
+    except BadLine as bad:
+        return _error(record.file, record.line, record.unchecked, bad)
+    return Record(record.file, record.line, "put", item, None, None, None, None)
+
+
+def _error(file: str, line_no: int, line: bytes, bad: BadLine) -> Record:
+    text = line.decode("utf-8", "replace").rstrip("\r\n")[:RAW_LIMIT]
+    return Record(file, line_no, "error", None, None, None, str(bad), text)
 
 
 def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool]) -> Iterator[Item]:

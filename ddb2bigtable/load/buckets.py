@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..codec.codec import Codec, CodecError, Expired
 from ..codec.mutations import RowMutation
-from ..exports.reader import Record
+from ..exports.reader import Record, checked
 from .forms import count_forms
 from .state import FileCounts
 
@@ -30,23 +30,36 @@ class Routed:
     row: RowMutation | None = None  # to write: a put, a delete, or an expired item's older version going
     dead: str | None = None  # the reason, when the line goes to the dead letters
     expired: Expired | None = None
+    raw: str | None = None  # a dead letter's line as the reader kept it (an unreadable line's text)
 
 
 def route(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
           counts: FileCounts) -> Routed:
-    """Every line into exactly one bucket."""
+    """Every line into exactly one bucket. A record read unchecked (`read_records(check=False)`)
+    is encoded and checked in one walk by the codec when it can; otherwise it is checked as
+    the reader checks it and routed as any other, so both give the same buckets."""
     counts.read += 1
+    if record.unchecked is not None:
+        row = codec.encode_parsed(record.item, write_time_micros=write_time, now_micros=now)
+        if row is not None:
+            return _placed(record, row, codec, sample, counts)
+        record = checked(record)
     try:
         row = _encode(record, codec, write_time, now)
     except CodecError as error:
         counts.dead_lettered += 1
-        return Routed(dead=str(error))
+        return Routed(dead=str(error), raw=record.raw)
     if row is None:
         counts.dead_lettered += 1
-        return Routed(dead=record.error or "unreadable line")
+        return Routed(dead=record.error or "unreadable line", raw=record.raw)
     if isinstance(row, Expired):
         counts.expired += 1
         return Routed(row=row.delete, expired=row)  # incremental: an older, still-live version must go
+    return _placed(record, row, codec, sample, counts)
+
+
+def _placed(record: Record, row: RowMutation, codec: Codec, sample: float | None, counts: FileCounts) -> Routed:
+    """A row to write, unless the sample leaves it out; counted."""
     if not in_sample(row.key, sample):
         counts.sampled_out += 1
         return Routed()

@@ -136,11 +136,11 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
     read, limit = 0, FIRST_CHUNK_ROWS
     try:
         verify_file(job.manifest, f)
-        for record in read_records(job.manifest, f):
+        for record in read_records(job.manifest, f, check=False):  # route checks as it encodes
             read += 1
             routed = route(record, codec, job.write_time, job.now, job.sample, counts)
             if routed.dead is not None:
-                dead.append((record.line, routed.dead, record.raw))
+                dead.append((record.line, routed.dead, routed.raw))
             elif routed.row is not None:
                 packer.add(routed.row, record.line)
             if read == limit:

@@ -153,10 +153,10 @@ class ReadAndEncode(beam.DoFn):
         verify_file(manifest, f)  # an md5 mismatch fails the bundle before any row is written
         counts = FileCounts()
         write_time, now, sample = manifest.export_time_micros, load.now_micros, load.sample
-        for record in read_records(manifest, f):
+        for record in read_records(manifest, f, check=False):  # route checks as it encodes
             routed = route(record, codec, write_time, now, sample, counts)
             if routed.dead is not None:
-                yield TaggedOutput(DEAD, record_json(record.file, record.line, routed.dead, record.raw,
+                yield TaggedOutput(DEAD, record_json(record.file, record.line, routed.dead, routed.raw,
                                                      redact=load.redact))
             if routed.expired is not None:
                 yield TaggedOutput(EXPIRED, json.dumps({"file": record.file, "line": record.line,
