@@ -29,8 +29,8 @@ for i in plan.instances:
                            pulumi.ResourceOptions(depends_on=[instances[i.id]]))
 for key, value in stack_outputs(plan).items():
     pulumi.export(key, value)
-if plan.serve:  # the DynamoDB-compatible endpoint: an SDK's endpoint_url
-    pulumi.export("serve_endpoint_url", ServeService(f"serve-{plan.stage}", plan.serve, instances).url)
+if plan.serve:  # the DynamoDB-compatible endpoint, by region: an SDK's endpoint_url
+    pulumi.export("serve_endpoint_urls", ServeService(f"serve-{plan.stage}", plan.serve, instances).urls)
 jobs = launch_loads(load_jobs(stage, specs, plan), instances)  # post-deploy hook: only on `up`, on change
 if jobs:
     pulumi.export("load_jobs", jobs)

@@ -1,5 +1,5 @@
-"""`ddb2bigtable:serve:CloudRun`: the plan's `serve` as a Cloud Run service, its own
-service account and the IAM it needs, nothing wider.
+"""`ddb2bigtable:serve:CloudRun`: the plan's `serve` as a Cloud Run service in each of its
+regions, one service account of its own and the IAM it needs, nothing wider.
 
 Translation only (ddb2bigtable/plan/serve.py decides): the service runs the plan's image
 and command; the account gets `roles/bigtable.user` on each instance and, with key
@@ -13,6 +13,7 @@ binding is ever made.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import pulumi
@@ -66,8 +67,8 @@ class ServeService(pulumi.ComponentResource):
             grants.append(gcp.secretmanager.SecretIamMember(
                 f"{name}-keys-access", secret_id=plan.keys_secret, project=None if elsewhere else project,
                 role=SECRET_ROLE, member=self.account.member, opts=child))
-        self.service = gcp.cloudrunv2.Service(
-            name, name=plan.service, project=project, location=plan.region, ingress=INGRESS[plan.ingress],
+        self.services = {region: gcp.cloudrunv2.Service(
+            f"{name}-{region}", name=plan.service, project=project, location=region, ingress=INGRESS[plan.ingress],
             deletion_protection=plan.deletion_protection, invoker_iam_disabled=plan.signing == "keys",
             labels=dict(plan.labels), description=plan.why[:512],
             template={
@@ -78,9 +79,16 @@ class ServeService(pulumi.ComponentResource):
             },
             opts=pulumi.ResourceOptions(parent=self, protect=plan.deletion_protection,
                                         depends_on=[*instances.values(), *grants]))
+            for region in plan.regions}
         self.invokers = [
-            gcp.cloudrunv2.ServiceIamMember(f"{name}-invoker-{n}", name=self.service.name, project=project,
-                                            location=plan.region, role=INVOKER_ROLE, member=member, opts=child)
-            for n, member in enumerate(plan.invokers)]
-        self.url = self.service.uri
-        self.register_outputs({"url": self.url, "service_account": self.account.email})
+            gcp.cloudrunv2.ServiceIamMember(f"{name}-{region}-invoker-{_label(member)}", name=service.name,
+                                            project=project, location=region, role=INVOKER_ROLE, member=member,
+                                            opts=child)
+            for region, service in self.services.items() for member in plan.invokers]
+        self.urls = {region: service.uri for region, service in self.services.items()}
+        self.register_outputs({"urls": self.urls, "service_account": self.account.email})
+
+
+def _label(member: str) -> str:
+    """A principal as part of a resource name, so removing one invoker renames no other."""
+    return re.sub(r"[^A-Za-z0-9.@-]+", "-", member)

@@ -264,7 +264,7 @@ class ServePlan:
     where: Literal["cloud-run", "local"]
     service: str  # the Cloud Run service's name
     project: str | None
-    region: str  # the GCP region it runs in
+    regions: tuple[str, ...]  # the GCP regions it runs in: a service in each
     image: str
     command: tuple[str, ...]  # what the container runs: `ddb2bigtable serve --stage S ...`
     port: int

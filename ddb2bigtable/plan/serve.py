@@ -3,9 +3,11 @@
 The stage's `serve:` setting (spec/serve_settings.py) says what the platform engineer
 chose; this module fills in what follows from the rest of the plan and says why:
 
-- one service per stage, serving every table of every spec the stage lists (`serve
-  --stage S` serves exactly those), in the region of the first instance's home cluster
-  unless the stage names one, so reads cross no region on the way to the nearest cluster;
+- a service per region, each serving every table of every spec the stage lists (`serve
+  --stage S` serves exactly those): by default in the region of the first instance's
+  home cluster, with `regions: all` in every region the stage has a cluster in, so an
+  application in each region reaches a nearby endpoint, and that endpoint's reads (the
+  `serving` profile routes to the nearest cluster) cross no region;
 - its own service account with `roles/bigtable.user` on the stage's instances and nothing
   else (data reads and writes, no admin), so the endpoint's rights are reviewable;
 - one worker process per vCPU (serve is Python: a process per core uses the cores);
@@ -46,23 +48,33 @@ def _home_region(instance: InstancePlan) -> str:
     return home.gcp_region
 
 
+def _regions(choice: str | tuple[str, ...], instances: tuple[InstancePlan, ...]) -> tuple[str, ...]:
+    """`home`: the first instance's home region; `all`: every cluster's region, home first."""
+    if isinstance(choice, tuple):
+        return choice
+    home = _home_region(instances[0])
+    if choice == "home":
+        return (home,)
+    return tuple(dict.fromkeys([home, *(c.gcp_region for i in instances for c in i.clusters)]))
+
+
 def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[ServePlan | None, list[PlanWarning]]:
     """The stage's serve plan (None when `serve.enabled` is off) and what it warns about."""
     s = stage.serve
     if not s.enabled or not instances:
         return None, []
     local = stage.emulator
-    region = s.region or _home_region(instances[0])
+    regions = _regions(s.regions, instances)
     signing = s.signing if not local or s.signing == "keys" else "none"
     command = ["ddb2bigtable", "serve", "--stage", stage.name]
     if not local:
         command += ["--host", "0.0.0.0", "--port", str(PORT), "--workers", str(s.cpu)]
         command += ["--unsigned"] if signing == "iam" else []
     protected = True if stage.deletion_protection is None else stage.deletion_protection
-    reasons = _reasons(stage, region, signing)
+    reasons = _reasons(stage, regions, signing)
     plan = ServePlan(
         where="local" if local else "cloud-run", service=_name("ddb2bigtable", stage.name, SERVICE_NAME_MAX),
-        project=stage.gcp_project, region=region, image=s.image or "", command=tuple(command), port=PORT,
+        project=stage.gcp_project, regions=regions, image=s.image or "", command=tuple(command), port=PORT,
         workers=s.cpu, cpu=s.cpu,
         memory=s.memory, concurrency=s.concurrency, min_instances=s.min_instances, max_instances=s.max_instances,
         signing=signing, invokers=s.invokers if signing == "iam" else (), keys_env=KEYS_ENV,
@@ -71,7 +83,7 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
         instances=tuple(i.id for i in instances), app_profile=SERVING_PROFILE, deletion_protection=protected,
         labels=(("managed-by", "ddb2bigtable"), ("stage", sanitize_label_value(stage.name))),
         why=(f"`ddb2bigtable serve` beside the emulator (`up --stage {stage.name} --keep-running`); no Cloud Run"
-             if local else f"`ddb2bigtable serve` on Cloud Run in {region}: every table of the stage's "
+             if local else f"`ddb2bigtable serve` on Cloud Run in {', '.join(regions)}: every table of the stage's "
                            f"{len(instances)} instance(s), as the DynamoDB API"),
         reasons=reasons)
     if local:
@@ -83,15 +95,17 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
     return plan, nobody + _write_warnings(instances)
 
 
-def _reasons(stage: Stage, region: str, signing: str) -> tuple[tuple[str, str], ...]:
+def _reasons(stage: Stage, regions: tuple[str, ...], signing: str) -> tuple[tuple[str, str], ...]:
     s = stage.serve
     if stage.emulator:
         return (("listens", "on 127.0.0.1 at a free port, started by `up --keep-running`, which prints its "
                             "endpoint_url; only this machine reaches it"),
                 ("signing", "SigV4 with the key pairs in DDB2BIGTABLE_SERVE_KEYS" if signing == "keys" else
                  "none: loopback only (Cloud Run IAM does not exist on a laptop)"))
-    sized = "a region the stage names" if s.region else "the first instance's home cluster's region"
-    scale = (f"{s.min_instances}-{s.max_instances} instances"
+    sized = {"home": "the first instance's home cluster's region",
+             "all": "every region the stage has a cluster in, a service in each"}.get(str(s.regions),
+                                                                                     "as the stage lists")
+    scale = (f"{s.min_instances}-{s.max_instances} instances" + (" in each region" if len(regions) > 1 else "")
              + (": scales to zero, the first request after an idle spell waits for an instance to start"
                 if s.min_instances == 0 else f": {s.min_instances} kept warm (billed while idle), no cold start"))
     who = {"iam": "Cloud Run checks each caller's Google ID token (header Authorization, or "
@@ -102,8 +116,8 @@ def _reasons(stage: Stage, region: str, signing: str) -> tuple[tuple[str, str], 
                    f"pairs Cloud Run puts in {KEYS_ENV} from Secret Manager secret {s.keys_secret} "
                    f"(version {s.keys_secret_version}); the secret never enters the plan or Pulumi's state"}[signing]
     return (
-        ("region", f"{region}: {sized}, so eventually consistent reads reach the nearest cluster without "
-                   f"crossing regions"),
+        ("regions", f"{', '.join(regions)}: {sized}; each service's eventually consistent reads go to the "
+                    f"nearest cluster"),
         ("instances", scale),
         ("size", f"{s.cpu} vCPU and {s.memory} per instance, {s.cpu} worker process(es) (one per vCPU: serve is "
                  f"Python); up to {s.concurrency} requests at once per instance"),

@@ -119,7 +119,7 @@ def to_json(plan: StagePlan) -> dict[str, Any]:
 def _serve(s: ServePlan | None) -> dict[str, Any] | None:
     if s is None:
         return None
-    return {"where": s.where, "service": s.service, "project": s.project, "region": s.region, "image": s.image,
+    return {"where": s.where, "service": s.service, "project": s.project, "regions": list(s.regions), "image": s.image,
             "command": list(s.command), "port": s.port, "workers": s.workers, "cpu": s.cpu, "memory": s.memory,
             "concurrency": s.concurrency, "min_instances": s.min_instances, "max_instances": s.max_instances,
             "signing": s.signing, "invokers": list(s.invokers), "keys_env": s.keys_env,

@@ -121,7 +121,7 @@ def serve_section(serve: ServePlan) -> Section:
     if serve.where == "local":
         rows: tuple[tuple[str, ...], ...] = (("runs", "beside the emulator"), ("signing", serve.signing))
     else:
-        rows = (("service", f"{serve.service} (Cloud Run, {serve.region})"), ("image", serve.image),
+        rows = (("service", f"{serve.service} (Cloud Run, {', '.join(serve.regions)})"), ("image", serve.image),
                 ("instances", f"{serve.min_instances}-{serve.max_instances}"),
                 ("size", f"{serve.cpu} vCPU, {serve.memory}, {serve.workers} worker(s), "
                          f"{serve.concurrency} requests at once"),

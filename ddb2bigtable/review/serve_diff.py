@@ -15,7 +15,7 @@ _INGRESS_WIDTH = {"internal": 0, "internal-and-cloud-load-balancing": 1, "all": 
 
 
 def _figures(s: ServePlan) -> dict[str, str]:
-    return {"where": s.where, "region": s.region, "image": s.image,
+    return {"where": s.where, "regions": ", ".join(s.regions), "image": s.image,
             "instances": f"{s.min_instances}-{s.max_instances}",
             "size": f"{s.cpu} vCPU, {s.memory}, {s.concurrency} requests at once"}
 

@@ -44,7 +44,7 @@ class ServeSettings:
 
     enabled: bool = False
     image: str | None = None  # the container image with ddb2bigtable and this project's stacks/ and specs/
-    region: str | None = None  # GCP region of the service; None: the plan picks the first instance's home
+    regions: str | tuple[str, ...] = "home"  # home | all (every cluster's region) | GCP regions: a service in each
     min_instances: int = 0  # scale to zero: nothing paid while idle, a cold start on the first request
     max_instances: int = 10  # caps the bill and the load a runaway client puts on Bigtable
     cpu: int = 1
@@ -60,6 +60,8 @@ class ServeSettings:
 def serve_settings(data: dict[str, Any]) -> ServeSettings:
     """The settings of a schema-valid `serve:` mapping."""
     fields = dict(data)
+    if isinstance(fields.get("regions"), list):
+        fields["regions"] = tuple(fields["regions"])
     if "invokers" in fields:
         fields["invokers"] = tuple(fields["invokers"])
     if "keys_secret_version" in fields:

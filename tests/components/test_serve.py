@@ -51,7 +51,7 @@ def test_no_service_account_or_grant_unless_serve_is_enabled():
     for stack in ("dev", "prod"):
         run = run_program(stack)
         assert not run.of_type(SERVICE) and not run.of_type(ACCOUNT) and not run.of_type(INVOKER)
-        assert "serve_endpoint_url" not in run.outputs
+        assert "serve_endpoint_urls" not in run.outputs
     run = run_program("dev", with_serve("dev", {"enabled": False, "image": IMAGE}))
     assert not run.of_type(SERVICE) and not run.of_type(ACCOUNT)
 
@@ -74,7 +74,9 @@ def test_iam_signing_runs_serve_unsigned_behind_the_invoker_check():
     assert template["maxInstanceRequestConcurrency"] == 40
     assert template["serviceAccount"] == "serve-dev@my-project-dev.iam.gserviceaccount.com"
     assert service["invokerIamDisabled"] is False and service["ingress"] == "INGRESS_TRAFFIC_ALL"
-    assert service["name"] == "ddb2bigtable-dev" and service["location"] == plan.serve.region
+    (region,) = plan.serve.regions  # home: the first instance's home cluster's region
+    assert service["name"] == "ddb2bigtable-dev" and service["location"] == region
+    assert region == plan.instances[0].clusters[0].gcp_region
     assert service["deletionProtection"] is False  # dev is torn down at will
     assert only(run, ACCOUNT).inputs["accountId"] == "serve-dev"
     grants = {r.inputs["instance"]: r.inputs for r in run.of_type(BIGTABLE_IAM)}
@@ -84,7 +86,7 @@ def test_iam_signing_runs_serve_unsigned_behind_the_invoker_check():
     invoker = only(run, INVOKER).inputs
     assert (invoker["role"], invoker["member"], invoker["name"]) == ("roles/run.invoker", APP, "ddb2bigtable-dev")
     assert not run.of_type(SECRET_IAM)
-    assert run.outputs["serve_endpoint_url"] == "https://ddb2bigtable-dev-abc123-uc.a.run.app"
+    assert run.outputs["serve_endpoint_urls"] == {region: "https://ddb2bigtable-dev-abc123-uc.a.run.app"}
 
 
 def test_the_service_waits_for_the_instances_and_its_grants():
@@ -149,7 +151,7 @@ def test_the_docs_example_deploys_as_the_page_says():
     box = container(run)
     assert box["image"] == settings["image"] and box["args"][:3] == ["serve", "--stage", "dev"]
     assert only(run, INVOKER).inputs["member"] == settings["invokers"][0]
-    assert run.outputs["serve_endpoint_url"].startswith("https://ddb2bigtable-dev-")
+    assert [*run.outputs["serve_endpoint_urls"].values()] == ["https://ddb2bigtable-dev-abc123-uc.a.run.app"]
 
 
 @pytest.mark.parametrize("serve", [
@@ -164,3 +166,17 @@ def test_the_container_s_command_is_one_the_serve_cli_takes(serve):
     assert (context.params["stage"], context.params["host"], context.params["port"]) == ("prod", "0.0.0.0", plan.port)
     assert context.params["workers"] == plan.cpu == serve.get("cpu", 1)
     assert context.params["unsigned"] == (plan.signing == "iam")
+
+
+def test_regions_all_puts_a_service_beside_every_cluster_with_one_identity():
+    """prod keeps every replica region: an application in each reaches a nearby endpoint."""
+    run = run_program("prod", with_serve("prod", {"enabled": True, "image": IMAGE, "regions": "all",
+                                                  "invokers": [APP]}))
+    plan = plan_for_stack("prod", ROOT, with_serve("prod", {"enabled": True, "image": IMAGE, "regions": "all"}))[2]
+    everywhere = {c.gcp_region for i in plan.instances for c in i.clusters}
+    assert len(everywhere) > 1 and set(plan.serve.regions) == everywhere
+    services = {r.inputs["location"]: r.inputs for r in run.of_type(SERVICE)}
+    assert set(services) == everywhere and {s["name"] for s in services.values()} == {"ddb2bigtable-prod"}
+    assert {r.inputs["location"] for r in run.of_type(INVOKER)} == everywhere  # each service admits the app
+    assert len(run.of_type(ACCOUNT)) == 1 and len(run.of_type(BIGTABLE_IAM)) == len(plan.instances)
+    assert set(run.outputs["serve_endpoint_urls"]) == everywhere

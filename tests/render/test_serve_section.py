@@ -29,6 +29,6 @@ def test_every_format_shows_the_endpoint_and_none_when_it_is_off(tmp_path):
     assert "--workers 1" in " ".join(markdown.split())  # the container's command, as Cloud Run runs it
     serve = json.loads(plan(root, "json"))["serve"]
     assert (serve["signing"], serve["keys_secret"], serve["max_instances"]) == ("keys", "serve-keys", 7)
-    assert {r["figure"] for r in serve["reasons"]} >= {"region", "instances", "size", "identity", "signing"}
+    assert {r["figure"] for r in serve["reasons"]} >= {"regions", "instances", "size", "identity", "signing"}
     write_project(tmp_path, {"movies": MOVIES}, {"regions": "home"})
     assert json.loads(plan(root, "json"))["serve"] is None and "Serve" not in plan(root, "table")

@@ -54,10 +54,12 @@ def test_off_unless_enabled_and_iam_when_enabled(tmp_path):
     ({"enabled": True, "image": IMAGE, "cpu": 4}, "cpu", "cpu 4 needs at least 2Gi"),
     ({"enabled": True, "image": IMAGE, "memory": "256Mi"}, "memory", "outside Cloud Run's 512Mi-32Gi"),
     ({"enabled": True, "image": IMAGE, "cpu": 3}, "cpu", "expected one of 1, 2, 4, 6, 8"),
+    ({"enabled": True, "image": IMAGE, "regions": "everywhere"}, "regions", "home (the first instance's"),
     ({"enabled": "yes", "image": IMAGE}, "enabled", "expected"),
     ({"enabled": True, "image": IMAGE, "signng": "iam"}, "signng", "did you mean 'signing'?"),
 ], ids=["none-in-the-cloud", "keys-without-secret", "no-image", "all-users", "secret-without-keys",
-        "min-above-max", "memory-needs-cpus", "cpus-need-memory", "too-little-memory", "cpu-choice", "bool", "typo"])
+        "min-above-max", "memory-needs-cpus", "cpus-need-memory", "too-little-memory", "cpu-choice", "regions",
+        "bool", "typo"])
 def test_bad_values_are_located_and_exit_2(tmp_path, serve, key, words):
     root = write_project(tmp_path, {"movies": MOVIES}, {"regions": "home", "serve": serve})
     for command in (["validate", "specs/movies.yaml", "--stage", "test"], ["plan", "--stage", "test"]):
