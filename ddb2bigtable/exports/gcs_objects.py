@@ -4,9 +4,9 @@ Every request is given CONNECT_TIMEOUT_SECONDS to connect and READ_TIMEOUT_SECON
 answer (as AWS calls are, spec/aws_endpoints.py; the library's own default is 60 s each)
 and `RETRY`: 429 and 5xx answers and a refused or reset connection are retried with
 backoff (1, 2, 4 s...) for at most RETRY_SECONDS, a request that timed out is not retried
-(the library's default retries everything for 120 s). So a silent server ends a command
-after one read timeout; one whose body stalls half-way (a dropped connection) after at
-most RETRY_SECONDS plus one read timeout.
+(the library's default retries everything for 120 s). So a silent server, or one whose
+body stalls half-way, ends a command after one read timeout; a refused connection after
+RETRY_SECONDS.
 
 Credentials are Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, or
 `gcloud auth application-default login`), read-only scope; none is exit 2 saying what to
@@ -136,6 +136,8 @@ class GcsStore(Store):
         from google.api_core import exceptions as api
         from google.auth.exceptions import GoogleAuthError
         from google.cloud.storage.exceptions import InvalidResponse
+        from urllib3.exceptions import HTTPError
+        from urllib3.exceptions import TimeoutError as StreamTimeout
 
         try:
             return fn()
@@ -154,11 +156,11 @@ class GcsStore(Store):
         except (api.Unauthorized, GoogleAuthError) as error:
             raise ExportError(f"{path}: {operation}: Cloud Storage refused the credentials ({_said(error)}); "
                               f"{_SET_CREDENTIALS}") from None
-        except requests.Timeout as error:
+        except (requests.Timeout, StreamTimeout, TimeoutError) as error:  # urllib3's own while a body is read
             raise ExportUnavailable(f"{path}: {operation}: no answer within {READ_TIMEOUT_SECONDS:g} s "
                                     f"({_said(error)}): check that Cloud Storage (or {EMULATOR_VARIABLE}, if "
                                     f"set) is reachable, then rerun") from None
-        except (requests.RequestException, api.GoogleAPICallError, InvalidResponse, ConnectionError) as error:
+        except (requests.RequestException, api.GoogleAPICallError, InvalidResponse, HTTPError, OSError) as error:
             raise ExportUnavailable(f"{path}: {operation} failed ({_said(error)}); check that Cloud Storage (or "
                                     f"{EMULATOR_VARIABLE}, if set) is reachable, then rerun") from None
 

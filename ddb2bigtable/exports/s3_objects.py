@@ -118,6 +118,8 @@ class S3Store(Store):
             NoCredentialsError,
             PartialCredentialsError,
         )
+        from urllib3.exceptions import HTTPError
+        from urllib3.exceptions import TimeoutError as StreamTimeout
 
         try:
             return fn()
@@ -133,8 +135,8 @@ class S3Store(Store):
                 raise _Missing from None
             raise _client_error(path, operation, code, str(error.response.get("Error", {}).get("Message", ""))) \
                 from None
-        except BotoCoreError as error:
-            if timed_out(error):
+        except (BotoCoreError, HTTPError, OSError) as error:  # urllib3's own while a body is read
+            if timed_out(error) or isinstance(error, (StreamTimeout, TimeoutError)):
                 raise ExportUnavailable(f"{path}: {operation}: no answer within {READ_TIMEOUT_SECONDS:g} s "
                                         f"({redact_userinfo(str(error))}): check that S3 (or the endpoint in "
                                         f"{' / '.join(ENDPOINT_VARIABLES)}) is reachable, then rerun") from None

@@ -8,17 +8,20 @@ stopped by PID (moto, the silent server) or a thread shut down by its fixture (t
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 
 from ddb2bigtable.exports import gcs_objects, s3_objects, stores
 from ddb2bigtable.exports.errors import ExportError, ExportUnavailable
+from ddb2bigtable.exports.locations import store_for
 from ddb2bigtable.exports.manifests import export_folders, open_export, verify_file
 from ddb2bigtable.exports.reader import read_records
 from ddb2bigtable.spec.aws_endpoints import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
@@ -184,6 +187,66 @@ def test_a_silent_bucket_endpoint_ends_with_exit_1_within_one_read_timeout(silen
     assert out.returncode == 1, out.stderr
     assert f"no answer within {READ_TIMEOUT_SECONDS:g} s" in out.stderr and "Traceback" not in out.stderr
     assert seconds < SILENT_BOUND
+
+
+class _Stalling(http.server.BaseHTTPRequestHandler):
+    """Answers an object's size, then sends 100 bytes of it and nothing more."""
+
+    protocol_version = "HTTP/1.1"
+    released = threading.Event()
+
+    def do_HEAD(self) -> None:  # noqa: N802 (S3's HeadObject)
+        self.send_response(200)
+        self.send_header("Content-Length", "1000000")
+        self.send_header("ETag", '"0123"')
+        self.end_headers()
+
+    def do_GET(self) -> None:  # noqa: N802
+        if "/storage/v1/" in self.path and "alt=media" not in self.path:  # Cloud Storage's objects.get
+            body = json.dumps({"name": "x/manifest-summary.json", "bucket": BUCKET, "size": "1000000",
+                               "generation": "1"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_response(206)
+        self.send_header("Content-Length", "1000000")
+        self.end_headers()
+        self.wfile.write(b"{" * 100)
+        self.wfile.flush()
+        self.released.wait(60)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def stalling(monkeypatch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stalling)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    endpoint = f"http://127.0.0.1:{server.server_port}"
+    for name, value in {**FAKE_AWS, "AWS_ENDPOINT_URL_S3": endpoint, gcs_objects.EMULATOR_VARIABLE: endpoint}.items():
+        monkeypatch.setenv(name, value)
+    s3_objects._client.cache_clear()
+    gcs_objects._client.cache_clear()
+    yield
+    _Stalling.released.set()
+    server.shutdown()
+    server.server_close()
+    s3_objects._client.cache_clear()
+    gcs_objects._client.cache_clear()
+
+
+@pytest.mark.parametrize("scheme", ["s3", "gs"])
+def test_a_body_that_stalls_half_way_ends_the_read_after_one_read_timeout(stalling, scheme):
+    store, path = store_for(f"{scheme}://{BUCKET}/x/manifest-summary.json")
+    started = time.monotonic()
+    with pytest.raises(ExportUnavailable, match=f"no answer within {READ_TIMEOUT_SECONDS:g} s"):
+        with store.open(path) as stream:
+            stream.read(1 << 20)
+    assert time.monotonic() - started < READ_TIMEOUT_SECONDS + 5
 
 
 # --- end to end: load and verify from a bucket ----------------------------------------------------
