@@ -18,7 +18,7 @@ from ..codec.mutations import RowMutation
 from . import expressions, legacy
 from .errors import ServeError, condition_failed, throttled, unsupported, validation
 from .item_ops import WRITE_TRIES, replace_item, write_of
-from .session import Found, Session, same_key
+from .session import Found, Session, key_text, same_key
 from .store import raw_cells
 from .tables import ServedTable
 from .wire import check_size, item_to_codec, item_to_wire
@@ -48,7 +48,9 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
         if not isinstance(request, dict):
             raise validation(f"RequestItems.{name} must be a map with Keys")
         request = legacy.translated(request)  # AttributesToGet -> ProjectionExpression
+        expressions.check_used(request)
         keys = [table.checked_key(item_to_codec(k, "Key")) for k in request.get("Keys", [])]
+        _distinct(table, keys)
         paths = expressions.projection(request.get("ProjectionExpression"), request.get("ExpressionAttributeNames"))
         try:
             rows = await session.store(table, bool(request.get("ConsistentRead"))).read_rows(
@@ -73,8 +75,8 @@ async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, 
     if sum(len(r) for r in requests.values() if isinstance(r, list)) > MAX_WRITES:
         raise validation("Too many items requested for the BatchWriteItem call")
     writes = [(session.catalog.get(name), w) for name, ws in requests.items() for w in (ws or [])]
-    for table, write in writes:  # every request checked before anything is written
-        _batch_write_image(table, write)
+    for table in {t.name: t for t, _ in writes}.values():  # every request checked before anything is written
+        _distinct(table, [_batch_write_image(t, w)[0] for t, w in writes if t.name == table.name])
     unprocessed: dict[str, list[Any]] = {}
     for table, write in writes:
         key, new = _batch_write_image(table, write)
@@ -85,6 +87,13 @@ async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, 
                 raise
             unprocessed.setdefault(table.name, []).append(write)
     return {"UnprocessedItems": unprocessed}
+
+
+def _distinct(table: ServedTable, keys: list[Item]) -> None:
+    """DynamoDB refuses a batch naming one item of a table twice (two gets, or a put and a
+    delete, of one key): the outcome would depend on the order they are applied in."""
+    if len({tuple(key_text(key[n]) for n in table.keys) for key in keys}) < len(keys):
+        raise validation("Provided list of item keys contains duplicates")
 
 
 def _batch_write_image(table: ServedTable, write: Any) -> tuple[Item, Item | None]:

@@ -212,6 +212,7 @@ def projection(expression: str | None, names: Names | None) -> list[Path] | None
             path.append(name)
             path += [int(i) for i in re.findall(r"\d+", found.group(2))]
         paths.append(path)
+    validation.check_paths("ProjectionExpression", paths)
     return paths
 
 

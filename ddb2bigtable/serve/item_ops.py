@@ -49,10 +49,10 @@ def _return_values(body: dict[str, Any], allowed: tuple[str, ...]) -> str:
 async def get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
+    paths = expressions.projection(body.get("ProjectionExpression"), body.get("ExpressionAttributeNames"))
     found = await session.find(table, _key(table, body), consistent=bool(body.get("ConsistentRead")))
     if found.item is None:
         return {}
-    paths = expressions.projection(body.get("ProjectionExpression"), body.get("ExpressionAttributeNames"))
     return {"Item": expressions.project(item_to_wire(found.item), paths)}
 
 

@@ -52,9 +52,10 @@ class _Placeholders:
 def translated(body: dict[str, Any]) -> dict[str, Any]:
     """The request with its legacy parameters in expression form (unchanged without any)."""
     legacy = [k for k in _TARGETS if k in body]
+    if "ConditionalOperator" in body and not any(body.get(k) for k in ("Expected", "QueryFilter", "ScanFilter")):
+        raise validation("ConditionalOperator can only be used when Expected, QueryFilter or ScanFilter is given "
+                         "(and not empty)")
     if not legacy:
-        if "ConditionalOperator" in body:
-            raise validation("ConditionalOperator can only be used with Expected, QueryFilter or ScanFilter")
         return body
     modern = [k for k in _EXPRESSIONS if k in body]
     mixed = [k for k in legacy if k != "KeyConditions" or "KeyConditionExpression" in body]
@@ -68,24 +69,27 @@ def translated(body: dict[str, Any]) -> dict[str, Any]:
     if joiner.strip() not in ("AND", "OR"):
         raise validation(f"ConditionalOperator must be AND or OR, not {body.get('ConditionalOperator')!r}")
     for parameter in legacy:
-        given = body[parameter]
-        if parameter == "AttributesToGet":
-            out["ProjectionExpression"] = ", ".join(marks.name(a) for a in _names(given, parameter))
-        elif parameter == "AttributeUpdates":
-            if given != {}:  # an empty map updates nothing (the item is created with its key alone)
-                out["UpdateExpression"] = _updates(_map(given, parameter), marks)
-        elif parameter == "Expected":
-            out["ConditionExpression"] = joiner.join(f"({_expected(a, c, marks)})"
-                                                     for a, c in _map(given, parameter).items())
-        else:  # KeyConditions (always AND, no parentheses: a key condition's grammar), QueryFilter, ScanFilter
-            parts = [_condition(a, c, marks) for a, c in _map(given, parameter).items()]
-            out[_TARGETS[parameter]] = (" AND ".join(parts) if parameter == "KeyConditions"
-                                        else joiner.join(f"({p})" for p in parts))
+        if body[parameter] == {} and parameter != "KeyConditions":
+            continue  # an empty map updates nothing, or is no condition, as in DynamoDB
+        out[_TARGETS[parameter]] = _expression(parameter, body[parameter], joiner, marks)
     if marks.names:
         out["ExpressionAttributeNames"] = marks.names
     if marks.values:
         out["ExpressionAttributeValues"] = marks.values
     return out
+
+
+def _expression(parameter: str, given: Any, joiner: str, marks: _Placeholders) -> str:
+    """One legacy parameter in its expression form."""
+    if parameter == "AttributesToGet":
+        return ", ".join(marks.name(a) for a in _names(given, parameter))
+    if parameter == "AttributeUpdates":
+        return _updates(_map(given, parameter), marks)
+    if parameter == "Expected":
+        return joiner.join(f"({_expected(a, c, marks)})" for a, c in _map(given, parameter).items())
+    # KeyConditions (always AND, no parentheses: a key condition's grammar), QueryFilter, ScanFilter
+    parts = [_condition(a, c, marks) for a, c in _map(given, parameter).items()]
+    return " AND ".join(parts) if parameter == "KeyConditions" else joiner.join(f"({p})" for p in parts)
 
 
 def _fresh(prefix: str, taken: dict[str, Any]) -> str:
@@ -121,6 +125,9 @@ def _condition(attribute: str, condition: Any, marks: _Placeholders) -> str:
                          f"{op} ComparisonOperator")
     if op in _NONE:
         return _NONE[op].format(a=a)
+    if len({next(iter(v), None) if isinstance(v, dict) else None for v in values}) > 1:
+        raise validation("One or more parameter values were invalid: AttributeValues inside AttributeValueList must "
+                         "be of same type")
     marked = [marks.value(v) for v in values]
     if op == "BETWEEN":
         return f"{a} BETWEEN {marked[0]} AND {marked[1]}"

@@ -52,14 +52,20 @@ def meets(value: AttributeValue | None, op: str, bounds: list[AttributeValue]) -
 
 
 def check_select(body: dict[str, Any]) -> str:
+    """Select as DynamoDB checks it against the projection, named as the request gave it
+    (AttributesToGet, or ProjectionExpression): query_ops checks the request before its
+    legacy parameters are translated."""
     select = body.get("Select", "ALL_ATTRIBUTES")
+    projection = next((p for p in ("AttributesToGet", "ProjectionExpression") if p in body), None)
     if select == "ALL_PROJECTED_ATTRIBUTES" and not body.get("IndexName"):
         raise validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
     if select not in (*SELECTS, "ALL_PROJECTED_ATTRIBUTES"):
         raise validation(f"1 validation error detected: Value '{select}' at 'select' failed to satisfy constraint")
-    if select == "COUNT" and "ProjectionExpression" in body:
-        raise validation("Cannot specify the ProjectionExpression when choosing to get COUNT")
-    if select == "SPECIFIC_ATTRIBUTES" and "ProjectionExpression" not in body:
+    if projection and select == "COUNT":
+        raise validation(f"Cannot specify the {projection} when choosing to get only the Count")
+    if projection and "Select" in body and select in ("ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"):
+        raise validation(f"Cannot specify the {projection} when choosing to get {select}")
+    if select == "SPECIFIC_ATTRIBUTES" and not projection:
         raise validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get "
                          "SPECIFIC_ATTRIBUTES")
     return str(select)

@@ -19,8 +19,8 @@ import zlib
 from typing import Any
 
 from ..codec.items import AttributeValue, Item
-from . import expressions, index_ops, key_ranges
-from .errors import validation
+from . import expressions, index_ops, key_ranges, validation
+from .errors import validation as invalid
 from .item_ops import prepare
 from .paging import check_limit, check_select, item_order, meets, page, take
 from .session import Session, key_text
@@ -31,17 +31,19 @@ SCAN_ROWS = 200  # rows read per Bigtable call while scanning
 
 
 async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    legacy_filter = body.get("QueryFilter")
+    check_select(body)
     body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
         return await index_ops.query_index(session, table, body)
-    check_select(body)
     limit = check_limit(body)
     expression = body.get("KeyConditionExpression")
     if expression is None:
-        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
+        raise invalid("Either the KeyConditions or KeyConditionExpression parameter must be specified")
     found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
                                       body.get("ExpressionAttributeValues"), table.keys)
+    _no_key_in_filter(table, body, legacy_filter)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
     _same_types(table, found)
     op, wanted = None, []
@@ -89,13 +91,26 @@ async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], fo
     return taken, more or not exhausted
 
 
+def _no_key_in_filter(table: ServedTable, body: dict[str, Any], legacy_filter: Any) -> None:
+    """DynamoDB refuses a Query filter that reads a key attribute (the key condition is where
+    keys go), in the words of the parameter the request used."""
+    if body.get("FilterExpression") is None:
+        return
+    tree = expressions.parsed_condition("FilterExpression", body["FilterExpression"],
+                                        body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"))
+    keys = [str(p[0]) for p in validation.paths(tree) if p[0] in table.keys]
+    if keys:
+        raise invalid(f"{'QueryFilter' if legacy_filter else 'Filter Expression'} can only contain non-primary key "
+                      f"attributes: Primary key attribute: {keys[0]}")
+
+
 def _same_types(table: ServedTable, found: expressions.KeyCondition) -> None:
     kinds = table.key_types
     given = [(found.partition[0], found.partition[1])] + ([(found.sort[0], b) for b in found.sort[2]]
                                                           if found.sort else [])
     for name, value in given:
         if not isinstance(value, dict) or next(iter(value), None) != kinds.get(name):
-            raise validation("One or more parameter values were invalid: Condition parameter type does not match "
+            raise invalid("One or more parameter values were invalid: Condition parameter type does not match "
                              "schema type")
 
 
@@ -126,11 +141,11 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
 
 
 async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    check_select(body)
     body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
         return await index_ops.scan_index(session, table, body)
-    check_select(body)
     limit = check_limit(body)
     segment, total = _segments(body)
     store = session.store(table, bool(body.get("ConsistentRead")))
@@ -157,15 +172,15 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 def _segments(body: dict[str, Any]) -> tuple[int, int]:
     segment, total = body.get("Segment"), body.get("TotalSegments")
     if (segment is None) != (total is None):
-        raise validation("The TotalSegments parameter is required but was not present in the request when "
+        raise invalid("The TotalSegments parameter is required but was not present in the request when "
                          "Segment parameter is present" if total is None else
                          "The Segment parameter is required but was not present in the request when parameter "
                          "TotalSegments is present")
     if total is None:
         return 0, 0
     if not isinstance(total, int) or not 1 <= total <= 1000000:
-        raise validation("1 validation error detected: Value at 'totalSegments' failed to satisfy constraint")
+        raise invalid("1 validation error detected: Value at 'totalSegments' failed to satisfy constraint")
     if not isinstance(segment, int) or not 0 <= segment < total:
-        raise validation(f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+        raise invalid(f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
                          f"Segment: {segment} is not less than TotalSegments: {total}")
     return segment, total

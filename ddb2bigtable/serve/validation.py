@@ -154,3 +154,39 @@ def _attribute_type(field: str, kind: Any) -> None:
         raise refused(field, f"Invalid attribute type name found; type: {kind.value}, valid types: "
                              f"{{{','.join(TYPES)}}}")
 
+
+def paths(node: Any) -> list[list[str | int]]:
+    """Every document path a parsed condition reads (Query refuses a filter on a key)."""
+    if isinstance(node, moto.AttributePath):
+        return [node.path]
+    children = [getattr(node, a) for a in ("lhs", "rhs", "attr", "substr", "operand", "start", "end", "type")
+                if getattr(node, a, None) is not None]
+    children += list(getattr(node, "possible_values", ()))
+    return [p for child in children for p in paths(child)]
+
+
+MAX_NESTING = 32  # DynamoDB's document path depth (a.b...: 32 levels; DynamoDB Local 1.25.1 refuses 33)
+
+
+def check_paths(field: str, paths: list[list[str | int]]) -> None:
+    """DynamoDB refuses document paths that overlap (one inside, or equal to, another:
+    `a, a.b`) or conflict (one reads a map where another reads a list: `a.b, a[1]`) in one
+    projection or update, and paths nested deeper than 32 levels."""
+    for path in paths:
+        if len(path) > MAX_NESTING:
+            raise refused(field, f"The document path has too many nesting levels; nesting levels: {len(path)}")
+    for i, one in enumerate(paths):
+        for two in paths[i + 1:]:
+            common = next((n for n, (x, y) in enumerate(zip(one, two, strict=False)) if x != y), None)
+            if common is None:
+                kind = "overlap"
+            elif isinstance(one[common], int) != isinstance(two[common], int):
+                kind = "conflict"
+            else:
+                continue
+            raise refused(field, f"Two document paths {kind} with each other; must remove or rewrite one of these "
+                                 f"paths; path one: {_shown(one)}, path two: {_shown(two)}")
+
+
+def _shown(path: list[str | int]) -> str:
+    return "[" + ", ".join(f"[{p}]" if isinstance(p, int) else p for p in path) + "]"

@@ -60,3 +60,23 @@ def test_undefined_placeholders_named(c):
         c.query(TableName=T, KeyConditionExpression="pk = :p")
     with pytest.raises(ClientError, match="document path is not defined; attribute name: #s"):
         c.query(TableName=T, KeyConditionExpression="pk = :p AND #s = :p", ExpressionAttributeValues=P)
+
+
+@pytest.mark.parametrize(("request_filter", "message"), [
+    ({"FilterExpression": "sk = :p"}, "Filter Expression can only contain non-primary key attributes: Primary key "
+                                      "attribute: sk"),
+    ({"FilterExpression": "a = sk"}, "Filter Expression can only contain non-primary key attributes: Primary key "
+                                     "attribute: sk"),
+])
+def test_query_filter_on_a_key_refused(c, request_filter, message):
+    with pytest.raises(ClientError) as caught:
+        c.query(TableName=T, KeyConditionExpression="pk = :p", ExpressionAttributeValues=P
+                if ":p" in request_filter["FilterExpression"] else {**P}, **request_filter)
+    assert caught.value.response["Error"]["Message"] == message
+
+
+def test_legacy_query_filter_on_a_key_refused(c):
+    with pytest.raises(ClientError, match="QueryFilter can only contain non-primary key attributes: Primary key "
+                                          "attribute: sk"):
+        c.query(TableName=T, KeyConditions={"pk": {"ComparisonOperator": "EQ", "AttributeValueList": [P[":p"]]}},
+                QueryFilter={"sk": {"ComparisonOperator": "GT", "AttributeValueList": [{"N": "1"}]}})

@@ -40,3 +40,32 @@ def test_empty_attribute_updates_creates_the_key(c):
     key = {"pk": {"S": "legacy-mixed"}, "sk": {"N": "9"}}
     c.update_item(TableName=T, Key=key, AttributeUpdates={})
     assert c.get_item(TableName=T, Key=key, ConsistentRead=True)["Item"] == key
+
+
+def test_legacy_lists_of_one_type(c):
+    with pytest.raises(ClientError, match="AttributeValues inside AttributeValueList must be of same type"):
+        c.query(TableName=T, KeyConditions=KC, QueryFilter={
+            "a": {"ComparisonOperator": "IN", "AttributeValueList": [{"N": "1"}, {"S": "1"}]}})
+
+
+def test_empty_filters_and_conditional_operator(c):
+    everything = c.query(TableName=T, KeyConditions=KC)["Items"]
+    assert c.query(TableName=T, KeyConditions=KC, QueryFilter={})["Items"] == everything
+    key = {"pk": {"S": "legacy-mixed"}, "sk": {"N": "0"}}
+    c.update_item(TableName=T, Key=key, AttributeUpdates={"z": {"Action": "PUT", "Value": {"N": "3"}}}, Expected={})
+    for expected in ({"Expected": {}}, {}):
+        with pytest.raises(ClientError, match="ConditionalOperator can only be used"):
+            c.update_item(TableName=T, Key=key, AttributeUpdates={"z": {"Action": "PUT", "Value": {"N": "4"}}},
+                          ConditionalOperator="OR", **expected)
+    assert c.get_item(TableName=T, Key=key, ConsistentRead=True)["Item"]["z"] == {"N": "3"}
+
+
+@pytest.mark.parametrize(("select", "message"), [
+    ("ALL_ATTRIBUTES", "Cannot specify the AttributesToGet when choosing to get ALL_ATTRIBUTES"),
+    ("COUNT", "Cannot specify the AttributesToGet when choosing to get only the Count"),
+])
+def test_select_against_attributes_to_get(c, select, message):
+    for operation in (c.scan, lambda **kw: c.query(KeyConditions=KC, **kw)):
+        with pytest.raises(ClientError) as caught:
+            operation(TableName=T, Select=select, AttributesToGet=["a"])
+        assert caught.value.response["Error"]["Message"] == message

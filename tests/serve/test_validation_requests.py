@@ -1,0 +1,60 @@
+"""Requests DynamoDB refuses and serve used to answer: duplicate keys in a batch, paths
+that overlap or conflict in a projection, a projection nested too deep, names left unused
+in a BatchGetItem (DynamoDB Local 1.25.1's messages below). They are refused whether or
+not the item exists: DynamoDB checks the request, not the data."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+T = "Scratch"
+KEY = {"pk": {"S": "requests"}, "sk": {"N": "1"}}
+MISSING = {"pk": {"S": "requests"}, "sk": {"N": "404"}}
+
+
+@pytest.fixture(scope="module")
+def c(served):
+    client = served.client()
+    client.put_item(TableName=T, Item={**KEY, "a": {"M": {"b": {"L": [{"N": "1"}, {"N": "2"}]}}}})
+    return client
+
+
+def message(call, **kwargs) -> str:
+    with pytest.raises(ClientError) as caught:
+        call(**kwargs)
+    return caught.value.response["Error"]["Message"]
+
+
+def test_duplicate_keys_in_batches(c):
+    duplicates = "Provided list of item keys contains duplicates"
+    assert message(c.batch_get_item, RequestItems={T: {"Keys": [KEY, KEY]}}) == duplicates
+    for writes in ([{"PutRequest": {"Item": KEY}}, {"PutRequest": {"Item": KEY}}],
+                   [{"PutRequest": {"Item": MISSING}}, {"DeleteRequest": {"Key": MISSING}}]):
+        assert message(c.batch_write_item, RequestItems={T: writes}) == duplicates
+    assert "Item" not in c.get_item(TableName=T, Key=MISSING)  # nothing written
+
+
+def test_batch_get_unused_name(c):
+    assert message(c.batch_get_item, RequestItems={T: {"Keys": [KEY], "ProjectionExpression": "#a",
+                                                       "ExpressionAttributeNames": {"#a": "a", "#u": "u"}}}) == \
+        "Value provided in ExpressionAttributeNames unused in expressions: keys: {#u}"
+
+
+@pytest.mark.parametrize(("projection", "answer"), [
+    ("a, a.b", "overlap with each other; must remove or rewrite one of these paths; path one: [a], path two: [a, b]"),
+    ("a.b, a.b", "overlap with each other; must remove or rewrite one of these paths; path one: [a, b], path two: "
+                 "[a, b]"),
+    ("a.b, a[1]", "conflict with each other; must remove or rewrite one of these paths; path one: [a, b], path two: "
+                  "[a, [1]]"),
+])
+def test_projection_paths_overlap_or_conflict(c, projection, answer):
+    for key in (KEY, MISSING):
+        assert message(c.get_item, TableName=T, Key=key, ProjectionExpression=projection) == \
+            f"Invalid ProjectionExpression: Two document paths {answer}"
+
+
+def test_projection_nesting(c):
+    assert "Item" in c.get_item(TableName=T, Key=KEY, ProjectionExpression="a" + ".b" * 31)
+    assert message(c.get_item, TableName=T, Key=KEY, ProjectionExpression="a" + ".b" * 32) == \
+        "Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: 33"
