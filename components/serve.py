@@ -36,7 +36,8 @@ def container_args(plan: ServePlan) -> gcp.cloudrunv2.ServiceTemplateContainerAr
     container: gcp.cloudrunv2.ServiceTemplateContainerArgsDict = {
         "image": plan.image, "commands": [command], "args": args,
         "ports": {"container_port": plan.port},
-        "resources": {"limits": {"cpu": str(plan.cpu), "memory": plan.memory}},
+        "resources": {"limits": {"cpu": str(plan.cpu), "memory": plan.memory},
+                      "startup_cpu_boost": plan.startup_cpu_boost},
     }
     if plan.keys_secret:
         container["envs"] = [{"name": plan.keys_env, "value_source": {"secret_key_ref": {

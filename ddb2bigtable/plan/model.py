@@ -270,6 +270,7 @@ class ServePlan:
     port: int
     workers: int
     cpu: int
+    startup_cpu_boost: bool  # more CPU while an instance starts: cold starts are serve's slowest requests
     memory: str
     concurrency: int
     min_instances: int

@@ -120,7 +120,8 @@ def _serve(s: ServePlan | None) -> dict[str, Any] | None:
     if s is None:
         return None
     return {"where": s.where, "service": s.service, "project": s.project, "regions": list(s.regions), "image": s.image,
-            "command": list(s.command), "port": s.port, "workers": s.workers, "cpu": s.cpu, "memory": s.memory,
+            "command": list(s.command), "port": s.port, "workers": s.workers, "cpu": s.cpu,
+            "startup_cpu_boost": s.startup_cpu_boost, "memory": s.memory,
             "concurrency": s.concurrency, "min_instances": s.min_instances, "max_instances": s.max_instances,
             "signing": s.signing, "invokers": list(s.invokers), "keys_env": s.keys_env,
             "keys_secret": s.keys_secret, "keys_secret_version": s.keys_secret_version, "ingress": s.ingress,

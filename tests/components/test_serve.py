@@ -67,7 +67,7 @@ def test_iam_signing_runs_serve_unsigned_behind_the_invoker_check():
     assert box["args"] == ["serve", "--stage", "dev", "--host", "0.0.0.0", "--port", "8080", "--workers", "2",
                            "--unsigned"]
     assert box["ports"] == {"containerPort": 8080}
-    assert box["resources"]["limits"] == {"cpu": "2", "memory": "1Gi"}
+    assert box["resources"] == {"limits": {"cpu": "2", "memory": "1Gi"}, "startupCpuBoost": True}
     assert "envs" not in box  # no key pairs: Cloud Run's IAM check is the gate
     template = service["template"]
     assert template["scaling"] == {"minInstanceCount": 1, "maxInstanceCount": 4}
