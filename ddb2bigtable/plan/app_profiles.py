@@ -4,7 +4,9 @@
   with automatic failover; row affinity when the spec asks for regional read-your-writes.
 - `txn-<region>`: CheckAndMutate / ReadModifyWrite (conditional writes, increments of
   plain numbers) need single-cluster routing with transactional writes allowed; one per
-  cluster so each region writes to its own. `counter` attributes need none: their family
+  cluster so each region writes to its own. A stage that deploys `serve` gets them on
+  every instance: serve's conditional writes and read-check-writes are CheckAndMutateRow
+  whatever the spec says. `counter` attributes need none: their family
   is an aggregate family, and AddToCell goes through `serving` (gc_rules.py says so).
 - `migration-load`: the bulk load on one cluster at LOW priority, so it does not starve
   serving traffic (seeds: workload isolation).
@@ -33,7 +35,8 @@ def load_cluster(spec: Spec, clusters: list[ClusterPlan]) -> ClusterPlan:
     return next((c for c in clusters if home in c.aws_regions), clusters[0])
 
 
-def plan_app_profiles(spec: Spec, clusters: list[ClusterPlan]) -> list[AppProfilePlan]:
+def plan_app_profiles(spec: Spec, clusters: list[ClusterPlan], serve: bool) -> list[AppProfilePlan]:
+    """`serve`: the stage deploys the endpoint, whose conditional writes are CheckAndMutateRow."""
     ids = tuple(c.id for c in clusters)
     affinity = spec.instance.row_affinity
     profiles = [AppProfilePlan(
@@ -43,12 +46,14 @@ def plan_app_profiles(spec: Spec, clusters: list[ClusterPlan]) -> list[AppProfil
              + ("; row affinity: a row's requests stay on one cluster (read-your-writes)" if affinity else "")),
     )]
     txn_tables = needs_transactions(spec)
-    if txn_tables:
+    if txn_tables or serve:
+        users = (f"{', '.join(txn_tables)} use conditional writes or transactions" if txn_tables else
+                 "the stage deploys serve, whose conditional writes are CheckAndMutateRow")
         for c in clusters:
             profiles.append(AppProfilePlan(
                 id=f"txn-{c.gcp_region}", routing="single", cluster_ids=(c.id,), row_affinity=False,
                 allow_transactional_writes=True, priority="HIGH",
-                why=(f"{', '.join(txn_tables)} use conditional writes or transactions: CheckAndMutate and "
+                why=(f"{users}: CheckAndMutate and "
                      f"ReadModifyWrite need single-cluster routing with transactional writes ({c.id})"),
             ))
     target = load_cluster(spec, clusters)

@@ -68,7 +68,7 @@ def plan_instance(spec: Spec, stage: Stage, lock: PriceLock | None = None) -> tu
         id=instance_id, display_name=spec.instance.display_name or instance_id, spec_file=spec.path,
         storage_type=storage, node_scaling_factor=spec.instance.node_scaling_factor,
         deletion_protection=protected, labels=labels, clusters=tuple(clusters), tables=tuple(tables),
-        app_profiles=tuple(plan_app_profiles(spec, clusters)), cost=cost,
+        app_profiles=tuple(plan_app_profiles(spec, clusters, stage.serve.enabled)), cost=cost,
         operations=plan_operations(stage, instance_id, clusters,
                                    dataflow_load=stage.load is not None and stage.load.runner == "dataflow"),
     ), warnings

@@ -92,7 +92,7 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
                           "serve signs with iam and lists no invokers: only the project's owners, editors and Cloud "
                           "Run admins may call it; add the application's principal to serve.invokers")
               ] if signing == "iam" and not s.invokers else []
-    return plan, nobody + _write_warnings(instances)
+    return plan, nobody
 
 
 def _reasons(stage: Stage, regions: tuple[str, ...], signing: str) -> tuple[tuple[str, str], ...]:
@@ -135,12 +135,3 @@ def _reasons(stage: Stage, regions: tuple[str, ...], signing: str) -> tuple[tupl
                   "mapping, or reads of undeclared ones fail"),
     )
 
-
-def _write_warnings(instances: tuple[InstancePlan, ...]) -> list[PlanWarning]:
-    """Serve writes with CheckAndMutateRow, which Bigtable runs only through a single-cluster
-    profile with transactional writes: an instance without one cannot take serve's writes."""
-    return [PlanWarning("serve-writes", i.id, None,
-                        "no table of this instance sets conditional_writes: true, so it has no txn-<region> app "
-                        "profile and serve's writes (CheckAndMutateRow) go through serving, whose multi-cluster "
-                        "routing Bigtable refuses them on: set conditional_writes: true on the tables served")
-            for i in instances if not any(p.allow_transactional_writes for p in i.app_profiles)]

@@ -28,6 +28,7 @@ ACCOUNT = "gcp:serviceaccount/account:Account"
 BIGTABLE_IAM = "gcp:bigtable/instanceIamMember:InstanceIamMember"
 INVOKER = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
 SECRET_IAM = "gcp:secretmanager/secretIamMember:SecretIamMember"
+PROFILE = "gcp:bigtable/appProfile:AppProfile"
 IMAGE = "us-west1-docker.pkg.dev/my-project-dev/tools/ddb2bigtable:0.1.0"
 APP = "serviceAccount:orders-app@my-project-dev.iam.gserviceaccount.com"
 
@@ -87,6 +88,9 @@ def test_iam_signing_runs_serve_unsigned_behind_the_invoker_check():
     assert (invoker["role"], invoker["member"], invoker["name"]) == ("roles/run.invoker", APP, "ddb2bigtable-dev")
     assert not run.of_type(SECRET_IAM)
     assert run.outputs["serve_endpoint_urls"] == {region: "https://ddb2bigtable-dev-abc123-uc.a.run.app"}
+    transactional = {(r.inputs["instance"], r.inputs["appProfileId"]) for r in run.of_type(PROFILE)
+                     if r.inputs.get("singleClusterRouting", {}).get("allowTransactionalWrites")}
+    assert {i for i, _ in transactional} == set(grants)  # serve's CheckAndMutateRow has a profile everywhere
 
 
 def test_the_service_waits_for_the_instances_and_its_grants():

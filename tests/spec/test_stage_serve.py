@@ -95,15 +95,17 @@ def test_a_template_stage_s_serve_is_replaced_whole(tmp_path):
     assert load_stage("pr-7", root).serve == ServeSettings(enabled=True, image=IMAGE)
 
 
-def test_instances_whose_writes_serve_cannot_make_are_named_in_the_plan(tmp_path):
-    """Serve writes with CheckAndMutateRow, which needs a single-cluster transactional profile."""
-    conditional = MOVIES.replace("      billing:", "      conditional_writes: true\n      billing:", 1)
-    assert conditional != MOVIES
-    for text, warned in ((MOVIES, True), (conditional, False)):
-        root = write_project(tmp_path, {"movies": text}, {"regions": "home", "serve": {"enabled": True, "image": IMAGE}})
-        plan = plan_files(root, "test")
-        assert any(w.code == "serve-writes" for w in plan.warnings) == warned
-        assert any(p.allow_transactional_writes for p in plan.instances[0].app_profiles) != warned
+def test_serving_a_stage_gives_every_instance_the_profiles_serve_writes_through(tmp_path):
+    """Serve writes with CheckAndMutateRow, which Bigtable runs only through a single-cluster
+    profile with transactional writes; Movies asks for none (no conditional_writes)."""
+    assert "conditional_writes: true" not in MOVIES
+    for serve, wanted in (({"enabled": True, "image": IMAGE}, True), ({"enabled": False}, False)):
+        root = write_project(tmp_path, {"movies": MOVIES}, {"regions": "home", "serve": serve})
+        (instance,) = plan_files(root, "test").instances
+        txn = [p for p in instance.app_profiles if p.allow_transactional_writes]
+        assert bool(txn) == wanted
+        assert all(p.routing == "single" and "deploys serve" in p.why for p in txn)
+        assert {p.id for p in txn} == ({f"txn-{c.gcp_region}" for c in instance.clusters} if wanted else set())
 
 
 def test_iam_signing_without_invokers_is_a_warning_naming_the_setting(tmp_path):
