@@ -129,7 +129,8 @@ def _reasons(stage: Stage, regions: tuple[str, ...], signing: str) -> tuple[tupl
                                                       if signing == "keys" else "")),
         ("signing", f"{signing}: {who}"),
         ("app profile", f"{SERVING_PROFILE} for eventually consistent reads (multi-cluster, nearest cluster); "
-                        f"ConsistentRead and writes through a table's txn-<region> profile where the plan has one"),
+                        f"ConsistentRead and writes through the txn-<region> profile of the table's home region, which "
+                        f"the plan makes on every instance for serve (CheckAndMutateRow needs single-cluster routing)"),
         ("types", "attribute types come from the specs' declarations, and from the loads' work folder only if "
                   f"the image carries it (.ddb2bigtable/{stage.name}/): declare every attribute's type in the "
                   "mapping, or reads of undeclared ones fail"),
