@@ -8,8 +8,8 @@ at run time into a cache outside the repository from a clone of scylladb/scyllad
 (`--suite-git`), or read from an extracted copy (`--suite`), and never copied here.
 
 One run starts DynamoDB Local, the Bigtable emulator and `serve` on 127.0.0.1 (each
-stopped by its PID), plans the pool of tables the suite's fixtures ask for
-(benchmarks/conformance_plugin.py explains why), then runs each test file first against
+stopped by its PID), with a stage of one planned table (its instance is where serve's
+CreateTable puts the tables the suite's fixtures create), then runs each test file first against
 DynamoDB Local, then against serve, each in its own pytest process with a per-test and
 a per-file time limit. Writes results.json, results.md and the raw outcome logs to
 `--out`. Not part of the test suite (minutes per file). Run:
@@ -64,10 +64,21 @@ MORE = ["test_returnvalues.py", "test_limits.py", "test_describe_table.py", "tes
         "test_manual_requests.py", "test_returnconsumedcapacity.py"]
 STAGE = "conformance"
 EXPECTED = Path(__file__).with_name("serve_conformance_expected.json")
-# Key schemas the suite's fixtures and tests create (conftest.py's test_table_*, test_scan.py's
-# numeric tables), and how many of each one pytest process holds at once.
-POOL = {"p:S:HASH": 3, "p:S:HASH,c:S:RANGE": 3, "p:B:HASH": 1, "p:S:HASH,c:B:RANGE": 1,
-        "p:S:HASH,c:N:RANGE": 2, "p:N:HASH": 1, "p:N:HASH,c:N:RANGE": 1}
+# The stage's one spec: serve creates tables in the instance of the stage's first spec.
+HOME_SPEC = """version: 1
+instance: {id: conformance, display_name: Conformance}
+tables:
+  - id: home
+    source:
+      table: conformance_home
+      region: us-east-1
+      key: {partition: {name: p, type: S}}
+      billing: provisioned
+      reads: 10
+      writes: 10
+      item_size_kb: 1
+      storage_gb: 0.001
+"""
 
 
 def suite_dir(suite: Path | None, suite_git: Path | None) -> Path:
@@ -92,27 +103,7 @@ def suite_dir(suite: Path | None, suite_git: Path | None) -> Path:
     return CACHE
 
 
-def pool_tables() -> tuple[str, dict[str, str]]:
-    """The spec planning the pool (one instance), and each DynamoDB table name's key signature."""
-    tables, names = [], {}
-    for signature, count in POOL.items():
-        keys = [part.split(":") for part in signature.split(",")]
-        label = "_".join(t.lower() for _, t, _ in keys)
-        for i in range(1, count + 1):
-            name = f"conformance_{label}_{i}"
-            names[name] = signature
-            key = "\n".join(f"        {'partition' if kind == 'HASH' else 'sort'}: {{name: {attr}, type: {t}}}"
-                            for attr, t, kind in keys)
-            tables.append(f"  - id: pool-{label.replace('_', '-')}-{i}\n    source:\n      table: {name}\n"
-                          f"      region: us-east-1\n      key:\n{key}\n      billing: provisioned\n"
-                          f"      reads: 10\n      writes: 10\n"
-                          f"      item_size_kb: 1\n      storage_gb: 0.001\n")
-    spec = "version: 1\ninstance: {id: conformance, display_name: Conformance pool}\ntables:\n" + "".join(tables)
-    return spec, names
-
-
-def run_file(suite: Path, file: str, endpoint: str, log: Path, *, pool: dict[str, str] | None, test_timeout: int,
-             file_timeout: int) -> str:
+def run_file(suite: Path, file: str, endpoint: str, log: Path, *, test_timeout: int, file_timeout: int) -> str:
     """One test file against one endpoint in its own pytest process; '' or why it stopped early."""
     log.parent.mkdir(parents=True, exist_ok=True)
     log.unlink(missing_ok=True)
@@ -121,8 +112,6 @@ def run_file(suite: Path, file: str, endpoint: str, log: Path, *, pool: dict[str
                AWS_DEFAULT_REGION="us-east-1", AWS_MAX_ATTEMPTS="1", AWS_CONFIG_FILE=os.devnull,
                AWS_SHARED_CREDENTIALS_FILE=os.devnull, CONFORMANCE_LOG=str(log),
                CONFORMANCE_TIMEOUT=str(test_timeout), PYTHONPATH=str(Path(__file__).parent))
-    if pool:
-        env["CONFORMANCE_POOL"] = json.dumps(pool)
     # --aws: boto3 finds the endpoint in AWS_ENDPOINT_URL (the suite's local mode logs in over CQL)
     command = [sys.executable, "-m", "pytest", "-p", "conformance_plugin", "-p", "no:cacheprovider", "-c", os.devnull,
                "--rootdir", str(suite), "--aws", "-q", "--no-header", "-rN", f"{SUITE_PATH}/{file}"]
@@ -161,7 +150,6 @@ def main(argv: list[str] | None = None) -> int:
     files = [f for part in args.files.split(",") for f in named.get(part, [part])]
     suite = suite_dir(args.suite, args.suite_git)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit("stopped (SIGTERM)"))  # so the servers below are stopped
-    spec, pool = pool_tables()
     started = datetime.datetime.now(datetime.UTC)
     local = dynamodb_local.start()
     bigtable = emulator.start()
@@ -169,8 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         os.environ[emulator.EMULATOR_ENV] = bigtable.address
         project = Path(tempfile.mkdtemp(prefix="conformance-"))
-        write_project(project, {"pool": spec}, {"emulator": True, "regions": "home", "deletion_protection": False,
-                                                "autoscaling": False}, stage_name=STAGE)
+        write_project(project, {"conformance": HOME_SPEC}, {"emulator": True, "regions": "home",
+                                                             "deletion_protection": False, "autoscaling": False},
+                      stage_name=STAGE)
         up(project, STAGE, keep_running=True)
         serve, serve_endpoint = start_serve(project, STAGE)
         results: list[FileResult] = []
@@ -178,8 +167,8 @@ def main(argv: list[str] | None = None) -> int:
         notes: dict[str, str] = {}
         for file in files:
             logs = {side: args.out / "raw" / side / f"{file}.jsonl" for side in (BASELINE, SUBJECT)}
-            for side, endpoint, side_pool in ((BASELINE, local.endpoint, None), (SUBJECT, serve_endpoint, pool)):
-                note = run_file(suite, file, endpoint, logs[side], pool=side_pool, test_timeout=args.test_timeout,
+            for side, endpoint in ((BASELINE, local.endpoint), (SUBJECT, serve_endpoint)):
+                note = run_file(suite, file, endpoint, logs[side], test_timeout=args.test_timeout,
                                 file_timeout=args.file_timeout)
                 if note:
                     notes[f"{file} on {side}"] = note

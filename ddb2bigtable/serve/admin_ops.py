@@ -38,6 +38,8 @@ def _index(table: ServedTable, gsi: Gsi) -> dict[str, Any]:
     out: dict[str, Any] = {"IndexName": gsi.name, "KeySchema": _key_schema(gsi.key), "Projection": projection,
                            "IndexStatus": "ACTIVE", "IndexArn": f"{_arn(table)}/index/{gsi.name}"}
     out["ProvisionedThroughput"] = {"ReadCapacityUnits": gsi.reads or 0, "WriteCapacityUnits": gsi.writes or 0}
+    if table.created is not None:  # not counted, as the table's own ItemCount
+        out |= {"IndexSizeBytes": 0, "ItemCount": 0}
     return out
 
 

@@ -42,6 +42,9 @@ def _index(session: Session, table: ServedTable, body: dict[str, Any]) -> Gsi:
                           "does not read yet (Bigtable's SQL); emulator stages answer it from the table")
     if gsi is not None and body.get("ConsistentRead"):
         raise validation("Consistent reads are not supported on global secondary indexes")
+    if gsi is not None and gsi.projection != "all" and body.get("Select") == "ALL_ATTRIBUTES":
+        raise validation(f"One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for "
+                         f"global secondary index {name} because its projection type is not ALL")
     check_select(body)
     return index
 
@@ -50,11 +53,15 @@ def _keys(gsi: Gsi) -> tuple[str, ...]:
     return tuple(k.name for k in (gsi.key.partition, gsi.key.sort) if k is not None)
 
 
-def _projected(table: ServedTable, gsi: Gsi, item: Item) -> Item:
-    if gsi.projection == "all":
-        return item
+def _projected(table: ServedTable, gsi: Gsi, body: dict[str, Any], items: list[Item]) -> list[Item]:
+    """The items as the index holds them; a local index asked for every attribute or named
+    ones gives the whole item (DynamoDB fetches what it lacks from the table)."""
+    local = any(s.name == gsi.name for s in table.spec.source.lsis)
+    if gsi.projection == "all" or (local and (body.get("Select") == "ALL_ATTRIBUTES"
+                                              or body.get("ProjectionExpression") or body.get("AttributesToGet"))):
+        return items
     kept = {*table.keys, *_keys(gsi), *(() if gsi.projection == "keys_only" else gsi.projection)}
-    return {n: v for n, v in item.items() if n in kept}
+    return [{n: v for n, v in item.items() if n in kept} for item in items]
 
 
 async def _indexed(session: Session, table: ServedTable, gsi: Gsi) -> list[Item]:
@@ -110,7 +117,7 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
     items.sort(key=order, reverse=reverse)
     items = _after(table, gsi, items, body.get("ExclusiveStartKey"), order)
     taken, more = take(items, limit)
-    return page(table, body, [_projected(table, gsi, i) for i in taken], more, keys)
+    return page(table, body, _projected(table, gsi, body, taken), more, keys)
 
 
 async def scan_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
@@ -125,4 +132,4 @@ async def scan_index(session: Session, table: ServedTable, body: dict[str, Any])
 
     items = _after(table, gsi, await _indexed(session, table, gsi), body.get("ExclusiveStartKey"), order)
     taken, more = take(items, limit)
-    return page(table, body, [_projected(table, gsi, i) for i in taken], more, keys)
+    return page(table, body, _projected(table, gsi, body, taken), more, keys)

@@ -165,3 +165,27 @@ def test_a_write_giving_an_index_key_another_type_or_nothing_is_refused_whole(se
         assert client.scan(TableName="indexed_t")["Items"] == []  # nothing of either write
     finally:
         client.delete_table(TableName="indexed_t")
+
+
+def test_an_index_gives_what_its_projection_holds_and_a_local_one_the_rest_when_asked(served):
+    client = served.client()
+    local_keys_only = {"LocalSecondaryIndexes": [INDEXES["LocalSecondaryIndexes"][0] | {
+        "Projection": {"ProjectionType": "KEYS_ONLY"}}]}
+    client.create_table(TableName="projected_t", **KEYS, **local_keys_only,
+                        GlobalSecondaryIndexes=INDEXES["GlobalSecondaryIndexes"])
+    try:
+        client.put_item(TableName="projected_t", Item={"p": {"S": "a"}, "c": {"N": "1"}, "x": {"S": "m"},
+                                                       "note": {"S": "kept"}})
+        query = {"TableName": "projected_t", "KeyConditionExpression": "p = :p",
+                 "ExpressionAttributeValues": {":p": {"S": "a"}}, "IndexName": "p-by-x"}
+        assert "note" not in client.query(**query)["Items"][0]  # the index holds keys only
+        assert client.query(**query, Select="ALL_ATTRIBUTES")["Items"][0]["note"] == {"S": "kept"}
+        assert client.query(**query, ProjectionExpression="note")["Items"] == [{"note": {"S": "kept"}}]
+        code, text = _error(lambda: client.query(TableName="projected_t", IndexName="by-x", Select="ALL_ATTRIBUTES",
+                                                 KeyConditionExpression="x = :x",
+                                                 ExpressionAttributeValues={":x": {"S": "m"}}))
+        assert code == "ValidationException" and "Select type ALL_ATTRIBUTES is not supported" in text
+        (index,) = client.describe_table(TableName="projected_t")["Table"]["GlobalSecondaryIndexes"]
+        assert index["ItemCount"] == 0 and index["IndexSizeBytes"] == 0
+    finally:
+        client.delete_table(TableName="projected_t")
