@@ -30,7 +30,7 @@ from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
-from . import conditions, validation, validation_keys
+from . import conditions, validation, validation_keys, validation_updates
 from .errors import PREFIX, ServeError
 from .errors import validation as invalid
 from .validation_keys import KeyCondition
@@ -166,9 +166,13 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     `item` holds at least the key attributes (a new item is just its key)."""
     keys = tuple(key_types)
     names, values = _checked(names, values)
-    table = _KeyTable(list(keys), [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
+    # no key attributes for moto's validator, which refuses a key read as well as written:
+    # validation_updates checks the written paths
+    table = _KeyTable([], [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
+    validation_updates.check_text(expression)
     with dynamodb_errors():
         tree = UpdateExpressionParser.make(expression)
+        validation_updates.check_tree(tree, names, values, keys)
         target = _moto_item(item, keys)
         checked = UpdateExpressionValidator(tree, expression_attribute_names=names or {},
                                             expression_attribute_values=values or {}, item=target,

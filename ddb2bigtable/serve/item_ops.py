@@ -20,6 +20,7 @@ from .errors import condition_failed, throttled, validation
 from .session import Found, Session
 from .store import now_micros
 from .tables import ServedTable
+from .validation import check_table_name
 from .wire import WireItem, check_size, item_to_codec, item_to_wire
 
 WRITE_TRIES = 8
@@ -27,9 +28,10 @@ RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
 
 def prepare(body: dict[str, Any]) -> dict[str, Any]:
-    """The checks every single-table request starts with: its legacy parameters in
-    expression form (legacy.py), and no expression attribute name or value that its
-    expressions leave unused."""
+    """The checks every single-table request starts with: a table name DynamoDB allows, its
+    legacy parameters in expression form (legacy.py), and no expression attribute name or
+    value that its expressions leave unused."""
+    check_table_name(body.get("TableName"))
     body = legacy.translated(body)
     expressions.check_used(body)
     return body
@@ -144,7 +146,7 @@ async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 
     def updated(old: WireItem | None) -> Item:
         start = old if old is not None else item_to_wire(key)
-        if not expression:
+        if expression is None:
             return item_to_codec(start)
         new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
         check_size(new)

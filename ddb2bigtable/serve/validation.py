@@ -190,3 +190,22 @@ def check_paths(field: str, paths: list[list[str | int]]) -> None:
 
 def _shown(path: list[str | int]) -> str:
     return "[" + ", ".join(f"[{p}]" if isinstance(p, int) else p for p in path) + "]"
+
+
+_TABLE_NAME = re.compile(r"[a-zA-Z0-9_.-]+")
+
+
+def check_table_name(name: Any) -> None:
+    """A table name DynamoDB could not hold is a ValidationException (not "not found"): 3 to
+    255 of a-z, A-Z, 0-9, `_`, `-`, `.` (AWS, "Supported data types and naming rules",
+    https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.NamingRulesDataTypes.html,
+    read 2026-11-25)."""
+    if not isinstance(name, str):
+        return  # the catalog names what is missing
+    if not _TABLE_NAME.fullmatch(name):
+        raise validation(f"1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: "
+                         f"Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+    if not 3 <= len(name) <= 255:
+        bound = "greater than or equal to 3" if len(name) < 3 else "less than or equal to 255"
+        raise validation(f"1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: "
+                         f"Member must have length {bound}")

@@ -5,6 +5,9 @@ not the item exists: DynamoDB checks the request, not the data."""
 
 from __future__ import annotations
 
+import http.client
+import json
+
 import pytest
 from botocore.exceptions import ClientError
 
@@ -58,3 +61,27 @@ def test_projection_nesting(c):
     assert "Item" in c.get_item(TableName=T, Key=KEY, ProjectionExpression="a" + ".b" * 31)
     assert message(c.get_item, TableName=T, Key=KEY, ProjectionExpression="a" + ".b" * 32) == \
         "Invalid ProjectionExpression: The document path has too many nesting levels; nesting levels: 33"
+
+
+@pytest.mark.parametrize(("name", "constraint"), [
+    ("non!existent!table", "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"),
+    ("xx", "Member must have length greater than or equal to 3"),
+])
+def test_table_names_dynamodb_cannot_hold(c, name, constraint):
+    assert message(c.put_item, TableName=name, Item={"a": {"S": "b"}}) == \
+        f"1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: {constraint}"
+
+
+def test_request_over_16_mb_is_413(served):
+    """DynamoDB answers a body over 16 MB with HTTP 413 (told from Content-Length, before the body)."""
+    host, port = served.endpoint.removeprefix("http://").split(":")
+    body = b'{"TableName": "Scratch", ' + b" " * (17 * 1024 * 1024) + b'"Item": {"pk": {"S": "x"}, "sk": {"N": "1"}}}'
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request("POST", "/", body=body, headers={"X-Amz-Target": "DynamoDB_20120810.PutItem",
+                                                            "Content-Type": "application/x-amz-json-1.0"})
+        answer = connection.getresponse()
+        assert answer.status == 413
+        assert json.loads(answer.read())["__type"].endswith("#RequestEntityTooLarge")
+    finally:
+        connection.close()

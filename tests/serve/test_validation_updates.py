@@ -1,0 +1,52 @@
+"""UpdateExpression checked as DynamoDB checks it (DynamoDB Local 1.25.1's answers below):
+empty, overlapping or conflicting written paths, a key written (read is fine), `+` of
+values that are not numbers or of three operands."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+T = "Scratch"
+KEY = {"pk": {"S": "updates"}, "sk": {"N": "1"}}
+
+
+@pytest.fixture(scope="module")
+def c(served):
+    client = served.client()
+    client.put_item(TableName=T, Item={**KEY, "a": {"M": {"b": {"N": "1"}}}})
+    return client
+
+
+def test_a_key_may_be_read(c):
+    c.update_item(TableName=T, Key=KEY, UpdateExpression="SET pcopy = pk, n = sk + :one",
+                  ExpressionAttributeValues={":one": {"N": "1"}})
+    item = c.get_item(TableName=T, Key=KEY, ConsistentRead=True)["Item"]
+    assert item["pcopy"] == {"S": "updates"} and item["n"] == {"N": "2"}
+
+
+INVALID = "Invalid UpdateExpression: "
+
+
+@pytest.mark.parametrize(("expression", "values", "answer"), [
+    ("", None, INVALID + "The expression can not be empty;"),
+    ("SET pk = :v", {":v": {"S": "x"}}, "One or more parameter values were invalid: Cannot update attribute pk. "
+                                        "This attribute is part of the key"),
+    ("SET a.b = :v, a.b.c = :v", {":v": {"S": "x"}}, INVALID + "Two document paths overlap with each other; must "
+     "remove or rewrite one of these paths; path one: [a, b], path two: [a, b, c]"),
+    ("SET a.b = :v REMOVE a[1]", {":v": {"S": "x"}}, INVALID + "Two document paths conflict with each other; must "
+     "remove or rewrite one of these paths; path one: [a, b], path two: [a, [1]]"),
+    ("SET x = :v + :w", {":v": {"S": "x"}, ":w": {"N": "1"}}, INVALID + "Incorrect operand type for operator or "
+     "function; operator or function: +, operand type: S"),
+])
+def test_refused(c, expression, values, answer):
+    extra = {"ExpressionAttributeValues": values} if values else {}
+    with pytest.raises(ClientError) as caught:
+        c.update_item(TableName=T, Key=KEY, UpdateExpression=expression, **extra)
+    assert caught.value.response["Error"]["Message"] == answer
+
+
+def test_three_operands_refused(c):
+    with pytest.raises(ClientError, match="Invalid UpdateExpression: Syntax error"):
+        c.update_item(TableName=T, Key=KEY, UpdateExpression="SET x = :v + :v + :v",
+                      ExpressionAttributeValues={":v": {"N": "1"}})
