@@ -8,7 +8,7 @@ serve's environment (`value_source.secret_key_ref`), so the secret's value never
 through the plan or Pulumi's state. Callers: IAM signing grants `roles/run.invoker` to the
 plan's invokers only; key signing turns Cloud Run's invoker check off
 (`invoker_iam_disabled`) because serve checks every SigV4 signature itself. No `allUsers`
-binding is ever made.
+binding is ever made. The plan's alerts on the endpoint's requests become alert policies.
 """
 
 from __future__ import annotations
@@ -22,10 +22,12 @@ import pulumi_gcp as gcp
 from ddb2bigtable.plan.model import ServePlan
 
 from .instance import BigtableInstance
+from .monitoring import condition_args
 
 BIGTABLE_ROLE = "roles/bigtable.user"  # data reads and writes through app profiles; no admin
 SECRET_ROLE = "roles/secretmanager.secretAccessor"
 INVOKER_ROLE = "roles/run.invoker"
+RUNBOOK = "docs/serve.md, section 'When a serve alert fires'"
 INGRESS = {"all": "INGRESS_TRAFFIC_ALL", "internal": "INGRESS_TRAFFIC_INTERNAL_ONLY",
            "internal-and-cloud-load-balancing": "INGRESS_TRAFFIC_INTERNAL_LOAD_BALANCER"}
 
@@ -86,6 +88,14 @@ class ServeService(pulumi.ComponentResource):
                                             project=project, location=region, role=INVOKER_ROLE, member=member,
                                             opts=child)
             for region, service in self.services.items() for member in plan.invokers]
+        self.policies = [
+            gcp.monitoring.AlertPolicy(
+                f"{name}-{alert.kind}", project=project, display_name=f"serve {alert.id}"[:100], combiner="OR",
+                severity=alert.severity, conditions=[condition_args(alert)],
+                notification_channels=list(plan.alert_channels),
+                documentation={"content": f"{alert.why}\n\nWhat to do: {RUNBOOK}.", "mime_type": "text/markdown"},
+                user_labels={"managed-by": "ddb2bigtable", "alert": alert.kind}, opts=child)
+            for alert in plan.alerts]
         self.urls = {region: service.uri for region, service in self.services.items()}
         self.register_outputs({"urls": self.urls, "service_account": self.account.email})
 

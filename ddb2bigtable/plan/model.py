@@ -288,6 +288,8 @@ class ServePlan:
     labels: tuple[tuple[str, str], ...]
     why: str
     reasons: tuple[tuple[str, str], ...] = ()  # (figure, why it is so), in the order `plan` shows them
+    alerts: tuple[AlertPlan, ...] = ()  # plan/serve_alerts.py; none on the emulator or with alerts off
+    alert_channels: tuple[str, ...] = ()  # the stage's alerts.channels
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ..spec.ids import sanitize_label_value
 from ..spec.stage import Stage
 from .app_profiles import LOAD_PROFILE
 from .model import InstancePlan, PlanWarning, ServePlan
+from .serve_alerts import serve_alerts
 
 # The variable serve reads its key pairs from (serve/signatures.KEYS_ENV; the plan may not
 # import serve, so tests/components/test_serve.py keeps the two equal).
@@ -72,8 +73,10 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
         command += ["--unsigned"] if signing == "iam" else []
     protected = True if stage.deletion_protection is None else stage.deletion_protection
     reasons = _reasons(stage, regions, signing)
+    service = _name("ddb2bigtable", stage.name, SERVICE_NAME_MAX)
+    watched = stage.alerts.enabled and not local
     plan = ServePlan(
-        where="local" if local else "cloud-run", service=_name("ddb2bigtable", stage.name, SERVICE_NAME_MAX),
+        where="local" if local else "cloud-run", service=service,
         project=stage.gcp_project, regions=regions, image=s.image or "", command=tuple(command), port=PORT,
         workers=s.cpu, cpu=s.cpu, startup_cpu_boost=not local,
         memory=s.memory, concurrency=s.concurrency, min_instances=s.min_instances, max_instances=s.max_instances,
@@ -85,7 +88,8 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
         why=(f"`ddb2bigtable serve` beside the emulator (`up --stage {stage.name} --keep-running`); no Cloud Run"
              if local else f"`ddb2bigtable serve` on Cloud Run in {', '.join(regions)}: every table of the stage's "
                            f"{len(instances)} instance(s), as the DynamoDB API"),
-        reasons=reasons)
+        reasons=reasons, alerts=serve_alerts(service, s.max_instances) if watched else (),
+        alert_channels=stage.alerts.channels if watched else ())
     if local:
         return plan, []
     nobody = [PlanWarning("serve-no-invokers", instances[0].id, None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..plan.model import (
+    AlertPlan,
     AppProfilePlan,
     ClusterPlan,
     CostEstimate,
@@ -100,10 +101,13 @@ def _operations(o: OperationsPlan | None) -> dict[str, Any] | None:
     if o is None:
         return None
     return {"enabled": o.enabled, "channels": list(o.channels), "why": o.why,
-            "alerts": [{"id": a.id, "kind": a.kind, "metric": a.metric, "resource": a.resource, "filter": a.filter,
-                        "denominator": a.denominator, "aligner": a.aligner, "threshold": a.threshold,
-                        "duration_seconds": a.duration_seconds, "severity": a.severity, "why": a.why}
-                       for a in o.alerts]}
+            "alerts": [_alert(a) for a in o.alerts]}
+
+
+def _alert(a: AlertPlan) -> dict[str, Any]:
+    return {"id": a.id, "kind": a.kind, "metric": a.metric, "resource": a.resource, "filter": a.filter,
+            "denominator": a.denominator, "aligner": a.aligner, "threshold": a.threshold,
+            "duration_seconds": a.duration_seconds, "severity": a.severity, "why": a.why}
 
 
 def _warning(w: PlanWarning) -> dict[str, Any]:
@@ -127,4 +131,5 @@ def _serve(s: ServePlan | None) -> dict[str, Any] | None:
             "keys_secret": s.keys_secret, "keys_secret_version": s.keys_secret_version, "ingress": s.ingress,
             "service_account_id": s.service_account_id, "instances": list(s.instances),
             "app_profile": s.app_profile, "deletion_protection": s.deletion_protection, "labels": dict(s.labels),
-            "why": s.why, "reasons": [{"figure": f, "why": w} for f, w in s.reasons]}
+            "why": s.why, "reasons": [{"figure": f, "why": w} for f, w in s.reasons],
+            "alerts": [_alert(a) for a in s.alerts], "alert_channels": list(s.alert_channels)}

@@ -127,6 +127,11 @@ def serve_section(serve: ServePlan) -> Section:
                          f"{serve.concurrency} requests at once"),
                 ("signing", serve.signing), ("ingress", serve.ingress),
                 ("runs as", f"{serve.service_account_id} (roles/bigtable.user on {', '.join(serve.instances)})"),
-                ("command", " ".join(serve.command)))
-    notes = (serve.why, *(f"{figure}: {why}" for figure, why in serve.reasons))
+                ("command", " ".join(serve.command)),
+                ("alerts", ", ".join(f"{a.kind.removeprefix('serve-')} > {a.threshold * 100:g} % for "
+                                     f"{duration_text(a)}" for a in serve.alerts) or "none (alerts off)"))
+    channels = ", ".join(serve.alert_channels) or "none (set alerts.channels in the stack file)"
+    notes = (serve.why, *(f"{figure}: {why}" for figure, why in serve.reasons),
+             *((f"alerts notify: {channels}",) if serve.alerts else ()),
+             *(f"alert {a.id}: {a.why}" for a in serve.alerts))
     return Section("Serve", ("setting", "value"), rows, notes)

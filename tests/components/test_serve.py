@@ -29,6 +29,7 @@ BIGTABLE_IAM = "gcp:bigtable/instanceIamMember:InstanceIamMember"
 INVOKER = "gcp:cloudrunv2/serviceIamMember:ServiceIamMember"
 SECRET_IAM = "gcp:secretmanager/secretIamMember:SecretIamMember"
 PROFILE = "gcp:bigtable/appProfile:AppProfile"
+POLICY = "gcp:monitoring/alertPolicy:AlertPolicy"
 IMAGE = "us-west1-docker.pkg.dev/my-project-dev/tools/ddb2bigtable:0.1.0"
 APP = "serviceAccount:orders-app@my-project-dev.iam.gserviceaccount.com"
 
@@ -184,3 +185,21 @@ def test_regions_all_puts_a_service_beside_every_cluster_with_one_identity():
     assert {r.inputs["location"] for r in run.of_type(INVOKER)} == everywhere  # each service admits the app
     assert len(run.of_type(ACCOUNT)) == 1 and len(run.of_type(BIGTABLE_IAM)) == len(plan.instances)
     assert set(run.outputs["serve_endpoint_urls"]) == everywhere
+
+
+def test_the_endpoint_s_alerts_watch_its_errors_and_its_ceiling_and_notify_the_stage_s_channels():
+    channel = "projects/my-project-prod/notificationChannels/7"
+    config = with_serve("prod", {"enabled": True, "image": IMAGE, "max_instances": 12})
+    config["ddb2bigtable:stage"]["alerts"] = {"channels": [channel]}
+    policies = {r.inputs["userLabels"]["alert"]: r.inputs for r in run_program("prod", config).of_type(POLICY)
+                if r.inputs["userLabels"]["alert"].startswith("serve-")}
+    assert set(policies) == {"serve-errors", "serve-turned-away"}
+    for kind, which in (("serve-errors", 'response_code_class="5xx"'), ("serve-turned-away", 'response_code="429"')):
+        (condition,) = policies[kind]["conditions"]
+        threshold = condition["conditionThreshold"]
+        assert 'resource.labels.service_name="ddb2bigtable-prod"' in threshold["filter"] and which in threshold["filter"]
+        assert which not in threshold["denominatorFilter"] and threshold["thresholdValue"] == 0.01
+        assert policies[kind]["notificationChannels"] == [channel]
+    assert "12 instances" in policies["serve-turned-away"]["documentation"]["content"]
+    quiet = with_serve("pr", {"enabled": True, "image": IMAGE})  # the pr template turns alerts off
+    assert not [r for r in run_program("pr", quiet).of_type(POLICY) if "serve" in r.inputs["displayName"]]
