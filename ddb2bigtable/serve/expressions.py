@@ -34,7 +34,7 @@ from . import conditions, validation, validation_keys, validation_updates
 from .errors import PREFIX, ServeError
 from .errors import validation as invalid
 from .validation_keys import KeyCondition
-from .wire import WireItem, to_codec
+from .wire import WireItem, item_to_wire, to_codec
 
 Names = dict[str, str]
 Values = dict[str, Any]
@@ -102,15 +102,16 @@ def check_used(request: dict[str, Any]) -> None:
 
 def _checked(names: Any, values: Any) -> tuple[Names, Values]:
     """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
-    value), refused in DynamoDB's words when they have another shape."""
+    value, normalised as stored), refused in DynamoDB's words when they have another shape."""
     names, values = names or {}, values or {}
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
         raise invalid("ExpressionAttributeNames must be a map of strings to strings")
     if not isinstance(values, dict):
         raise invalid("ExpressionAttributeValues must be a map of strings to attribute values")
-    for name, value in values.items():
-        to_codec(value, f"ExpressionAttributeValues.{name}")  # raises ValidationException when malformed
-    return names, values
+    # checked (a ValidationException when malformed) and normalised: numbers in their plain
+    # digits (`9E+125` as moto's arithmetic reads integers, the sum's overflow then named)
+    return names, item_to_wire({name: to_codec(value, f"ExpressionAttributeValues.{name}")
+                                for name, value in values.items()})
 
 
 def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
@@ -173,6 +174,7 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     with dynamodb_errors():
         tree = UpdateExpressionParser.make(expression)
         validation_updates.check_tree(tree, names, values, keys)
+        validation_updates.check_targets(tree, names, item)
         target = _moto_item(item, keys)
         checked = UpdateExpressionValidator(tree, expression_attribute_names=names or {},
                                             expression_attribute_values=values or {}, item=target,

@@ -152,6 +152,9 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     start = body.get("ExclusiveStartKey")
     start_key = table.checked_key(item_to_codec(start, "ExclusiveStartKey")) if start is not None else None
     position = table.row_key(start_key) if start_key else None
+    if total and position is not None and zlib.crc32(position) % total != segment:
+        raise invalid("The provided Exclusive start key does not map to the provided segment; "
+                      "Exclusive start key must lie within the segment")
     open_start, items, done = False, [], False
     while not done:
         rows = await store.scan(position, None, start_open=open_start, limit=SCAN_ROWS)

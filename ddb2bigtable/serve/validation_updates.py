@@ -6,6 +6,8 @@ or makes in other words, run on the tree moto's parser returns before its valida
   (`SET a.b = :v, a[1] = :w`), as in a projection (validation.check_paths);
 - a key attribute may be read (`SET n = p`) but not written: moto refused any path that
   names a key, read or written, so serve asks moto for no key check and makes its own;
+- a nested path written must lead into a map (`a.b`) or a list (`a[1]`) the item holds:
+  `SET a.c = :v` on a string `a`, or with no `a`, is refused (moto set or failed on it);
 - `+` and `-` take two numbers: a value of another type written in the request is
   refused before any item is read, and so is `a + b + c` (a syntax error in DynamoDB).
 
@@ -18,6 +20,7 @@ from typing import Any
 
 from moto.dynamodb.parsing import ast_nodes
 
+from .conditions import follow
 from .errors import validation
 from .validation import check_paths, refused
 
@@ -79,3 +82,14 @@ def check_tree(tree: Any, names: dict[str, str], values: dict[str, Any], keys: t
             if kind is not None and kind != "N":
                 raise refused(FIELD, f"Incorrect operand type for operator or function; operator or function: "
                                      f"{value.children[1].children[0]}, operand type: {kind}")
+
+
+def check_targets(tree: Any, names: dict[str, str], item: dict[str, Any]) -> None:
+    """Each nested path the actions write leads into a map or a list the item holds."""
+    for action in _nodes(tree, ACTIONS):
+        target = _path(action.children[0], names)
+        if len(target) < 2:
+            continue
+        parent = follow(item, target[:-1])
+        if parent is None or parent[0] != ("L" if isinstance(target[-1], int) else "M"):
+            raise validation("The document path provided in the update expression is invalid for update")

@@ -85,3 +85,14 @@ def test_request_over_16_mb_is_413(served):
         assert json.loads(answer.read())["__type"].endswith("#RequestEntityTooLarge")
     finally:
         connection.close()
+
+
+def test_parallel_scan_start_key_outside_its_segment(c):
+    for n in range(12):
+        c.put_item(TableName=T, Item={"pk": {"S": f"segments-{n}"}, "sk": {"N": "1"}})
+    pages = [c.scan(TableName=T, Segment=s, TotalSegments=4, Limit=1) for s in range(4)]
+    segment, page = next((s, p) for s, p in enumerate(pages) if "LastEvaluatedKey" in p)
+    other = (segment + 1) % 4
+    with pytest.raises(ClientError, match="Exclusive start key must lie within the segment"):
+        c.scan(TableName=T, Segment=other, TotalSegments=4, ExclusiveStartKey=page["LastEvaluatedKey"])
+    c.scan(TableName=T, Segment=segment, TotalSegments=4, ExclusiveStartKey=page["LastEvaluatedKey"])

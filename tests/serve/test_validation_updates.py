@@ -50,3 +50,21 @@ def test_three_operands_refused(c):
     with pytest.raises(ClientError, match="Invalid UpdateExpression: Syntax error"):
         c.update_item(TableName=T, Key=KEY, UpdateExpression="SET x = :v + :v + :v",
                       ExpressionAttributeValues={":v": {"N": "1"}})
+
+
+@pytest.mark.parametrize("expression", ["SET s.c = :v", "SET missing.c = :v", "SET l.c = :v", "SET m[0] = :v"])
+def test_nested_path_must_lead_into_a_map_or_list(c, expression):
+    c.update_item(TableName=T, Key=KEY, UpdateExpression="SET s = :s, l = :l, m = :m",
+                  ExpressionAttributeValues={":s": {"S": "str"}, ":l": {"L": [{"N": "1"}]}, ":m": {"M": {}}})
+    with pytest.raises(ClientError) as caught:
+        c.update_item(TableName=T, Key=KEY, UpdateExpression=expression, ExpressionAttributeValues={":v": {"N": "1"}})
+    assert caught.value.response["Error"]["Message"] == \
+        "The document path provided in the update expression is invalid for update"
+    with pytest.raises(ClientError, match="document path provided in the update expression is invalid"):
+        c.update_item(TableName=T, Key=KEY, UpdateExpression="REMOVE s.c")
+
+
+def test_sum_past_the_range_is_an_overflow(c):
+    with pytest.raises(ClientError, match="Number overflow. Attempting to store a number with magnitude larger"):
+        c.update_item(TableName=T, Key=KEY, UpdateExpression="SET x = :v + :v",
+                      ExpressionAttributeValues={":v": {"N": "9E+125"}})
