@@ -112,9 +112,21 @@ def ensure_tables(project: str, instance: InstancePlan, table_ids: list[str] | N
 
 
 def ensure_planned_table(project: str, instance_id: str, table: TablePlan) -> list[AdminAction]:
-    """One table planned outside the stage's plan (serve's CreateTable), as `ensure_table` leaves it."""
+    """One table planned outside the stage's plan (serve's registry), as `ensure_table` leaves it."""
     return _with_admin(project, instance_id, f"create table {instance_id}/{table.id}",
                        lambda client: ensure_table(client, instance_id, table))
+
+
+def create_new_table(project: str, instance_id: str, table: TablePlan) -> list[AdminAction] | None:
+    """A table that did not exist, made as `ensure_table` makes it (serve's CreateTable);
+    None, and nothing changed, when a table of that id exists: its rows are not the new
+    table's, and what this tool did not create it does not take over."""
+    def create(client: Client) -> list[AdminAction] | None:
+        if client.instance(instance_id).table(table.id).exists():
+            return None
+        return ensure_table(client, instance_id, table)
+
+    return _with_admin(project, instance_id, f"create table {instance_id}/{table.id}", create)
 
 
 def delete_table(project: str, instance_id: str, table_id: str) -> bool:

@@ -134,6 +134,16 @@ async def _exists(session: Session, table: ServedTable) -> None:
     raise ServeError("ResourceInUseException", f"Table already exists: {table.name}")
 
 
+async def update_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    """Not served: ResourceNotFoundException for a table that does not exist, as DynamoDB
+    answers first, else a ValidationException saying how to change a table instead."""
+    await created_tables.resolve(session, body, fresh=True)
+    table = session.catalog.get(body.get("TableName"))
+    how = ("change its spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)" if table.created is None
+           else "delete the table and create it anew with the new definition")
+    raise unsupported("UpdateTable", how)
+
+
 async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     """A table serve created, deleted on emulator stages; DynamoDB's answer: the table's
     name, id, ARN, billing and status DELETING (no key schema), though it is gone already."""

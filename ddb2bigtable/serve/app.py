@@ -36,7 +36,7 @@ OPERATIONS: dict[str, Operation] = {
     "BatchGetItem": batch_ops.batch_get_item, "BatchWriteItem": batch_ops.batch_write_item,
     "TransactGetItems": batch_ops.transact_get_items, "TransactWriteItems": batch_ops.transact_write_items,
     "DescribeTable": admin_ops.describe_table, "ListTables": admin_ops.list_tables,
-    "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table,
+    "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table, "UpdateTable": admin_ops.update_table,
     "DescribeTimeToLive": admin_ops.describe_time_to_live,
 }
 log = logging.getLogger("ddb2bigtable.serve")

@@ -32,7 +32,7 @@ import time
 import uuid
 from typing import Any
 
-from ..bigtable.table_admin import delete_table, ensure_planned_table
+from ..bigtable.table_admin import create_new_table, delete_table, ensure_planned_table
 from ..codec.mutations import DeleteRow, RowMutation, SetCell
 from ..plan.model import FamilyPlan, GcPolicy, TablePlan
 from ..plan.tables import plan_table
@@ -125,10 +125,15 @@ async def create(session: Session, definition: dict[str, Any]) -> ServedTable:
     plan, _ = plan_table(table.spec, home.instance_id, deletion_protection=False)
     _, claimed = await _read(session, name)
     try:
-        await _admin(ensure_planned_table, project, home.instance_id, plan)
+        made = await _admin(create_new_table, project, home.instance_id, plan)
     except ServeError:
         await registry.write_if_unchanged(RowMutation(name.encode(), (DeleteRow(),)), claimed)
         raise
+    if made is None:
+        await registry.write_if_unchanged(RowMutation(name.encode(), (DeleteRow(),)), claimed)
+        raise ServeError("ResourceInUseException", f"Table already exists: {name} (Bigtable table {plan.id} is there "
+                         f"and serve's registry does not know it: delete it, `cbt deletetable {plan.id}`, or choose "
+                         f"another name)")
     if not await registry.write_if_unchanged(_write(name, record | {"status": ACTIVE}), claimed):
         raise internal(f"the registry row of table {name} changed while the table was being created")
     session.catalog.created[name] = table

@@ -189,3 +189,31 @@ def test_an_index_gives_what_its_projection_holds_and_a_local_one_the_rest_when_
         assert index["ItemCount"] == 0 and index["IndexSizeBytes"] == 0
     finally:
         client.delete_table(TableName="projected_t")
+
+
+def test_a_bigtable_table_the_registry_does_not_know_is_not_taken_over(served):
+    """A table `ddb_<name>` left by something else keeps its rows: CreateTable refuses, saying what to do."""
+    instance = catalog(served.root, STAGE, {}, "test-project").home.instance_id  # type: ignore[union-attr]
+    stray = Client(project="test-project", admin=True).instance(instance).table("ddb_orphan_t")
+    stray.create()
+    try:
+        code, text = _error(lambda: served.client().create_table(TableName="orphan_t", **BASE))
+        assert code == "ResourceInUseException" and "cbt deletetable ddb_orphan_t" in text
+        assert "orphan_t" not in served.client().list_tables()["TableNames"]
+        assert stray.exists()
+    finally:
+        stray.delete()
+
+
+def test_update_table_is_refused_after_the_table_is_found(served):
+    client = served.client()
+    assert _error(lambda: client.update_table(TableName="no_such_t", BillingMode="PAY_PER_REQUEST"))[0] == (
+        "ResourceNotFoundException")
+    client.create_table(TableName="updated_t", **BASE)
+    try:
+        code, text = _error(lambda: client.update_table(TableName="updated_t", BillingMode="PROVISIONED",
+                                                        ProvisionedThroughput={"ReadCapacityUnits": 1,
+                                                                               "WriteCapacityUnits": 1}))
+        assert code == "ValidationException" and "UpdateTable is not supported" in text
+    finally:
+        client.delete_table(TableName="updated_t")
