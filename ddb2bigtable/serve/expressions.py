@@ -149,6 +149,12 @@ def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> An
     return tree
 
 
+def written_paths(expression: str, names: Names | None) -> list[Path]:
+    """The document paths an UpdateExpression's actions write (for ReturnValues UPDATED_*)."""
+    with dynamodb_errors():
+        return validation_updates.targets(UpdateExpressionParser.make(expression), names or {})
+
+
 @dataclass(frozen=True)
 class _KeyTable:
     """What moto's update validator asks of a table: its key attributes and their types."""

@@ -32,6 +32,10 @@ def prepare(body: dict[str, Any]) -> dict[str, Any]:
     legacy parameters in expression form (legacy.py), and no expression attribute name or
     value that its expressions leave unused."""
     check_table_name(body.get("TableName"))
+    failure = body.get("ReturnValuesOnConditionCheckFailure", "NONE")
+    if failure not in ("NONE", "ALL_OLD"):
+        raise validation(f"1 validation error detected: Value '{failure}' at 'returnValuesOnConditionCheckFailure' "
+                         f"failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]")
     body = legacy.translated(body)
     expressions.check_used(body)
     return body
@@ -157,17 +161,19 @@ async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         await session.store(table, consistent=False).write(adds)
         return {}
     old, new = await change_item(session, table, key, body, updated)
-    return _returned(returns, old or {}, new or {})
+    written = expressions.written_paths(expression, names) if expression is not None else []
+    return _returned(returns, old or {}, new or {}, written)
 
 
-def _returned(returns: str, old: Item, new: Item) -> dict[str, Any]:
+def _returned(returns: str, old: Item, new: Item, written: list[expressions.Path]) -> dict[str, Any]:
+    """What ReturnValues asks for; UPDATED_OLD and UPDATED_NEW are the paths the update
+    wrote (only `a.b` of `SET a.b = :v`, as DynamoDB returns them), before or after."""
     if returns == "NONE":
         return {}
     if returns == "ALL_OLD":
         return {"Attributes": item_to_wire(old)} if old else {}
     if returns == "ALL_NEW":
         return {"Attributes": item_to_wire(new)}
-    changed = [n for n in {**old, **new} if old.get(n) != new.get(n)]
     side = old if returns == "UPDATED_OLD" else new
-    picked = {n: side[n] for n in changed if n in side}
-    return {"Attributes": item_to_wire(picked)} if picked else {}
+    picked = expressions.project(item_to_wire(side), written)
+    return {"Attributes": picked} if picked else {}

@@ -21,6 +21,9 @@ _ONE = {"EQ": "{a} = {v}", "NE": "{a} <> {v}", "LE": "{a} <= {v}", "LT": "{a} < 
         "GT": "{a} > {v}", "CONTAINS": "contains({a}, {v})", "NOT_CONTAINS": "NOT contains({a}, {v})",
         "BEGINS_WITH": "begins_with({a}, {v})"}
 _NONE = {"NOT_NULL": "attribute_exists({a})", "NULL": "attribute_not_exists({a})"}
+# the value types each operator takes (EQ and NE take any; DynamoDB Local 1.25.1, checked 2026-11-25)
+_SCALAR = {**{op: ("S", "N", "B") for op in ("LT", "LE", "GT", "GE", "BETWEEN", "IN", "CONTAINS", "NOT_CONTAINS")},
+           "BEGINS_WITH": ("S", "B")}
 # legacy parameter -> the expression it becomes
 _TARGETS = {"AttributesToGet": "ProjectionExpression", "KeyConditions": "KeyConditionExpression",
             "QueryFilter": "FilterExpression", "ScanFilter": "FilterExpression", "Expected": "ConditionExpression",
@@ -125,6 +128,11 @@ def _condition(attribute: str, condition: Any, marks: _Placeholders) -> str:
                          f"{op} ComparisonOperator")
     if op in _NONE:
         return _NONE[op].format(a=a)
+    for value in values:
+        kind = next(iter(value), None) if isinstance(value, dict) else None
+        if kind is not None and op in _SCALAR and kind not in _SCALAR[op]:
+            raise validation(f"One or more parameter values were invalid: ComparisonOperator {op} is not valid for "
+                             f"{kind} AttributeValue type")
     if len({next(iter(v), None) if isinstance(v, dict) else None for v in values}) > 1:
         raise validation("One or more parameter values were invalid: AttributeValues inside AttributeValueList must "
                          "be of same type")
@@ -138,6 +146,10 @@ def _condition(attribute: str, condition: Any, marks: _Placeholders) -> str:
 
 def _expected(attribute: str, condition: Any, marks: _Placeholders) -> str:
     if isinstance(condition, dict) and "ComparisonOperator" in condition:
+        for clash, other in (("Exists", "ComparisonOperator"), ("Value", "AttributeValueList")):
+            if clash in condition:
+                raise validation(f"One or more parameter values were invalid: {clash} and {other} cannot be used "
+                                 f"together for Attribute: {attribute}")
         return _condition(attribute, condition, marks)
     if not isinstance(condition, dict):
         raise validation(f"Expected.{attribute} must be a map")

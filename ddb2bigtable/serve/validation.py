@@ -77,6 +77,10 @@ def syntax_error(field: str, error: Exception) -> ServeError:
     if function:
         return refused(field, f"Operator or function requires a document path; operator or function: "
                               f"{function.group(1)}")
+    arguments = re.match(r"Wrong number of arguments in (\w+) \((.*)\)", message)
+    if arguments:
+        return refused(field, f"Incorrect number of operands for operator or function; operator or function: "
+                              f"{arguments.group(1)}, number of operands: {arguments.group(2).count(',') + 1}")
     return refused(field, f"Syntax error; {message}")
 
 

@@ -62,14 +62,19 @@ def _arithmetic(node: Any) -> bool:
             and isinstance(node.children[1], ast.ExpressionValueOperator))
 
 
+def targets(tree: Any, names: dict[str, str]) -> list[list[str | int]]:
+    """The document paths the actions of a parsed UpdateExpression write."""
+    return [_path(action.children[0], names) for action in _nodes(tree, ACTIONS)]
+
+
 def check_tree(tree: Any, names: dict[str, str], values: dict[str, Any], keys: tuple[str, ...]) -> None:
     """The parsed expression's written paths and arithmetic, checked as DynamoDB checks them."""
-    targets = [_path(action.children[0], names) for action in _nodes(tree, ACTIONS)]
-    for target in targets:
+    written = targets(tree, names)
+    for target in written:
         if target and target[0] in keys:
             raise validation(f"One or more parameter values were invalid: Cannot update attribute {target[0]}. "
                              f"This attribute is part of the key")
-    check_paths(FIELD, targets)
+    check_paths(FIELD, written)
     for value in _nodes(tree, (ast.UpdateExpressionValue,)):
         if not _arithmetic(value):
             continue

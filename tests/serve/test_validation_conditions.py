@@ -96,3 +96,8 @@ def test_filter_on_types(c):
     with pytest.raises(ClientError, match="Invalid FilterExpression: Invalid function name; function: dog"):
         c.query(TableName=T, KeyConditionExpression="pk = :p", FilterExpression="dog(n)",
                 ExpressionAttributeValues={":p": KEY["pk"]})
+
+
+def test_function_operand_count(c):
+    assert check(c, "size(s, s) = :v", {":v": {"N": "5"}}) == INVALID + (
+        "Incorrect number of operands for operator or function; operator or function: size, number of operands: 2")

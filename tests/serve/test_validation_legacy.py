@@ -69,3 +69,22 @@ def test_select_against_attributes_to_get(c, select, message):
         with pytest.raises(ClientError) as caught:
             operation(TableName=T, Select=select, AttributesToGet=["a"])
         assert caught.value.response["Error"]["Message"] == message
+
+
+@pytest.mark.parametrize(("condition", "answer"), [
+    ({"ComparisonOperator": "IN", "AttributeValueList": [{"L": []}]}, "ComparisonOperator IN is not valid for L "
+                                                                      "AttributeValue type"),
+    ({"ComparisonOperator": "CONTAINS", "AttributeValueList": [{"SS": ["x"]}]}, "ComparisonOperator CONTAINS is not "
+                                                                               "valid for SS AttributeValue type"),
+    ({"ComparisonOperator": "BEGINS_WITH", "AttributeValueList": [{"N": "1"}]}, "ComparisonOperator BEGINS_WITH is not "
+                                                                               "valid for N AttributeValue type"),
+    ({"Exists": False, "ComparisonOperator": "EQ", "AttributeValueList": [{"N": "3"}]},
+     "Exists and ComparisonOperator cannot be used together for Attribute: a"),
+    ({"Value": {"N": "3"}, "ComparisonOperator": "EQ", "AttributeValueList": [{"N": "3"}]},
+     "Value and AttributeValueList cannot be used together for Attribute: a"),
+])
+def test_expected_operand_types(c, condition, answer):
+    with pytest.raises(ClientError) as caught:
+        c.update_item(TableName=T, Key={"pk": {"S": "legacy-mixed"}, "sk": {"N": "0"}},
+                      AttributeUpdates={"z": {"Action": "PUT", "Value": {"N": "5"}}}, Expected={"a": condition})
+    assert caught.value.response["Error"]["Message"] == f"One or more parameter values were invalid: {answer}"

@@ -68,3 +68,22 @@ def test_sum_past_the_range_is_an_overflow(c):
     with pytest.raises(ClientError, match="Number overflow. Attempting to store a number with magnitude larger"):
         c.update_item(TableName=T, Key=KEY, UpdateExpression="SET x = :v + :v",
                       ExpressionAttributeValues={":v": {"N": "9E+125"}})
+
+
+def test_updated_values_are_the_written_paths(c):
+    c.put_item(TableName=T, Item={**KEY, "a": {"M": {"b": {"S": "hi"}, "c": {"L": [{"N": "1"}]}}}})
+    new = c.update_item(TableName=T, Key=KEY, UpdateExpression="SET a.b = :v", ReturnValues="UPDATED_NEW",
+                        ExpressionAttributeValues={":v": {"S": "ho"}})
+    assert new["Attributes"] == {"a": {"M": {"b": {"S": "ho"}}}}
+    fresh = {"pk": {"S": "updates"}, "sk": {"N": "99"}}
+    old = c.update_item(TableName=T, Key=fresh, UpdateExpression="SET x = :v", ReturnValues="UPDATED_OLD",
+                        ExpressionAttributeValues={":v": {"N": "1"}})
+    assert "Attributes" not in old  # nothing was there; the key is not an updated attribute
+    assert c.update_item(TableName=T, Key=fresh, UpdateExpression="SET x = :v", ReturnValues="UPDATED_NEW",
+                         ExpressionAttributeValues={":v": {"N": "2"}})["Attributes"] == {"x": {"N": "2"}}
+
+
+def test_return_values_on_condition_check_failure_checked(c):
+    with pytest.raises(ClientError, match="Value 'ALL_NEW' at 'returnValuesOnConditionCheckFailure' failed to satisfy"):
+        c.update_item(TableName=T, Key=KEY, UpdateExpression="SET x = :v", ConditionExpression="x = :v",
+                      ReturnValuesOnConditionCheckFailure="ALL_NEW", ExpressionAttributeValues={":v": {"N": "7"}})
