@@ -28,6 +28,16 @@ RAW_LIMIT = 1000
 # time stay bounded by these two numbers.
 MAX_LINE = 4 * 1024 * 1024
 ITEM_BYTES = 1024 * 1024
+# A real export has no byte outside its items: no line over MAX_LINE, no line past a file's
+# itemCount. A data file may hold at most MAX_WASTE bytes that are (a line past the count
+# counting as at least EXTRA_LINE_COST): a gzip bomb of one endless line, or of endless
+# short lines, stops there, where it ran to the file's ITEM_BYTES per item (a bomb in a
+# file listing 1,000 items took 9-10 s) or, for short lines, for minutes. Every reader
+# stops at the first file that fails, so a manifest costs at most MAX_WASTE per data file
+# before one fails, not ITEM_BYTES per item it claims.
+MAX_WASTE = 16 * 1024 * 1024
+EXTRA_LINE_COST = 16 * 1024  # a line past the itemCount counts as at least this: 1,024 such lines end the read
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +148,22 @@ class _TooMuch(Exception):
     """The file decompresses to more than its manifest's items can take."""
 
 
+class _Wasted(Exception):
+    """The data file held more than MAX_WASTE bytes that are no item."""
+
+
+class _Waste:
+    """One data file's count of bytes that are no item, up to MAX_WASTE."""
+
+    def __init__(self) -> None:
+        self.total = 0
+
+    def add(self, count: int) -> None:
+        self.total += count
+        if self.total > MAX_WASTE:
+            raise _Wasted
+
+
 def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes | None]]:
     """(line number, line) of one data file, None for a line over MAX_LINE; ExportError
     when it is missing, unreadable, decompresses to more than ITEM_BYTES per item, or its
@@ -145,14 +171,21 @@ def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes | 
     store, path = data_path(manifest, f)
     line_no = 0
     limit = f.item_count * ITEM_BYTES + MAX_LINE
+    waste, items = _Waste(), f.item_count
     try:
         with store.open(path) as stream:
-            for line_no, line in enumerate(_gzip_lines(stream, limit), 1):
+            for line_no, line in enumerate(_gzip_lines(stream, limit, waste), 1):
+                if line_no > items and line is not None:  # past the file's itemCount: no item of it
+                    waste.add(max(len(line) + 1, EXTRA_LINE_COST))
                 yield line_no, line
     except _TooMuch:
         raise ExportError(f"{path}: {f.key} decompresses to more than {limit:,} bytes, far more than its "
                           f"{f.item_count} items can hold (at most 400 KB each); it is not this export's file or "
                           f"it is damaged (a gzip bomb); reading stopped after line {line_no}") from None
+    except _Wasted:
+        raise ExportError(f"{path}: {f.key}: more than {MAX_WASTE:,} decompressed bytes of it are no item "
+                          f"(lines over {MAX_LINE:,} bytes, lines past its itemCount {f.item_count}); it is "
+                          f"damaged or a gzip bomb: reading stopped after line {line_no}") from None
     except FileNotFoundError:
         raise missing_file(f, path) from None
     except (gzip.BadGzipFile, EOFError, zlib.error) as err:
@@ -167,10 +200,10 @@ GZIP_CHUNK = 256 * 1024  # compressed bytes per read
 GZIP_OUT = 1024 * 1024  # decompressed bytes per step: bounded even for data that compresses 100x
 
 
-def _gzip_lines(stream: Any, limit: int) -> Iterator[bytes | None]:
+def _gzip_lines(stream: Any, limit: int, waste: _Waste) -> Iterator[bytes | None]:
     """The lines of a gzip stream (concatenated members too), without their newline; None
-    for a line longer than MAX_LINE (its bytes are dropped as they arrive), `_TooMuch`
-    past `limit` decompressed bytes.
+    for a line longer than MAX_LINE (its bytes are dropped as they arrive, and counted as
+    `waste`), `_TooMuch` past `limit` decompressed bytes.
 
     zlib with our own line split: several times faster than `GzipFile`'s readline, which
     dominated the time of reading an export.
@@ -190,11 +223,14 @@ def _gzip_lines(stream: Any, limit: int) -> Iterator[bytes | None]:
             lines = cast(list[bytes | None], chunk.split(b"\n"))  # None marks a line dropped as too long
             tail = cast(bytes, lines.pop())
             if dropping and lines:
+                waste.add(len(cast(bytes, lines[0])))
                 lines[0], dropping = None, False
             if len(chunk) > MAX_LINE:  # only then can a line be too long (rare: no per-line cost)
+                waste.add(sum(len(line) for line in lines if line is not None and len(line) > MAX_LINE))
                 lines = [None if line is not None and len(line) > MAX_LINE else line for line in lines]
             yield from lines
             if len(tail) > MAX_LINE:
+                waste.add(len(tail))
                 tail, dropping = b"", True
             if decompressor.eof and decompressor.unused_data.lstrip(b"\0"):  # the next member
                 data = decompressor.unused_data.lstrip(b"\0")  # zero padding is allowed, as gzip does
@@ -202,6 +238,7 @@ def _gzip_lines(stream: Any, limit: int) -> Iterator[bytes | None]:
     if not decompressor.eof:
         raise EOFError("Compressed file ended before the end-of-stream marker was reached")
     if dropping:
+        waste.add(len(tail))
         yield None
     elif tail:
         yield tail
