@@ -155,6 +155,21 @@ def test_a_missing_bucket_ends_advise_with_exit_1_and_one_line(s3_env):
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
+def test_advise_samples_an_s3_export_and_import_names_a_missing_bucket_with_exit_1(s3_env, tmp_path):
+    out, _ = advise(f"s3://{BUCKET}/{PREFIX}", s3_env)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    template = tmp_path / "movies.yaml"
+    template.write_text("Resources:\n  Movies:\n    Type: AWS::DynamoDB::Table\n    Properties:\n"
+                        "      TableName: Movies\n      BillingMode: PAY_PER_REQUEST\n"
+                        "      AttributeDefinitions: [{AttributeName: year, AttributeType: N}]\n"
+                        "      KeySchema: [{AttributeName: year, KeyType: HASH}]\n")
+    out, _ = run("import", str(template), "--instance", "movies-prod", "--region", "us-east-1", "--export",
+                 "s3://no-such-bucket/x", env=s3_env)
+    assert out.returncode == 1 and "s3://no-such-bucket/x" in out.stderr and "no such bucket" in out.stderr, \
+        out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
 def test_an_empty_or_secret_endpoint_variable_is_exit_2_and_no_secret_is_shown(s3_env):
     out, _ = advise(f"s3://{BUCKET}/{PREFIX}", {**s3_env, "AWS_ENDPOINT_URL_S3": ""})
     assert out.returncode == 2 and "AWS_ENDPOINT_URL_S3" in out.stderr, out.stderr
