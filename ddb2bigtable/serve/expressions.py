@@ -30,7 +30,7 @@ from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
-from . import conditions, validation, validation_keys, validation_updates
+from . import conditions, list_updates, validation, validation_keys, validation_updates
 from .errors import PREFIX, ServeError
 from .errors import validation as invalid
 from .validation_keys import KeyCondition
@@ -182,11 +182,12 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
         validation_updates.check_tree(tree, names, values, keys)
         validation_updates.check_targets(tree, names, item)
         target = _moto_item(item, keys)
-        checked = UpdateExpressionValidator(tree, expression_attribute_names=names or {},
-                                            expression_attribute_values=values or {}, item=target,
-                                            table=table).validate()  # type: ignore[arg-type] # its key fields only
-        checked.normalize()
-        UpdateExpressionExecutor(checked, target, names or {}).execute()
+        for text in list_updates.passes(expression):  # list elements updated against the original list
+            checked = UpdateExpressionValidator(UpdateExpressionParser.make(text), expression_attribute_names=names,
+                                                expression_attribute_values=values, item=target,
+                                                table=table).validate()  # type: ignore[arg-type] # its key fields
+            checked.normalize()
+            UpdateExpressionExecutor(checked, target, names).execute()
         return dict(target.to_json()["Attributes"])
 
 

@@ -87,3 +87,19 @@ def test_return_values_on_condition_check_failure_checked(c):
     with pytest.raises(ClientError, match="Value 'ALL_NEW' at 'returnValuesOnConditionCheckFailure' failed to satisfy"):
         c.update_item(TableName=T, Key=KEY, UpdateExpression="SET x = :v", ConditionExpression="x = :v",
                       ReturnValuesOnConditionCheckFailure="ALL_NEW", ExpressionAttributeValues={":v": {"N": "7"}})
+
+
+@pytest.mark.parametrize(("expression", "after"), [
+    ("REMOVE l[1] SET l[3] = :v", ["2", "4", "17", "6", "7"]),  # both against the original list
+    ("SET l[3] = :v REMOVE l[1]", ["2", "4", "17", "6", "7"]),
+    ("REMOVE l[0], l[2]", ["3", "5", "6", "7"]),
+    ("SET l[84] = :a, l[37] = :b, l[17] = :v", ["2", "3", "4", "5", "6", "7", "17", "1", "0"]),  # appended by index
+])
+def test_list_elements_updated_against_the_original_list(c, expression, after):
+    c.update_item(TableName=T, Key=KEY, UpdateExpression="SET l = :l",
+                  ExpressionAttributeValues={":l": {"L": [{"N": str(n)} for n in range(2, 8)]}})
+    values = {k: v for k, v in {":v": {"N": "17"}, ":a": {"N": "0"}, ":b": {"N": "1"}}.items() if k in expression}
+    c.update_item(TableName=T, Key=KEY, UpdateExpression=expression,
+                  **({"ExpressionAttributeValues": values} if values else {}))
+    item = c.get_item(TableName=T, Key=KEY, ConsistentRead=True)["Item"]
+    assert [v["N"] for v in item["l"]["L"]] == after
