@@ -113,6 +113,20 @@ def test_an_s3_export_reads_as_the_same_export_on_disk(s3_env):
     assert export_folders(f"s3://{BUCKET}/{PREFIX}") == [f"{remote.root}/{remote.export_id}"]
 
 
+def test_a_prefix_holding_a_full_export_and_its_incremental_lists_both_for_a_chain(s3_env, moto):
+    s3 = moto.client("s3")
+    for source in (MOVIES, ROOT / "exports" / "movies-incremental"):  # side by side, as AWS writes a chain
+        for path in sorted(source.rglob("*")):
+            if path.is_file():
+                s3.upload_file(str(path), BUCKET, f"chain/{path.relative_to(source).as_posix()}")
+    folders = export_folders(f"s3://{BUCKET}/chain")
+    local = sorted(export_folders(str(MOVIES)) + export_folders(str(ROOT / "exports" / "movies-incremental")),
+                   key=lambda folder: folder.rsplit("/", 1)[1])
+    assert [f.rsplit("/", 1)[1] for f in folders] == [f.rsplit("/", 1)[1] for f in local]
+    assert all(f.startswith(f"s3://{BUCKET}/chain/AWSDynamoDB/") for f in folders)
+    assert [items(f) for f in folders] == [items(f) for f in local]  # the incremental's data is in AWSDynamoDB/data/
+
+
 def test_a_gs_export_is_read_in_ranges_and_reads_as_the_same_export(gcs_env, json_api, monkeypatch):
     monkeypatch.setattr(stores, "WINDOW", 64 * 1024)  # the movies' data files are ~150 KB: three ranges each
     json_api.requests.clear()
