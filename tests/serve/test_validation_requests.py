@@ -96,3 +96,16 @@ def test_parallel_scan_start_key_outside_its_segment(c):
     with pytest.raises(ClientError, match="Exclusive start key must lie within the segment"):
         c.scan(TableName=T, Segment=other, TotalSegments=4, ExclusiveStartKey=page["LastEvaluatedKey"])
     c.scan(TableName=T, Segment=segment, TotalSegments=4, ExclusiveStartKey=page["LastEvaluatedKey"])
+
+
+def test_large_answer_streamed_in_chunks(c):
+    """A large answer goes out with chunked transfer encoding (as DynamoDB Local streams it),
+    a small one with its Content-Length; boto3 reads both whole."""
+    big = "x" * 50_000
+    for n in range(25):
+        c.put_item(TableName=T, Item={"pk": {"S": "chunked"}, "sk": {"N": str(n)}, "big": {"S": big}})
+    found = c.query(TableName=T, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": "chunked"}})
+    assert len(found["Items"]) > 16 and all(i["big"]["S"] == big for i in found["Items"])  # a page: 1 MB
+    assert found["ResponseMetadata"]["HTTPHeaders"].get("transfer-encoding") == "chunked"
+    small = c.get_item(TableName=T, Key=KEY)
+    assert "content-length" in small["ResponseMetadata"]["HTTPHeaders"]
