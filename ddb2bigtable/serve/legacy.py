@@ -18,8 +18,9 @@ from typing import Any
 from .errors import validation
 
 _ONE = {"EQ": "{a} = {v}", "NE": "{a} <> {v}", "LE": "{a} <= {v}", "LT": "{a} < {v}", "GE": "{a} >= {v}",
-        "GT": "{a} > {v}", "CONTAINS": "contains({a}, {v})", "NOT_CONTAINS": "NOT contains({a}, {v})",
-        "BEGINS_WITH": "begins_with({a}, {v})"}
+        "GT": "{a} > {v}", "CONTAINS": "contains({a}, {v})", "BEGINS_WITH": "begins_with({a}, {v})",
+        # on a missing attribute NOT_CONTAINS is false, as CONTAINS is (DynamoDB Local 1.25.1; NE is true there)
+        "NOT_CONTAINS": "attribute_exists({a}) AND NOT contains({a}, {v})"}
 _NONE = {"NOT_NULL": "attribute_exists({a})", "NULL": "attribute_not_exists({a})"}
 # the value types each operator takes (EQ and NE take any; DynamoDB Local 1.25.1, checked 2026-11-25)
 _SCALAR = {**{op: ("S", "N", "B") for op in ("LT", "LE", "GT", "GE", "BETWEEN", "IN", "CONTAINS", "NOT_CONTAINS")},

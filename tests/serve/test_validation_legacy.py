@@ -88,3 +88,10 @@ def test_expected_operand_types(c, condition, answer):
         c.update_item(TableName=T, Key={"pk": {"S": "legacy-mixed"}, "sk": {"N": "0"}},
                       AttributeUpdates={"z": {"Action": "PUT", "Value": {"N": "5"}}}, Expected={"a": condition})
     assert caught.value.response["Error"]["Message"] == f"One or more parameter values were invalid: {answer}"
+
+
+def test_not_contains_on_a_missing_attribute_fails(c):
+    with pytest.raises(ClientError, match="ConditionalCheckFailedException"):
+        c.update_item(TableName=T, Key={"pk": {"S": "legacy-mixed"}, "sk": {"N": "1"}},
+                      AttributeUpdates={"z": {"Action": "PUT", "Value": {"N": "5"}}},
+                      Expected={"missing": {"ComparisonOperator": "NOT_CONTAINS", "AttributeValueList": [{"S": "x"}]}})
