@@ -74,9 +74,10 @@ class ServeService(pulumi.ComponentResource):
             f"{name}-{region}", name=plan.service, project=project, location=region, ingress=INGRESS[plan.ingress],
             deletion_protection=plan.deletion_protection, invoker_iam_disabled=plan.signing == "keys",
             labels=dict(plan.labels), description=plan.why[:512],
+            # Service-level scaling, as Google recommends: it holds across revisions, a rollout included.
+            scaling={"min_instance_count": plan.min_instances, "max_instance_count": plan.max_instances},
             template={
                 "service_account": self.account.email,
-                "scaling": {"min_instance_count": plan.min_instances, "max_instance_count": plan.max_instances},
                 "max_instance_request_concurrency": plan.concurrency,
                 "containers": [container_args(plan)],
             },

@@ -16,6 +16,8 @@ Cloud Run's figures (read 2026-11-25):
   <https://cloud.google.com/run/docs/configuring/services/cpu>
 - concurrency 80 requests per instance by default, 1,000 at most:
   <https://cloud.google.com/run/docs/about-concurrency>
+- no maximum of instances by default but the region's CPU and memory quota, hence a
+  default here: <https://cloud.google.com/run/docs/configuring/max-instances-limits>
 """
 
 from __future__ import annotations

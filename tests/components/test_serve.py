@@ -72,7 +72,7 @@ def test_iam_signing_runs_serve_unsigned_behind_the_invoker_check():
     assert box["resources"] == {"limits": {"cpu": "2", "memory": "1Gi"}, "startupCpuBoost": True}
     assert "envs" not in box  # no key pairs: Cloud Run's IAM check is the gate
     template = service["template"]
-    assert template["scaling"] == {"minInstanceCount": 1, "maxInstanceCount": 4}
+    assert service["scaling"] == {"minInstanceCount": 1, "maxInstanceCount": 4} and "scaling" not in template
     assert template["maxInstanceRequestConcurrency"] == 40
     assert template["serviceAccount"] == "serve-dev@my-project-dev.iam.gserviceaccount.com"
     assert service["invokerIamDisabled"] is False and service["ingress"] == "INGRESS_TRAFFIC_ALL"
