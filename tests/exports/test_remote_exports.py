@@ -298,3 +298,16 @@ def test_load_from_a_bucket_then_verify_finds_every_item(bigtable_emulator, s3_e
     assert out.returncode == 0, out.stderr
     verified = json.loads(out.stdout)
     assert verified["ok"] and verified["matched"] == 4609 and verified["missing"] == 0
+
+
+@pytest.mark.slow
+def test_a_silent_bucket_ends_load_with_exit_1_and_nothing_written(bigtable_emulator, silent, tmp_path):
+    env = {**os.environ, **FAKE_AWS, "AWS_ENDPOINT_URL_S3": silent.endpoint}
+    work = tmp_path / "work"
+    out, seconds = run("load", "specs/movies.yaml", "--table", "movies", "--export", f"s3://{BUCKET}/{PREFIX}",
+                       "--stage", "local", "--create-tables", "--work-dir", str(work), env=env)
+    print(f"load --export s3://, silent endpoint: exit {out.returncode} after {seconds:.1f} s")
+    assert out.returncode == 1 and f"no answer within {READ_TIMEOUT_SECONDS:g} s" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert not work.exists() or not any(work.rglob("state.json"))
+    assert seconds < SILENT_BOUND + 10  # the table check against the emulator comes first
