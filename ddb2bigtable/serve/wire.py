@@ -99,10 +99,30 @@ def _text(value: Any) -> str:
     return value
 
 
+MAX_NESTING = 31  # maps and lists inside an attribute; DynamoDB Local 1.25.1 refuses 32 (checked 2026-11-25)
+
+
 def item_to_codec(item: Any, what: str = "Item") -> Item:
     if not isinstance(item, dict):
         raise validation(f"One or more parameter values were invalid: {what} must be a map of attributes")
+    if any(_nesting(value) > MAX_NESTING for value in item.values()):
+        raise validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
+                         "beyond supported limit")
     return {name: to_codec(value, f"{what}.{name}") for name, value in item.items()}
+
+
+def _nesting(value: Any) -> int:
+    """How many maps and lists hold one another in a wire value, counted without recursion
+    (a hostile request may nest far deeper than Python's stack) and only up to the limit."""
+    deepest, level = 0, [value]
+    while level and deepest <= MAX_NESTING:
+        inner = [next(iter(v.values())) for v in level if isinstance(v, dict) and len(v) == 1
+                 and next(iter(v)) in ("M", "L")]
+        if not inner:
+            break
+        deepest += 1
+        level = [x for c in inner for x in (c.values() if isinstance(c, dict) else c if isinstance(c, list) else ())]
+    return deepest
 
 
 def item_to_wire(item: Item) -> WireItem:

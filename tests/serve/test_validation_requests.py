@@ -109,3 +109,14 @@ def test_large_answer_streamed_in_chunks(c):
     assert found["ResponseMetadata"]["HTTPHeaders"].get("transfer-encoding") == "chunked"
     small = c.get_item(TableName=T, Key=KEY)
     assert "content-length" in small["ResponseMetadata"]["HTTPHeaders"]
+
+
+def test_nesting_past_dynamodbs_limit(c):
+    def nested(levels: int) -> dict:
+        value: dict = {"S": "x"}
+        for _ in range(levels):
+            value = {"M": {"a": value}}
+        return value
+    c.put_item(TableName=T, Item={**KEY, "deep": nested(31)})
+    assert message(c.put_item, TableName=T, Item={**KEY, "deep": nested(32)}) == \
+        "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
