@@ -10,7 +10,9 @@ is answered over the stage's Bigtable tables, reading and writing the very rows 
 - `item_ops`, `counters`, `query_ops`, `index_ops`, `batch_ops`, `admin_ops`: the operations.
 - `created_tables.create` / `created_tables.resolve`: tables an application creates on emulator
   stages, kept in the instance's registry table; `table_requests.checked_request`: CreateTable's checks.
-- `expressions.condition` / `expressions.update`: DynamoDB expressions through moto's parser.
+- `expressions.condition` / `expressions.update`: DynamoDB expressions through moto's parser;
+  `conditions.holds` evaluates its tree with DynamoDB's types, `validation`, `validation_keys`
+  and `validation_updates` refuse what DynamoDB refuses, `list_updates` orders list-element updates.
 - `store.Store`: Bigtable calls with deadlines; the CheckAndMutate guard of a read-check-write.
 - `wire.item_to_codec`: wire items (base64 binary, numbers as text) <-> the codec's items.
 - `signatures.check`: SigV4 verification against the key pairs of `DDB2BIGTABLE_SERVE_KEYS`.
