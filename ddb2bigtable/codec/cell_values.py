@@ -39,7 +39,7 @@ import orjson
 from .items import AttributeValue, Item
 from .mutations import AddToCell, CodecError, DeleteCells, Mutation
 from .scalars import binary_from_text, binary_text
-from .value_forms import fits_plain, from_plain_json, from_typed_json, load_plain, plain_json, typed_json
+from .value_forms import fits_plain, from_plain_json, from_typed_json, plain_json, plain_members, typed_json
 
 MIXED = "mixed"
 COUNTER = "counter"
@@ -139,7 +139,7 @@ def _bool_value(data: bytes, _: str) -> AttributeValue:
 
 
 def _set_value(data: bytes, stored: str) -> AttributeValue:
-    members = load_plain(data)
+    members = plain_members(data)
     if not isinstance(members, list):
         raise CodecError(f"{stored} cell is not a JSON array")
     if stored == "BS":
@@ -168,9 +168,14 @@ _DECODERS: dict[str, Callable[[bytes, str], AttributeValue]] = {
 }
 
 
+def decoder_for(stored: str) -> Callable[[bytes, str], AttributeValue]:
+    """The reader of cells of this stored type: `decode_value` with the choice made once."""
+    return _DECODERS.get(stored, _json_value)
+
+
 def decode_value(data: bytes, stored: str) -> AttributeValue:
     """The inverse of `encode_value`."""
-    return _DECODERS.get(stored, _json_value)(data, stored)
+    return decoder_for(stored)(data, stored)
 
 
 # --- layouts ------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from .items import AttributeValue, Item
 from .mutations import Cell, CodecError
 from .row_keys import key_part, salt_prefix, strip_salt
 from .rules import TAIL, RulePlan
+from .table_decoder import TableDecoder
 from .timestamps import FAR_FUTURE_MICROS, epoch_seconds, time_attribute
 
 
@@ -26,9 +27,20 @@ class RowDecoder:
 
     def __init__(self, mapping: CompiledMapping):
         self.mapping = mapping
+        self._fast = TableDecoder.compile(mapping)
 
     def decode(self, key: bytes, cells: Iterable[Cell]) -> list[Item]:
-        """The items one row holds (one for the default mapping; several for rule designs)."""
+        """The items one row holds (one for the default mapping; several for rule designs).
+        The default mapping's rows are read by the table's compiled decoder
+        (`table_decoder`) when it can answer, the same items faster."""
+        if self._fast is None:
+            return self._claimed(key, cells)
+        cells = cells if isinstance(cells, list | tuple) else list(cells)
+        items = self._fast.decode(key, cells)
+        return items if items is not None else self._claimed(key, cells)
+
+    def _claimed(self, key: bytes, cells: Iterable[Cell]) -> list[Item]:
+        """Every cell claimed by the plan that wrote it, then the items the claims make."""
         body = strip_salt(key, self.mapping.salt, self.mapping.delimiter)[1] if self.mapping.salt else key
         columns: dict[tuple[str, bytes], list[Cell]] = {}
         for cell in cells:

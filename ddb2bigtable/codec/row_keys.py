@@ -124,6 +124,10 @@ def number_from_key(form: str) -> str:
     """The canonical text of an ordered decimal form; CodecError if it is not one."""
     if form == "0":
         return "0"
+    code, digits = form[:1], form[1:]
+    if "a" <= code <= "y" and len(digits) == ord(code) - ord("a") + 1 and digits.isdigit() \
+            and digits.isascii() and digits[0] != "0":
+        return digits  # a whole number below 10**25 (`number_key`'s own fast case): most keys
     negative = form.startswith("-")
     body = form[1:] if negative else form
     if negative:
@@ -242,6 +246,16 @@ class KeyTemplate:
         """One field, no literal: the default mapping's qualifier (the attribute name)."""
         return len(self.fields) == 1 and self.literals == (b"", b"")
 
+    @cached_property
+    def _split(self) -> tuple[bytes, bytes] | None:
+        """`{a}<literal>{b}` and nothing around (the default row key): the stop that ends the
+        first field and its escape character. A key without that escape character ends
+        its first field at the first stop, so `match` needs no scan."""
+        if len(self.fields) != 2 or len(set(self.fields)) != 2 or self.literals[0] or self.literals[2] \
+                or not self.literals[1]:
+            return None
+        return self._stop(0), _escape_for(self._stop(0))
+
     def _stop(self, i: int) -> bytes:
         following = self.literals[i + 1]
         return following[:1] if following[:1] < b"\x80" else following.decode()[0].encode()
@@ -273,14 +287,28 @@ class KeyTemplate:
             out += (escape(value, self._stop(i)) if self.literals[i + 1] else value) + self.literals[i + 1]
         return bytes(out)
 
+    def _match_split(self, data: bytes, stop: bytes) -> dict[str, bytes] | None:
+        """`match` of `{a}<literal>{b}` on bytes without the escape character: the general
+        scan's answer, found with one `find`."""
+        at = data.find(stop)
+        if at == -1 or not data.startswith(self.literals[1], at):
+            return None
+        return {self.fields[0]: data[:at], self.fields[1]: data[at + len(self.literals[1]):]}
+
     def match(self, data: bytes) -> dict[str, bytes] | None:
         """The field values `data` was rendered from, or None when it was not."""
         if self._bare:  # every cell of the default mapping: the whole qualifier is the field
             return {self.fields[0]: data[:]}
         if not data.startswith(self.literals[0]) or not self.decodable:
             return None
+        if self._split is not None and self._split[1] not in data:  # nothing escaped: no scan needed
+            return self._match_split(data, self._split[0])
         if not self.fields:
             return {} if data == self.literals[0] else None
+        return self._scan(data)
+
+    def _scan(self, data: bytes) -> dict[str, bytes] | None:
+        """`match` in general: each field up to the first unescaped stop of the literal after it."""
         found: dict[str, bytes] = {}
         pos = len(self.literals[0])
         for i, name in enumerate(self.fields[:-1]):

@@ -157,11 +157,33 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a DynamoDB number")
 
 
+# json.loads would build this decoder on every call (its arguments are not the defaults)
+_PLAIN_DECODER = json.JSONDecoder(parse_int=_Num, parse_float=_Num, parse_constant=_reject_constant)
+
+
 def load_plain(data: bytes) -> Any:
     try:
+        if type(data) is bytes:  # as json.loads reads bytes, with the decoder made once
+            return _PLAIN_DECODER.decode(data.decode(json.detect_encoding(data), "surrogatepass"))
         return json.loads(data, parse_int=_Num, parse_float=_Num, parse_constant=_reject_constant)
     except ValueError as exc:
         raise CodecError(f"cell value is not the JSON this mapping writes: {exc}") from exc
+
+
+_INEXACT = object()
+
+
+def _exact_orjson(data: bytes) -> Any:
+    """The document as orjson reads it, when that reading is exact: orjson writes it back
+    byte for byte, so each number's text is orjson's own rendering of what it read (what
+    this codec writes for every number orjson reads back as the same number, `6.2`,
+    `5640`). Otherwise (`0.10`, `1E+2`, `-0`, spaces, escapes, duplicate keys, ...)
+    _INEXACT, and the exact reader (`load_plain`) takes it."""
+    try:
+        value = orjson.loads(data)
+        return value if orjson.dumps(value) == data else _INEXACT
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _INEXACT
 
 
 def _from_plain(obj: Any) -> AttributeValue:
@@ -186,7 +208,38 @@ def _from_plain(obj: Any) -> AttributeValue:
     return {"NULL": True}
 
 
+def _from_exact(obj: Any) -> AttributeValue:
+    """`_from_plain` of what `_exact_orjson` read: numbers as orjson's ints and floats,
+    written back as the text they were read from."""
+    kind = type(obj)
+    if kind is str:
+        return {"S": obj}
+    if kind is dict:
+        return {"M": {k: {"S": v} if type(v) is str else _from_exact(v) for k, v in obj.items()}}
+    if kind is list:
+        return {"L": [{"S": v} if type(v) is str else _from_exact(v) for v in obj]}
+    if kind is int:
+        return {"N": str(obj)}
+    if kind is float:
+        return {"N": orjson.dumps(obj).decode()}
+    if kind is bool:
+        return {"BOOL": obj}
+    return {"NULL": True}
+
+
+def plain_members(data: bytes) -> Any:
+    """`load_plain` of a set's cell: a JSON array of strings (SS, BS) read by orjson when
+    that is exact, anything else by `load_plain`."""
+    exact = _exact_orjson(data) if type(data) is bytes else _INEXACT
+    if type(exact) is list and all(type(x) is str for x in exact):
+        return exact
+    return load_plain(data)
+
+
 def from_plain_json(data: bytes) -> AttributeValue:
+    exact = _exact_orjson(data) if type(data) is bytes else _INEXACT
+    if exact is not _INEXACT:  # most cells: orjson wrote them, orjson reads them (no number callbacks)
+        return _from_exact(exact)
     return _from_plain(load_plain(data))
 
 

@@ -39,9 +39,13 @@ MAX_WASTE = 16 * 1024 * 1024
 EXTRA_LINE_COST = 16 * 1024  # a line past the itemCount counts as at least this: 1,024 such lines end the read
 
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, init=False)
 class Record:
+    """One line of a data file. Made once per line: its `__init__` fills the instance dict
+    at once (a frozen dataclass's own sets each of the ten fields through
+    `object.__setattr__`, a tenth of what the loader spends on a flat item); it stays
+    frozen, and compares and prints as a dataclass."""
+
     file: str
     line: int  # 1-based line in the decompressed data file
     kind: str  # "put" | "delete" | "error"
@@ -52,6 +56,13 @@ class Record:
     raw: str | None  # kind == "error": the offending line (first 1000 chars)
     old_item: Item | None = None  # incremental: OldImage, when the export's view has it
     unchecked: bytes | None = None  # the line, when `item` is as parsed and not yet checked (`checked` checks it)
+
+    def __init__(self, file: str, line: int, kind: str, item: Item | None, keys: Item | None,  # noqa: PLR0913  the fields
+                 write_time_micros: int | None, error: str | None, raw: str | None, old_item: Item | None = None,
+                 unchecked: bytes | None = None):
+        self.__dict__.update(file=file, line=line, kind=kind, item=item, keys=keys,
+                             write_time_micros=write_time_micros, error=error, raw=raw, old_item=old_item,
+                             unchecked=unchecked)
 
 
 # --- public API ---------------------------------------------------------------------------

@@ -23,14 +23,19 @@ def in_sample(row_key: bytes, fraction: float | None) -> bool:
     return int.from_bytes(digest, "big") / 2**64 < fraction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Routed:
-    """Where one export line goes; `route` has already counted it."""
+    """Where one export line goes; `route` has already counted it. Made once per line, so
+    its `__init__` fills the instance dict at once (as `reader.Record`'s does)."""
 
     row: RowMutation | None = None  # to write: a put, a delete, or an expired item's older version going
     dead: str | None = None  # the reason, when the line goes to the dead letters
     expired: Expired | None = None
     raw: str | None = None  # a dead letter's line as the reader kept it (an unreadable line's text)
+
+    def __init__(self, row: RowMutation | None = None, dead: str | None = None, expired: Expired | None = None,
+                 raw: str | None = None):
+        self.__dict__.update(row=row, dead=dead, expired=expired, raw=raw)
 
 
 def route(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,

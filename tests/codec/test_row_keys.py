@@ -211,3 +211,13 @@ def test_row_key_limit():
     assert len(codec.row_key({"p": {"S": "p"}, "s": {"S": "x" * 4094}})) == 4096
     with pytest.raises(CodecError, match="4 KiB"):
         codec.row_key({"p": {"S": "p"}, "s": {"S": "x" * 4095}})
+
+
+@given(st.text(max_size=8) | st.sampled_from(["", "a", "a0", "b10", "b1", "c100", "y" + "1" * 25, "z025" + "1" * 26]))
+def test_reading_a_number_key_back_either_gives_its_number_or_refuses_it(form):
+    """`number_from_key`'s whole-number shortcut gives what the general reading gives."""
+    try:
+        text = number_from_key(form)
+    except CodecError:
+        return
+    assert number_key(text) == form

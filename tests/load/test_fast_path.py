@@ -114,7 +114,8 @@ CODECS = {
 @pytest.fixture(scope="module")
 def export(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("fast")
-    write_export(folder, ARN, [{"pk": {"S": "a"}, "sk": {"S": "b"}}], export_time=WHEN)
+    # as many items as a test writes lines: no line past the manifest's itemCount
+    write_export(folder, ARN, [{"pk": {"S": str(i)}, "sk": {"S": "b"}} for i in range(6)], export_time=WHEN)
     return folder
 
 
