@@ -36,11 +36,11 @@ from ..bigtable.table_admin import create_new_table, delete_table, ensure_planne
 from ..codec.mutations import DeleteRow, RowMutation, SetCell
 from ..plan.model import FamilyPlan, GcPolicy, TablePlan
 from ..plan.tables import plan_table
-from ..spec.errors import ServiceError
-from .errors import ServeError, internal, not_found
+from ..spec.errors import ServiceError, clip
+from .errors import ServeError, internal, not_found, validation
 from .session import Session
 from .store import Store, now_micros, raw_cells
-from .table_requests import bigtable_id, table_spec
+from .table_requests import bigtable_id, checked_request, table_spec
 from .tables import Created, Home, ServedTable, named_tables, served_table
 
 REGISTRY_ID = "_ddb2bigtable_tables"
@@ -78,7 +78,41 @@ async def _read(session: Session, name: str) -> tuple[dict[str, Any] | None, lis
         return None, []
     cells = raw_cells(row)
     newest = max((c for c in cells if c.qualifier == QUALIFIER), key=lambda c: c.timestamp_micros, default=None)
-    return (json.loads(newest.value) if newest else None), cells
+    return (_parsed(name, newest.value) if newest else None), cells
+
+
+def _damaged(name: str, why: str) -> ServeError:
+    shown = clip(name, 80)
+    return validation(f"the registry row of table {shown} ({REGISTRY_ID}) is damaged ({why}), so serve neither "
+                      f"serves, replaces nor deletes it: delete the row (`cbt deleterow {REGISTRY_ID} {shown}`), "
+                      f"and the table {clip(bigtable_id(name), 80)} if it holds nothing you keep, then create it again")
+
+
+def _parsed(name: str, value: bytes) -> dict[str, Any]:
+    """A registry record as serve wrote it. A row changed by hand (not JSON, a field missing
+    or of another type, a definition DynamoDB would refuse, or a Bigtable id other than the
+    name's own, which could name a spec table) is refused: serve acts on no table it did not
+    create, whatever the row says."""
+    try:
+        record = json.loads(value)
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        raise _damaged(name, "not JSON") from None
+    if not isinstance(record, dict) or record.get("status") not in (CREATING, ACTIVE, DELETING):
+        raise _damaged(name, "no status")
+    if record.get("table_id") != bigtable_id(name):
+        raise _damaged(name, f"its Bigtable table is not {bigtable_id(name)}")
+    times = (record.get("created"), record.get("changed"))
+    if not isinstance(record.get("table_uuid"), str) or not all(
+            isinstance(t, int | float) and not isinstance(t, bool) for t in times):
+        raise _damaged(name, "no table id or times")
+    definition = record.get("definition")
+    if not isinstance(definition, dict) or definition.get("TableName") != name:
+        raise _damaged(name, "no definition of this table")
+    try:
+        checked_request(definition)
+    except ServeError as error:
+        raise _damaged(name, f"its definition: {error.message}") from None
+    return record
 
 
 def _write(name: str, record: dict[str, Any]) -> RowMutation:
@@ -175,8 +209,12 @@ async def names(session: Session) -> list[str]:
             raise
         for row in rows:
             cell = max((c for c in row if c.qualifier == QUALIFIER), key=lambda c: c.timestamp_micros, default=None)
-            if cell is not None and json.loads(cell.value)["status"] == ACTIVE:
-                found.append(row.row_key.decode())
+            try:  # a row damaged by hand is left out, not the end of every ListTables (its table refuses it)
+                name = row.row_key.decode()
+                if cell is not None and _parsed(name, cell.value)["status"] == ACTIVE:
+                    found.append(name)
+            except (ServeError, UnicodeDecodeError):
+                continue
         if len(rows) < 500:
             return found
         position, start_open = rows[-1].row_key, True

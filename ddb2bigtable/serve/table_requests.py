@@ -20,6 +20,7 @@ import hashlib
 import re
 from typing import Any
 
+from ..spec.errors import clip
 from ..spec.model import Gsi, KeyAttribute, KeySchema, Lsi, Mapping, Source, TableSpec
 from .errors import validation
 
@@ -29,12 +30,19 @@ PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 BILLING = ("PROVISIONED", "PAY_PER_REQUEST")
 PREFIX = "ddb_"  # Bigtable ids of created tables: apart from the plan's, never starting with '-' or '.'
 ID_LENGTH = 50  # Bigtable's longest table id (spec/ids.py TABLE_ID)
+# DynamoDB's per-table limits (AWS, "Quotas in Amazon DynamoDB", Secondary indexes,
+# https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html, read
+# 2026-11-25): 20 global indexes (the default quota), 5 local ones, 100 projected attributes
+# summed over every index; attribute names of keys and projections 1-255 characters.
+MAX_GSIS, MAX_LSIS, MAX_PROJECTED, MAX_ATTRIBUTE_NAME = 20, 5, 100, 255
+NAME_RULE = ("Names of key attributes and attributes projected into an index must be between 1 and 255 "
+             "characters, inclusive")  # DynamoDB Local 1.25.1's words (2026-11-25)
 KEPT = ("TableName", "KeySchema", "AttributeDefinitions", "BillingMode", "ProvisionedThroughput",
         "GlobalSecondaryIndexes", "LocalSecondaryIndexes")  # what the registry keeps of a request
 
 
 def _constraint(value: Any, where: str, rule: str) -> Exception:
-    shown = "null" if value is None else f"'{value}'"
+    shown = "null" if value is None else f"'{clip(str(value))}'"  # a 1 MB name is not sent back whole
     return validation(f"1 validation error detected: Value {shown} at '{where}' failed to satisfy constraint: {rule}")
 
 
@@ -48,6 +56,12 @@ def check_name(value: Any, where: str) -> str:
         raise _constraint(value, where, "Member must have length less than or equal to 255")
     if not NAME.fullmatch(value):
         raise _constraint(value, where, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+    return value
+
+
+def _attribute_name(value: Any) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_ATTRIBUTE_NAME:
+        raise validation(NAME_RULE)
     return value
 
 
@@ -74,6 +88,8 @@ def _key_schema(elements: Any, where: str) -> tuple[str, str | None]:
         if element.get("KeyType") not in ("HASH", "RANGE"):
             raise _constraint(element.get("KeyType"), f"{where}.{i}.member.keyType",
                               "Member must satisfy enum value set: [HASH, RANGE]")
+    for element in elements:
+        _attribute_name(element["AttributeName"])
     kinds = [e["KeyType"] for e in elements]
     if kinds.count("HASH") > 1:
         raise validation("Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
@@ -99,6 +115,7 @@ def _definitions(value: Any) -> dict[str, str]:
         if kind not in KEY_TYPES:
             raise _constraint(kind, f"attributeDefinitions.{i}.member.attributeType",
                               "Member must satisfy enum value set: [B, N, S]")
+        _attribute_name(name)
         if name in types:
             raise validation(f"Attribute Name is duplicated: {name}")
         types[name] = kind
@@ -119,6 +136,8 @@ def _projection(value: Any, where: str) -> str | tuple[str, ...]:
     if not isinstance(extra, list) or not extra:
         raise validation("One or more parameter values were invalid: NonKeyAttributes must not be empty when "
                          "ProjectionType is INCLUDE")
+    for name in extra:
+        _attribute_name(name)
     if len(set(extra)) != len(extra):
         raise validation("One or more parameter values were invalid: Duplicate attributes in NonKeyAttributes")
     return tuple(extra)
@@ -132,10 +151,33 @@ def _provisioned(billing: str, value: Any) -> tuple[int, int]:
         return 0, 0
     reads = value.get("ReadCapacityUnits") if isinstance(value, dict) else None
     writes = value.get("WriteCapacityUnits") if isinstance(value, dict) else None
-    if not isinstance(reads, int) or not isinstance(writes, int):
+    if not isinstance(reads, int) or not isinstance(writes, int) or isinstance(reads, bool) or isinstance(writes, bool):
         raise validation("One or more parameter values were invalid: ReadCapacityUnits and WriteCapacityUnits must "
                          "both be specified when BillingMode is PROVISIONED")
+    if reads < 1 or writes < 1:  # DynamoDB Local's words
+        raise validation("Table read and write throughput must be at least 1, and cannot be null")
     return reads, writes
+
+
+def _index(index: Any, at: str, local: bool, table_key: tuple[str, str | None],
+           billing: str) -> tuple[str, set[str], int]:
+    """One index of a request checked: its name, key attributes and NonKeyAttributes count."""
+    (pk, sk), name = table_key, check_name(index.get("IndexName") if isinstance(index, dict) else None,
+                                           f"{at}.indexName")
+    ipk, isk = _key_schema(index.get("KeySchema"), f"{at}.keySchema")
+    if local and ipk != pk:
+        raise validation(f"One or more parameter values were invalid: Index KeySchema does not have the same "
+                         f"leading hash key as table KeySchema for index: {name}. index hash key: {ipk}, "
+                         f"table hash key: {pk}")
+    if local and (isk is None or sk is None):
+        raise validation(f"One or more parameter values were invalid: Index KeySchema does not have a range "
+                         f"key for index: {name}" if isk is None else "One or more parameter values were "
+                         "invalid: Table KeySchema does not have a range key, which is required when "
+                         "specifying a LocalSecondaryIndex")
+    projection = _projection(index.get("Projection"), at)
+    if not local:
+        _provisioned(billing, index.get("ProvisionedThroughput"))
+    return name, {ipk, *([isk] if isk else [])}, len(projection) if isinstance(projection, tuple) else 0
 
 
 def checked_request(body: dict[str, Any]) -> dict[str, Any]:
@@ -149,33 +191,26 @@ def checked_request(body: dict[str, Any]) -> dict[str, Any]:
         raise _constraint(billing, "billingMode", "Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]")
     used = {pk, *([sk] if sk else [])}
     names: set[str] = set()
-    for field, local in (("GlobalSecondaryIndexes", False), ("LocalSecondaryIndexes", True)):
+    projected = 0
+    for field, local, most in (("GlobalSecondaryIndexes", False, MAX_GSIS), ("LocalSecondaryIndexes", True, MAX_LSIS)):
         indexes = body.get(field)
         if indexes is None:
             continue
-        where = f"{field[0].lower()}{field[1:]}"
         if not isinstance(indexes, list) or not indexes:
             raise validation(f"One or more parameter values were invalid: List of {field} is empty")
+        if len(indexes) > most:  # DynamoDB Local's words
+            raise validation(f"GlobalSecondaryIndex count exceeds the per-table limit of {most}" if not local
+                             else f"Cannot have more than {most} local secondary indexes per table")
         for i, index in enumerate(indexes, 1):
-            at = f"{where}.{i}.member"
-            name = check_name(index.get("IndexName") if isinstance(index, dict) else None, f"{at}.indexName")
+            name, keys, count = _index(index, f"{field[0].lower()}{field[1:]}.{i}.member", local, (pk, sk), billing)
             if name in names:
                 raise validation(f"One or more parameter values were invalid: Duplicate index name: {name}")
             names.add(name)
-            ipk, isk = _key_schema(index.get("KeySchema"), f"{at}.keySchema")
-            if local and ipk != pk:
-                raise validation(f"One or more parameter values were invalid: Index KeySchema does not have the same "
-                                 f"leading hash key as table KeySchema for index: {name}. index hash key: {ipk}, "
-                                 f"table hash key: {pk}")
-            if local and (isk is None or sk is None):
-                raise validation(f"One or more parameter values were invalid: Index KeySchema does not have a range "
-                                 f"key for index: {name}" if isk is None else "One or more parameter values were "
-                                 "invalid: Table KeySchema does not have a range key, which is required when "
-                                 "specifying a LocalSecondaryIndex")
-            _projection(index.get("Projection"), at)
-            if not local:
-                _provisioned(billing, index.get("ProvisionedThroughput"))
-            used |= {ipk, *([isk] if isk else [])}
+            used |= keys
+            projected += count
+            if projected > MAX_PROJECTED:
+                raise validation(f"One or more parameter values were invalid: No more than {MAX_PROJECTED} attributes "
+                                 f"per table can be projected into secondary indexes (NonKeyAttributes of every index)")
     if missing := sorted(used - set(types)):
         raise validation(f"One or more parameter values were invalid: Some index key attributes are not defined in "
                          f"AttributeDefinitions. Keys: [{', '.join(missing)}], AttributeDefinitions: "
