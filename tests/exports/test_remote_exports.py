@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -280,32 +281,47 @@ def test_a_body_that_stalls_half_way_ends_the_read_after_one_read_timeout(stalli
 
 # --- end to end: load and verify from a bucket ----------------------------------------------------
 
+def own_instance(tmp_path: Path, instance: str) -> list[str]:
+    """The arguments that load the Movies spec into an instance of this test's own on the
+    local stage (a copy of the spec under another instance id, given by its whole path:
+    a spec path is read from the working folder), so its rows never meet another test's."""
+    root = tmp_path / "root"
+    (root / "specs").mkdir(parents=True)
+    (root / "stacks").mkdir()
+    spec = root / "specs" / "movies.yaml"
+    spec.write_text((ROOT / "specs" / "movies.yaml").read_text().replace("id: movies-sample", f"id: {instance}"))
+    stage = (ROOT / "stacks" / "Pulumi.local.yaml").read_text().splitlines()
+    (root / "stacks" / "Pulumi.local.yaml").write_text(
+        "\n".join(s for s in stage if "- specs/" not in s or "- specs/movies.yaml" in s))
+    return [str(spec), "--table", "movies", "--stage", "local", "--root", str(root)]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme,runner", [("s3", "local"), ("gs", "local"), ("s3", "beam")])
 def test_load_from_a_bucket_then_verify_finds_every_item(bigtable_emulator, s3_env, gcs_env, scheme, runner,
                                                          tmp_path):
     """The local loader's forked encoders and Beam's workers each open the bucket themselves."""
     export = f"{scheme}://{BUCKET}/{PREFIX}"
-    env = {**os.environ}
-    out, seconds = run("load", "specs/movies.yaml", "--table", "movies", "--export", export, "--stage", "local",
-                       "--create-tables", "--runner", runner, "--format", "json", "--work-dir", str(tmp_path), env=env)
+    env, target = {**os.environ}, own_instance(tmp_path, f"remote-{scheme}-{runner}")
+    out, seconds = run("load", *target, "--export", export, "--create-tables", "--runner", runner, "--format", "json",
+                       "--work-dir", str(tmp_path / "work"), env=env)
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["complete"] and report["loaded"] == 4609 == report["manifest_items"]
     print(f"load --runner {runner} --export {export}: {seconds:.1f} s")
-    out, _ = run("verify", "specs/movies.yaml", "--table", "movies", "--export", export, "--format", "json",
-                 "--work-dir", str(tmp_path), env=env)
+    out, _ = run("verify", *target, "--export", export, "--format", "json", "--work-dir", str(tmp_path / "work"),
+                 env=env)
     assert out.returncode == 0, out.stderr
     verified = json.loads(out.stdout)
-    assert verified["ok"] and verified["matched"] == 4609 and verified["missing"] == 0
+    assert verified["ok"] and verified["matched"] == 4609 == verified["table_items"] and verified["missing"] == 0
 
 
 @pytest.mark.slow
 def test_a_silent_bucket_ends_load_with_exit_1_and_nothing_written(bigtable_emulator, silent, tmp_path):
     env = {**os.environ, **FAKE_AWS, "AWS_ENDPOINT_URL_S3": silent.endpoint}
     work = tmp_path / "work"
-    out, seconds = run("load", "specs/movies.yaml", "--table", "movies", "--export", f"s3://{BUCKET}/{PREFIX}",
-                       "--stage", "local", "--create-tables", "--work-dir", str(work), env=env)
+    out, seconds = run("load", *own_instance(tmp_path, "remote-silent"), "--export", f"s3://{BUCKET}/{PREFIX}",
+                       "--create-tables", "--work-dir", str(work), env=env)
     print(f"load --export s3://, silent endpoint: exit {out.returncode} after {seconds:.1f} s")
     assert out.returncode == 1 and f"no answer within {READ_TIMEOUT_SECONDS:g} s" in out.stderr, out.stderr
     assert "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
