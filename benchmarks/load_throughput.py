@@ -21,6 +21,11 @@ machine's noise, where a 100,000-item run averages over it), the sides interleav
   pass, the encoder process reading and encoding, the writer sending, report), into a
   fresh table.
 - Beam: `load.beam.direct.run_beam_load` (DirectRunner) end to end on Movies.
+- CPU per row of each process in the write path (writer, emulator) and the loader
+  (writer, encoder processes, emulator), medians over the rounds: on a machine other
+  jobs share, the rows/s ratio moves with their load; CPU per row much less, and the
+  ratio of the two sums is what the loader / write path ratio tends to when the cores
+  are busy.
 - memory: peak RSS (VmHWM) of a child process running `run_load` on a smaller and a
   larger generated export (8 times as many items), minus its RSS after imports, and the
   largest peak of its helper processes (the encoders): flat means streaming.
@@ -197,16 +202,36 @@ async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry]
 
 
 BASELINES = ("client", "protobuf", "write path")
+# CPU seconds per row of each measured run, by (data set, side): this process (the writer),
+# its children (the load's encoder processes, counted once they are joined), the emulator.
+# On a machine other jobs share, rows/s ratios move with their load; CPU per row much less.
+CPU: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+_emulator_pid: list[int] = []  # the emulator this run started, whose CPU is counted
+
+
+def _cpu() -> tuple[float, float, float]:
+    times = os.times()
+    emulator_cpu = 0.0
+    for pid in _emulator_pid:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        emulator_cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    return times.user + times.system, times.children_user + times.children_system, emulator_cpu
+
+
+def _keep_cpu(name: str, side: str, before: tuple[float, float, float], rows: int) -> None:
+    (writer, children, emulator_cpu) = (b - a for a, b in zip(before, _cpu(), strict=True))
+    CPU.setdefault((name, side), []).append((writer / rows, children / rows, emulator_cpu / rows))
 
 
 def run_baseline(data: DataSet, side: str) -> float:
     entries = data.entries("client" if side == "client" else "protobuf")
     instance_id = data.fresh_instance()
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     asyncio.run(_push(instance_id, data.table.id, entries, WriteSettings(), side == "write path"))
     seconds = time.perf_counter() - start
     rows = len(entries)
+    _keep_cpu(data.name, side, cpu, rows)
     del entries
     data.drop(instance_id)
     gc.collect()
@@ -219,10 +244,11 @@ def _timed_load(data: DataSet, work: Path, label: str, load: Callable[..., Any])
     options = LoadOptions(project=PROJECT, instance_id=instance_id, app_profile_id=APP_PROFILE,
                           work_dir=work / f"{label}-{instance_id}")
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     report = load(data.table, data.export, options)
     seconds = time.perf_counter() - start
     assert report.complete, report.error
+    _keep_cpu(data.name, "loader" if label == "load" else label, cpu, report.total("loaded"))
     data.drop(instance_id)
     return report.total("loaded") / seconds
 
@@ -309,6 +335,7 @@ def main() -> None:
     sizes = [int(s) for s in args.memory_sizes.split(",")]
     with tempfile.TemporaryDirectory() as tmp, emulator.start() as emu:
         os.environ[emulator.EMULATOR_ENV] = emu.address
+        _emulator_pid.extend([emu.process.pid] if emu.process is not None else [])
         work = Path(tmp)
         spec_path = work / "events.yaml"
         spec_path.write_text(GENERATED_SPEC)
@@ -339,6 +366,7 @@ def _rates(args: argparse.Namespace, movies: DataSet, datasets: list[DataSet],
         print(f"  {name:28} {side:9} {rate:10,.0f} rows/s", flush=True)
 
     run_loader(movies, work)  # warm-up: imports, channels, the emulator's JIT-free first table
+    CPU.clear()
     for round_no in range(max(args.repeat, args.movies_repeat)):
         print(f"round {round_no + 1}", flush=True)
         for data in datasets:
@@ -373,6 +401,21 @@ def _print_rates(rates: dict[tuple[str, str], list[float]], movies: DataSet, dat
         beam = best[movies.name, "beam"]
         print(f"{'Beam DirectRunner, Movies':26} {'':53} {beam:7,.0f} {'':8} "
               f"  ({beam / best[movies.name, 'loader']:.2f} of the loader)")
+    _print_cpu(datasets)
+
+
+def _print_cpu(datasets: list[DataSet]) -> None:
+    """CPU per row by process, medians over the rounds (the warm-up load not among them)."""
+    print()
+    print("CPU us per row (median): write path = writer + emulator; loader = writer + encoders + emulator")
+    print(f"{'data set':26} {'write path':>22} {'loader':>30} {'CPU ratio':>10}")
+    for data in datasets:
+        if (data.name, "write path") not in CPU or (data.name, "loader") not in CPU:
+            continue
+        wp = [statistics.median(x[i] for x in CPU[data.name, "write path"]) * 1e6 for i in range(3)]
+        lo = [statistics.median(x[i] for x in CPU[data.name, "loader"]) * 1e6 for i in range(3)]
+        print(f"{data.name:26} {wp[0]:9.1f} + {wp[2]:4.1f} = {wp[0] + wp[2]:5.1f} "
+              f"{lo[0]:7.1f} + {lo[1]:5.1f} + {lo[2]:4.1f} = {sum(lo):5.1f} {(wp[0] + wp[2]) / sum(lo):10.2f}")
 
 
 def _print_memory(memory: dict[int, dict]) -> None:
