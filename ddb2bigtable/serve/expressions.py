@@ -30,7 +30,7 @@ from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
-from . import conditions, list_updates, validation, validation_keys, validation_updates
+from . import conditions, list_updates, nested_functions, validation, validation_keys, validation_updates
 from .errors import PREFIX, ServeError
 from .errors import validation as invalid
 from .validation_keys import KeyCondition
@@ -151,8 +151,19 @@ def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> An
 
 def written_paths(expression: str, names: Names | None) -> list[Path]:
     """The document paths an UpdateExpression's actions write (for ReturnValues UPDATED_*)."""
+    text, _ = nested_functions.folded(expression, lambda _operand: {"NULL": True})  # values do not matter here
     with dynamodb_errors():
-        return validation_updates.targets(UpdateExpressionParser.make(expression), names or {})
+        return validation_updates.targets(UpdateExpressionParser.make(text), names or {})
+
+
+def _resolver(item: WireItem, names: Names, values: Values) -> nested_functions.Resolve:
+    """An operand of a nested if_not_exists as its wire value in the item (None: missing)."""
+    def resolve(operand: str) -> Any:
+        if operand.startswith(":"):
+            return values.get(operand)
+        paths = projection(operand, names)
+        return _follow({"M": item}, paths[0]) if paths else None
+    return resolve
 
 
 @dataclass(frozen=True)
@@ -177,6 +188,8 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     # validation_updates checks the written paths
     table = _KeyTable([], [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
     validation_updates.check_text(expression)
+    expression, nested = nested_functions.folded(expression, _resolver(item, names, values))
+    values = {**values, **nested}
     with dynamodb_errors():
         tree = UpdateExpressionParser.make(expression)
         validation_updates.check_tree(tree, names, values, keys)

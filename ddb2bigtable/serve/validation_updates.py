@@ -8,6 +8,7 @@ or makes in other words, run on the tree moto's parser returns before its valida
   names a key, read or written, so serve asks moto for no key check and makes its own;
 - a nested path written must lead into a map (`a.b`) or a list (`a[1]`) the item holds:
   `SET a.c = :v` on a string `a`, or with no `a`, is refused (moto set or failed on it);
+- list_append's result may not be another function's argument (moto's grammar nests it);
 - `+` and `-` take two numbers: a value of another type written in the request is
   refused before any item is read, and so is `a + b + c` (a syntax error in DynamoDB).
 
@@ -75,6 +76,11 @@ def check_tree(tree: Any, names: dict[str, str], values: dict[str, Any], keys: t
             raise validation(f"One or more parameter values were invalid: Cannot update attribute {target[0]}. "
                              f"This attribute is part of the key")
     check_paths(FIELD, written)
+    for function in _nodes(tree, (ast.UpdateExpressionFunction,)):
+        for argument in function.children[1:]:
+            if isinstance(argument, ast.UpdateExpressionFunction) and argument.children[0] == "list_append":
+                raise refused(FIELD, "The function is not allowed to be used this way in an expression; function: "
+                                     "list_append")
     for value in _nodes(tree, (ast.UpdateExpressionValue,)):
         if not _arithmetic(value):
             continue

@@ -103,3 +103,17 @@ def test_list_elements_updated_against_the_original_list(c, expression, after):
                   **({"ExpressionAttributeValues": values} if values else {}))
     item = c.get_item(TableName=T, Key=KEY, ConsistentRead=True)["Item"]
     assert [v["N"] for v in item["l"]["L"]] == after
+
+
+def test_if_not_exists_inside_another_function(c):
+    fresh = {"pk": {"S": "updates"}, "sk": {"N": "77"}}
+    for added in (["a", "b"], ["c"]):
+        c.update_item(TableName=T, Key=fresh, UpdateExpression="SET l = list_append(if_not_exists(l, :empty), :new)",
+                      ExpressionAttributeValues={":empty": {"L": []}, ":new": {"L": [{"S": s} for s in added]}})
+    c.update_item(TableName=T, Key=fresh, UpdateExpression="SET x = if_not_exists(nothere, if_not_exists(l, :v))",
+                  ExpressionAttributeValues={":v": {"N": "1"}})
+    item = c.get_item(TableName=T, Key=fresh, ConsistentRead=True)["Item"]
+    assert item["l"] == {"L": [{"S": "a"}, {"S": "b"}, {"S": "c"}]} and item["x"] == item["l"]
+    with pytest.raises(ClientError, match="not allowed to be used this way in an expression; function: list_append"):
+        c.update_item(TableName=T, Key=fresh, UpdateExpression="SET l = list_append(list_append(:v, :v), :v)",
+                      ExpressionAttributeValues={":v": {"L": []}})
