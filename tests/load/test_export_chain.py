@@ -60,7 +60,7 @@ def cli_root(tmp_path: Path, instance: str) -> Path:
 def cli(root: Path, command: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "ddb2bigtable", command, "specs/movies.yaml", "--table", "movies",
                            "--stage", "local", "--root", str(root), "--work-dir", str(root / "work"), *args],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+                          cwd=root, capture_output=True, text=True, timeout=300)
 
 
 def test_the_cli_verify_of_the_full_export_exits_1_with_a_report(bigtable_emulator, tmp_path):
