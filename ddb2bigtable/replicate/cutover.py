@@ -229,7 +229,7 @@ async def _through_serve(table: TableSpec, through: str, recheck_seconds: float,
     then (one replicate changed meanwhile)."""
     endpoint = StreamReader(table.source.table, table.source.region, through)
     endpoint.where = f"serve endpoint {redact_userinfo(through)} (table {table.source.table}, --through)"
-    report.through, report.through_checked = through, len(matched)
+    report.through, report.through_checked = redact_userinfo(through), len(matched)  # printed: no password
     found = await asyncio.to_thread(served_differences, table, codec, endpoint, matched, now_micros())
     if found:
         await asyncio.sleep(recheck_seconds)

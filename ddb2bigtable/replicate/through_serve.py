@@ -20,6 +20,7 @@ from typing import Any
 from ..codec.codec import Codec
 from ..codec.items import Item
 from ..load.verify import Difference, canonical, item_difference
+from ..spec.errors import Ddb2BigtableError, ServiceError
 from ..spec.model import TableSpec
 from .stream import StreamReader
 
@@ -33,7 +34,21 @@ def key_of(table: TableSpec, item: Item) -> dict[str, Any]:
 def served_differences(table: TableSpec, codec: Codec, endpoint: StreamReader, items: list[Item],
                        now_micros: int) -> list[dict[str, Any]]:
     """Each item of `items` (DynamoDB's, already found equal in Bigtable) that the endpoint
-    answers otherwise: {key, attributes, detail}, detail as `verify` words it."""
+    answers otherwise: {key, attributes, detail}, detail as `verify` words it. An answer
+    DynamoDB's API never gives (botocore's parser, or the judging, fails on it: a string
+    where a map belongs, a number that is none) is a ServiceError naming the endpoint."""
+    try:
+        return _differences(table, codec, endpoint, items, now_micros)
+    except Ddb2BigtableError:
+        raise
+    except (AttributeError, TypeError, ValueError, LookupError, ArithmeticError, RecursionError) as error:
+        raise ServiceError(f"{endpoint.where} answered BatchGetItem with what DynamoDB never answers "
+                           f"({type(error).__name__}): check that --through is a `serve` endpoint of this "
+                           f"stage") from None
+
+
+def _differences(table: TableSpec, codec: Codec, endpoint: StreamReader, items: list[Item],
+                 now_micros: int) -> list[dict[str, Any]]:
     expected = {}
     for item in items:
         wanted = codec.expected(item, now_micros=now_micros)
