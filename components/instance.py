@@ -73,7 +73,7 @@ class BigtableInstance(pulumi.ComponentResource):
         self.tables = {
             t.id: BigtableTable(f"{plan.id}-{t.id}", t, self.instance, project, replicated,
                                 opts=pulumi.ResourceOptions(parent=self))
-            for t in plan.tables
+            for t in (*plan.tables, *plan.metadata_tables)  # metadata: the record of each table's types
         }
         cluster_ids = tuple(c.id for c in plan.clusters)
         self.app_profiles = [

@@ -8,4 +8,6 @@ these live below both of them and import only the plan and spec models.
 - `preflight.check_target`: the table is there with the mapping's families, before a load.
 - `deadlines.lookup_table`: a data-client table handle whose reads are bounded.
 - `emulator.start`: the emulator process, started on 127.0.0.1 with a free port, stopped by PID.
+- `table_types.record_types`: each table's attribute types recorded with it (first writer
+  wins), which load, replicate and serve all write and read (`table_types.read_types`).
 """

@@ -105,8 +105,9 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
 
 
 def ensure_tables(project: str, instance: InstancePlan, table_ids: list[str] | None = None) -> list[AdminAction]:
-    """Every planned table (or those of `table_ids`) as `ensure_table` leaves it."""
-    tables = [t for t in instance.tables if table_ids is None or t.id in table_ids]
+    """Every planned table (or those of `table_ids`) as `ensure_table` leaves it, and the
+    instance's metadata tables (the record of each table's types) always."""
+    tables = [t for t in instance.tables if table_ids is None or t.id in table_ids] + list(instance.metadata_tables)
     return _with_admin(project, instance.id, f"create or update the tables of instance {instance.id}",
                        lambda client: [a for t in tables for a in ensure_table(client, instance.id, t)])
 

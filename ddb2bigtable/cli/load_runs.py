@@ -32,6 +32,7 @@ from rich.text import Text
 
 from ..bigtable.emulator import EMULATOR_ENV, EmulatorError, quiet_connection_warning
 from ..bigtable.table_admin import ensure_tables
+from ..bigtable.table_types import types_profile
 from ..exports.errors import ExportUnavailable
 from ..exports.manifests import ExportError
 from ..load.chain_runs import run_chain
@@ -131,7 +132,8 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
     profile = load_profile_id(target.instance)
     options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                           work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
-                          redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table)
+                          redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table,
+                          types_profile_id=types_profile(target.instance))
     console = Console(stderr=fmt == "json")
     try:
         with progress_bars(console) as bars:

@@ -72,6 +72,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
          fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str, *,
          share: Share, workers: int, outage_limit: float | None) -> int:
     from ..bigtable.emulator import quiet_connection_warning
+    from ..bigtable.table_types import types_profile
     from ..load.local_stage import WORK_DIR
     from ..load.work_folder import private_dir
     from ..plan.app_profiles import load_profile_id
@@ -90,7 +91,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
                                since_micros=start_point(since) if since else None, follow=follow,
                                endpoint_url=endpoint_url,
                                fetch_keys_only=fetch_keys_only, share=share, workers=workers,
-                               outage_limit=outage_limit)
+                               outage_limit=outage_limit, types_profile_id=types_profile(target.instance))
     with quiet_connection_warning(), _progress_line(fmt, share) as progress:
         report = run_replicate(target.table, options, progress)
     summary = report.as_json()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import os
 from pathlib import Path
@@ -81,9 +82,10 @@ def _literal(host: str) -> str:
 
 
 def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]], list[str]]:
-    """The Bigtable project, each table's recorded attribute types (the loads' work folders,
-    as `verify` reads them) and the DynamoDB names served."""
-    from ..bigtable.emulator import EMULATOR_ENV
+    """The Bigtable project, each table's attribute types (its record in the instance, and the
+    loads' work folders where present, which must agree) and the DynamoDB names served."""
+    from ..bigtable.emulator import EMULATOR_ENV, quiet_connection_warning
+    from ..bigtable.table_types import agreed
     from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
     from ..load.state import STATE_FILE, LoadState, target
     from ..plan.planner import plan_stage
@@ -99,14 +101,31 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
                                         f"(`ddb2bigtable up --stage {stage.name} --keep-running` prints it)")])
     specs = read_specs([str(p) for p in stage.spec_paths(root)])
     project = stage.gcp_project or DEFAULT_PROJECT
-    types: dict[str, dict[str, str]] = {}
+    folders: dict[tuple[str, str], tuple[Path, dict[str, str]]] = {}
     names = []
     for spec, instance in zip(specs, plan_stage(stage, specs).instances, strict=True):
         for table in spec.tables:
             state = root / WORK_DIR / stage.name / instance.id / table.id / STATE_FILE
-            types[table.id] = LoadState.open(state, "", target(project, instance.id, table.id))[0].table_types
+            folders[instance.id, table.id] = (state, LoadState.open(state, "", target(project, instance.id,
+                                                                                       table.id))[0].table_types)
             names.append(table.source.table)
+    with quiet_connection_warning():
+        records = asyncio.run(_records(project, list(folders)))
+    types = {table_id: agreed(folder, records[instance_id, table_id], state, instance_id, table_id)
+             for (instance_id, table_id), (state, folder) in folders.items()}
     return project, types, names
+
+
+async def _records(project: str, tables: list[tuple[str, str]]) -> dict[tuple[str, str], dict[str, str]]:
+    """Each table's record of its types (bigtable/table_types.py), read before serving: the
+    authority, with or without a work folder beside serve (Cloud Run has none)."""
+    from google.cloud.bigtable.data import BigtableDataClientAsync
+
+    from ..bigtable.table_types import read_types
+
+    async with BigtableDataClientAsync(project=project) as client:
+        return {(instance_id, table_id): await read_types(client, instance_id, table_id)
+                for instance_id, table_id in tables}
 
 
 def start_beside(root: Path, stage: str, emulator: str) -> tuple[int, str, Path]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ..bigtable import emulator
 from ..bigtable.table_admin import AdminAction, ensure_tables
+from ..bigtable.table_types import types_profile
 from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
@@ -82,7 +83,8 @@ def _load_and_verify(root: Path, stage: Stage, instance: InstancePlan, table: Ta
         shutil.rmtree(work_dir, ignore_errors=True)
     profile = load_profile_id(instance)
     options = LoadOptions(project=project, instance_id=instance.id, app_profile_id=profile,
-                          work_dir=work_dir, sample=stage.load.sample if stage.load else None)
+                          work_dir=work_dir, sample=stage.load.sample if stage.load else None,
+                          types_profile_id=types_profile(instance))
     result.loads.append(run_load(table, str(export), options, progress(f"{instance.id}/{table.id}")))
     result.verifies.append(run_verify(table, str(export), project=project, instance_id=instance.id,
                                       work_dir=work_dir))

@@ -33,6 +33,7 @@ from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .reports import FileReport, LoadReport
 from .spot_check import absent_rows, absent_sentence, wanted_rows
 from .state import STATE_FILE, FileCounts, LoadState, fingerprint, target
+from .table_record import adopt_record, record_load_types
 from .work_folder import DeadLetters, dead_letter_dir, dead_letter_records, locked
 from .writer import Source, WriteError, Writer, WriteSettings, unpack
 
@@ -53,6 +54,7 @@ class LoadOptions:
     redact_dead_letters: bool = False  # dead letters without the line's text or quoted values
     fresh: str | None = None  # why to ignore the resume state and reload every file ("--fresh", ...)
     allow_other_table: bool = False  # load an export whose tableArn names another table
+    types_profile_id: str | None = None  # where the table's record of its types is written (table_types.types_profile)
 
 
 def export_fingerprint(manifest: Manifest, table: TableSpec) -> str:
@@ -188,6 +190,8 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     """`progress(n)` after every n lines; first `progress(0, total=items in the manifest)`."""
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
+    await adopt_record(state, options.project, options.instance_id, table.id, options.work_dir,
+                       options.types_profile_id)
     progress(0, total=manifest.item_count)
     for f in manifest.files:
         if f.key in state.done:
@@ -256,6 +260,10 @@ async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport
                 except (ExportError, EncoderDied) as error:  # nothing was written
                     report.error = str(error)
                     return
+            report.error = await record_load_types(state, options.project, options.instance_id, table.id,
+                                                   options.work_dir, options.types_profile_id)
+            if report.error:
+                return
             run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1))
             turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
             for turn in turns:

@@ -22,6 +22,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, R
 
 from ..bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS, lookup_table
 from ..bigtable.preflight import check_target
+from ..bigtable.table_types import agreed, read_types
 from ..codec.codec import Codec, CodecError, Expired
 from ..codec.items import Item
 from ..codec.mutations import Cell
@@ -187,7 +188,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
         records = _export_records(manifest)
         report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
                               manifest_items=manifest.item_count, sampled=sample is not None)
-    codec = Codec(table, _table_types(table, manifests, work_dir, target(project, instance_id, table.id)))
+    codec = Codec(table, await _table_types(table, manifests, work_dir, project, instance_id))
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
     async with BigtableDataClientAsync(project=project) as client:
@@ -285,15 +286,20 @@ def item_difference(expected: Item, items: RowItems, key: bytes) -> Difference |
     return Difference("different", "attributes differ: " + ", ".join(names[:10]), names)
 
 
-def _table_types(table: TableSpec, manifests: list[Manifest], work_dir: Path | None,
-                 where: dict[str, str]) -> AttributeTypes:
-    """The types the table's cells were written with, as the loads into it recorded them
-    (across every export of its chain, whichever one is verified); without a load's state
-    for this target, the exports' own types, inferred as a load of them would."""
+async def _table_types(table: TableSpec, manifests: list[Manifest], work_dir: Path | None, project: str,
+                       instance_id: str) -> AttributeTypes:
+    """The types the table's cells were written with: the table's record
+    (bigtable/table_types.py), which a load's state for this target must agree with (across
+    every export of its chain, whichever one is verified); without either, the exports' own
+    types, inferred as a load of them would."""
+    async with BigtableDataClientAsync(project=project) as client:
+        record = await read_types(client, instance_id, table.id)
+    folder: AttributeTypes = {}
     if work_dir is not None:
-        state = LoadState.open(work_dir / STATE_FILE, export_fingerprint(manifests[-1], table), where)[0]
-        if state.table_types:
-            return state.table_types
+        where = target(project, instance_id, table.id)
+        folder = LoadState.open(work_dir / STATE_FILE, export_fingerprint(manifests[-1], table), where)[0].table_types
+    if folder or record:
+        return agreed(folder, record, (work_dir or Path(".")) / STATE_FILE, instance_id, table.id)
     return infer_types((item for manifest in manifests for item in all_items(manifest)), table)
 
 

@@ -7,7 +7,7 @@ anything the plan does not already say.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 
@@ -137,6 +137,15 @@ class TablePlan:
     why: str
 
 
+TYPES_TABLE = TablePlan(
+    id="_ddb2bigtable_types", source_table="", source_regions=(), change_stream_retention_hours=None, backup=None,
+    families=(FamilyPlan("a", GcPolicy(None, None), "one cell per attribute, its type; every version kept: the "
+                         "oldest is the type (the first writer's, also across clusters after replication)"),),
+    deletion_protection=False, materialized_views=(), storage_gib=0.0, ttl_attribute=None,
+    why="the attribute types each table's cells are written with, one row per table: load, replicate and serve "
+        "write and read the same record")
+
+
 @dataclass(frozen=True)
 class AppProfilePlan:
     id: str
@@ -243,6 +252,12 @@ class InstancePlan:
     app_profiles: tuple[AppProfilePlan, ...]
     cost: CostEstimate
     operations: OperationsPlan | None = None
+
+    @property
+    def metadata_tables(self) -> tuple[TablePlan, ...]:
+        """Tables every instance holds beside the spec's: the record of each table's
+        attribute types (bigtable/table_types.py), protected as the instance is."""
+        return (replace(TYPES_TABLE, deletion_protection=self.deletion_protection),)
 
 
 @dataclass(frozen=True)

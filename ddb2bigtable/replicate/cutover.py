@@ -176,7 +176,7 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     require_seconds(options.lag_limit_seconds, "cutover check", "--max-lag")
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
-    codec = Codec(table, recorded_types(table, options.work_dir, where))
+    codec = Codec(table, await recorded_types(table, options.work_dir, where))
     report = CutoverReport(table.id, options.lag_limit_seconds)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
     _lag(options.work_dir, where, functools.cache(lambda: reader.stream(fetch_keys_only=True).arn), now_micros(),

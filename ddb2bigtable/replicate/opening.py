@@ -12,6 +12,9 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from google.cloud.bigtable.data import BigtableDataClientAsync
+
+from ..bigtable.table_types import agreed, read_types
 from ..exports.manifests import ExportError, open_export
 from ..load.state import STATE_FILE, LoadState
 from ..spec.errors import InputError, Problem
@@ -47,16 +50,19 @@ def now_micros() -> int:
     return time.time_ns() // 1000
 
 
-def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> dict[str, str]:
-    """The types the load wrote this table's cells with: replication must write the same,
-    and `cutover check` decode with them."""
+async def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]) -> dict[str, str]:
+    """The types the table's cells were written with, from the table's record
+    (bigtable/table_types.py) and the load's work folder, which must agree: replication
+    must write the same, and `cutover check` decode with them."""
     state_file = work_dir / STATE_FILE
-    types = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
-    if not types:
+    folder = LoadState.open(state_file, "", where)[0].table_types if state_file.is_file() else {}
+    async with BigtableDataClientAsync(project=where["project"]) as client:
+        record = await read_types(client, where["instance"], table.id)
+    if not folder and not record:
         raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
-                                        f"here: load the export first (replication writes with "
+                                        f"here nor in the table: load the export first (replication writes with "
                                         f"the types the load inferred), or give its --work-dir")])
-    return types
+    return agreed(folder, record, state_file, where["instance"], table.id)
 
 
 def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: str, where: dict[str, str],

@@ -50,6 +50,7 @@ from .pages import PagePipeline
 from .report import ReplicateReport
 from .shares import Share, finished_elsewhere
 from .stream import Page, StreamReader, Unavailable
+from .types_record import NewAttributes
 
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
 # Pages read from one shard before the next ready shard's turn: a shard that never runs
@@ -73,6 +74,7 @@ class ReplicateOptions:
     workers: int = 4  # shards read and applied at once (--shard-workers)
     stop: threading.Event | None = None  # set: stop as SIGTERM would (for a caller that embeds a follow)
     outage_limit: float | None = None  # seconds an outage is waited out (None: outage.limit_for's)
+    types_profile_id: str | None = None  # where the table's record of types is written (table_types.types_profile)
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,7 @@ class _Prepared:
     applied: list[Applied]
     skipped: int  # records from before the start point
     waves: list[list[mutations.RowMutationEntry]]
+    codec: Codec  # what encoded it (types_record.py may replace the run's codec)
 
 
 class _Run:
@@ -93,6 +96,8 @@ class _Run:
         self.report, self.options, self.progress = report, options, progress
         self.path = options.work_dir / options.share.checkpoint_name
         self.stopping = False
+        self.new_attributes = NewAttributes(options.project, options.instance_id, codec.table.id,
+                                            options.types_profile_id)
         # Stream reads block (boto3) and encoding is Python work: two threads per shard in
         # flight (one reads, one encodes: pages.py), and one for listing.
         self.pool = ThreadPoolExecutor(max_workers=2 * options.workers + 1, thread_name_prefix="replicate")
@@ -214,7 +219,7 @@ class _Run:
 
     def _prepare(self, page: Page) -> _Prepared:
         """A page as Bigtable entries, in waves (apply.waves), in a thread."""
-        start, now = self.checkpoint.start_micros, now_micros()
+        start, now, codec = self.checkpoint.start_micros, now_micros(), self.codec
         kept = [r for r in page.records if not before_start(r.micros, start)]
         if self.options.fetch_keys_only:
             wanted = [r.keys for r in kept if r.kind in ("insert", "modify") and r.new_image is None]
@@ -222,12 +227,22 @@ class _Run:
                 schema = self.codec.table.source.key
                 kept = with_current_images(kept, self.reader.current(wanted),
                                            [k.name for k in (schema.partition, schema.sort) if k])
-        applied = [record_rows(self.codec, r, start_micros=start, now_micros=now) for r in kept]
+        applied = [record_rows(codec, r, start_micros=start, now_micros=now) for r in kept]
         batches = [[row_entry(row, Source(a.record.shard, int(a.record.sequence))) for a, row in wave]
                    for wave in waves(a for a in applied if not a.refused)]
-        return _Prepared(page, applied, len(page.records) - len(kept), batches)
+        return _Prepared(page, applied, len(page.records) - len(kept), batches, codec)
+
+    async def _recorded(self, prepared: _Prepared) -> _Prepared:
+        """The page once the attributes it brings are in the table's record of types;
+        encoded again when the record (or the run's codec since) gives one another type."""
+        names = {name for a in prepared.applied if not a.refused and a.record.new_image for name in a.record.new_image}
+        record = await self.new_attributes.record(prepared.codec, names)
+        if record is not None:
+            self.codec = Codec(self.codec.table, {**self.codec.types, **record})
+        return prepared if prepared.codec is self.codec else await asyncio.to_thread(self._prepare, prepared.page)
 
     async def _apply(self, prepared: _Prepared) -> None:
+        prepared = await self._recorded(prepared)
         applied = prepared.applied
         self.report.skipped_before_start += prepared.skipped
         refused: dict[tuple[str, int], str] = {(a.record.shard, int(a.record.sequence)): a.refused
@@ -299,7 +314,7 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
                                  "nothing was read yet"), lambda: options.stop is not None and options.stop.is_set())
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
-        codec = Codec(table, recorded_types(table, options.work_dir, where))
+        codec = Codec(table, await recorded_types(table, options.work_dir, where))
         checkpoint = opening_checkpoint(options.since_micros, options.share, path, stream.arn, where,
                                         stream.created_micros)
         save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from . import admin_ops, batch_ops, created_tables, item_ops, query_ops, signatures
+from . import admin_ops, batch_ops, created_tables, item_ops, query_ops, signatures, types_record
 from .errors import ServeError, internal, validation
 from .session import Session
 from .tables import Catalog, catalog
@@ -100,6 +100,7 @@ class ServeApp:
             if self.session is None:
                 raise internal("the server is still starting")
             await created_tables.resolve(self.session, body)  # tables CreateTable made, in any worker
+            await types_record.refresh_stale(self.session)  # types recorded since a row failed to decode
             return 200, await operation(self.session, body)
         except ServeError as error:
             return error.status, error.body()

@@ -21,6 +21,7 @@ from .item_ops import WRITE_TRIES, replace_item, write_of
 from .session import Found, Session, key_text, same_key
 from .store import raw_cells
 from .tables import ServedTable
+from .types_record import recorded
 from .wire import check_size, item_to_codec, item_to_wire
 
 MAX_GET_KEYS = 100
@@ -165,6 +166,9 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
     if len({repr(sorted(k.items())) for _, k in entries}) != len(entries):
         raise validation("Transaction request cannot include multiple operations on one item")
     table, row_key = _one_row(entries, "TransactWriteItems")
+    for kind, request in actions:  # new attributes of the items put, in the table's record of types
+        if kind == "Put":
+            table = await recorded(session, table, item_to_codec(request.get("Item"), "Item"))
     store = session.store(table, consistent=True)
     for _ in range(WRITE_TRIES):
         row = await store.read_row(row_key)

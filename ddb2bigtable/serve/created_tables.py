@@ -33,6 +33,7 @@ import uuid
 from typing import Any
 
 from ..bigtable.table_admin import create_new_table, delete_table, ensure_planned_table
+from ..bigtable.table_types import forget_types
 from ..codec.mutations import DeleteRow, RowMutation, SetCell
 from ..plan.model import FamilyPlan, GcPolicy, TablePlan
 from ..plan.tables import plan_table
@@ -188,6 +189,8 @@ async def delete(session: Session, name: str) -> ServedTable:
         raise _in_use(name, record | {"status": DELETING})
     _, marked = await _read(session, name)
     await _admin(delete_table, session.catalog.project, _home(session).instance_id, record["table_id"])
+    await forget_types(session.client, _home(session).instance_id, record["table_id"])  # its record of types too
+    session.recorded.pop((_home(session).instance_id, record["table_id"]), None)
     await registry.write_if_unchanged(RowMutation(name.encode(), (DeleteRow(),)), marked)
     session.catalog.created.pop(name, None)
     session.fetched.pop(name, None)

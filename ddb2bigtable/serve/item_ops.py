@@ -16,14 +16,17 @@ from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
 from . import expressions, legacy
 from .counters import counter_adds
-from .errors import condition_failed, throttled, validation
+from .errors import ServeError, condition_failed, throttled, validation
 from .session import Found, Session
 from .store import now_micros
 from .tables import ServedTable
+from .types_record import recorded
 from .validation import check_table_name
 from .wire import WireItem, check_size, item_to_codec, item_to_wire
 
 WRITE_TRIES = 8
+# an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
+MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
 RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
 
@@ -95,6 +98,7 @@ async def change_item(session: Session, table: ServedTable, key: Item, body: dic
         new = new_image(old)
         if new is None and found.item is None:
             return None, None  # nothing to delete
+        table = await recorded(session, table, new)  # its new attributes in the table's record of types
         if await store.write_if_unchanged(write_of(table, found, new), found.cells):
             return found.item, new
     raise throttled(f"the item's row in {table.name} kept changing while this write was checked; retry")
@@ -113,6 +117,7 @@ async def replace_item(session: Session, table: ServedTable, key: Item, body: di
     """PutItem (`new`) or DeleteItem (None) of one item; the old image (None when unread or absent).
     One MutateRow when `needs_no_read`, else `change_item`'s read-check-write."""
     if needs_no_read(table, body, returns):
+        table = await recorded(session, table, new)
         await session.store(table, consistent=True).write(write_of(table, Found(table.row_key(key), [], None), new)
                                                           if new is not None else table.codec.delete(key))
         return None
@@ -141,6 +146,7 @@ async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    legacy_updates = "AttributeUpdates" in body
     body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, RETURN_VALUES)
@@ -152,7 +158,12 @@ async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         start = old if old is not None else item_to_wire(key)
         if expression is None:
             return item_to_codec(start)
-        new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
+        try:
+            new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
+        except ServeError as error:
+            if legacy_updates and any(m in error.message for m in MOTO_TYPE_ERRORS):  # DynamoDB's AttributeUpdates words
+                raise validation("Type mismatch for attribute to update") from None
+            raise
         check_size(new)
         return new
 

@@ -44,6 +44,10 @@ class Session:
     client: Any  # BigtableDataClientAsync, one per worker process
     registry_ready: bool = False  # created_tables.py: this worker made sure the registry table exists
     fetched: dict[str, float] = field(default_factory=dict)  # created_tables.py: when each was last read
+    # types_record.py: attributes this worker saw recorded as mixed, per (instance, table id),
+    # and the tables whose record to read again (a row failed to decode)
+    recorded: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    stale_types: set[str] = field(default_factory=set)
     _stores: dict[tuple[str, str, str | None], Store] = field(default_factory=dict)
 
     def store(self, table: ServedTable, consistent: bool) -> Store:
@@ -65,6 +69,7 @@ class Session:
         try:
             return table.codec.decode(row.row_key, cells) if cells else []
         except CodecError as error:
+            self.stale_types.add(table.name)  # perhaps a type recorded since: read the record again
             raise internal(f"row {row.row_key.decode('utf-8', 'replace')} of table {table.name} cannot be read "
                            f"with its mapping and recorded types: {error}") from None
 

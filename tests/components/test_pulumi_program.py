@@ -77,14 +77,14 @@ def _assert_instances(run: Run, plan) -> None:
 
 def _assert_tables(run: Run, plan) -> None:
     tables = {(r.inputs["instanceName"], r.inputs["name"]): r for r in run.of_type(TABLE)}
-    assert set(tables) == {(i.id, t.id) for i in plan.instances for t in i.tables}
+    assert set(tables) == {(i.id, t.id) for i in plan.instances for t in (*i.tables, *i.metadata_tables)}
     policies: dict[tuple[str, str, str], list] = {}
     for r in run.of_type(GC):
         policies.setdefault((r.inputs["instanceName"], r.inputs["table"], r.inputs["columnFamily"]), []).append(r)
     expected_policies = set()
     for i in plan.instances:
         replicated = len(i.clusters) > 1
-        for t in i.tables:
+        for t in (*i.tables, *i.metadata_tables):  # the record of the tables' types too
             assert [f["family"] for f in tables[(i.id, t.id)].inputs["columnFamilies"]] == [f.name for f in t.families]
             assert [f.get("type") is not None for f in tables[(i.id, t.id)].inputs["columnFamilies"]] == [
                 f.aggregate is not None for f in t.families]
@@ -157,7 +157,7 @@ def test_protection_follows_the_stage(deployed):
     for r in run.of_type(INSTANCE):
         on = protected[r.inputs["name"]]
         assert r.protect == on and r.inputs["deletionProtection"] == on and r.inputs["forceDestroy"] == (not on)
-    tables = {(i.id, t.id): t.deletion_protection for i in plan.instances for t in i.tables}
+    tables = {(i.id, t.id): t.deletion_protection for i in plan.instances for t in (*i.tables, *i.metadata_tables)}
     for r in run.of_type(TABLE):
         on = tables[(r.inputs["instanceName"], r.inputs["name"])]
         assert r.protect == on

@@ -8,6 +8,7 @@ import pytest
 
 from components import load_job
 from ddb2bigtable.load.jobs import load_jobs
+from ddb2bigtable.plan.model import TYPES_TABLE
 from ddb2bigtable.program import plan_for_stack
 
 from ..conftest import ROOT
@@ -26,8 +27,12 @@ def staging_with_load(**load) -> dict:
 def test_a_cloud_stage_with_load_registers_one_job_per_table_after_its_table():
     run = run_program("staging", config=staging_with_load())
     jobs = run.of_type(DYNAMIC)
-    tables = {(r.inputs["instanceName"], r.inputs["name"]): r for r in run.of_type("gcp:bigtable/table:Table")}
+    every = run.of_type("gcp:bigtable/table:Table")
+    tables = {(r.inputs["instanceName"], r.inputs["name"]): r for r in every if r.inputs["name"] != TYPES_TABLE.id}
     assert {(j.inputs["instance_id"], j.inputs["table_id"]) for j in jobs} == set(tables)
+    # beside them, every instance holds the record of its tables' types (no load job of its own)
+    assert {r.inputs["instanceName"] for r in every if r.inputs["name"] == TYPES_TABLE.id} == \
+        {instance for instance, _ in tables}
     for job in jobs:
         assert job.inputs["export"] == f"{LOAD['export']}/{job.inputs['table_id']}"
         assert job.inputs["app_profile_id"] == "migration-load"

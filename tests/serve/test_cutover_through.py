@@ -1,11 +1,13 @@
 """`cutover check --through URL`: the sample read back through `serve` as the application
 will read it after switching its endpoint_url. The live table is DynamoDB Local holding
-the Movies export; Bigtable holds it too, loaded by `up`; serve runs on it. A serve that decodes the same cells into other items (here: one whose recorded types say
-the `info` map is a string, as a work folder of another load would) is not ready, and the
-items it gets wrong are named."""
+the Movies export; Bigtable holds it too, loaded by `up`; serve runs on it. A serve that decodes the same cells into other items (here: one started while the table's
+record of its types said the `info` map is a string) is not ready, and the items it gets
+wrong are named. (A work folder of another load can no longer do that: serve refuses to
+start on it, tests/serve/test_types_record.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import subprocess
@@ -13,11 +15,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from google.cloud.bigtable.data import BigtableDataClientAsync, mutations
 
 from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.reader import read_records
 from ddb2bigtable.load.local_stage import WORK_DIR
+from ddb2bigtable.plan.model import TYPES_TABLE
 
 from ..conftest import ROOT
 from ..replicate.conftest import dynamodb  # noqa: F401  (the session's DynamoDB Local)
@@ -58,14 +62,27 @@ def test_the_sample_read_through_serve_equals_dynamodb(live, served):
     assert report["differ_through_serve"] == [] and report["through"] == served.endpoint
 
 
+def _table_record_says(instance_id: str, attribute: str, kind: str | None) -> None:
+    """An older cell (the oldest is the type) in the Movies table's record of types saying
+    `kind`, or, with None, that cell deleted again."""
+    async def go():
+        async with BigtableDataClientAsync(project="test-project") as client:
+            table = client.get_table(instance_id, TYPES_TABLE.id)
+            change = (mutations.SetCell("a", attribute.encode(), kind.encode(), 1000) if kind is not None else
+                      mutations.DeleteRangeFromColumn("a", attribute.encode(), 1000, 2000))
+            await table.mutate_row(b"movies", change)
+    asyncio.run(go())
+
+
 def test_a_serve_that_decodes_otherwise_is_not_ready_and_names_the_items(live, served, tmp_path):
-    root = tmp_path / "other-types"  # the same stage, specs and work folders, one recorded type changed
-    shutil.copytree(served.root, root, ignore=shutil.ignore_patterns("serve.log"))
-    state = next((root / WORK_DIR).glob("*/*/movies/state.json"))
-    recorded = json.loads(state.read_text())
-    assert recorded["table_types"]["info"] == "M"
-    state.write_text(json.dumps(recorded | {"table_types": recorded["table_types"] | {"info": "S"}}))
-    process, endpoint = start_serve(root, STAGE)
+    root = tmp_path / "other-types"  # the same stage and specs, no work folder: the table's record alone
+    shutil.copytree(served.root, root, ignore=shutil.ignore_patterns("serve.log", WORK_DIR))
+    instance_id = next((served.root / WORK_DIR).glob("*/*/movies/state.json")).parent.parent.name
+    _table_record_says(instance_id, "info", "S")  # a record another writer got wrong, as a serve reads it
+    try:
+        process, endpoint = start_serve(root, STAGE)
+    finally:
+        _table_record_says(instance_id, "info", None)
     try:
         text = check(served.root, live, endpoint)
         as_json = json.loads(check(served.root, live, endpoint, "--format", "json").stdout)

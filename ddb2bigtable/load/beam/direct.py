@@ -19,6 +19,7 @@ from ...spec.model import TableSpec
 from ..reports import FileReport, LoadReport
 from ..run import LoadOptions, confirm_rows, save_types, start_load
 from ..state import STATE_FILE, FileCounts
+from ..table_record import adopt_record, record_load_types
 from ..work_folder import (
     DEAD_LETTER_DIR,
     EXPIRED_DIR,
@@ -47,6 +48,8 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
 def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadReport:
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
+    where = (options.project, options.instance_id, table.id, options.work_dir, options.types_profile_id)
+    asyncio.run(adopt_record(state, *where))  # the table's record of its types, before inferring
     if state.types is None:
         try:
             save_types(state, export_types(manifest, table, state.table_types), options)
@@ -62,6 +65,10 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
     _clear_stale_outputs(work, pending, fresh=not state.done)
     counts: dict[str, FileCounts] = {}
     if pending:
+        report.error = asyncio.run(record_load_types(state, *where))  # before the first row
+        if report.error:
+            report.seconds = time.monotonic() - started
+            return report
         load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in pending),
                         project=options.project, instance_id=options.instance_id,
                         app_profile_id=options.app_profile_id, work_dir=str(work),

@@ -1,0 +1,133 @@
+"""The attribute types a table's cells are written with, recorded with the table.
+
+Bigtable stores bytes, so a cell is read back with the type it was written with. That type
+used to live only in the load's work folder, which serve on Cloud Run does not have, which
+serve's own new attributes never reached, and which another load's folder could replace
+silently. The record lives in the instance itself, in the metadata table
+`_ddb2bigtable_types` (plan/model.py `TYPES_TABLE`: the plan, `up` and `pulumi up` make it
+beside the tables; `record_types` makes it on first use where an older instance lacks it):
+one row per table (row key: the Bigtable table id), one column per attribute (family `a`,
+qualifier: the attribute's name), the type as the cell's value (`S`, `N`, ..., `counter`,
+or `mixed` for typed DynamoDB JSON).
+
+Load, replicate and serve all write it, and all read it. The first writer of an
+attribute's type wins: each new attribute is written with CheckAndMutateRow whose
+predicate is "the column has a cell", so of two writers racing on one attribute only the
+first writes; both then read the record back and agree. Every version is kept and the
+oldest cell is the type, so two clusters of a replicated instance that each took a first
+writer settle on the same (earliest) one once replication has passed. A writer whose type
+differs from the record's is refused by its caller exactly as a type conflict is: the load
+dead-letters the item, serve answers a ValidationException.
+
+The work folder's `table_types` stay for resumption; where both exist they must agree
+(`agreed`): a disagreement is an error naming both, never a silent pick.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from google.api_core import exceptions
+from google.cloud.bigtable.data import mutations, row_filters
+
+from ..plan.model import TYPES_TABLE, InstancePlan
+from ..spec.errors import InputError, Problem, ServiceError
+from .deadlines import lookup_table
+from .table_admin import ensure_planned_table
+
+FAMILY = TYPES_TABLE.families[0].name
+
+
+def types_profile(instance: InstancePlan) -> str | None:
+    """The app profile the record is written through: CheckAndMutateRow needs single-cluster
+    routing with transactional writes, which the plan's `txn-<region>` profiles have; an
+    instance without them uses its default profile."""
+    return next((p.id for p in instance.app_profiles if p.routing == "single" and p.allow_transactional_writes), None)
+
+
+def where(instance_id: str, table_id: str) -> str:
+    """How errors name a table's record."""
+    return f"the table's record of its types (row {table_id} of {instance_id}/{TYPES_TABLE.id})"
+
+
+def _oldest(row: Any) -> dict[str, str]:
+    cells: dict[str, tuple[int, str]] = {}
+    for cell in row:
+        name, kind = bytes(cell.qualifier).decode(), bytes(cell.value).decode()
+        if name not in cells or (cell.timestamp_micros, kind) < cells[name]:
+            cells[name] = (cell.timestamp_micros, kind)
+    return {name: kind for name, (_, kind) in sorted(cells.items())}
+
+
+async def read_types(client: Any, instance_id: str, table_id: str, app_profile_id: str | None = None) -> dict[str, str]:
+    """The table's recorded types (empty when none are recorded, or no record table exists)."""
+    handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
+    try:
+        row = await handle.read_row(table_id.encode())
+    except exceptions.NotFound:
+        return {}
+    except (exceptions.GoogleAPICallError, exceptions.RetryError) as error:
+        raise ServiceError(f"cannot read the types of {instance_id}/{table_id} from {TYPES_TABLE.id} "
+                           f"({type(error).__name__}: {str(error)[:200]}): check that Bigtable (or the emulator) "
+                           f"is reachable") from None
+    return _oldest(row) if row is not None else {}
+
+
+async def record_types(client: Any, project: str, instance_id: str, table_id: str, types: dict[str, str],
+                       app_profile_id: str | None = None, known: dict[str, str] | None = None) -> dict[str, str]:
+    """Each attribute of `types` the record lacks written into it (first writer wins); the
+    record as it then stands, which the caller compares with what it meant to write.
+    `known`: the record as the caller last read it (saves a read)."""
+    record = await read_types(client, instance_id, table_id, app_profile_id) if known is None else known
+    new = {name: kind for name, kind in types.items() if name not in record}
+    if not new:
+        return record
+    handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
+    for name, kind in sorted(new.items()):
+        column = name.encode()
+        has_cell = row_filters.RowFilterChain([row_filters.FamilyNameRegexFilter(FAMILY), row_filters.ColumnRangeFilter(
+            FAMILY, column, column, inclusive_start=True, inclusive_end=True)])
+        try:
+            await handle.check_and_mutate_row(table_id.encode(), has_cell, false_case_mutations=[
+                mutations.SetCell(FAMILY, column, kind.encode())])
+        except exceptions.NotFound:  # an instance planned before the record existed: made on first use
+            ensure_planned_table(project, instance_id, TYPES_TABLE)
+            return await record_types(client, project, instance_id, table_id, types, app_profile_id, {})
+        except exceptions.GoogleAPICallError as error:
+            raise ServiceError(f"cannot record the types of {instance_id}/{table_id} in {TYPES_TABLE.id} "
+                               f"({type(error).__name__}: {str(error)[:200]}): check that Bigtable is reachable and "
+                               f"that the app profile {app_profile_id or 'default'} allows single-row "
+                               f"transactions") from None
+    return await read_types(client, instance_id, table_id, app_profile_id)
+
+
+def differing(mine: dict[str, str], record: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """Attributes both hold with different types: name -> (mine, the record's)."""
+    return {name: (kind, record[name]) for name, kind in sorted(mine.items())
+            if name in record and record[name] != kind}
+
+
+def agreed(folder: dict[str, str], record: dict[str, str], state_file: Path | str, instance_id: str,
+           table_id: str) -> dict[str, str]:
+    """The types of a table from its work folder's state and its record, which must agree
+    on every attribute both hold (InputError naming both otherwise): the union."""
+    wrong = differing(folder, record)
+    if wrong:
+        listed = ", ".join(f"{name} is {mine} there and {theirs} in the table"
+                           for name, (mine, theirs) in wrong.items())
+        raise InputError([Problem.about(str(state_file), "table_types", (
+            f"the work folder's types disagree with {where(instance_id, table_id)}: {listed}; this work folder "
+            f"belongs to another load (another table, instance or emulator): give the folder of the load into "
+            f"{instance_id}/{table_id}, or move this one away (the table's record is the authority)"))])
+    return {**folder, **record}
+
+
+async def forget_types(client: Any, instance_id: str, table_id: str, app_profile_id: str | None = None) -> None:
+    """The table's record deleted with the table (serve's DeleteTable): a table created again
+    under that id starts with no recorded types."""
+    handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
+    try:
+        await handle.mutate_row(table_id.encode(), mutations.DeleteAllFromRow())
+    except exceptions.NotFound:
+        return
