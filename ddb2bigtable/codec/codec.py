@@ -231,8 +231,9 @@ class Codec:
             if declared not in (None, MIXED) and tag != ("N" if declared == COUNTER else declared):
                 raise CodecError(f"{name} is {tag} in this item, but the spec declares it {declared}")
             if stored != MIXED and tag != ("N" if stored == COUNTER else stored):
-                raise CodecError(f"{name} is {tag} in this item, but type inference over the export found "
-                                 f"{stored}; infer the types again over this data")
+                raise CodecError(f"{name} is {tag} in this item, but the table's cells of {name} are {stored} (the "
+                                 f"type recorded with the table, or inferred over this export): keep one type per "
+                                 f"attribute, or reload the table with the new one")
 
     def _plan_for(self, item: Item) -> RulePlan:
         if len(self.mapping.plans) == 1:  # no rules: the default mapping takes every item

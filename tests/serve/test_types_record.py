@@ -120,8 +120,9 @@ def test_a_type_a_load_recorded_first_refuses_serve_and_later_loads_another_type
         {"pk": {"S": "lvl-s"}, "sk": {"N": str(i)}, "level": {"S": "high"}} for i in range(2)])
     assert second.total("dead_lettered") == 2 and second.total("loaded") == 0
     reasons = {d["reason"] for d in dead_letter_records(tmp_path / "work-level-s")}
-    assert reasons == {"level is S in this item, but type inference over the export found N; infer the types "
-                       "again over this data"}, reasons
+    assert reasons == {"level is S in this item, but the table's cells of level are N (the type recorded with the "
+                       "table, or inferred over this export): keep one type per attribute, or reload the table with "
+                       "the new one"}, reasons
     assert _record(SCRATCH_INSTANCE, "scratch")["level"] == "N"
     assert "Item" not in client.get_item(TableName="Scratch", Key={"pk": {"S": "lvl-s"}, "sk": {"N": "1"}})
 
