@@ -16,7 +16,7 @@ from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
 from . import expressions, legacy
 from .counters import counter_adds
-from .errors import condition_failed, throttled, validation
+from .errors import ServeError, condition_failed, throttled, validation
 from .session import Found, Session
 from .store import now_micros
 from .tables import ServedTable
@@ -25,6 +25,8 @@ from .validation import check_table_name
 from .wire import WireItem, check_size, item_to_codec, item_to_wire
 
 WRITE_TRIES = 8
+# an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
+MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
 RETURN_VALUES = ("NONE", "ALL_OLD", "UPDATED_OLD", "ALL_NEW", "UPDATED_NEW")
 
 
@@ -144,6 +146,7 @@ async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    legacy_updates = "AttributeUpdates" in body
     body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, RETURN_VALUES)
@@ -155,7 +158,12 @@ async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         start = old if old is not None else item_to_wire(key)
         if expression is None:
             return item_to_codec(start)
-        new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
+        try:
+            new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
+        except ServeError as error:
+            if legacy_updates and any(m in error.message for m in MOTO_TYPE_ERRORS):  # AttributeUpdates: DynamoDB words
+                raise validation("Type mismatch for attribute to update") from None
+            raise
         check_size(new)
         return new
 

@@ -96,6 +96,14 @@ def _expression(parameter: str, given: Any, joiner: str, marks: _Placeholders) -
     return " AND ".join(parts) if parameter == "KeyConditions" else joiner.join(f"({p})" for p in parts)
 
 
+_ADDABLE = ("N", "SS", "NS", "BS")
+_TYPE_NAMES = {"S": "STRING", "B": "BINARY", "BOOL": "BOOLEAN", "NULL": "NULL", "L": "LIST", "M": "MAP"}
+
+
+def _kind(value: Any) -> Any:
+    return next(iter(value), None) if isinstance(value, dict) else None
+
+
 def _fresh(prefix: str, taken: dict[str, Any]) -> str:
     return next(f"{prefix}{n}" for n in range(len(taken) + 1) if f"{prefix}{n}" not in taken)
 
@@ -174,6 +182,12 @@ def _updates(updates: dict[str, Any], marks: _Placeholders) -> str:
             clauses["SET"].append(f"{a} = {marks.value(update['Value'])}")
         elif action == "DELETE" and "Value" not in update:
             clauses["REMOVE"].append(a)
+        elif action == "ADD" and _kind(update.get("Value")) == "L":  # legacy ADD appends to a list
+            clauses["SET"].append(f"{a} = list_append(if_not_exists({a}, {marks.value({'L': []})}), "
+                                  f"{marks.value(update['Value'])})")
+        elif action == "ADD" and "Value" in update and _kind(update["Value"]) not in _ADDABLE:
+            raise validation(f"One or more parameter values were invalid: ADD action is not supported for the type "
+                             f"{_TYPE_NAMES.get(_kind(update['Value']), _kind(update['Value']))}")
         elif action in ("ADD", "DELETE") and "Value" in update:
             clauses[action].append(f"{a} {marks.value(update['Value'])}")
         else:

@@ -95,3 +95,25 @@ def test_not_contains_on_a_missing_attribute_fails(c):
         c.update_item(TableName=T, Key={"pk": {"S": "legacy-mixed"}, "sk": {"N": "1"}},
                       AttributeUpdates={"z": {"Action": "PUT", "Value": {"N": "5"}}},
                       Expected={"missing": {"ComparisonOperator": "NOT_CONTAINS", "AttributeValueList": [{"S": "x"}]}})
+
+
+@pytest.mark.parametrize(("update", "answer"), [
+    ({"Action": "DELETE", "Value": {"SS": ["1"]}}, "Type mismatch for attribute to update"),  # `a` is a number
+    ({"Action": "ADD", "Value": {"SS": ["1"]}}, "Type mismatch for attribute to update"),
+    ({"Action": "ADD", "Value": {"S": "1"}}, "One or more parameter values were invalid: ADD action is not supported "
+                                             "for the type STRING"),
+])
+def test_attribute_updates_type_errors_in_dynamodbs_words(c, update, answer):
+    with pytest.raises(ClientError) as caught:
+        c.update_item(TableName=T, Key={"pk": {"S": "legacy-mixed"}, "sk": {"N": "2"}}, AttributeUpdates={"a": update})
+    assert caught.value.response["Error"]["Message"] == answer
+
+
+def test_attribute_updates_add_appends_to_a_list(c):
+    key = {"pk": {"S": "legacy-mixed"}, "sk": {"N": "3"}}
+    for added in ([{"N": "1"}], [{"S": "x"}]):
+        c.update_item(TableName=T, Key=key, AttributeUpdates={"l": {"Action": "ADD", "Value": {"L": added}}})
+    assert c.get_item(TableName=T, Key=key, ConsistentRead=True)["Item"]["l"] == {"L": [{"N": "1"}, {"S": "x"}]}
+    c.put_item(TableName=T, Item={**key, "ns": {"NS": ["1"]}})
+    with pytest.raises(ClientError, match="Type mismatch for attribute to update"):
+        c.update_item(TableName=T, Key=key, AttributeUpdates={"ns": {"Action": "ADD", "Value": {"SS": ["a"]}}})
