@@ -78,6 +78,8 @@ def _explain(doc: YamlDocument, root: dict[str, Any], error: ValidationError, at
     value: Any = error.instance
     schema: Any = error.schema
     argument: Any = error.validator_value
+    if isinstance(value, str) and isinstance(schema, dict) and schema.get("writeOnly"):
+        value = _HIDDEN  # a field a secret is pasted into by mistake (serve.keys_secret): never repeated
     if kind in ("anyOf", "oneOf"):
         deeper = [e for e in error.context or () if e.relative_path]
         if deeper:  # the value has the right shape for a branch; report inside it
@@ -245,8 +247,13 @@ def _types(types: str | list[str]) -> str:
     return " or ".join(_TYPE_WORDS.get(t, t) for t in _as_list(types))
 
 
+_HIDDEN = object()
+
+
 def _show(value: Any) -> str:
-    """A value as the user wrote it in YAML."""
+    """A value as the user wrote it in YAML (one that may be a secret: not repeated)."""
+    if value is _HIDDEN:
+        return "a value not repeated here (it may hold a secret)"
     if value is None:
         return "nothing (an empty value)"
     if isinstance(value, bool):

@@ -18,6 +18,13 @@ Cloud Run's figures (read 2026-11-25):
   <https://cloud.google.com/run/docs/about-concurrency>
 - no maximum of instances by default but the region's CPU and memory quota, hence a
   default here: <https://cloud.google.com/run/docs/configuring/max-instances-limits>
+
+An image reference or an invoker longer than LONGEST_TEXT is refused: the distribution
+spec lets clients limit a repository name with its registry host to 255 characters and a
+tag to 128 (a digest is 71),
+<https://github.com/opencontainers/distribution-spec/blob/main/spec.md#pulling-manifests>,
+and an e-mail address, a principal's longest part, is at most 254 (RFC 5321, 4.5.3.1.3;
+both read 2026-11-25); the schema's patterns alone let 100 KB through into the plan.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .errors import Problem
+from .errors import Problem, clip
 
 MIB_PER_GIB = 1024
 MIN_MEMORY_MIB = 512
@@ -36,6 +43,8 @@ MAX_MEMORY_MIB = 32 * MIB_PER_GIB
 CPUS_FOR_MEMORY = ((24 * MIB_PER_GIB, 8), (16 * MIB_PER_GIB, 6), (8 * MIB_PER_GIB, 4), (4 * MIB_PER_GIB, 2))
 MEMORY_FOR_CPUS = {4: 2 * MIB_PER_GIB, 6: 4 * MIB_PER_GIB, 8: 4 * MIB_PER_GIB}  # vCPUs -> MiB at least
 _MEMORY = re.compile(r"^([1-9][0-9]*)(Mi|Gi)$")
+_MEMORY_DIGITS = 9  # more is far past Cloud Run's 32Gi (and Python will not read 4,300 digits as a number)
+LONGEST_TEXT = 512
 
 Signing = Literal["iam", "keys", "none"]
 
@@ -76,7 +85,9 @@ def memory_mib(text: str) -> int:
     match = _MEMORY.match(text)
     if match is None:
         raise ValueError(f"memory {text!r} is not a number of Mi or Gi")
-    return int(match.group(1)) * (MIB_PER_GIB if match.group(2) == "Gi" else 1)
+    digits = match.group(1)
+    number = int(digits) if len(digits) <= _MEMORY_DIGITS else 10**_MEMORY_DIGITS
+    return number * (MIB_PER_GIB if match.group(2) == "Gi" else 1)
 
 
 def serve_problems(data: dict[str, Any], emulator: bool, problem: Callable[[tuple[str, ...], str], Problem]
@@ -104,6 +115,10 @@ def serve_problems(data: dict[str, Any], emulator: bool, problem: Callable[[tupl
     if s.min_instances > s.max_instances:
         out.append(problem(("min_instances",), f"min_instances {s.min_instances} is above max_instances "
                                                f"{s.max_instances}: raise max_instances or lower min_instances"))
+    for key, values in (("image", [s.image or ""]), ("invokers", list(s.invokers))):
+        if any(len(v) > LONGEST_TEXT for v in values):
+            out.append(problem((key,), f"{key} holds a value of more than {LONGEST_TEXT} characters, longer than "
+                                       f"any image reference or principal: check it"))
     out += _size_problems(s, data, problem)
     return out
 
@@ -114,7 +129,7 @@ def _size_problems(s: ServeSettings, data: dict[str, Any], problem: Callable[[tu
     mib = memory_mib(s.memory)
     where = ("memory",) if "memory" in data else ("cpu",)
     if not MIN_MEMORY_MIB <= mib <= MAX_MEMORY_MIB:
-        return [problem(("memory",), f"memory {s.memory} is outside Cloud Run's 512Mi-32Gi; "
+        return [problem(("memory",), f"memory {clip(s.memory, 20)} is outside Cloud Run's 512Mi-32Gi; "
                                      f"give a value in that range")]
     needs_cpus = next((cpus for above, cpus in CPUS_FOR_MEMORY if mib > above), 1)
     if s.cpu < needs_cpus:

@@ -124,7 +124,7 @@ def _read_stack(name: str, root: Path) -> YamlDocument:
         raise InputError([Problem.about(str(path), "", f"no stage {name!r} ({path} does not exist); "
                                         f"existing stages: {listed}{did_you_mean(name, known)}")])
     doc, problems = parse_yaml(path)
-    if doc is None:
+    if doc is None or problems:  # a duplicate key, an alias of itself: the stack says two things
         raise InputError(problems)
     return doc
 
