@@ -92,6 +92,8 @@ def _gsi(name: str, **extra) -> dict:
     ({"AttributeDefinitions": [{"AttributeName": "p", "AttributeType": ["S"]}]}, "attributeType"),
     ({"KeySchema": {"p": "HASH"}}, "No defined key schema"),
     ({"TableName": "t" * 1_000_000}, "Member must have length less than or equal to 255"),
+    ({"TableName": "t\u00e4ble"}, "Member must satisfy regular expression pattern"),
+    ({"TableName": "t\u0000x\U0001f4a5"}, "Member must satisfy regular expression pattern"),
 ])
 def test_a_malformed_or_huge_definition_is_a_short_validation_error_and_nothing_is_made(served, request_, words):
     before = _tables(served)
@@ -247,3 +249,19 @@ def test_create_table_with_bigtable_gone_mid_way_leaves_nothing_and_a_retry_crea
     finally:
         stop_process(process)
         proxy.close()
+
+
+def test_names_of_the_registry_or_of_a_spec_table_s_bigtable_table_get_tables_of_their_own(served):
+    client = served.client()
+    before = _tables(served)
+    for name in (REGISTRY_ID, "movies", "ddb_movies"):  # the registry's id, Movies' Bigtable id, a prefixed one
+        client.create_table(TableName=name, **BASE)
+        client.put_item(TableName=name, Item={"p": {"S": name}})
+    try:
+        assert _tables(served) - before == {f"ddb_{REGISTRY_ID}", "ddb_movies", "ddb_ddb_movies"}
+        assert client.get_item(TableName="Movies", Key={"year": {"N": "2013"}, "title": {"S": "Rush"}})["Item"]
+        assert client.scan(TableName="movies")["Items"] == [{"p": {"S": "movies"}}]
+    finally:
+        for name in (REGISTRY_ID, "movies", "ddb_movies"):
+            client.delete_table(TableName=name)
+    assert _tables(served) == before
