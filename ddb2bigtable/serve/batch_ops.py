@@ -166,43 +166,49 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
     if len({repr(sorted(k.items())) for _, k in entries}) != len(entries):
         raise validation("Transaction request cannot include multiple operations on one item")
     table, row_key = _one_row(entries, "TransactWriteItems")
-    for kind, request in actions:  # new attributes of the items put, in the table's record of types
-        if kind == "Put":
-            table = await recorded(session, table, item_to_codec(request.get("Item"), "Item"))
     store = session.store(table, consistent=True)
     for _ in range(WRITE_TRIES):
         row = await store.read_row(row_key)
         cells = raw_cells(row) if row is not None else []
         items = session.decode(table, row) if row is not None else []
         mutations: list[Any] = []
-        reasons = []
+        reasons, written = [], []
         for (kind, request), (_, key) in zip(actions, entries, strict=True):
             item = next((i for i in items if same_key(i, key)), None)
-            reason, change = _transact_one(table, kind, request, key, item, row_key)
+            reason, change, new = _transact_one(table, kind, request, key, item, row_key)
             reasons.append(reason)
             if change is not None:
                 mutations += change.mutations
+            if new is not None:
+                written.append(new)
         if any(r["Code"] != "None" for r in reasons):
             raise ServeError("TransactionCanceledException",
                              "Transaction cancelled, please refer cancellation reasons for specific reasons "
                              f"[{', '.join(r['Code'] for r in reasons)}]", extra={"CancellationReasons": reasons})
+        recorded_table = table
+        for new in written:  # their new attributes in the table's record of types
+            recorded_table = await recorded(session, recorded_table, new)
+        if recorded_table is not table:  # another writer recorded one with its own type: encode again
+            table = recorded_table
+            continue
         if await store.write_if_unchanged(RowMutation(row_key, tuple(mutations)), cells):
             return {}
     raise throttled(f"the row in {table.name} kept changing while this transaction was checked; retry")
 
 
 def _transact_one(table: ServedTable, kind: str, request: dict[str, Any], key: Item, item: Item | None,
-                  row_key: bytes) -> tuple[dict[str, str], RowMutation | None]:
+                  row_key: bytes) -> tuple[dict[str, str], RowMutation | None, Item | None]:
+    """The action's cancellation reason, its row mutation and the item it writes, if any."""
     holds = expressions.condition(request.get("ConditionExpression"), request.get("ExpressionAttributeNames"),
                                   request.get("ExpressionAttributeValues"), table.keys)
     old = item_to_wire(item) if item is not None else None
     if not holds(old):
-        return {"Code": "ConditionalCheckFailed", "Message": condition_failed().message}, None
+        return {"Code": "ConditionalCheckFailed", "Message": condition_failed().message}, None, None
     found = Found(row_key, [], item)
     if kind == "ConditionCheck":
-        return {"Code": "None"}, None
+        return {"Code": "None"}, None, None
     if kind == "Delete":
-        return {"Code": "None"}, write_of(table, found, None) if item is not None else None
+        return {"Code": "None"}, write_of(table, found, None) if item is not None else None, None
     if kind == "Put":
         new = item_to_codec(request.get("Item"), "Item")
     else:
@@ -210,4 +216,4 @@ def _transact_one(table: ServedTable, kind: str, request: dict[str, Any], key: I
         new = item_to_codec(expressions.update(start, request.get("UpdateExpression") or "", request.get(
             "ExpressionAttributeNames"), request.get("ExpressionAttributeValues"), table.key_types), "Item")
     check_size(new)
-    return {"Code": "None"}, write_of(table, found, new)
+    return {"Code": "None"}, write_of(table, found, new), new

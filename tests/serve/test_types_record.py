@@ -102,6 +102,13 @@ def test_serve_records_its_new_attribute_and_a_later_load_writes_it_so_serve_rea
         {"N": "5"}
 
 
+def test_an_update_inside_a_transaction_records_its_new_attribute(served):
+    served.client().transact_write_items(TransactItems=[{"Update": {
+        "TableName": "Scratch", "Key": {"pk": {"S": "txn"}, "sk": {"N": "1"}}, "UpdateExpression": "SET tnote = :v",
+        "ExpressionAttributeValues": {":v": {"BOOL": True}}}}])
+    assert _record(SCRATCH_INSTANCE, "scratch")["tnote"] == "mixed"
+
+
 def test_a_type_a_load_recorded_first_refuses_serve_and_later_loads_another_type(served, tmp_path):
     # serve already runs; a load records `level` as N and writes it
     first = _load_scratch(served.root, tmp_path, "level-n", [
