@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..spec.errors import Ddb2BigtableError
+from ..spec.errors import Ddb2BigtableError, clip
 
 PREFIX = "com.amazonaws.dynamodb.v20120810#"
 
@@ -42,7 +42,8 @@ def unsupported(feature: str, why: str) -> ServeError:
 
 
 def not_found(table: str) -> ServeError:
-    return ServeError("ResourceNotFoundException", f"Requested resource not found: Table: {table} not found")
+    """DynamoDB's words; a name no table can have (1 MB of it) cut, not sent back whole."""
+    return ServeError("ResourceNotFoundException", f"Requested resource not found: Table: {clip(table)} not found")
 
 
 def condition_failed(item: dict[str, Any] | None = None) -> ServeError:
