@@ -154,7 +154,7 @@ async def create(session: Session, definition: dict[str, Any]) -> ServedTable:
         await _admin(ensure_planned_table, project, home.instance_id, REGISTRY_PLAN)
         session.registry_ready = True
     registry = _registry(session)
-    if not await registry.write_if_unchanged(_write(name, record), []):
+    if not await registry.write_if_unchanged(_write(name, record), await _abandoned(session, name)):
         raise ServeError("ResourceInUseException", f"Table already exists: {name}")
     table = _served(session, record)
     plan, _ = plan_table(table.spec, home.instance_id, deletion_protection=False)
@@ -174,6 +174,16 @@ async def create(session: Session, definition: dict[str, Any]) -> ServedTable:
     session.catalog.created[name] = table
     session.fetched[name] = time.monotonic()
     return table
+
+
+async def _abandoned(session: Session, name: str) -> list[Any]:
+    """The cells CreateTable may replace: none (the name must be free), or those of a row a
+    CreateTable left CREATING more than STALE_SECONDS ago (Bigtable went away between its
+    writes), so a retry recovers; a Bigtable table that one did make is still never taken
+    over (create_new_table finds it and CreateTable refuses)."""
+    record, cells = await _read(session, name)
+    stale = record is not None and record["status"] == CREATING and time.time() - record["changed"] > STALE_SECONDS
+    return cells if stale else []
 
 
 async def delete(session: Session, name: str) -> ServedTable:

@@ -5,6 +5,7 @@ takes over or deletes a Bigtable table it did not create."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
@@ -17,9 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from botocore.exceptions import ClientError
 from google.cloud.bigtable import Client
+from google.cloud.bigtable.data import BigtableDataClientAsync, mutations
 
 from ddb2bigtable.bigtable.emulator import stop_process
-from ddb2bigtable.serve.created_tables import FAMILY, QUALIFIER, REGISTRY_ID
+from ddb2bigtable.serve.created_tables import FAMILY, QUALIFIER, REGISTRY_ID, STALE_SECONDS
 from ddb2bigtable.serve.tables import catalog
 
 from ..tcp_proxy import TcpProxy
@@ -107,10 +109,16 @@ def test_a_malformed_or_huge_definition_is_a_short_validation_error_and_nothing_
 
 
 def _registry_row(served, name: str, value: bytes) -> None:
-    """A registry row written by hand, as a damaged or forged record would be."""
-    row = _instance(served).table(REGISTRY_ID).direct_row(name.encode())
-    row.set_cell(FAMILY, QUALIFIER, value)
-    row.commit()
+    """A registry row written by hand, as a damaged or forged record would be: one cell,
+    stamped in milliseconds as serve stamps its own."""
+    instance_id = _instance(served).instance_id
+
+    async def write() -> None:
+        async with BigtableDataClientAsync(project="test-project") as client:
+            table = client.get_table(instance_id, REGISTRY_ID)
+            await table.mutate_row(name.encode(), [mutations.DeleteAllFromRow(), mutations.SetCell(
+                FAMILY, QUALIFIER, value, time.time_ns() // 1_000_000 * 1000)])
+    asyncio.run(write())
 
 
 def _delete_registry_row(served, name: str) -> None:
@@ -119,10 +127,10 @@ def _delete_registry_row(served, name: str) -> None:
     row.commit()
 
 
-def _record(name: str, table_id: str) -> bytes:
+def _record(name: str, table_id: str, status: str = "ACTIVE", age: float = 0.0) -> bytes:
     definition = {"TableName": name, **BASE}
-    return json.dumps({"status": "ACTIVE", "definition": definition, "table_id": table_id, "table_uuid": "u",
-                       "created": 1.0, "changed": time.time(), "mapping": {}}).encode()
+    return json.dumps({"status": status, "definition": definition, "table_id": table_id, "table_uuid": "u",
+                       "created": 1.0, "changed": time.time() - age, "mapping": {}}).encode()
 
 
 @pytest.mark.parametrize("value", [b"\xff\x00garbage", b"[]", b'{"status": "ACTIVE"}', b"1e999999",
@@ -150,6 +158,8 @@ def test_a_damaged_registry_row_is_one_line_refusal_and_lists_and_deletes_nothin
 def test_a_registry_row_naming_another_bigtable_table_never_reaches_it(served):
     """A forged row pointing at the spec table Movies' Bigtable table (`movies`): neither served nor deleted."""
     client = served.client()
+    client.create_table(TableName="forged_warm_t", **BASE)  # the registry exists
+    client.delete_table(TableName="forged_warm_t")
     _registry_row(served, "forged_t", _record("forged_t", "movies"))
     try:
         for call in (lambda: client.delete_table(TableName="forged_t"),
@@ -274,3 +284,22 @@ def test_a_table_name_no_table_can_have_is_a_short_4xx_on_every_table_operation(
     assert status == 400 and answer["__type"].rsplit("#")[-1] in ("ValidationException",
                                                                    "ResourceNotFoundException"), answer
     assert len(answer["message"]) < 2_000
+
+
+def test_a_create_table_left_half_way_is_retried_once_stale_and_never_takes_a_table_over(served):
+    """A row CREATING (Bigtable went away between CreateTable's writes): in use for 2 minutes,
+    then a retried CreateTable recovers it; had the table been made, it is still not taken over."""
+    client = served.client()
+    client.create_table(TableName="halfway_warm_t", **BASE)  # the registry exists
+    client.delete_table(TableName="halfway_warm_t")
+    _registry_row(served, "halfway_t", _record("halfway_t", "ddb_halfway_t", "CREATING"))
+    assert _error(lambda: client.create_table(TableName="halfway_t", **BASE))[0] == "ResourceInUseException"
+    _registry_row(served, "halfway_t", _record("halfway_t", "ddb_halfway_t", "CREATING", age=STALE_SECONDS + 1))
+    assert client.create_table(TableName="halfway_t", **BASE)["TableDescription"]["TableStatus"] == "ACTIVE"
+    client.put_item(TableName="halfway_t", Item={"p": {"S": "kept"}})
+    _registry_row(served, "halfway_t", _record("halfway_t", "ddb_halfway_t", "CREATING", age=STALE_SECONDS + 1))
+    code, text, _ = _error(lambda: client.create_table(TableName="halfway_t", **BASE))
+    assert code == "ResourceInUseException" and "cbt deletetable ddb_halfway_t" in text
+    assert "ddb_halfway_t" in _tables(served)  # its rows are still there for whoever made them
+    _registry_row(served, "halfway_t", _record("halfway_t", "ddb_halfway_t", "ACTIVE"))
+    client.delete_table(TableName="halfway_t")
