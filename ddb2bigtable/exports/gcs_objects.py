@@ -19,6 +19,7 @@ credentials exit 2, a missing bucket or object, access denied, no answer exit 1.
 from __future__ import annotations
 
 import functools
+import io
 import os
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -117,8 +118,10 @@ class GcsStore(Store):
         pinned = blob.bucket.blob(blob.name, generation=blob.generation)  # a replaced object is an error, not a mix
 
         def fetch(first: int, last: int) -> bytes:
-            return self._call("objects.get (media)", path, lambda: pinned.download_as_bytes(
-                start=first, end=last, raw_download=True, checksum=None, timeout=TIMEOUT, retry=_retry()))
+            window = _Capped(path, last - first + 1)
+            self._call("objects.get (media)", path, lambda: pinned.download_to_file(
+                window, start=first, end=last, raw_download=True, checksum=None, timeout=TIMEOUT, retry=_retry()))
+            return window.getvalue()
 
         return ranged(fetch, int(blob.size or 0), path)
 
@@ -163,6 +166,22 @@ class GcsStore(Store):
         except (requests.RequestException, api.GoogleAPICallError, InvalidResponse, HTTPError, OSError) as error:
             raise ExportUnavailable(f"{path}: {operation} failed ({_said(error)}); check that Cloud Storage (or "
                                     f"{EMULATOR_VARIABLE}, if set) is reachable, then rerun") from None
+
+
+class _Capped(io.BytesIO):
+    """One window of a download, held only up to the range asked: a server (or proxy) that
+    ignores Range and answers the whole object is stopped here, not after it filled memory."""
+
+    def __init__(self, path: str, size: int):
+        super().__init__()
+        self._path, self._size = path, size
+
+    def write(self, data: Any) -> int:
+        if self.tell() + len(data) > self._size:
+            raise ExportUnavailable(f"{self._path}: asked for {self._size:,} bytes and the answer is longer (the "
+                                    f"server ignored the Range header); read the export from Cloud Storage "
+                                    f"itself, or a proxy that keeps Range")
+        return super().write(data)
 
 
 def _said(error: BaseException) -> str:
