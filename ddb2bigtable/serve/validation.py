@@ -16,6 +16,7 @@ from typing import Any
 
 from moto.dynamodb import comparisons as moto
 
+from ..spec.errors import clip
 from .conditions import ORDERED, size, typed
 from .errors import ServeError, validation
 
@@ -207,9 +208,9 @@ def check_table_name(name: Any) -> None:
     if not isinstance(name, str):
         return  # the catalog names what is missing
     if not _TABLE_NAME.fullmatch(name):
-        raise validation(f"1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: "
-                         f"Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+        raise validation(f"1 validation error detected: Value '{clip(name)}' at 'tableName' failed to satisfy "
+                         f"constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
     if not 3 <= len(name) <= 255:
         bound = "greater than or equal to 3" if len(name) < 3 else "less than or equal to 255"
-        raise validation(f"1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: "
-                         f"Member must have length {bound}")
+        raise validation(f"1 validation error detected: Value '{clip(name)}' at 'tableName' failed to satisfy "
+                         f"constraint: Member must have length {bound}")

@@ -277,7 +277,7 @@ def test_names_of_the_registry_or_of_a_spec_table_s_bigtable_table_get_tables_of
     assert _tables(served) == before
 
 
-@pytest.mark.parametrize("operation", ["DescribeTable", "DeleteTable", "UpdateTable"])  # item operations: h3's validation.py
+@pytest.mark.parametrize("operation", ["DescribeTable", "DeleteTable", "UpdateTable", "GetItem", "Query", "Scan"])
 @pytest.mark.parametrize("name", ["x" * 5_000, "x" * 1_000_000, "no_such_t\u00e9"])
 def test_a_table_name_no_table_can_have_is_a_short_4xx_on_every_table_operation(served, operation, name):
     status, answer = _post(served, operation, {"TableName": name})
