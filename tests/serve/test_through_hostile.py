@@ -15,10 +15,10 @@ import pytest
 from ddb2bigtable.bigtable.emulator import free_port
 
 from ..local_servers import LocalServer, html_server, launch, silent_server
-from ..serve.conftest import STAGE, served  # noqa: F401  (the session's serve on the emulator)
-from ..serve.test_cutover_through import live  # noqa: F401  (DynamoDB Local holding Movies)
-from .conftest import dynamodb  # noqa: F401
-from .test_replicate_cli import environment
+from ..replicate.conftest import dynamodb  # noqa: F401  (a DynamoDB Local for this module)
+from ..replicate.test_replicate_cli import environment
+from .conftest import STAGE
+from .test_cutover_through import live  # noqa: F401  (DynamoDB Local holding Movies)
 
 # Answers every BatchGetItem of Movies with the items of argv[2] (JSON), which DynamoDB never sends.
 _GARBAGE = ("import http.server, json, sys\nclass Api(http.server.BaseHTTPRequestHandler):\n"
