@@ -33,7 +33,7 @@ from google.cloud.bigtable.data import mutations, row_filters
 
 from ..plan.model import TYPES_TABLE, InstancePlan
 from ..spec.errors import InputError, Problem, ServiceError
-from .deadlines import lookup_table
+from .deadlines import READ_SECONDS, lookup_table
 from .table_admin import ensure_planned_table
 
 FAMILY = TYPES_TABLE.families[0].name
@@ -68,9 +68,9 @@ async def read_types(client: Any, instance_id: str, table_id: str, app_profile_i
     except exceptions.NotFound:
         return {}
     except (exceptions.GoogleAPICallError, exceptions.RetryError) as error:
-        raise ServiceError(f"cannot read the types of {instance_id}/{table_id} from {TYPES_TABLE.id} "
-                           f"({type(error).__name__}: {str(error)[:200]}): check that Bigtable (or the emulator) "
-                           f"is reachable") from None
+        raise ServiceError(f"Bigtable table {instance_id}/{TYPES_TABLE.id} (the record of {table_id}'s types) did "
+                           f"not answer within {READ_SECONDS:g} s ({type(error).__name__}): check that Bigtable (or "
+                           f"BIGTABLE_EMULATOR_HOST's emulator) is reachable, then rerun") from None
     return _oldest(row) if row is not None else {}
 
 

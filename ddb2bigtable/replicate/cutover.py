@@ -176,13 +176,13 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     require_seconds(options.lag_limit_seconds, "cutover check", "--max-lag")
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
-    codec = Codec(table, await recorded_types(table, options.work_dir, where))
     report = CutoverReport(table.id, options.lag_limit_seconds)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
     _lag(options.work_dir, where, functools.cache(lambda: reader.stream(fetch_keys_only=True).arn), now_micros(),
          report)
     rng = random.Random(options.seed)
     items = await asyncio.to_thread(reader.sample, options.sample, options.segments, rng)
+    codec = Codec(table, await recorded_types(table, options.work_dir, where))  # Bigtable is read after DynamoDB
     with _bigtable_failures(options, table.id):
         results = await _compared(table, options, codec, reader, items, report)
     for item, result in results:

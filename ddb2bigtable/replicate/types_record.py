@@ -15,6 +15,8 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 from ..bigtable.table_types import record_types
 from ..codec.cell_values import MIXED
 from ..codec.codec import Codec
+from ..load.writer import WriteError
+from ..spec.errors import ServiceError
 
 
 class NewAttributes:
@@ -32,7 +34,12 @@ class NewAttributes:
         if not new:
             return None
         project, instance_id, table_id = self.where
-        async with BigtableDataClientAsync(project=project) as client:
-            record = await record_types(client, project, instance_id, table_id, new, self.app_profile_id)
+        try:
+            async with BigtableDataClientAsync(project=project) as client:
+                record = await record_types(client, project, instance_id, table_id, new, self.app_profile_id)
+        except WriteError:
+            raise
+        except ServiceError as error:  # out of reach: an outage of Bigtable, waited out as a failed write is
+            raise WriteError(f"the record of {table_id}'s types", cause=str(error)) from None
         self.mixed |= {name for name in new if record.get(name) == MIXED}
         return None if all(record.get(name) == MIXED for name in new) else record
