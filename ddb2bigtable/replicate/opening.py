@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -17,10 +18,12 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 from ..bigtable.table_types import agreed, read_types
 from ..exports.manifests import ExportError, open_export
 from ..load.state import STATE_FILE, LoadState
-from ..spec.errors import InputError, Problem
+from ..load.writer import WriteError
+from ..spec.errors import InputError, Problem, ServiceError
 from ..spec.model import TableSpec
 from .checkpoint import Checkpoint, load_checkpoint, resume_problem
 from .lineage import unreachable_start
+from .outage import Outage
 from .shares import Share, merged, other_partitions_running, siblings
 
 
@@ -63,6 +66,22 @@ async def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]
                                         f"here nor in the table: load the export first (replication writes with "
                                         f"the types the load inferred), or give its --work-dir")])
     return agreed(folder, record, state_file, where["instance"], table.id)
+
+
+async def types_waited_for(table: TableSpec, work_dir: Path, where: dict[str, str], outage: Outage,
+                           stopping: Callable[[], bool]) -> dict[str, str]:
+    """`recorded_types`, read before any checkpoint is written (a table never loaded
+    leaves no checkpoint behind). Bigtable out of reach is an outage like a failed write,
+    waited out up to the run's limit; bad input is not retried."""
+    while True:
+        began = time.monotonic()
+        try:
+            types = await recorded_types(table, work_dir, where)
+        except ServiceError as error:
+            await outage.wait(WriteError("the record of the table's types", cause=str(error)), began, stopping)
+            continue
+        outage.over()
+        return types
 
 
 def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: str, where: dict[str, str],

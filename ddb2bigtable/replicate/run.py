@@ -40,12 +40,11 @@ from ..load.client_hooks import Source
 from ..load.state import target
 from ..load.work_folder import locked, private_dir, private_open
 from ..load.writer import WriteError, Writer, WriteSettings, row_entry
-from ..spec.errors import ServiceError
 from ..spec.model import TableSpec
 from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
 from .checkpoint import Checkpoint, save_checkpoint
 from .lineage import Shard, before_start, ready_shards
-from .opening import now_micros, opening_checkpoint, recorded_types, require_seconds
+from .opening import now_micros, opening_checkpoint, require_seconds, types_waited_for
 from .outage import BIGTABLE, Outage, StopOnSignals, answer, limit_for
 from .pages import PagePipeline
 from .report import ReplicateReport
@@ -299,26 +298,6 @@ async def _one_chunk(entries: list[mutations.RowMutationEntry]) -> AsyncIterator
     yield entries
 
 
-async def _types_waited_for(table: TableSpec, options: ReplicateOptions, where: dict[str, str], path: Path,
-                            waiting: ReplicateReport, progress: Callable[[ReplicateReport], None] | None
-                            ) -> tuple[dict[str, str], int]:
-    """The table's recorded types and the outages met reading them: Bigtable out of reach
-    is an outage like a failed write, waited out up to the run's limit (bad input is not
-    retried)."""
-    outage = Outage(limit_for(options.follow, options.outage_limit), partial(_tell_outage, waiting, progress),
-                    f"{path} keeps its place", f"Bigtable table {table.id} in instance {options.instance_id}")
-    while True:
-        began = time.monotonic()
-        try:
-            types = await recorded_types(table, options.work_dir, where)
-        except ServiceError as error:
-            await outage.wait(WriteError("the record of the table's types", cause=str(error)), began,
-                              lambda: options.stop is not None and options.stop.is_set())
-            continue
-        outage.over()
-        return types, outage.count
-
-
 async def replicate_table(table: TableSpec, options: ReplicateOptions,
                           progress: Callable[[ReplicateReport], None] | None = None,
                           reader: StreamReader | None = None) -> ReplicateReport:
@@ -335,12 +314,17 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
                                  "nothing was read yet"), lambda: options.stop is not None and options.stop.is_set())
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
+        types_outage = Outage(limit_for(options.follow, options.outage_limit), partial(_tell_outage, waiting, progress),
+                              f"{path} keeps its place" if path.is_file() else "nothing was read yet",
+                              f"Bigtable table {table.id} in instance {options.instance_id}")
+        types = await types_waited_for(table, options.work_dir, where, types_outage,
+                                       lambda: options.stop is not None and options.stop.is_set())
         checkpoint = opening_checkpoint(options.since_micros, options.share, path, stream.arn, where,
                                         stream.created_micros)
         save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came
         report = ReplicateReport(table.id, stream.arn, checkpoint.start_micros, resumed=options.since_micros is None,
                                  checkpoint_file=str(path), share=str(options.share))
-        types, report.outages = await _types_waited_for(table, options, where, path, waiting, progress)
+        report.outages = types_outage.count
         if report.outages:
             report.outage_side = BIGTABLE
         codec = Codec(table, types)
