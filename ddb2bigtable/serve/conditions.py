@@ -22,6 +22,7 @@ from typing import Any
 from moto.dynamodb import comparisons as moto
 
 from ..codec.scalars import binary_from_text
+from .errors import UnsupportedExpression
 
 Typed = tuple[str, Any]  # (DynamoDB type, a comparable Python value)
 ORDERED = ("N", "S", "B")
@@ -71,7 +72,7 @@ def operand(node: Any, item: dict[str, Any] | None) -> Typed | None:
         return typed({node.type: node.value})
     if isinstance(node, moto.FuncSize):
         return size(operand(node.attr, item))
-    raise NotImplementedError(f"operand {node!r}")
+    raise UnsupportedExpression(f"operand {node!r}")
 
 
 def size(value: Typed | None) -> Typed | None:
@@ -123,7 +124,7 @@ def holds(node: Any, item: dict[str, Any] | None) -> bool:  # noqa: C901, PLR091
                 and value[1].startswith(prefix[1]))
     if isinstance(node, moto.FuncContains):
         return contains(operand(node.attr, item), operand(node.operand, item))
-    raise NotImplementedError(f"condition {node!r}")
+    raise UnsupportedExpression(f"condition {node!r}")
 
 
 def contains(container: Typed | None, member: Typed | None) -> bool:

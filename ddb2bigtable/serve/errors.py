@@ -41,6 +41,16 @@ def unsupported(feature: str, why: str) -> ServeError:
     return validation(f"{feature} is not supported by ddb2bigtable serve: {why}")
 
 
+class UnsupportedExpression(ServeError):
+    """A node of moto's expression tree that serve does not evaluate (conditions.py): a
+    ValidationException naming the construct, raised while parsing or while evaluating an
+    item, so the request is refused whole rather than answered with a 500."""
+
+    def __init__(self, construct: str):
+        super().__init__("ValidationException",
+                         f"this expression uses something ddb2bigtable serve does not support: {clip(construct)}")
+
+
 def not_found(table: str) -> ServeError:
     """DynamoDB's words; a name no table can have (1 MB of it) cut, not sent back whole."""
     return ServeError("ResourceNotFoundException", f"Requested resource not found: Table: {clip(table)} not found")

@@ -31,7 +31,7 @@ from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ig
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
 from . import conditions, list_updates, nested_functions, validation, validation_keys, validation_updates
-from .errors import PREFIX, ServeError
+from .errors import PREFIX, ServeError, UnsupportedExpression
 from .errors import validation as invalid
 from .validation_keys import KeyCondition
 from .wire import WireItem, item_to_wire, to_codec
@@ -45,14 +45,17 @@ _PART = re.compile(r"([^\[\]]+)((?:\[\d+\])*)")
 def dynamodb_errors() -> Iterator[None]:
     """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text.
     moto meets some bad input with Python's own errors (an undefined `:value` is a KeyError,
-    an unbalanced parenthesis a ValueError): inside its calls they are the request's fault."""
+    an unbalanced parenthesis a ValueError): inside its calls they are the request's fault.
+    Its NotImplementedError (an update action or operator it does not execute) is answered
+    as serve's own unsupported constructs are (UnsupportedExpression, a ServeError that
+    passes through here)."""
     try:
         yield
     except JsonRESTError as error:
         name = str(getattr(error, "error_type", "ValidationException")).removeprefix(PREFIX)
         raise ServeError(name, str(getattr(error, "message", error))) from None
     except NotImplementedError as error:
-        raise invalid(f"this expression uses something ddb2bigtable serve does not support: {error}") from None
+        raise UnsupportedExpression(str(error)) from None
     except RecursionError:
         raise invalid("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
     except AssertionError:  # moto's validator asserts a value where a path names no attribute (list_append's 2nd)

@@ -8,6 +8,10 @@ import base64
 
 import pytest
 from botocore.exceptions import ClientError
+from moto.dynamodb import comparisons as moto_comparisons
+
+from ddb2bigtable.serve import conditions, expressions
+from ddb2bigtable.serve.errors import ServeError, UnsupportedExpression
 
 T = "Scratch"
 KEY = {"pk": {"S": "conditions"}, "sk": {"N": "1"}}
@@ -101,3 +105,27 @@ def test_filter_on_types(c):
 def test_function_operand_count(c):
     assert check(c, "size(s, s) = :v", {":v": {"N": "5"}}) == INVALID + (
         "Incorrect number of operands for operator or function; operator or function: size, number of operands: 2")
+
+
+class _LaterFunction(moto_comparisons.Func):
+    """A function a later moto parser might build that conditions.py does not evaluate."""
+
+    FUNC = "later_function"
+
+
+@pytest.mark.parametrize("node", [_LaterFunction(moto_comparisons.AttributePath(["s"])),
+                                  moto_comparisons.OpEqual(_LaterFunction(), moto_comparisons.AttributePath(["s"]))])
+def test_unevaluated_construct_is_a_validation_exception_naming_it(node):
+    """Met while evaluating an item (outside moto's calls) it is still the request's
+    ValidationException, not serve's 500."""
+    with pytest.raises(ServeError) as caught:
+        conditions.holds(node, {"s": {"S": "hello"}})
+    assert caught.value.status == 400
+    assert caught.value.body()["__type"].endswith("#ValidationException")
+    assert "does not support" in caught.value.message and "later_function" in caught.value.message
+
+
+def test_moto_not_implemented_is_the_same_validation_exception():
+    with pytest.raises(UnsupportedExpression, match="does not support: an operator moto lacks"), \
+            expressions.dynamodb_errors():
+        raise NotImplementedError("an operator moto lacks")
