@@ -26,7 +26,7 @@ from google.cloud.bigtable import Client, column_family
 from google.cloud.bigtable_admin_v2.types import ModifyColumnFamiliesRequest, Type
 from google.cloud.bigtable_admin_v2.types import table as admin_table
 
-from ..plan.model import INT64_SUM, FamilyPlan, GcPolicy, InstancePlan, TablePlan
+from ..plan.model import INT64_SUM, TYPES_TABLE, FamilyPlan, GcPolicy, InstancePlan, TablePlan
 from ..spec.errors import ServiceError
 from .deadlines import admin_retry
 from .emulator import EMULATOR_ENV
@@ -87,6 +87,9 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
     if not handle.exists():
         handle.create()
         actions.append(AdminAction(table.id, "created table"))
+        if table.id != TYPES_TABLE.id and _forget_stale_record(client, instance_id, table.id):
+            actions.append(AdminAction(table.id, f"deleted the types a table {table.id} deleted before had "
+                                                 f"recorded ({TYPES_TABLE.id})"))
     else:
         _check_kinds(client, instance_id, table, handle.name)
     existing = handle.list_column_families()
@@ -102,6 +105,25 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
             handle.column_family(family.name, gc_rule=rule).update()
             actions.append(AdminAction(table.id, f"set GC of {family.name}: {family.gc.describe()}"))
     return actions
+
+
+def _forget_stale_record(client: Client, instance_id: str, table_id: str) -> bool:
+    """The record's row of `table_id` deleted; whether there was one (none either when the
+    instance has no record table yet)."""
+    record = client.instance(instance_id).table(TYPES_TABLE.id)
+    try:
+        if record.read_row(table_id.encode()) is None:
+            return False
+    except exceptions.NotFound:
+        return False
+    row = record.direct_row(table_id.encode())
+    row.delete()
+    status = row.commit()
+    if status.code:
+        raise ServiceError(f"created table {instance_id}/{table_id}, but cannot delete the types a table of that "
+                           f"id recorded before (row {table_id} of {TYPES_TABLE.id}: {status.message}): delete "
+                           f"that row (`cbt deleterow {TYPES_TABLE.id} {table_id}`) before loading the table")
+    return True
 
 
 def ensure_tables(project: str, instance: InstancePlan, table_ids: list[str] | None = None) -> list[AdminAction]:
