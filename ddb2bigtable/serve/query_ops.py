@@ -24,6 +24,7 @@ from .errors import validation as invalid
 from .item_ops import prepare
 from .paging import check_limit, check_select, item_order, meets, page, take
 from .session import Session, key_text
+from .store import Store
 from .tables import ServedTable
 from .wire import item_to_codec, to_codec
 
@@ -67,12 +68,17 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
 
 async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], found: key_ranges.RowRange,
                   reverse: bool, consistent: bool, limit: int | None) -> tuple[list[Item], bool]:
-    """One page of an `ordered` table's query, reading only its rows: forward, as many as
-    Limit asks (or 1 MB); in reverse, the range then its end (no reverse scan in the client)."""
+    """One page of an `ordered` table's query, reading only its rows, as many as Limit asks
+    (or 1 MB): forward, or in reverse with Bigtable's reverse scan. Where the server
+    refuses reverse scans, the range is read forward whole and reversed."""
     start = body.get("ExclusiveStartKey")
     start_row = table.row_key(table.checked_key(item_to_codec(start, "ExclusiveStartKey"))) if start else None
     found = key_ranges.resumed(found, start_row, reverse)
     store = session.store(table, consistent)
+    if reverse:
+        read = await _backwards(session, table, store, found, limit)
+        if read is not None:
+            return read
     items: list[Item] = []
     position, start_open, exhausted = found.start, found.start_open, False
     while True:
@@ -81,7 +87,7 @@ async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], fo
         for row in rows:
             items += session.decode(table, row)
         exhausted = len(rows) < want
-        if exhausted or (not reverse and (limit is not None and len(items) >= limit or take(items, None)[1])):
+        if exhausted or (not reverse and _page_full(items, limit)):
             break
         position, start_open = rows[-1].row_key, True
     if reverse:
@@ -89,6 +95,34 @@ async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], fo
         return take(items, limit)
     taken, more = take(items, limit)
     return taken, more or not exhausted
+
+
+async def _backwards(session: Session, table: ServedTable, store: Store, found: key_ranges.RowRange,
+                     limit: int | None) -> tuple[list[Item], bool] | None:
+    """A reverse page through Bigtable's reverse scan, from the range's end down (an
+    `ordered` table's row is one item, so rows come in the page's order); None when the
+    server refuses reverse scans."""
+    items: list[Item] = []
+    end = found.end
+    if end is not None and end <= found.start:  # resumed at the range's first row: nothing left
+        return [], False
+    while True:
+        want = SCAN_ROWS if limit is None else min(SCAN_ROWS, limit - len(items))
+        rows = await store.scan_reversed(found.start, end, start_open=found.start_open, limit=want)
+        if rows is None:
+            return None
+        for row in rows:
+            items += session.decode(table, row)
+        exhausted = len(rows) < want
+        if exhausted or _page_full(items, limit):
+            break
+        end = rows[-1].row_key
+    taken, more = take(items, limit)
+    return taken, more or not exhausted
+
+
+def _page_full(items: list[Item], limit: int | None) -> bool:
+    return (limit is not None and len(items) >= limit) or take(items, None)[1]
 
 
 def _no_key_in_filter(table: ServedTable, body: dict[str, Any], legacy_filter: Any) -> None:

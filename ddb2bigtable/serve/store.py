@@ -28,6 +28,7 @@ from google.cloud.bigtable.data import row_filters as rf
 
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from .errors import ServeError, internal, not_found, throttled, unsupported
+from .reverse_rows import ReverseReader, ReverseScanRefused
 
 READ_SECONDS = 10.0  # a point read or a page of a query, retries included
 ATTEMPT_SECONDS = 5.0
@@ -115,6 +116,8 @@ class Store:
 
     def __init__(self, handle: Any, name: str):
         self.handle, self.name = handle, name
+        self.reverse: ReverseReader | None = None  # made at the first reverse scan
+        self.reverse_refused = False  # the server answered UNIMPLEMENTED to one: read forward from then on
 
     async def read_row(self, key: bytes) -> Any:
         async with bigtable_errors(self.name):
@@ -132,6 +135,21 @@ class Store:
                               limit=limit)
         async with bigtable_errors(self.name):
             return await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+
+    async def scan_reversed(self, start: bytes | None, end: bytes | None, *, start_open: bool,
+                            limit: int) -> list[Any] | None:
+        """Up to `limit` rows of [start, end), the last first (reverse_rows.py); None when
+        the server refuses reverse scans (asked once per table and profile)."""
+        if self.reverse_refused:
+            return None
+        self.reverse = self.reverse or ReverseReader(self.handle.client)
+        async with bigtable_errors(self.name):
+            try:
+                return await self.reverse.read(self.handle, start, end, start_open=start_open, limit=limit,
+                                               seconds=READ_SECONDS, attempt_seconds=ATTEMPT_SECONDS)
+            except ReverseScanRefused:
+                self.reverse_refused = True
+                return None
 
     async def write(self, row: RowMutation) -> None:
         async with bigtable_errors(self.name):

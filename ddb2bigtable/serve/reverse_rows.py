@@ -1,0 +1,112 @@
+"""Bigtable's reverse scan: rows of a range in descending key order, reading only the
+rows returned (a `ScanIndexForward: false` Query page with a Limit reads its Limit of rows).
+
+The data client (google-cloud-bigtable 2.50) does not offer it: ReadRowsQuery has no
+`reversed`, and its row merger refuses row keys that do not increase
+(googleapis/python-bigtable#1063, open). So the request goes through the generated
+client over the data client's own transport (same channel, credentials, emulator
+address), with `ReadRowsRequest.reversed` set and the `bigtable-features` header saying
+the client reads reverse scans, without which Bigtable and the emulator answer
+UNIMPLEMENTED "Client doesn't support reverse scans yet" (FeatureFlags.reverse_scans in
+google/bigtable/v2/feature_flags.proto). Its chunks are merged into rows here.
+
+A server that still answers UNIMPLEMENTED raises ReverseScanRefused: the caller reads
+forward and reverses (query_ops.py). A stream that breaks is read again from the last
+row it delivered, within the read's deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from google.api_core import exceptions as google_errors
+from google.cloud.bigtable.data.row import Cell, Row
+from google.cloud.bigtable_v2.services.bigtable import BigtableAsyncClient
+from google.cloud.bigtable_v2.types import FeatureFlags, ReadRowsRequest, RowRange, RowSet
+
+FEATURES = ("bigtable-features",
+            base64.urlsafe_b64encode(FeatureFlags.serialize(FeatureFlags(reverse_scans=True))).decode())
+RETRIED = (google_errors.ServiceUnavailable, google_errors.DeadlineExceeded, google_errors.Aborted)
+BACKOFF_SECONDS = 0.1
+
+
+class ReverseScanRefused(Exception):
+    """The server answered UNIMPLEMENTED to a reversed ReadRows."""
+
+
+class ReverseReader:
+    """Reversed ReadRows over one data client's transport (one per worker process)."""
+
+    def __init__(self, client: Any):
+        self.gapic = BigtableAsyncClient(transport=client.transport)
+
+    async def read(self, table: Any, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int,
+                   seconds: float, attempt_seconds: float) -> list[Row]:
+        """Up to `limit` rows of [start, end) (start excluded with `start_open`), last first."""
+        rows: list[Row] = []
+        deadline = time.monotonic() + seconds
+        while True:
+            upper = rows[-1].row_key if rows else end
+            request = ReadRowsRequest(table_name=table.table_name, app_profile_id=table.app_profile_id or "",
+                                      rows=RowSet(row_ranges=[_range(start, upper, start_open)]),
+                                      rows_limit=limit - len(rows), reversed=True)
+            left = deadline - time.monotonic()
+            try:
+                stream = await self.gapic.read_rows(request, timeout=min(attempt_seconds, left), retry=None,
+                                                    metadata=[FEATURES])
+                async for row in merged(stream):
+                    rows.append(row)
+                return rows
+            except google_errors.MethodNotImplemented as refused:
+                raise ReverseScanRefused(str(refused)) from None
+            except RETRIED:
+                if deadline - time.monotonic() <= BACKOFF_SECONDS:
+                    raise
+                await asyncio.sleep(BACKOFF_SECONDS)
+
+
+def _range(start: bytes | None, end: bytes | None, start_open: bool) -> RowRange:
+    bounds: dict[str, bytes] = {}
+    if start:
+        bounds["start_key_open" if start_open else "start_key_closed"] = start
+    if end is not None:
+        bounds["end_key_open"] = end
+    return RowRange(**bounds)
+
+
+async def merged(stream: Any) -> AsyncIterator[Row]:
+    """ReadRows chunks as rows: a cell's value may come in several chunks (value_size),
+    family and qualifier are sent only when they change, a row ends at commit_row and is
+    dropped at reset_row. Rows must come in strictly decreasing key order."""
+    last: bytes | None = None
+    key, family, qualifier, timestamp = b"", "", b"", 0
+    labels: list[str] = []
+    cells: list[Cell] = []
+    parts: list[bytes] = []
+    async for response in stream:
+        for chunk in type(response).pb(response).chunks:
+            if chunk.reset_row:
+                key, cells, parts = b"", [], []
+                continue
+            if chunk.row_key:
+                key = chunk.row_key
+            if chunk.HasField("family_name"):
+                family = chunk.family_name.value
+            if chunk.HasField("qualifier"):
+                qualifier = chunk.qualifier.value
+            if not parts:
+                timestamp, labels = chunk.timestamp_micros, list(chunk.labels)
+            parts.append(chunk.value)
+            if chunk.value_size > 0:
+                continue  # more of this cell's value follows
+            cells.append(Cell(b"".join(parts), key, family, qualifier, timestamp, labels))
+            parts = []
+            if chunk.commit_row:
+                if last is not None and key >= last:
+                    raise google_errors.DataLoss(f"reverse scan returned row {key!r} after {last!r}")
+                yield Row(key, cells)
+                last, cells = key, []

@@ -1,0 +1,122 @@
+"""`ScanIndexForward: false` through serve: pages equal the forward answer reversed, for
+every sort-key condition and across pages; a page reads only the rows it returns
+(Bigtable's reverse scan, on the emulator); where a server refuses reverse scans the
+forward read is reversed instead, with the same answer."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from .test_query_scan_batch import movies_of
+
+CONDITIONS = [
+    ("", {}),
+    (" AND title BETWEEN :a AND :b", {":a": {"S": "G"}, ":b": {"S": "S"}}),
+    (" AND title < :a", {":a": {"S": "M"}}),
+    (" AND title <= :a", {":a": {"S": "Rush"}}),
+    (" AND title > :a", {":a": {"S": "Rush"}}),
+    (" AND title >= :a", {":a": {"S": "M"}}),
+    (" AND begins_with(title, :a)", {":a": {"S": "The"}}),
+    (" AND title = :a", {":a": {"S": "Rush"}}),
+]
+
+
+def titles(page: dict) -> list[str]:
+    return [i["title"]["S"] for i in page["Items"]]
+
+
+def paged(client, limit: int, **query) -> list[str]:
+    found, start = [], None
+    while True:
+        page = movies_of(client, 2013, Limit=limit, ScanIndexForward=False, **query,
+                         **({"ExclusiveStartKey": start} if start else {}))
+        assert page["Count"] <= limit
+        found += titles(page)
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            return found
+
+
+@pytest.mark.parametrize(("condition", "values"), CONDITIONS)
+def test_reverse_pages_are_the_forward_answer_reversed(served, condition, values):
+    c = served.client()
+    forward = titles(movies_of(c, 2013, and_=condition, values=values))
+    assert forward, condition
+    whole = titles(movies_of(c, 2013, and_=condition, values=values, ScanIndexForward=False))
+    assert whole == forward[::-1]
+    assert paged(c, 7, and_=condition, values=values) == forward[::-1]
+    assert paged(c, 1, and_=condition, values=values)[:3] == forward[::-1][:3]
+
+
+def test_reverse_filter_counts_the_evaluated_items(served):
+    c = served.client()
+    forward = movies_of(c, 2013, FilterExpression="info.rating >= :r", values={":r": {"N": "7"}})["Items"]
+    page = movies_of(c, 2013, Limit=20, ScanIndexForward=False, FilterExpression="info.rating >= :r",
+                     values={":r": {"N": "7"}})
+    assert page["ScannedCount"] == 20 and "LastEvaluatedKey" in page
+    assert titles(page) == [t for t in titles({"Items": forward})[::-1] if t in titles(page)]
+    assert page["LastEvaluatedKey"]["title"]["S"] <= titles(page)[-1]
+
+
+def _in_process(served, body: dict, monkeypatch, *, refuse: bool) -> tuple[dict, list[int], bool]:
+    """The Query answered in this process on the served tables (a real data client on the
+    same emulator), with the rows each Bigtable read returned; `refuse`: the reverse-scan
+    feature is not declared, so the emulator answers UNIMPLEMENTED as an older server would."""
+    from google.cloud.bigtable.data import BigtableDataClientAsync
+    from google.cloud.bigtable_v2.types import FeatureFlags
+
+    from ddb2bigtable.cli.serve_cmd import _tables
+    from ddb2bigtable.serve import reverse_rows
+    from ddb2bigtable.serve.query_ops import query
+    from ddb2bigtable.serve.session import Session
+    from ddb2bigtable.serve.store import Store
+    from ddb2bigtable.serve.tables import catalog
+
+    from .conftest import STAGE
+
+    if refuse:
+        monkeypatch.setattr(reverse_rows, "FEATURES", ("bigtable-features", reverse_rows.base64.urlsafe_b64encode(
+            FeatureFlags.serialize(FeatureFlags(reverse_scans=False))).decode()))
+    read: list[int] = []
+
+    def counting(original):
+        async def counted(self, *args, **kwargs):
+            rows = await original(self, *args, **kwargs)
+            read.append(-1 if rows is None else len(rows))
+            return rows
+        return counted
+
+    for name in ("scan", "scan_reversed"):
+        monkeypatch.setattr(Store, name, counting(getattr(Store, name)))
+    project, types, _ = _tables(served.root, STAGE)
+    tables = catalog(served.root, STAGE, types, project)
+
+    async def answer() -> tuple[dict, bool]:
+        async with BigtableDataClientAsync(project=project) as client:
+            session = Session(tables, client)
+            found = await query(session, body)
+            return found, session.store(tables.get("Movies"), False).reverse_refused
+
+    found, refused = asyncio.run(answer())
+    return found, read, refused
+
+
+REVERSE_5 = {"TableName": "Movies", "KeyConditionExpression": "#y = :y", "ExpressionAttributeNames": {"#y": "year"},
+             "ExpressionAttributeValues": {":y": {"N": "2013"}}, "ScanIndexForward": False, "Limit": 5}
+
+
+def test_a_reverse_page_reads_only_its_rows(served, monkeypatch):
+    through_serve = served.client().query(**REVERSE_5)
+    found, read, refused = _in_process(served, REVERSE_5, monkeypatch, refuse=False)
+    assert read == [5] and not refused
+    assert titles(found) == titles(through_serve) and found["LastEvaluatedKey"] == through_serve["LastEvaluatedKey"]
+
+
+def test_a_server_refusing_reverse_scans_gets_the_same_page(served, monkeypatch):
+    through_serve = served.client().query(**REVERSE_5)
+    found, read, refused = _in_process(served, REVERSE_5, monkeypatch, refuse=True)
+    everything = len(movies_of(served.client(), 2013)["Items"])
+    assert refused and read[0] == -1 and sum(read[1:]) == everything  # refused, then the partition read forward
+    assert titles(found) == titles(through_serve) and found["LastEvaluatedKey"] == through_serve["LastEvaluatedKey"]
