@@ -15,7 +15,7 @@ from typing import Any
 
 from ..codec.items import Item
 from ..codec.mutations import RowMutation
-from . import expressions, legacy
+from . import capacity, expressions, legacy
 from .errors import ServeError, condition_failed, throttled, unsupported, validation
 from .item_ops import WRITE_TRIES, replace_item, write_of
 from .session import Found, Session, key_text, same_key
@@ -40,8 +40,10 @@ def _requests(body: dict[str, Any]) -> dict[str, Any]:
 
 async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     requests = _requests(body)
+    capacity.check_mode(body)
     if sum(len(r.get("Keys", [])) for r in requests.values() if isinstance(r, dict)) > MAX_GET_KEYS:
         raise validation("Too many items requested for the BatchGetItem call")
+    spent: dict[str, capacity.Units] = {}
     responses: dict[str, list[Any]] = {}
     unprocessed: dict[str, Any] = {}
     for name, request in requests.items():
@@ -62,32 +64,46 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
             unprocessed[name] = request
             continue
         found = []
+        units = spent.setdefault(name, capacity.Units(read=True))
         for key in keys:
             row = rows.get(table.row_key(key))
             item = next((i for i in session.decode(table, row) if same_key(i, key)), None) if row else None
+            units.table += capacity.read_item(item, bool(request.get("ConsistentRead"))).table
             if item is not None:
                 found.append(expressions.project(item_to_wire(item), paths))
         responses[name] = found
-    return {"Responses": responses, "UnprocessedKeys": unprocessed}
+    return {"Responses": responses, "UnprocessedKeys": unprocessed} | capacity.answer_tables(body, spent)
 
 
 async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     requests = _requests(body)
+    asked = {"ReturnConsumedCapacity": capacity.check_mode(body)}
     if sum(len(r) for r in requests.values() if isinstance(r, list)) > MAX_WRITES:
         raise validation("Too many items requested for the BatchWriteItem call")
     writes = [(session.catalog.get(name), w) for name, ws in requests.items() for w in (ws or [])]
     for table in {t.name: t for t, _ in writes}.values():  # every request checked before anything is written
         _distinct(table, [_batch_write_image(t, w)[0] for t, w in writes if t.name == table.name])
     unprocessed: dict[str, list[Any]] = {}
+    spent: dict[str, capacity.Units] = {}
     for table, write in writes:
         key, new = _batch_write_image(table, write)
         try:
-            await replace_item(session, table, key, {}, "NONE", new)
+            old = await replace_item(session, table, key, asked, "NONE", new)
         except ServeError as error:
             if error.name not in RETRYABLE:
                 raise
             unprocessed.setdefault(table.name, []).append(write)
-    return {"UnprocessedItems": unprocessed}
+            continue
+        _add(spent, table.name, capacity.write(table, old, new))
+    return {"UnprocessedItems": unprocessed} | capacity.answer_tables(body, spent)
+
+
+def _add(spent: dict[str, capacity.Units], name: str, units: capacity.Units) -> None:
+    """One item's units added to its table's."""
+    into = spent.setdefault(name, capacity.Units(read=units.read))
+    into.table += units.table
+    for (kind, index), more in units.indexes.items():
+        into.add_index(kind, index, more)
 
 
 def _distinct(table: ServedTable, keys: list[Item]) -> None:
@@ -130,15 +146,18 @@ async def transact_get_items(session: Session, body: dict[str, Any]) -> dict[str
     for get in gets:
         table = session.catalog.get(get.get("TableName"))
         entries.append((table, table.checked_key(item_to_codec(get.get("Key"), "Key"))))
+    capacity.check_mode(body)
     table, row_key = _one_row(entries, "TransactGetItems")
     row = await session.store(table, consistent=True).read_row(row_key)
     items = session.decode(table, row) if row is not None else []
     out = []
+    spent: dict[str, capacity.Units] = {}
     for get, (_, key) in zip(gets, entries, strict=True):
         item = next((i for i in items if same_key(i, key)), None)
+        _add(spent, table.name, capacity.read_item(item, True, factor=2))  # a transactional read: twice
         paths = expressions.projection(get.get("ProjectionExpression"), get.get("ExpressionAttributeNames"))
         out.append({"Item": expressions.project(item_to_wire(item), paths)} if item is not None else {})
-    return {"Responses": out}
+    return {"Responses": out} | capacity.answer_tables(body, spent)
 
 
 _ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
@@ -155,6 +174,7 @@ def _action(entry: Any) -> tuple[str, dict[str, Any]]:
 
 async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     actions = [_action(e) for e in body.get("TransactItems") or []]
+    capacity.check_mode(body)
     entries = []
     for kind, request in actions:
         table = session.catalog.get(request.get("TableName"))
@@ -173,9 +193,12 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
         items = session.decode(table, row) if row is not None else []
         mutations: list[Any] = []
         reasons, written = [], []
+        spent: dict[str, capacity.Units] = {}
         for (kind, request), (_, key) in zip(actions, entries, strict=True):
             item = next((i for i in items if same_key(i, key)), None)
             reason, change, new = _transact_one(table, kind, request, key, item, row_key)
+            _add(spent, table.name, capacity.Units(read=False, table=2.0) if kind == "ConditionCheck"
+                 else capacity.write(table, item, new, factor=2))  # a transactional write: twice
             reasons.append(reason)
             if change is not None:
                 mutations += change.mutations
@@ -192,7 +215,7 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
             table = recorded_table
             continue
         if await store.write_if_unchanged(RowMutation(row_key, tuple(mutations)), cells):
-            return {}
+            return capacity.answer_tables(body, spent)
     raise throttled(f"the row in {table.name} kept changing while this transaction was checked; retry")
 
 

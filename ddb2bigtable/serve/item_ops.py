@@ -14,7 +14,7 @@ from typing import Any
 
 from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
-from . import expressions, legacy
+from . import capacity, expressions, legacy
 from .counters import counter_adds
 from .errors import ServeError, condition_failed, throttled, validation
 from .session import Found, Session
@@ -35,6 +35,7 @@ def prepare(body: dict[str, Any]) -> dict[str, Any]:
     legacy parameters in expression form (legacy.py), and no expression attribute name or
     value that its expressions leave unused."""
     check_table_name(body.get("TableName"))
+    capacity.check_mode(body)
     failure = body.get("ReturnValuesOnConditionCheckFailure", "NONE")
     if failure not in ("NONE", "ALL_OLD"):
         raise validation(f"1 validation error detected: Value '{failure}' at 'returnValuesOnConditionCheckFailure' "
@@ -59,10 +60,12 @@ async def get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     body = prepare(body)
     table = session.catalog.get(body.get("TableName"))
     paths = expressions.projection(body.get("ProjectionExpression"), body.get("ExpressionAttributeNames"))
-    found = await session.find(table, _key(table, body), consistent=bool(body.get("ConsistentRead")))
+    consistent = bool(body.get("ConsistentRead"))
+    found = await session.find(table, _key(table, body), consistent=consistent)
+    spent = capacity.answer(body, table.name, capacity.read_item(found.item, consistent))
     if found.item is None:
-        return {}
-    return {"Item": expressions.project(item_to_wire(found.item), paths)}
+        return spent
+    return {"Item": expressions.project(item_to_wire(found.item), paths), **spent}
 
 
 def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
@@ -105,11 +108,13 @@ async def change_item(session: Session, table: ServedTable, key: Item, body: dic
 
 
 def needs_no_read(table: ServedTable, body: dict[str, Any], returns: str) -> bool:
-    """A write that can go without reading first: no condition, nothing to return, and a
-    table with the default mapping alone, where an item is a whole row, so the new image's
-    row mutation (the row deleted, then its cells) clears every cell of the previous one."""
+    """A write that can go without reading first: no condition, nothing to return (its
+    consumed capacity neither: DynamoDB's figure depends on the old item), and a table with
+    the default mapping alone, where an item is a whole row, so the new image's row
+    mutation (the row deleted, then its cells) clears every cell of the previous one."""
     plans = table.codec.plans
-    return not body.get("ConditionExpression") and returns == "NONE" and len(plans) == 1 and plans[0].index is None
+    return (not body.get("ConditionExpression") and returns == "NONE" and not capacity.wanted(body)
+            and len(plans) == 1 and plans[0].index is None)
 
 
 async def replace_item(session: Session, table: ServedTable, key: Item, body: dict[str, Any], returns: str,
@@ -134,7 +139,8 @@ async def put_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         raise validation(f"One or more parameter values were invalid: Missing the key {table.keys[0]} in the item")
     check_size(item)
     old = await replace_item(session, table, key, body, returns, item)
-    return {"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}
+    spent = capacity.answer(body, table.name, capacity.write(table, old, item))
+    return ({"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}) | spent
 
 
 async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
@@ -142,7 +148,8 @@ async def delete_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     table = session.catalog.get(body.get("TableName"))
     returns = _return_values(body, ("NONE", "ALL_OLD"))
     old = await replace_item(session, table, _key(table, body), body, returns, None)
-    return {"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}
+    spent = capacity.answer(body, table.name, capacity.write(table, old, None))
+    return ({"Attributes": item_to_wire(old)} if returns == "ALL_OLD" and old else {}) | spent
 
 
 async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
@@ -167,13 +174,14 @@ async def update_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         check_size(new)
         return new
 
-    adds = counter_adds(table, key, body, returns)
+    adds = None if capacity.wanted(body) else counter_adds(table, key, body, returns)
     if adds is not None:  # only additions to counters: AddToCell, no read (counters.py)
         await session.store(table, consistent=False).write(adds)
         return {}
     old, new = await change_item(session, table, key, body, updated)
     written = expressions.written_paths(expression, names) if expression is not None else []
-    return _returned(returns, old or {}, new or {}, written)
+    spent = capacity.answer(body, table.name, capacity.write(table, old, new))
+    return _returned(returns, old or {}, new or {}, written) | spent
 
 
 def _returned(returns: str, old: Item, new: Item, written: list[expressions.Path]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..codec.items import AttributeValue, Item
-from . import expressions
+from . import capacity, expressions
 from .errors import validation
 from .tables import ServedTable
 from .wire import item_to_wire, value_bytes
@@ -82,7 +82,8 @@ def check_limit(body: dict[str, Any]) -> int | None:
 def page(table: ServedTable, body: dict[str, Any], items: list[Item], more: bool,
          position: tuple[str, ...] = ()) -> dict[str, Any]:
     """The evaluated items of one page as the response: filter, projection, Select, and the
-    position (the table's key, plus an index's key attributes in `position`)."""
+    position (the table's key, plus an index's key attributes in `position`), and the
+    capacity its items would consume in DynamoDB when asked (capacity.py)."""
     names, values = body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues")
     keep = expressions.condition(body.get("FilterExpression"), names, values, table.keys, "FilterExpression")
     paths = expressions.projection(body.get("ProjectionExpression"), names)
@@ -94,7 +95,7 @@ def page(table: ServedTable, body: dict[str, Any], items: list[Item], more: bool
     if more and items:
         last = items[-1]
         out["LastEvaluatedKey"] = item_to_wire({**table.key_of(last), **{k: last[k] for k in position if k in last}})
-    return out
+    return out | capacity.read_page(table, body, items)
 
 
 def take(items: list[Item], limit: int | None) -> tuple[list[Item], bool]:

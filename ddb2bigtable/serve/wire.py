@@ -155,7 +155,11 @@ def value_bytes(value: AttributeValue) -> int:  # noqa: PLR0911 - one return per
     return 3 + sum(1 + value_bytes(v) for v in inner)
 
 
+def item_bytes(item: Item) -> int:
+    """An item's size as DynamoDB counts it: each attribute's name (UTF-8 bytes) and value."""
+    return sum(len(name.encode()) + value_bytes(value) for name, value in item.items())
+
+
 def check_size(item: Item) -> None:
-    size = sum(len(name.encode()) + value_bytes(value) for name, value in item.items())
-    if size > MAX_ITEM_BYTES:
+    if item_bytes(item) > MAX_ITEM_BYTES:
         raise validation("Item size has exceeded the maximum allowed size")
