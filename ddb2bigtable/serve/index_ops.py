@@ -1,13 +1,14 @@
-"""Query and Scan on a secondary index (`IndexName`, global or local), on emulator stages.
+"""Query and Scan on a secondary index (`IndexName`, global or local).
 
 In the cloud the plan stands a GSI in as a continuous materialized view (plan/tables.py,
-`view_query`), read with Bigtable's SQL (ExecuteQuery); the emulator has no SQL and no
-views (it answers PrepareQuery with 501). On an emulator stage serve therefore answers an
-index from the base table itself: it reads every row, keeps the items that hold the
-index's key attributes (a GSI is sparse), orders them by the index key and applies the
-index's projection, so an application's index queries work on a laptop with the answers
-DynamoDB gives (eventually consistent only, as a GSI). It reads the whole table for each
-page, which is fine for the emulator's data and why it is refused on cloud stages.
+`view_query`), which views.py reads with Bigtable's SQL (ExecuteQuery). The emulator has
+no SQL and no views (it answers PrepareQuery with 501, gcloud 528.0.0), so on an emulator
+stage serve answers an index from the base table itself: it reads every row, keeps the
+items that hold the index's key attributes (a GSI is sparse), orders them by the index key
+and applies the index's projection, so an application's index queries work on a laptop
+with the answers DynamoDB gives (eventually consistent only, as a GSI). It reads the whole
+table for each page, which is fine for the emulator's data and why cloud stages read the
+view instead. Either way the checks, the projection and the page are the ones here.
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from typing import Any
 
 from ..codec.items import Item
 from ..spec.model import Gsi, KeySchema
-from . import expressions
+from . import expressions, views
 from .errors import unsupported, validation
 from .paging import check_limit, check_select, meets, page, sort_value, take
 from .session import Session, key_text
 from .tables import ServedTable
-from .wire import item_to_codec, to_codec
+from .wire import item_to_codec, item_to_wire, to_codec
 
 SCAN_ROWS = 500
 
@@ -37,15 +38,15 @@ def _index(session: Session, table: ServedTable, body: dict[str, Any]) -> Gsi:
     index = gsi or lsi
     if index is None:
         raise validation(f"The table does not have the specified index: {name}")
-    if not session.catalog.emulator:
-        raise unsupported(f"an index ({name})", "on cloud stages a GSI is the plan's materialized view, which serve "
-                          "does not read yet (Bigtable's SQL); emulator stages answer it from the table")
     if gsi is not None and body.get("ConsistentRead"):
         raise validation("Consistent reads are not supported on global secondary indexes")
     if gsi is not None and gsi.projection != "all" and body.get("Select") == "ALL_ATTRIBUTES":
         raise validation(f"One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for "
                          f"global secondary index {name} because its projection type is not ALL")
     check_select(body)
+    if gsi is None and not session.catalog.emulator:
+        raise unsupported(f"the local secondary index {name} on a cloud stage", "the plan makes no view for a local "
+                          "index (see its plan warning); query the table and filter on the sort attribute")
     return index
 
 
@@ -104,6 +105,14 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
     found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
                                       body.get("ExpressionAttributeValues"), keys)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
+    reverse = body.get("ScanIndexForward", True) is False
+    if not session.catalog.emulator:
+        sort = (found.sort[1], [to_codec(b, "KeyConditionExpression") for b in found.sort[2]]) if found.sort else None
+        start = body.get("ExclusiveStartKey")
+        taken, last = await views.query_page(session, table, gsi, partition, sort,
+                                             item_to_codec(start, "ExclusiveStartKey") if start else None,
+                                             reverse, limit)
+        return _cloud_page(table, gsi, body, taken, last)
     items = [i for i in await _indexed(session, table, gsi) if key_text(i[keys[0]]) == key_text(partition)]
     if found.sort is not None:
         name, op, bounds = found.sort
@@ -113,7 +122,6 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
     def order(item: Item) -> tuple:
         return tuple(sort_value(item.get(k)) for k in (*keys[1:], *table.keys))
 
-    reverse = body.get("ScanIndexForward", True) is False
     items.sort(key=order, reverse=reverse)
     items = _after(table, gsi, items, body.get("ExclusiveStartKey"), order)
     taken, more = take(items, limit)
@@ -126,6 +134,11 @@ async def scan_index(session: Session, table: ServedTable, body: dict[str, Any])
         raise unsupported("a parallel Scan of an index", "scan the index in one segment on emulator stages")
     limit = check_limit(body)
     keys = _keys(gsi)
+    if not session.catalog.emulator:
+        start = body.get("ExclusiveStartKey")
+        taken, last = await views.scan_page(session, table, gsi,
+                                            item_to_codec(start, "ExclusiveStartKey") if start else None, limit)
+        return _cloud_page(table, gsi, body, taken, last)
 
     def order(item: Item) -> tuple:
         return tuple(sort_value(item.get(k)) for k in (*table.keys, *keys))
@@ -133,3 +146,14 @@ async def scan_index(session: Session, table: ServedTable, body: dict[str, Any])
     items = _after(table, gsi, await _indexed(session, table, gsi), body.get("ExclusiveStartKey"), order)
     taken, more = take(items, limit)
     return page(table, body, _projected(table, gsi, body, taken), more, keys)
+
+
+def _cloud_page(table: ServedTable, gsi: Gsi, body: dict[str, Any], items: list[Item],
+                last: Item | None) -> dict[str, Any]:
+    """A page read from the view: filter, projection and Select as on emulator stages, and
+    LastEvaluatedKey at the last view row evaluated (an item left out as changed since its
+    view row was written still moves the position on)."""
+    out = page(table, body, _projected(table, gsi, body, items), False, _keys(gsi))
+    if last is not None:
+        out["LastEvaluatedKey"] = item_to_wire(last)
+    return out

@@ -1,4 +1,5 @@
-"""Query and Scan on a global secondary index, answered from the table on emulator stages."""
+"""Query and Scan on a global secondary index, answered from the table on emulator stages
+(cloud stages read the plan's view: test_views_wire.py)."""
 
 from __future__ import annotations
 
@@ -49,24 +50,6 @@ def test_an_index_refuses_what_dynamodb_refuses(shirts):
                      ExpressionAttributeValues={":c": {"S": "red"}})
     assert caught.value.response["Error"]["Code"] == "ValidationException"
     assert "specified index" in caught.value.response["Error"]["Message"]
-
-
-def test_an_index_on_a_cloud_stage_is_refused_saying_why(served):
-    """On a cloud stage a GSI is the plan's materialized view, which serve does not read yet:
-    refused before any Bigtable call, never answered by scanning a production table."""
-    import asyncio
-    import dataclasses
-
-    from ddb2bigtable.serve.errors import ServeError
-    from ddb2bigtable.serve.query_ops import query
-    from ddb2bigtable.serve.session import Session
-    from ddb2bigtable.serve.tables import catalog
-
-    cloud = dataclasses.replace(catalog(served.root, "serve", {}, "p"), emulator=False)
-    with pytest.raises(ServeError) as caught:
-        asyncio.run(query(Session(cloud, client=None), {**INDEX, "KeyConditionExpression": "color = :c",
-                                                        "ExpressionAttributeValues": {":c": {"S": "red"}}}))
-    assert caught.value.name == "ValidationException" and "materialized view" in caught.value.message
 
 
 def test_describe_table_lists_the_index(served):
