@@ -332,8 +332,12 @@ class KeyTemplate:
 
 def salt_prefix(partition_part: bytes, buckets: int, delimiter: str) -> bytes:
     """`NN<delimiter>`: CRC-32 of the partition part (unescaped) modulo the bucket count."""
-    width = len(str(buckets - 1))
-    return f"{zlib.crc32(partition_part) % buckets:0{width}d}{delimiter}".encode()
+    return bucket_prefix(zlib.crc32(partition_part) % buckets, buckets, delimiter)
+
+
+def bucket_prefix(bucket: int, buckets: int, delimiter: str) -> bytes:
+    """The prefix of every row key in `bucket`; zero-padded, so byte order is bucket order."""
+    return f"{bucket:0{len(str(buckets - 1))}d}{delimiter}".encode()
 
 
 def strip_salt(key: bytes, buckets: int, delimiter: str) -> tuple[int, bytes]:

@@ -1,4 +1,4 @@
-"""Key conditions as row ranges, where the row key keeps DynamoDB's order.
+"""Key conditions and parallel-scan segments as row ranges.
 
 With the default mapping alone (no rules, a sort key), an item's row key is its partition
 part, the delimiter, then its sort key as the last, unescaped part: S and B as their
@@ -6,6 +6,17 @@ bytes, N in the codec's ordered decimal form (codec/row_keys.py), so within a pa
 byte order is DynamoDB's sort order. A Query's sort-key condition is then one row range,
 and a page reads only its Limit of rows instead of the whole partition. Tables with
 mapping rules keep a partition in few wide rows and are read whole (query_ops.py).
+
+A Scan's Segment of TotalSegments is one contiguous row range (`segment_range`), so a
+segment reads only its own rows. The ranges are cut at bounds that depend only on the
+table's mapping and TotalSegments, never on its data, so every worker, every segment
+and every page cuts the same ranges whatever is written meanwhile: they cover every
+row key once, and an item is in exactly one segment on every page. (SampleRowKeys would
+follow the data but moves: the emulator's picks random rows on each call, and Bigtable's
+follows tablet splits, so two segments could overlap or miss rows.) With a salted row key
+(`mapping.salt.buckets`, a CRC-32 of the partition key) the segments take equal shares of
+the buckets, so they are even; otherwise the key space is cut evenly from its first
+printable byte, and keys that share a leading text fall in few segments (still exactly once).
 """
 
 from __future__ import annotations
@@ -13,7 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codec.items import AttributeValue
+from ..codec.row_keys import bucket_prefix
 from .tables import ServedTable, after_prefix
+
+PRINTABLE = (0x20, 0x7F)  # the first bytes of readable row keys (codec/row_keys.py), where segments cut
 
 
 @dataclass(frozen=True)
@@ -21,6 +35,32 @@ class RowRange:
     start: bytes
     end: bytes | None  # exclusive; None: the end of the table
     start_open: bool = False
+
+    def holds(self, key: bytes) -> bool:
+        return (key > self.start if self.start_open else key >= self.start) and (self.end is None or key < self.end)
+
+
+def segment_range(salt: int | None, delimiter: str, segment: int, total: int) -> RowRange:
+    """Segment `segment` of `total` of a table whose row keys carry `salt` buckets (None:
+    unsalted): the rows from its bound to the next one's (the module doc)."""
+    return RowRange(_bound(salt, delimiter, segment, total) or b"", _bound(salt, delimiter, segment + 1, total))
+
+
+def _bound(salt: int | None, delimiter: str, segment: int, total: int) -> bytes | None:
+    """Where segment `segment` starts: at the fraction segment/total of the buckets, and
+    within a bucket of the printable bytes, as 8 bytes of fraction without trailing zeros
+    (a key that is a prefix of a bound sorts before it). Strictly increasing in `segment`."""
+    if segment == 0:
+        return b""
+    if segment == total:
+        return None
+    bucket, share = divmod(segment * (salt or 1), total)
+    prefix = bucket_prefix(bucket, salt, delimiter) if salt else b""
+    if share == 0:
+        return prefix
+    low, high = PRINTABLE
+    point = (low << 56) + share * ((high - low) << 56) // total
+    return prefix + point.to_bytes(8, "big").rstrip(b"\0")
 
 
 def ordered(table: ServedTable) -> bool:

@@ -8,14 +8,14 @@ the partition key), decodes their items, keeps those of the partition whose sort
 meets the key condition, orders them by sort key as DynamoDB does (S and B by bytes, N by
 value) and pages them. Either way Limit counts items evaluated, a page stops at 1 MB of
 items read, and LastEvaluatedKey / ExclusiveStartKey carry the position. Scan reads rows in key order
-from ExclusiveStartKey's row, a row's items by key; Segment/TotalSegments split the table
-by a hash of the row key (each segment reads every row and keeps its own), so every item
-is in exactly one segment and stays there across pages.
+from ExclusiveStartKey's row, a row's items by key; Segment/TotalSegments cut the table
+into contiguous row ranges that depend only on the mapping and TotalSegments
+(key_ranges.segment_range), so each segment reads only its own rows and every item is in
+exactly one segment, on every page.
 """
 
 from __future__ import annotations
 
-import zlib
 from typing import Any
 
 from ..codec.items import AttributeValue, Item
@@ -182,19 +182,19 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         return await index_ops.scan_index(session, table, body)
     limit = check_limit(body)
     segment, total = _segments(body)
+    bounds = (key_ranges.segment_range(table.codec.mapping.salt, table.codec.mapping.delimiter, segment, total)
+              if total else key_ranges.RowRange(b"", None))
     store = session.store(table, bool(body.get("ConsistentRead")))
     start = body.get("ExclusiveStartKey")
     start_key = table.checked_key(item_to_codec(start, "ExclusiveStartKey")) if start is not None else None
-    position = table.row_key(start_key) if start_key else None
-    if total and position is not None and zlib.crc32(position) % total != segment:
+    position = table.row_key(start_key) if start_key else bounds.start
+    if start_key and not bounds.holds(position):
         raise invalid("The provided Exclusive start key does not map to the provided segment; "
                       "Exclusive start key must lie within the segment")
     open_start, items, done = False, [], False
     while not done:
-        rows = await store.scan(position, None, start_open=open_start, limit=SCAN_ROWS)
+        rows = await store.scan(position or None, bounds.end, start_open=open_start, limit=SCAN_ROWS)
         for row in rows:
-            if total and zlib.crc32(row.row_key) % total != segment:
-                continue
             found = sorted(session.decode(table, row), key=lambda i: item_order(table, i))
             if start_key is not None and row.row_key == position and not open_start:
                 found = [i for i in found if item_order(table, i) > item_order(table, start_key)]

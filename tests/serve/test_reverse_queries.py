@@ -5,10 +5,9 @@ forward read is reversed instead, with the same answer."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
+from .in_process import answered
 from .test_query_scan_batch import movies_of
 
 CONDITIONS = [
@@ -61,46 +60,19 @@ def test_reverse_filter_counts_the_evaluated_items(served):
 
 
 def _in_process(served, body: dict, monkeypatch, *, refuse: bool) -> tuple[dict, list[int], bool]:
-    """The Query answered in this process on the served tables (a real data client on the
-    same emulator), with the rows each Bigtable read returned; `refuse`: the reverse-scan
-    feature is not declared, so the emulator answers UNIMPLEMENTED as an older server would."""
-    from google.cloud.bigtable.data import BigtableDataClientAsync
+    """The Query answered in this process (in_process.py), with the rows each read returned;
+    `refuse`: the reverse-scan feature is not declared, so the emulator answers
+    UNIMPLEMENTED as an older server would."""
     from google.cloud.bigtable_v2.types import FeatureFlags
 
-    from ddb2bigtable.cli.serve_cmd import _tables
     from ddb2bigtable.serve import reverse_rows
     from ddb2bigtable.serve.query_ops import query
-    from ddb2bigtable.serve.session import Session
-    from ddb2bigtable.serve.store import Store
-    from ddb2bigtable.serve.tables import catalog
-
-    from .conftest import STAGE
 
     if refuse:
         monkeypatch.setattr(reverse_rows, "FEATURES", ("bigtable-features", reverse_rows.base64.urlsafe_b64encode(
             FeatureFlags.serialize(FeatureFlags(reverse_scans=False))).decode()))
-    read: list[int] = []
-
-    def counting(original):
-        async def counted(self, *args, **kwargs):
-            rows = await original(self, *args, **kwargs)
-            read.append(-1 if rows is None else len(rows))
-            return rows
-        return counted
-
-    for name in ("scan", "scan_reversed"):
-        monkeypatch.setattr(Store, name, counting(getattr(Store, name)))
-    project, types, _ = _tables(served.root, STAGE)
-    tables = catalog(served.root, STAGE, types, project)
-
-    async def answer() -> tuple[dict, bool]:
-        async with BigtableDataClientAsync(project=project) as client:
-            session = Session(tables, client)
-            found = await query(session, body)
-            return found, session.store(tables.get("Movies"), False).reverse_refused
-
-    found, refused = asyncio.run(answer())
-    return found, read, refused
+    (found,), read, session = answered(served, query, [body], monkeypatch)
+    return found, read, session.store(session.catalog.get("Movies"), False).reverse_refused
 
 
 REVERSE_5 = {"TableName": "Movies", "KeyConditionExpression": "#y = :y", "ExpressionAttributeNames": {"#y": "year"},
