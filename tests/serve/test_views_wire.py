@@ -234,3 +234,14 @@ def test_sql_text_in_a_value_is_only_a_value_and_consistent_reads_are_refused(cl
         cloud.query("by-name", KeyConditionExpression="color = :c", ConsistentRead=True,
                     ExpressionAttributeValues={":c": {"S": "red"}})
     assert caught.value.name == "ValidationException" and "Consistent reads" in caught.value.message
+
+
+def test_backward_on_an_s_sort_key_and_a_partition_only_index(cloud):
+    ask = {"KeyConditionExpression": "color = :c AND label BETWEEN :a AND :z", "ScanIndexForward": False,
+           "Limit": 2, "ExpressionAttributeValues": {":c": {"S": "red"}, ":a": {"S": "a"}, ":z": {"S": "b"}}}
+    first = cloud.query("by-name", **ask)
+    assert [i["label"]["S"] for i in first["Items"]] == ["b", "ab"]
+    rest = cloud.query("by-name", **ask, ExclusiveStartKey=first["LastEvaluatedKey"])
+    assert [i["label"]["S"] for i in rest["Items"]] == ["a"] and "LastEvaluatedKey" not in rest
+    shop = cloud.query("by-shop", KeyConditionExpression="shop = :s", ExpressionAttributeValues={":s": {"S": "x"}})
+    assert _sks(shop) == [1, 2, 5, 6]  # one index partition, in the table's row-key order
