@@ -27,7 +27,7 @@ from ..codec.items import AttributeValue, Item
 from ..codec.mutations import Cell
 from ..plan.tables import view_id
 from ..spec.model import Gsi
-from .errors import unsupported, validation
+from .errors import ServeError, unsupported, validation
 from .paging import PAGE_BYTES
 from .session import Session
 from .store import ATTEMPT_SECONDS, READ_SECONDS, bigtable_errors
@@ -84,13 +84,21 @@ async def view_rows(session: Session, table: ServedTable, gsi: Gsi, statement: S
     keys = tuple(k.name for k in _key_attributes(gsi))
     from google.cloud.bigtable.data.execute_query.metadata import SqlType
 
-    async with bigtable_errors(table.name):
-        answer = await session.client.execute_query(
-            statement.sql, table.instance_id, parameters=dict(statement.params),
-            parameter_types={name: SqlType.Bytes() for name in statement.params},
-            app_profile_id=table.serving_profile, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS,
-            prepare_operation_timeout=READ_SECONDS, prepare_attempt_timeout=ATTEMPT_SECONDS)
-        return [view_row(row, keys) async for row in answer]
+    try:
+        async with bigtable_errors(table.name):
+            answer = await session.client.execute_query(
+                statement.sql, table.instance_id, parameters=dict(statement.params),
+                parameter_types={name: SqlType.Bytes() for name in statement.params},
+                app_profile_id=table.serving_profile, operation_timeout=READ_SECONDS,
+                attempt_timeout=ATTEMPT_SECONDS, prepare_operation_timeout=READ_SECONDS,
+                prepare_attempt_timeout=ATTEMPT_SECONDS)
+            return [view_row(row, keys) async for row in answer]
+    except ServeError as error:  # NOT_FOUND here is the view's: the table was found (catalog, plan)
+        if error.name != "ResourceNotFoundException":
+            raise
+    view = view_id(table.spec.id, gsi.name)
+    raise validation(f"The index {gsi.name} of table {table.name} has no materialized view {view} in Bigtable "
+                     f"instance {table.instance_id}: create it with `pulumi up` for this stage")
 
 
 async def _read(session: Session, table: ServedTable, gsi: Gsi, make: Maker, after: Position | None,

@@ -71,8 +71,10 @@ class SqlStandIn:
         with self.lock:
             try:
                 cursor = self.db.execute(request.query, dict.fromkeys(request.param_types))
-            except sqlite3.Error as error:
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"{error}: {request.query}")
+            except sqlite3.Error as error:  # a view not made: NOT_FOUND, as for a table ReadRows does not find
+                missing = "no such table" in str(error)
+                context.abort(grpc.StatusCode.NOT_FOUND if missing else grpc.StatusCode.INVALID_ARGUMENT,
+                              f"{error}: {request.query}")
             names = [d[0] for d in cursor.description]
             token = f"q{len(self.prepared)}".encode()
             self.prepared[token] = request.query

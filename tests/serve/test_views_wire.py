@@ -245,3 +245,16 @@ def test_backward_on_an_s_sort_key_and_a_partition_only_index(cloud):
     assert [i["label"]["S"] for i in rest["Items"]] == ["a"] and "LastEvaluatedKey" not in rest
     shop = cloud.query("by-shop", KeyConditionExpression="shop = :s", ExpressionAttributeValues={":s": {"S": "x"}})
     assert _sks(shop) == [1, 2, 5, 6]  # one index partition, in the table's row-key order
+
+
+def test_an_index_whose_view_is_not_made_yet_says_to_make_it(cloud):
+    """Bigtable's answer for a view that does not exist is taken to be NOT_FOUND, as for a
+    table (an assumption the stand-in mirrors; not seen on a real instance)."""
+    cloud.standin.db.execute("ALTER TABLE `shirts-by-shop` RENAME TO `gone`")
+    try:
+        with pytest.raises(ServeError) as caught:
+            cloud.query("by-shop", KeyConditionExpression="shop = :s", ExpressionAttributeValues={":s": {"S": "x"}})
+    finally:
+        cloud.standin.db.execute("ALTER TABLE `gone` RENAME TO `shirts-by-shop`")
+    assert caught.value.name == "ValidationException"
+    assert "no materialized view shirts-by-shop" in caught.value.message and "pulumi up" in caught.value.message
