@@ -23,8 +23,14 @@ import os
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, check_endpoint_url, client_config, timed_out
-from ..spec.errors import redact_userinfo
+from ..spec.aws_endpoints import (
+    SET_CREDENTIALS,
+    AwsFailures,
+    bounded_retries,
+    call_aws,
+    check_endpoint_url,
+    client_config,
+)
 from .errors import ExportError, ExportUnavailable
 from .stores import MAX_ENTRIES, Store, ranged, split
 
@@ -34,7 +40,6 @@ _MISSING = {"404", "NoSuchKey", "NotFound"}
 _DENIED = {"403", "AccessDenied", "AllAccessDisabled", "AccountProblem"}
 _CREDENTIALS = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken", "TokenRefreshRequired"}
 _CHANGED = {"412", "PreconditionFailed"}
-_SET_CREDENTIALS = "set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (boto3's credential chain)"
 
 
 @functools.cache
@@ -110,38 +115,15 @@ class S3Store(Store):
         return head
 
     def _call(self, operation: str, path: str, fn: Callable[[], Any], missing_is_none: bool = False) -> Any:
-        """`fn()`, its failures as the export's errors (the module docstring)."""
-        from botocore.exceptions import (
-            BotoCoreError,
-            ClientError,
-            EndpointConnectionError,
-            NoCredentialsError,
-            PartialCredentialsError,
-        )
-        from urllib3.exceptions import HTTPError
-        from urllib3.exceptions import TimeoutError as StreamTimeout
+        """`fn()`, its failures as the export's errors (the module docstring); with
+        `missing_is_none`, no such object raises _Missing."""
+        def client_error(operation: str, code: str, message: str) -> Exception:
+            return _Missing() if missing_is_none and code in _MISSING else _client_error(path, operation, code, message)
 
-        try:
-            return fn()
-        except (NoCredentialsError, PartialCredentialsError) as error:
-            raise ExportError(f"{path}: {operation}: {error}: {_SET_CREDENTIALS}") from None
-        except EndpointConnectionError as error:
-            endpoint = redact_userinfo(str(error.kwargs.get("endpoint_url")))
-            raise ExportUnavailable(f"{path}: {operation}: cannot reach {endpoint}: check the network, or "
-                                    f"{' / '.join(ENDPOINT_VARIABLES)} if set, then rerun") from None
-        except ClientError as error:
-            code = str(error.response.get("Error", {}).get("Code", ""))
-            if missing_is_none and code in _MISSING:
-                raise _Missing from None
-            raise _client_error(path, operation, code, str(error.response.get("Error", {}).get("Message", ""))) \
-                from None
-        except (BotoCoreError, HTTPError, OSError) as error:  # urllib3's own while a body is read
-            if timed_out(error) or isinstance(error, (StreamTimeout, TimeoutError)):
-                raise ExportUnavailable(f"{path}: {operation}: no answer within {READ_TIMEOUT_SECONDS:g} s "
-                                        f"({redact_userinfo(str(error))}): check that S3 (or the endpoint in "
-                                        f"{' / '.join(ENDPOINT_VARIABLES)}) is reachable, then rerun") from None
-            raise ExportUnavailable(f"{path}: {operation} failed: {redact_userinfo(str(error))}; rerun later") \
-                from None
+        return call_aws(operation, fn, AwsFailures(
+            lambda message: ExportError(f"{path}: {message}"), lambda message: ExportUnavailable(f"{path}: {message}"),
+            client_error, unreachable=f"check the network, or {' / '.join(ENDPOINT_VARIABLES)} if set, then rerun",
+            silent=f"check that S3 (or the endpoint in {' / '.join(ENDPOINT_VARIABLES)}) is reachable, then rerun"))
 
 
 class _Missing(Exception):
@@ -159,7 +141,7 @@ def _client_error(url: str, operation: str, code: str, message: str) -> ExportEr
         return ExportUnavailable(f"{url}: {said}: access denied; the credentials need s3:ListBucket on the bucket "
                                  f"and s3:GetObject on the export's keys (and kms:Decrypt if it is SSE-KMS)")
     if code in _CREDENTIALS:
-        return ExportError(f"{url}: {said}: S3 refused the credentials; {_SET_CREDENTIALS}, for this account")
+        return ExportError(f"{url}: {said}: S3 refused the credentials; {SET_CREDENTIALS}, for this account")
     if code in _CHANGED:
         return ExportUnavailable(f"{url}: {said}: the object changed while it was read; rerun once the export "
                                  f"is copied completely")

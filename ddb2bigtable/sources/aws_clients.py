@@ -17,11 +17,12 @@ An operation the endpoint does not implement (DynamoDB Local has no tags or back
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, check_endpoint_url, client_config, timed_out
+from ..spec.aws_endpoints import AwsFailures, bounded_retries, call_aws, check_endpoint_url, client_config
 from ..spec.errors import EXIT_BAD_INPUT, Ddb2BigtableError, InputError, Problem, ServiceError, redact_userinfo
 
 DEFAULT_DAYS = 14
@@ -88,6 +89,11 @@ class Clients:
     def __init__(self, url: str, region: str, options: LiveOptions):
         self.url, self.region, self.options = url, region, options
         self._made: dict[str, Any] = {}
+        self._failures = AwsFailures(
+            self._input, lambda message: ServiceError(f"{url}: {message}"), self._client_error,
+            unreachable="is the endpoint (--endpoint-url / --metrics-endpoint-url) running?",
+            silent="check that the endpoint (--endpoint-url / --metrics-endpoint-url) is running and reachable, "
+                   "then rerun")
 
     def _client(self, service: str, endpoint: str | None) -> Any:
         if service not in self._made:
@@ -117,36 +123,9 @@ class Clients:
 
     def call(self, operation: str, fn: Callable[..., Any], **kwargs: Any) -> Any:
         """`fn(**kwargs)`, its failures as the engine's errors (see the module docstring)."""
-        from botocore.exceptions import (
-            BotoCoreError,
-            ClientError,
-            EndpointConnectionError,
-            NoCredentialsError,
-            PartialCredentialsError,
-        )
+        return call_aws(operation, functools.partial(fn, **kwargs), self._failures)
 
-        try:
-            return fn(**kwargs)
-        except (NoCredentialsError, PartialCredentialsError) as error:
-            raise self._input(f"{operation}: {error}: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and "
-                              "AWS_SECRET_ACCESS_KEY (boto3's credential chain)") from None
-        except EndpointConnectionError as error:
-            raise ServiceError(f"{self.url}: {operation}: cannot reach "
-                               f"{redact_userinfo(str(error.kwargs.get('endpoint_url')))}: is the "
-                               "endpoint (--endpoint-url / --metrics-endpoint-url) running?") from None
-        except ClientError as error:
-            raise self._client_error(operation, error) from None
-        except BotoCoreError as error:
-            if timed_out(error):
-                raise ServiceError(f"{self.url}: {operation}: no answer within {READ_TIMEOUT_SECONDS:g} s "
-                                   f"({redact_userinfo(str(error))}): check that the endpoint "
-                                   "(--endpoint-url / --metrics-endpoint-url) is running and reachable, "
-                                   "then rerun") from None
-            raise ServiceError(f"{self.url}: {operation} failed: {redact_userinfo(str(error))}; rerun later") from None
-
-    def _client_error(self, operation: str, error: Any) -> Exception:
-        info = error.response.get("Error", {})
-        code, message = str(info.get("Code", "")), str(info.get("Message", ""))
+    def _client_error(self, operation: str, code: str, message: str) -> Exception:
         if code in _UNSUPPORTED:
             return Unsupported(f"{operation} is not served by this endpoint ({code}: {message})")
         if code in _DENIED:

@@ -4,8 +4,11 @@ an endpoint that accepts connections and never answers. (A password in an endpoi
 kept out of every message by `errors.clip_message`, which every printed message goes
 through.)
 
-It lives in `spec`, beside the errors, because `sources` (import) and `replicate` both
-need it and share no other package.
+It lives in `spec`, beside the errors, because `sources` (import), `exports` (an export in
+S3) and `replicate` all need it and share no other package. `call_aws` is the one mapping
+of botocore's failures to the engine's errors: each caller gives its two error kinds (what
+the user fixes, exit 2; what may pass on a rerun, exit 1) and its own reading of AWS's
+error codes.
 
 Bounds, per AWS call (boto3's own defaults are a 60 s connect and a 60 s read timeout,
 each attempt retried, so a silent endpoint held a command for many minutes):
@@ -22,7 +25,9 @@ connect), against a refused one within about 7 s.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from .errors import InputError, Problem, redact_userinfo
@@ -30,6 +35,8 @@ from .errors import InputError, Problem, redact_userinfo
 CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 10.0
 CONNECTION_ATTEMPTS = 4  # a refused or reset connection: the first try and 3 retries
+SET_CREDENTIALS = "set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (boto3's credential chain)"
+Answer = TypeVar("Answer")
 
 def check_endpoint_url(value: str | None, command: str, option: str = "--endpoint-url") -> str | None:
     """`value` when it is an http(s) URL with a host, None when not given; an empty or
@@ -87,3 +94,50 @@ def timed_out(error: Exception) -> bool:
     from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 
     return isinstance(error, (ReadTimeoutError, ConnectTimeoutError))
+
+
+@dataclass(frozen=True)
+class AwsFailures:
+    """How one command words the failures of its AWS calls. `bad_input` and `unavailable`
+    make its two error kinds from a message (they add where: the URL or path); `client_error`
+    makes its error for an AWS error code (operation, code, message); `unreachable` and
+    `silent` say what to check when the endpoint refuses connections or does not answer."""
+
+    bad_input: Callable[[str], Exception]
+    unavailable: Callable[[str], Exception]
+    client_error: Callable[[str, str, str], Exception]
+    unreachable: str
+    silent: str
+
+
+def call_aws(operation: str, fn: Callable[[], Answer], failures: AwsFailures) -> Answer:
+    """`fn()`, a call to AWS, its failures as the caller's errors: no credentials is bad
+    input; an endpoint that refuses connections, does not answer in time (botocore's
+    timeouts, or urllib3's while a streamed body is read) or fails otherwise is unavailable;
+    an error code is the caller's to read. Never a botocore traceback."""
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        EndpointConnectionError,
+        NoCredentialsError,
+        PartialCredentialsError,
+    )
+    from urllib3.exceptions import HTTPError
+    from urllib3.exceptions import TimeoutError as StreamTimeout
+
+    try:
+        return fn()
+    except (NoCredentialsError, PartialCredentialsError) as error:
+        raise failures.bad_input(f"{operation}: {error}: {SET_CREDENTIALS}") from None
+    except EndpointConnectionError as error:
+        endpoint = redact_userinfo(str(error.kwargs.get("endpoint_url")))
+        raise failures.unavailable(f"{operation}: cannot reach {endpoint}: {failures.unreachable}") from None
+    except ClientError as error:
+        info = error.response.get("Error", {})
+        raise failures.client_error(operation, str(info.get("Code", "")), str(info.get("Message", ""))) from None
+    except (BotoCoreError, HTTPError, OSError) as error:
+        said = redact_userinfo(str(error))
+        if timed_out(error) or isinstance(error, (StreamTimeout, TimeoutError)):
+            raise failures.unavailable(f"{operation}: no answer within {READ_TIMEOUT_SECONDS:g} s ({said}): "
+                                       f"{failures.silent}") from None
+        raise failures.unavailable(f"{operation} failed: {said}; rerun later") from None
