@@ -1,4 +1,4 @@
-"""DescribeTable, ListTables, DescribeTimeToLive, CreateTable, DeleteTable.
+"""DescribeTable, ListTables, CreateTable, DeleteTable, UpdateTable (TTL: ttl_ops.py).
 
 The stage's spec tables are the plan's: described from the spec (key schema, billing,
 TTL); CreateTable of one answers that it exists, DeleteTable of one is refused. On
@@ -94,13 +94,6 @@ async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     if len(names) > limit:
         out["LastEvaluatedTableName"] = names[limit - 1]
     return out
-
-
-async def describe_time_to_live(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    ttl = session.catalog.get(body.get("TableName")).spec.source.ttl
-    if ttl is None:
-        return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
-    return {"TimeToLiveDescription": {"TimeToLiveStatus": "ENABLED", "AttributeName": ttl.attribute}}
 
 
 async def create_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from . import admin_ops, batch_ops, created_tables, item_ops, query_ops, signatures, types_record
+from . import admin_ops, batch_ops, created_tables, item_ops, query_ops, signatures, ttl_ops, types_record
 from .errors import ServeError, internal, validation
 from .session import Session
 from .tables import Catalog, catalog
@@ -41,7 +41,7 @@ OPERATIONS: dict[str, Operation] = {
     "TransactGetItems": batch_ops.transact_get_items, "TransactWriteItems": batch_ops.transact_write_items,
     "DescribeTable": admin_ops.describe_table, "ListTables": admin_ops.list_tables,
     "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table, "UpdateTable": admin_ops.update_table,
-    "DescribeTimeToLive": admin_ops.describe_time_to_live,
+    "DescribeTimeToLive": ttl_ops.describe_time_to_live, "UpdateTimeToLive": ttl_ops.update_time_to_live,
 }
 log = logging.getLogger("ddb2bigtable.serve")
 

@@ -8,7 +8,8 @@ instance is the one store they all share; a worker's memory or the work folder i
 (Cloud Run instances have neither). The registry, `_ddb2bigtable_tables`, holds one row
 per created table (row key: its DynamoDB name; one cell, `t:table`, JSON): the request's
 definition (key schema, attribute definitions, indexes, billing), the Bigtable table id,
-the mapping (the default one), the table's id and creation time, and its status. It is
+the mapping (the default one), the table's id and creation time, its status, and what
+UpdateTimeToLive and UpdateTable changed since (`ttl`, billing in the definition). It is
 the first step of "types kept with the table" (docs/serve.md, Not done yet): the
 definition a table is read with lives beside its rows.
 
@@ -30,6 +31,7 @@ import asyncio
 import json
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from ..bigtable.table_admin import create_new_table, delete_table, ensure_planned_table
@@ -41,7 +43,7 @@ from ..spec.errors import ServiceError, clip
 from .errors import ServeError, internal, not_found, validation
 from .session import Session
 from .store import Store, now_micros, raw_cells
-from .table_requests import bigtable_id, checked_request, table_spec
+from .table_requests import MAX_ATTRIBUTE_NAME, bigtable_id, checked_request, table_spec
 from .tables import Created, Home, ServedTable, named_tables, served_table
 
 REGISTRY_ID = "_ddb2bigtable_tables"
@@ -113,6 +115,9 @@ def _parsed(name: str, value: bytes) -> dict[str, Any]:
         checked_request(definition)
     except ServeError as error:
         raise _damaged(name, f"its definition: {error.message}") from None
+    ttl = record.get("ttl")
+    if ttl is not None and not (isinstance(ttl, str) and 1 <= len(ttl) <= MAX_ATTRIBUTE_NAME):
+        raise _damaged(name, "its TTL attribute is not a name")
     return record
 
 
@@ -122,11 +127,15 @@ def _write(name: str, record: dict[str, Any]) -> RowMutation:
     return RowMutation(name.encode(), (DeleteRow(), SetCell(FAMILY, QUALIFIER, value, now_micros() // 1000 * 1000)))
 
 
+def _created(record: dict[str, Any]) -> Created:
+    return Created(record["definition"], record["table_uuid"], record["created"], record.get("ttl"))
+
+
 def _served(session: Session, record: dict[str, Any]) -> ServedTable:
     home = _home(session)
     spec = table_spec(record["definition"], record["table_id"], home.region)
     return served_table(spec, home.instance_id, {}, (home.serving_profile, home.consistent_profile),
-                        Created(record["definition"], record["table_uuid"], record["created"]))
+                        _created(record))
 
 
 def _in_use(name: str, record: dict[str, Any]) -> ServeError:
@@ -207,6 +216,25 @@ async def delete(session: Session, name: str) -> ServedTable:
     return _served(session, record)
 
 
+async def change(session: Session, name: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> ServedTable:
+    """An ACTIVE created table's registry record changed by `edit` (UpdateTimeToLive,
+    UpdateTable; it raises what the change cannot be), written only if the row is as read;
+    the table as changed. A change that met another one is ResourceInUseException."""
+    record, cells = await _read(session, name)
+    if record is None:
+        raise not_found(name)
+    if record["status"] != ACTIVE:
+        raise _in_use(name, record)
+    changed = edit(record)
+    if not await _registry(session).write_if_unchanged(_write(name, changed), cells):
+        raise ServeError("ResourceInUseException", f"Attempt to change a resource which is still in use: table "
+                         f"{name} was changed by another request at the same time; retry")
+    table = _served(session, changed)
+    session.catalog.created[name] = table
+    session.fetched[name] = time.monotonic()
+    return table
+
+
 async def names(session: Session) -> list[str]:
     """Every ACTIVE created table's name (ListTables)."""
     if not session.catalog.emulator or session.catalog.home is None:
@@ -248,7 +276,7 @@ async def resolve(session: Session, body: dict[str, Any], *, fresh: bool = False
         record, _ = await _read(session, name)
         if record is not None and record["status"] == ACTIVE:
             known = catalog.created.get(name)
-            if known is None or known.created is None or known.created.table_uuid != record["table_uuid"]:
+            if known is None or known.created != _created(record):  # new, re-created or changed
                 catalog.created[name] = _served(session, record)
             session.fetched[name] = now
         else:

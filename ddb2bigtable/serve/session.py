@@ -65,9 +65,10 @@ class Session:
     def decode(self, table: ServedTable, row: Any, now: int | None = None) -> list[Item]:
         """The live items of one row; a row the codec cannot read is the table's fault, not the
         request's: a 500 naming the row and why."""
-        cells = live_cells(row, table.codec.ttl_families, now or now_micros())
+        now = now or now_micros()
+        cells = live_cells(row, table.codec.ttl_families, now)
         try:
-            return table.codec.decode(row.row_key, cells) if cells else []
+            return table.unexpired(table.codec.decode(row.row_key, cells), now) if cells else []
         except CodecError as error:
             self.stale_types.add(table.name)  # perhaps a type recorded since: read the record again
             raise internal(f"row {row.row_key.decode('utf-8', 'replace')} of table {table.name} cannot be read "

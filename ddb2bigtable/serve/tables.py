@@ -22,8 +22,9 @@ from typing import Any
 
 from ..codec.codec import Codec
 from ..codec.items import AttributeValue, Item
-from ..codec.mutations import CodecError
+from ..codec.mutations import CodecError, Expired
 from ..codec.row_keys import key_part, salt_prefix
+from ..codec.timestamps import ttl_timestamp
 from ..codec.type_inference import AttributeTypes
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
@@ -41,11 +42,13 @@ KEY_BYTES = (2048, 1024)
 @dataclass(frozen=True)
 class Created:
     """What the registry keeps of a table serve created: the request's definition
-    (table_requests.KEPT), the table's id and creation time as DescribeTable reports them."""
+    (table_requests.KEPT), the table's id and creation time as DescribeTable reports them,
+    and the TTL attribute UpdateTimeToLive set (None: TTL disabled)."""
 
     definition: dict[str, Any]
     table_uuid: str
     created_seconds: float
+    ttl: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,23 @@ class ServedTable:
     keys: tuple[str, ...] = field(default=())  # partition key, then sort key if any
     created: Created | None = None  # a table serve created (CreateTable), not the plan
 
+
+    @property
+    def ttl_attribute(self) -> str | None:
+        """The TTL attribute: the spec's, or the one UpdateTimeToLive set on a created table."""
+        ttl = self.spec.source.ttl
+        return ttl.attribute if ttl is not None else self.created.ttl if self.created is not None else None
+
+    def unexpired(self, items: list[Item], now_micros: int) -> list[Item]:
+        """The items that have not expired. A spec table's expiry is its cells' time (the
+        reader leaves expired cells out: store.live_cells); a created table's cells carry
+        their write time, since TTL may be turned on after they were written, so its TTL
+        attribute's value is read, by the rule the codec stamps cells with (a Number of
+        epoch seconds, ignored more than five years in the past)."""
+        ttl = self.created.ttl if self.created is not None else None
+        if ttl is None:
+            return items
+        return [i for i in items if not isinstance(ttl_timestamp(i, ttl, now_micros), Expired)]
 
     @property
     def key_types(self) -> dict[str, str]:

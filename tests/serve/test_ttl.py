@@ -1,0 +1,84 @@
+"""UpdateTimeToLive and DescribeTimeToLive: a created table's TTL kept in the registry and
+its expired items hidden from every read; a spec table's TTL is its spec's."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from botocore.exceptions import ClientError
+
+TABLE = "TtlOrders"
+KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
+        "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"},
+                                 {"AttributeName": "c", "AttributeType": "N"}],
+        "BillingMode": "PAY_PER_REQUEST"}
+
+
+def _error(call) -> tuple[str, str]:
+    with pytest.raises(ClientError) as caught:
+        call()
+    return caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]
+
+
+@pytest.fixture()
+def client(served):
+    client = served.client()
+    client.create_table(TableName=TABLE, **KEYS)
+    yield client
+    client.delete_table(TableName=TABLE)
+
+
+def _ttl(client, attribute: str, enabled: bool):
+    return client.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={"AttributeName": attribute,
+                                                                                 "Enabled": enabled})
+
+
+def test_ttl_on_a_created_table_hides_expired_items_until_disabled(client):
+    now = int(time.time())
+    past, future = {"N": str(now - 3600)}, {"N": str(now + 3600)}
+    for c, expires in ((1, past), (2, future), (3, {"S": "not a time"})):
+        client.put_item(TableName=TABLE, Item={"p": {"S": "a"}, "c": {"N": str(c)}, "expires": expires})
+    assert client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
+    answer = _ttl(client, "expires", True)
+    assert answer["TimeToLiveSpecification"] == {"AttributeName": "expires", "Enabled": True}
+    assert client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expires"}
+    query = {"TableName": TABLE, "KeyConditionExpression": "p = :p", "ExpressionAttributeValues": {":p": {"S": "a"}}}
+    assert [i["c"]["N"] for i in client.query(**query)["Items"]] == ["2", "3"]  # the past one is gone
+    assert "Item" not in client.get_item(TableName=TABLE, Key={"p": {"S": "a"}, "c": {"N": "1"}}, ConsistentRead=True)
+    assert client.scan(TableName=TABLE)["Count"] == 2
+    # a conditional create sees no item where an expired one is
+    client.put_item(TableName=TABLE, Item={"p": {"S": "a"}, "c": {"N": "4"}, "expires": past})
+    client.put_item(TableName=TABLE, Item={"p": {"S": "a"}, "c": {"N": "4"}}, ConditionExpression="attribute_not_exists(p)")
+    assert _error(lambda: _ttl(client, "expires", True)) == ("ValidationException", "TimeToLive is already enabled")
+    assert _error(lambda: _ttl(client, "other", True))[1] == "TimeToLive is active on a different AttributeName"
+    assert _error(lambda: _ttl(client, "other", False))[1] == "TimeToLive is active on a different AttributeName"
+    _ttl(client, "expires", False)
+    assert client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
+    assert [i["c"]["N"] for i in client.query(**query)["Items"]] == ["1", "2", "3", "4"]  # nothing was deleted
+    assert _error(lambda: _ttl(client, "expires", False))[1] == "TimeToLive is already disabled"
+
+
+def test_update_time_to_live_checks_its_request(served, client):
+    code, message = _error(lambda: _ttl(client, "x" * 256, True))
+    assert code == "ValidationException" and "length less than or equal to 255" in message
+    unchecked = served.client(parameter_validation=False)  # what boto3 would refuse before sending
+    code, message = _error(lambda: unchecked.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={
+        "AttributeName": "expires"}))
+    assert code == "ValidationException" and "enabled" in message
+    code, _ = _error(lambda: unchecked.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={
+        "AttributeName": "expires", "Enabled": "dog"}))
+    assert code == "SerializationException"
+    code, _ = _error(lambda: client.update_time_to_live(TableName="NoSuchTable", TimeToLiveSpecification={
+        "AttributeName": "expires", "Enabled": True}))
+    assert code == "ResourceNotFoundException"
+
+
+def test_a_spec_tables_ttl_is_its_specs(served):
+    client = served.client()
+    assert client.describe_time_to_live(TableName="Scratch")["TimeToLiveDescription"] == {
+        "TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    code, message = _error(lambda: client.update_time_to_live(TableName="Scratch", TimeToLiveSpecification={
+        "AttributeName": "expiresAt", "Enabled": False}))
+    assert code == "ValidationException" and "spec owns its TTL" in message
