@@ -103,7 +103,7 @@ def check_used(request: dict[str, Any]) -> None:
             raise invalid(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
 
 
-def _checked(names: Any, values: Any) -> tuple[Names, Values]:
+def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
     """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
     value, normalised as stored), refused in DynamoDB's words when they have another shape."""
     names, values = names or {}, values or {}
@@ -135,7 +135,7 @@ def condition(expression: str | None, names: Names | None, values: Values | None
 
 def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> Any:
     """moto's tree of a condition, refused in DynamoDB's words where DynamoDB refuses it."""
-    names, values = _checked(names, values)
+    names, values = checked_placeholders(names, values)
     text, names, values = validation.prepared(field, expression, names, values)
     with dynamodb_errors():
         try:
@@ -186,7 +186,7 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     """The item after an UpdateExpression (SET, REMOVE, ADD, DELETE), in wire form.
     `item` holds at least the key attributes (a new item is just its key)."""
     keys = tuple(key_types)
-    names, values = _checked(names, values)
+    names, values = checked_placeholders(names, values)
     # no key attributes for moto's validator, which refuses a key read as well as written:
     # validation_updates checks the written paths
     table = _KeyTable([], [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
@@ -210,7 +210,8 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
 def key_condition(expression: str, names: Names | None, values: Values | None,
                   keys: tuple[str, ...]) -> KeyCondition:
     """A Query's KeyConditionExpression: equality on the partition key, at most one
-    comparison on the sort key (validation_keys.py)."""
+    comparison on the sort key (validation_keys.py). Query parses it once per shape
+    (parsed_keys.py)."""
     return validation_keys.key_condition(parsed_condition(validation_keys.FIELD, expression, names, values), keys)
 
 
@@ -221,7 +222,7 @@ def projection(expression: str | None, names: Names | None) -> list[Path] | None
     """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
     if expression is None:
         return None
-    names, _ = _checked(names, None)
+    names, _ = checked_placeholders(names, None)
     if not isinstance(expression, str) or not expression.strip():
         raise invalid("Invalid ProjectionExpression: The expression can not be empty;")
     paths: list[Path] = []

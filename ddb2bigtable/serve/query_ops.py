@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..codec.items import AttributeValue, Item
-from . import expressions, index_ops, key_ranges, validation
+from . import expressions, index_ops, key_ranges, parsed_keys, validation
 from .errors import validation as invalid
 from .item_ops import prepare
 from .paging import check_limit, check_select, item_order, meets, page, take
@@ -42,7 +42,7 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     expression = body.get("KeyConditionExpression")
     if expression is None:
         raise invalid("Either the KeyConditions or KeyConditionExpression parameter must be specified")
-    found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
+    found = parsed_keys.key_condition(expression, body.get("ExpressionAttributeNames"),
                                       body.get("ExpressionAttributeValues"), table.keys)
     _no_key_in_filter(table, body, legacy_filter)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
