@@ -131,7 +131,7 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
 async def scan_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
     gsi = _index(session, table, body)
     if body.get("Segment") is not None or body.get("TotalSegments") is not None:
-        raise unsupported("a parallel Scan of an index", "scan the index in one segment on emulator stages")
+        raise unsupported("a parallel Scan of an index", "scan the index in one segment")
     limit = check_limit(body)
     keys = _keys(gsi)
     if not session.catalog.emulator:

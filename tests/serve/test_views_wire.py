@@ -258,3 +258,10 @@ def test_an_index_whose_view_is_not_made_yet_says_to_make_it(cloud):
         cloud.standin.db.execute("ALTER TABLE `gone` RENAME TO `shirts-by-shop`")
     assert caught.value.name == "ValidationException"
     assert "no materialized view shirts-by-shop" in caught.value.message and "pulumi up" in caught.value.message
+
+
+def test_a_parallel_scan_of_an_index_is_refused_before_any_sql(cloud):
+    before = len(cloud.standin.seen)
+    with pytest.raises(ServeError) as caught:
+        cloud.run(query_ops.scan, {"TableName": "Shirts", "IndexName": "by-shop", "Segment": 0, "TotalSegments": 2})
+    assert "parallel Scan of an index" in caught.value.message and len(cloud.standin.seen) == before
