@@ -15,7 +15,9 @@ from ..spec.model import Gsi, KeySchema, Lsi
 from . import created_tables
 from .errors import ServeError, unsupported, validation
 from .session import Session
+from .table_counts import Counts, counted
 from .table_requests import check_name, checked_request
+from .table_updates import updated_record
 from .tables import ServedTable
 
 ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
@@ -30,7 +32,7 @@ def _key_schema(key: KeySchema) -> list[dict[str, str]]:
             if k is not None]
 
 
-def _index(table: ServedTable, gsi: Gsi) -> dict[str, Any]:
+def _index(table: ServedTable, gsi: Gsi, counts: Counts | None) -> dict[str, Any]:
     if gsi.projection in ("all", "keys_only"):
         projection: dict[str, Any] = {"ProjectionType": str(gsi.projection).upper()}
     else:
@@ -38,17 +40,20 @@ def _index(table: ServedTable, gsi: Gsi) -> dict[str, Any]:
     out: dict[str, Any] = {"IndexName": gsi.name, "KeySchema": _key_schema(gsi.key), "Projection": projection,
                            "IndexStatus": "ACTIVE", "IndexArn": f"{_arn(table)}/index/{gsi.name}"}
     out["ProvisionedThroughput"] = {"ReadCapacityUnits": gsi.reads or 0, "WriteCapacityUnits": gsi.writes or 0}
-    if table.created is not None:  # not counted, as the table's own ItemCount
-        out |= {"IndexSizeBytes": 0, "ItemCount": 0}
+    if table.created is not None:  # counted as the table's own ItemCount (table_counts.py)
+        entries, size = counts.indexes.get(gsi.name, (0, 0)) if counts is not None else (0, 0)
+        out |= {"IndexSizeBytes": size, "ItemCount": entries}
     return out
 
 
-def _local_index(table: ServedTable, lsi: Lsi) -> dict[str, Any]:
-    out = _index(table, Gsi(lsi.name, KeySchema(table.spec.source.key.partition, lsi.sort), lsi.projection))
+def _local_index(table: ServedTable, lsi: Lsi, counts: Counts | None) -> dict[str, Any]:
+    out = _index(table, Gsi(lsi.name, KeySchema(table.spec.source.key.partition, lsi.sort), lsi.projection), counts)
     return {k: v for k, v in out.items() if k not in ("IndexStatus", "ProvisionedThroughput")}
 
 
-def description(table: ServedTable) -> dict[str, Any]:
+def description(table: ServedTable, counts: Counts | None = None) -> dict[str, Any]:
+    """The table as DescribeTable answers it; a created table's ItemCount and sizes are
+    `counts` (0 without: a table just created or deleted)."""
     source = table.spec.source
     keys = [k for schema in (source.key, *(g.key for g in source.gsis)) for k in (schema.partition, schema.sort)
             if k is not None] + [s.sort for s in source.lsis]
@@ -64,12 +69,13 @@ def description(table: ServedTable) -> dict[str, Any]:
         out["ProvisionedThroughput"] = {"ReadCapacityUnits": source.reads, "WriteCapacityUnits": source.writes,
                                         "NumberOfDecreasesToday": 0}
     if source.gsis:
-        out["GlobalSecondaryIndexes"] = [_index(table, g) for g in source.gsis]
+        out["GlobalSecondaryIndexes"] = [_index(table, g, counts) for g in source.gsis]
     if source.lsis:
-        out["LocalSecondaryIndexes"] = [_local_index(table, s) for s in source.lsis]
+        out["LocalSecondaryIndexes"] = [_local_index(table, s, counts) for s in source.lsis]
     if table.created is not None:  # a table serve created: when, its id, DynamoDB's fields for a new table
         out |= {"CreationDateTime": table.created.created_seconds, "TableId": table.created.table_uuid,
-                "DeletionProtectionEnabled": False}
+                "DeletionProtectionEnabled": False, "ItemCount": counts.items if counts else 0,
+                "TableSizeBytes": counts.size if counts else 0}
         out.setdefault("ProvisionedThroughput", {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0,
                                                  "NumberOfDecreasesToday": 0})
         if source.billing != "provisioned":
@@ -79,7 +85,8 @@ def description(table: ServedTable) -> dict[str, Any]:
 
 async def describe_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     await created_tables.resolve(session, body, fresh=True)  # what another worker created or deleted just now
-    return {"Table": description(session.catalog.get(body.get("TableName")))}
+    table = session.catalog.get(body.get("TableName"))
+    return {"Table": description(table, await counted(session, table) if table.created is not None else None)}
 
 
 async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
@@ -128,13 +135,17 @@ async def _exists(session: Session, table: ServedTable) -> None:
 
 
 async def update_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    """Not served: ResourceNotFoundException for a table that does not exist, as DynamoDB
-    answers first, else a ValidationException saying how to change a table instead."""
+    """A created table's billing and global indexes changed (table_updates.py) in its
+    registry row; a spec table's UpdateTable is refused, saying to change its spec.
+    ResourceNotFoundException first for a table that does not exist, as DynamoDB answers."""
     await created_tables.resolve(session, body, fresh=True)
     table = session.catalog.get(body.get("TableName"))
-    how = ("change its spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)" if table.created is None
-           else "delete the table and create it anew with the new definition")
-    raise unsupported("UpdateTable", how)
+    if table.created is None:
+        raise unsupported(f"UpdateTable of {table.name}", "the plan owns the tables of the stage's specs: change its "
+                          "spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
+
+    changed = await created_tables.change(session, table.name, lambda record: updated_record(record, body))
+    return {"TableDescription": description(changed, await counted(session, changed))}
 
 
 async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:

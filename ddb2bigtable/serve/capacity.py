@@ -111,7 +111,9 @@ def answer_tables(body: dict[str, Any], by_table: dict[str, Units]) -> dict[str,
     return {"ConsumedCapacity": [units.described(name, mode) for name, units in by_table.items()]}
 
 
-def _indexes(table: ServedTable) -> list[tuple[str, Gsi]]:
+def indexes(table: ServedTable) -> list[tuple[str, Gsi]]:
+    """Every index of the table, with where INDEXES lists it; a local index as the global
+    one of the table's partition key and its sort key (read the same way)."""
     source = table.spec.source
     local = [Gsi(s.name, KeySchema(source.key.partition, s.sort), s.projection) for s in source.lsis]
     return [("GlobalSecondaryIndexes", g) for g in source.gsis] + [("LocalSecondaryIndexes", g) for g in local]
@@ -119,10 +121,10 @@ def _indexes(table: ServedTable) -> list[tuple[str, Gsi]]:
 
 def index_kind(table: ServedTable, name: str) -> str:
     """Where INDEXES lists the index: a local index, else a global one."""
-    return next((kind for kind, index in _indexes(table) if index.name == name), "GlobalSecondaryIndexes")
+    return next((kind for kind, index in indexes(table) if index.name == name), "GlobalSecondaryIndexes")
 
 
-def _entry(table: ServedTable, index: Gsi, item: Item | None) -> Item | None:
+def index_entry(table: ServedTable, index: Gsi, item: Item | None) -> Item | None:
     """The item's entry in the index (None: the index does not hold it: a key attribute
     missing or of another type, as DynamoDB's sparse indexes)."""
     keys = [k for k in (index.key.partition, index.key.sort) if k is not None]
@@ -139,8 +141,8 @@ def write(table: ServedTable, old: Item | None, new: Item | None, *, factor: flo
     transaction's write with `factor` 2."""
     size = max(item_bytes(old) if old else 0, item_bytes(new) if new else 0)
     units = Units(read=False, table=write_units(size) * factor)
-    for kind, index in _indexes(table):
-        before, after = _entry(table, index, old), _entry(table, index, new)
+    for kind, index in indexes(table):
+        before, after = index_entry(table, index, old), index_entry(table, index, new)
         if before == after:
             continue
         keys = [k.name for k in (index.key.partition, index.key.sort) if k is not None]

@@ -9,7 +9,8 @@ instance is the one store they all share; a worker's memory or the work folder i
 per created table (row key: its DynamoDB name; one cell, `t:table`, JSON): the request's
 definition (key schema, attribute definitions, indexes, billing), the Bigtable table id,
 the mapping (the default one), the table's id and creation time, its status, and what
-UpdateTimeToLive and UpdateTable changed since (`ttl`, billing in the definition). It is
+UpdateTimeToLive and UpdateTable changed since (`ttl`; billing and indexes in the
+definition; `mixed`: index keys added later, written self-describing before). It is
 the first step of "types kept with the table" (docs/serve.md, Not done yet): the
 definition a table is read with lives beside its rows.
 
@@ -36,6 +37,7 @@ from typing import Any
 
 from ..bigtable.table_admin import create_new_table, delete_table, ensure_planned_table
 from ..bigtable.table_types import forget_types
+from ..codec.cell_values import MIXED
 from ..codec.mutations import DeleteRow, RowMutation, SetCell
 from ..plan.model import FamilyPlan, GcPolicy, TablePlan
 from ..plan.tables import plan_table
@@ -118,6 +120,9 @@ def _parsed(name: str, value: bytes) -> dict[str, Any]:
     ttl = record.get("ttl")
     if ttl is not None and not (isinstance(ttl, str) and 1 <= len(ttl) <= MAX_ATTRIBUTE_NAME):
         raise _damaged(name, "its TTL attribute is not a name")
+    mixed = record.get("mixed", [])
+    if not isinstance(mixed, list) or not all(isinstance(m, str) for m in mixed):
+        raise _damaged(name, "its self-describing attributes are not names")
     return record
 
 
@@ -134,7 +139,8 @@ def _created(record: dict[str, Any]) -> Created:
 def _served(session: Session, record: dict[str, Any]) -> ServedTable:
     home = _home(session)
     spec = table_spec(record["definition"], record["table_id"], home.region)
-    return served_table(spec, home.instance_id, {}, (home.serving_profile, home.consistent_profile),
+    mixed = {name: MIXED for name in record.get("mixed", [])}  # index keys added by UpdateTable
+    return served_table(spec, home.instance_id, mixed, (home.serving_profile, home.consistent_profile),
                         _created(record))
 
 

@@ -48,6 +48,7 @@ class Session:
     # and the tables whose record to read again (a row failed to decode)
     recorded: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     stale_types: set[str] = field(default_factory=set)
+    counts: dict[tuple[str, str, str], Any] = field(default_factory=dict)  # table_counts.py: (when, Counts)
     _stores: dict[tuple[str, str, str | None], Store] = field(default_factory=dict)
 
     def store(self, table: ServedTable, consistent: bool) -> Store:

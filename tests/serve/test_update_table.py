@@ -1,0 +1,83 @@
+"""UpdateTable of a created table (billing, global indexes added and deleted, DynamoDB's
+checks) and DescribeTable's counted ItemCount and TableSizeBytes."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+TABLE = "UpdatedOrders"
+KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST"}
+CREATE_X = {"AttributeDefinitions": [{"AttributeName": "x", "AttributeType": "S"}],
+            "GlobalSecondaryIndexUpdates": [{"Create": {"IndexName": "by-x", "Projection": {"ProjectionType": "ALL"},
+                                                        "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}]}}]}
+
+
+def _error(call) -> tuple[str, str]:
+    with pytest.raises(ClientError) as caught:
+        call()
+    return caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]
+
+
+@pytest.fixture()
+def client(served):
+    client = served.client()
+    client.create_table(TableName=TABLE, **KEYS)
+    yield client
+    client.delete_table(TableName=TABLE)
+
+
+def test_billing_is_recorded_and_described(client):
+    answer = client.update_table(TableName=TABLE, BillingMode="PROVISIONED",
+                                 ProvisionedThroughput={"ReadCapacityUnits": 5, "WriteCapacityUnits": 6})
+    assert answer["TableDescription"]["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
+    described = client.describe_table(TableName=TABLE)["Table"]
+    assert described["ProvisionedThroughput"]["ReadCapacityUnits"] == 5
+    assert described["ProvisionedThroughput"]["WriteCapacityUnits"] == 6
+    client.update_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST")
+    assert client.describe_table(TableName=TABLE)["Table"]["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    code, text = _error(lambda: client.update_table(TableName=TABLE))
+    assert code == "ValidationException" and "At least one of" in text
+
+
+def test_a_global_index_added_holds_the_items_already_there_and_deleted_is_gone(client):
+    items = [{"p": {"S": f"k{n}"}, "x": {"S": f"x{n % 2}"}} for n in range(4)] + [{"p": {"S": "n"}, "x": {"N": "3"}}]
+    for item in items:
+        client.put_item(TableName=TABLE, Item=item)
+    described = client.update_table(TableName=TABLE, **CREATE_X)["TableDescription"]
+    (index,) = described["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "by-x" and index["IndexStatus"] == "ACTIVE"
+    found = client.query(TableName=TABLE, IndexName="by-x", KeyConditionExpression="x = :x",
+                         ExpressionAttributeValues={":x": {"S": "x1"}})["Items"]
+    assert sorted(i["p"]["S"] for i in found) == ["k1", "k3"]  # the number-typed x is not in the index
+    code, text = _error(lambda: client.put_item(TableName=TABLE, Item={"p": {"S": "m"}, "x": {"N": "1"}}))
+    assert code == "ValidationException" and "Type mismatch for Index Key x" in text
+    counts = client.describe_table(TableName=TABLE)["Table"]
+    assert counts["ItemCount"] == 5 and counts["GlobalSecondaryIndexes"][0]["ItemCount"] == 4
+    code, text = _error(lambda: client.update_table(TableName=TABLE, **CREATE_X))
+    assert code == "ValidationException" and "already exists" in text
+    client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-x"}}])
+    assert "GlobalSecondaryIndexes" not in client.describe_table(TableName=TABLE)["Table"]
+    code, _ = _error(lambda: client.query(TableName=TABLE, IndexName="by-x", KeyConditionExpression="x = :x",
+                                          ExpressionAttributeValues={":x": {"S": "x1"}}))
+    assert code == "ValidationException"
+    client.put_item(TableName=TABLE, Item={"p": {"S": "m"}, "x": {"N": "1"}})  # x takes any type again
+
+
+def test_index_updates_are_checked_as_dynamodb_checks_them(client):
+    create = CREATE_X["GlobalSecondaryIndexUpdates"][0]
+    two = [create, {"Create": create["Create"] | {"IndexName": "by-x2"}}]
+    code, _ = _error(lambda: client.update_table(TableName=TABLE, AttributeDefinitions=CREATE_X["AttributeDefinitions"],
+                                                 GlobalSecondaryIndexUpdates=two))
+    assert code == "LimitExceededException"
+    code, _ = _error(lambda: client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[
+        {"Delete": {"IndexName": "nonexistent"}}]))
+    assert code == "ResourceNotFoundException"
+    code, text = _error(lambda: client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[create]))
+    assert code == "ValidationException" and "AttributeDefinitions" in text
+    code, text = _error(lambda: client.update_table(
+        TableName=TABLE, AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "N"}],
+        GlobalSecondaryIndexUpdates=[{"Create": create["Create"] | {"KeySchema": [
+            {"AttributeName": "p", "KeyType": "HASH"}]}}]))
+    assert code == "ValidationException" and "redefined" in text
