@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from ..spec.yaml_source import MAX_BYTES
+from ..spec.file_limits import MAX_BYTES
 from .errors import ExportError
 from .locations import store_for
 from .stores import Store, read_at_most

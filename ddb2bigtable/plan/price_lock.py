@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
-from ..spec.yaml_source import JsonPath, YamlDocument, compose_text, read_text
+from ..spec.file_limits import read_text
+from ..spec.yaml_source import JsonPath, YamlDocument, compose_text
 
 LOCK_FILE = "prices.lock.json"
 VERSION = 1

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from ..load.work_folder import replace_private
 from ..spec.errors import InputError, Problem
-from ..spec.yaml_source import JsonPath, compose_text, format_path, read_text
+from ..spec.file_limits import read_text
+from ..spec.yaml_source import JsonPath, compose_text, format_path
 
 CHECKPOINT = "replicate.json"
 # A SequenceNumber of DynamoDB Streams is a string of 21 to 40 digits (API reference,

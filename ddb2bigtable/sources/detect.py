@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.errors import InputError, Problem
-from ..spec.yaml_source import read_text
+from ..spec.file_limits import read_text
 from . import aws_live, cloudformation, describe_table, terraform
 from .aws_clients import LiveOptions
 from .located import Located, parse

@@ -16,7 +16,7 @@ import yaml
 from cfn_tools import CfnYamlLoader
 
 from ..spec.errors import InputError, Problem, clip
-from ..spec.yaml_source import COMPOSER, MAX_DEPTH, depth_problem, node_problems
+from ..spec.file_limits import COMPOSER, MAX_DEPTH, depth_problem, node_problems, node_start
 
 Path = tuple[str | int, ...]
 
@@ -87,7 +87,7 @@ def dotted(path: Path) -> str:
 
 
 def _marks(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]]) -> None:
-    out[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    out[path] = node_start(node)
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if isinstance(key, yaml.ScalarNode):

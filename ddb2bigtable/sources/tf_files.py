@@ -17,8 +17,8 @@ from pathlib import Path
 from lark import Tree
 
 from ..spec.errors import InputError, Problem
+from ..spec.file_limits import read_text
 from ..spec.model import Location
-from ..spec.yaml_source import read_text
 from .tf_syntax import Attr, Body, parse
 
 MAX_FILES = 2000
