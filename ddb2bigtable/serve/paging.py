@@ -11,7 +11,7 @@ from ..codec.items import AttributeValue, Item
 from . import capacity, expressions
 from .errors import validation
 from .tables import ServedTable
-from .wire import item_to_wire, value_bytes
+from .wire import item_bytes, item_to_wire
 
 PAGE_BYTES = 1024 * 1024  # DynamoDB stops a Query or Scan page at 1 MB read
 SELECTS = ("ALL_ATTRIBUTES", "COUNT", "SPECIFIC_ATTRIBUTES")
@@ -106,5 +106,5 @@ def take(items: list[Item], limit: int | None) -> tuple[list[Item], bool]:
         if (limit is not None and len(taken) >= limit) or size >= PAGE_BYTES:
             return taken, True
         taken.append(item)
-        size += sum(len(n) + value_bytes(v) for n, v in item.items())
+        size += item_bytes(item)
     return taken, False

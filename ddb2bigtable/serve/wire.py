@@ -134,30 +134,45 @@ MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit, names and values toge
 
 def value_bytes(value: AttributeValue) -> int:  # noqa: PLR0911 - one return per type
     """An attribute value's size as DynamoDB counts it (approximately for numbers: about one
-    byte per two significant digits, plus one)."""
-    (tag, inner), = value.items()
-    if tag == "S":
-        return len(inner.encode())
-    if tag == "N":
-        return (len(inner.strip("-").replace(".", "").strip("0")) + 1) // 2 + 1
-    if tag == "B":
-        return len(inner)
-    if tag in ("BOOL", "NULL"):
-        return 1
-    if tag == "SS":
-        return sum(len(x.encode()) for x in inner)
-    if tag == "NS":
-        return sum(value_bytes({"N": x}) for x in inner)
-    if tag == "BS":
-        return sum(len(x) for x in inner)
-    if tag == "M":
-        return 3 + sum(len(k.encode()) + 1 + value_bytes(v) for k, v in inner.items())
-    return 3 + sum(1 + value_bytes(v) for v in inner)
+    byte per two significant digits, plus one). Every page of a Query or Scan sizes each
+    item (the 1 MB page), so the common types come first and ASCII text is not encoded."""
+    for tag, inner in value.items():
+        if tag == "S":
+            return len(inner) if inner.isascii() else len(inner.encode())
+        if tag == "N":
+            return (len(inner.strip("-").replace(".", "").strip("0")) + 1) // 2 + 1
+        if tag == "M":
+            size = 3
+            for name, member in inner.items():
+                size += _text_bytes(name) + 1 + value_bytes(member)
+            return size
+        if tag == "L":
+            size = 3
+            for member in inner:
+                size += 1 + value_bytes(member)
+            return size
+        if tag == "B":
+            return len(inner)
+        if tag in ("BOOL", "NULL"):
+            return 1
+        if tag == "SS":
+            return sum(_text_bytes(x) for x in inner)
+        if tag == "NS":
+            return sum(value_bytes({"N": x}) for x in inner)
+        return sum(len(x) for x in inner)  # BS
+    raise ValueError(f"an attribute value without a type: {value!r}")
+
+
+def _text_bytes(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode())
 
 
 def item_bytes(item: Item) -> int:
     """An item's size as DynamoDB counts it: each attribute's name (UTF-8 bytes) and value."""
-    return sum(len(name.encode()) + value_bytes(value) for name, value in item.items())
+    size = 0
+    for name, value in item.items():
+        size += _text_bytes(name) + value_bytes(value)
+    return size
 
 
 def check_size(item: Item) -> None:
