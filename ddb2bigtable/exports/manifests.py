@@ -118,18 +118,33 @@ def open_export(location: str) -> Manifest:
     )
 
 
+Digest = Any  # hashlib's md5 object (hashlib names no public type for it)
+
+
+def file_digest() -> Digest:
+    """An empty md5, for the bytes of one data file (manifest-files.json's md5Checksum)."""
+    return hashlib.md5(usedforsecurity=False)
+
+
 def verify_file(manifest: Manifest, f: DataFile) -> None:
     """Check the stored `.gz` bytes against the manifest's md5Checksum, streaming them."""
     store, path = data_path(manifest, f)
-    digest = hashlib.md5(usedforsecurity=False)
+    digest = file_digest()
     try:
         with store.open(path) as stream:
             while chunk := stream.read(1 << 20):
                 digest.update(chunk)
     except FileNotFoundError:
         raise missing_file(f, path) from None
+    check_digest(manifest, f, digest)
+
+
+def check_digest(manifest: Manifest, f: DataFile, digest: Digest) -> None:
+    """ExportError unless `digest`, fed every stored byte of the data file, is its
+    md5Checksum: `verify_file`'s check, for a pass that read the bytes itself."""
     actual = base64.b64encode(digest.digest()).decode()
     if actual != f.md5:
+        _, path = data_path(manifest, f)
         raise ExportError(f"{path}: md5 is {actual} but manifest-files.json says {f.md5} for {f.key}; "
                           f"the file was changed or damaged after AWS wrote it: copy it again from the export")
 

@@ -18,7 +18,7 @@ from typing import Any, cast
 from ..codec.items import Item
 from .ion_lines import ion_full, ion_incremental
 from .json_lines import BadLine, Decoded, json_full, json_incremental, json_item, json_line
-from .manifests import INCREMENTAL_EXPORT, DataFile, ExportError, Manifest, data_path, missing_file
+from .manifests import INCREMENTAL_EXPORT, DataFile, Digest, ExportError, Manifest, data_path, missing_file
 
 RAW_LIMIT = 1000
 # DynamoDB items are at most 400 KB (AWS, "Constraints in Amazon DynamoDB", items; read
@@ -67,21 +67,24 @@ class Record:
 
 # --- public API ---------------------------------------------------------------------------
 
-def read_records(manifest: Manifest, f: DataFile, *, check: bool = True) -> Iterator[Record]:
+def read_records(manifest: Manifest, f: DataFile, *, check: bool = True, digest: Digest | None = None
+                 ) -> Iterator[Record]:
     """Every line of one data file as a `Record`, in order.
 
     A line that is not valid JSON/ION or not an item becomes an "error" record; a gzip
     stream that is cut short or corrupt raises `ExportError` after the last good line.
     `check=False` (the loader, whose codec checks the item as it encodes it: one walk
     instead of two) leaves a full DynamoDB JSON export's item as parsed, `unchecked`;
-    `checked` gives the record this reader would have returned.
+    `checked` gives the record this reader would have returned. `digest` (an md5) is fed
+    every stored byte read, so a pass that reads the file anyway checks its md5 too
+    (`manifests.check_digest`, once the file is read to its end).
     """
     full_json = manifest.output_format == "DYNAMODB_JSON" and manifest.export_type != INCREMENTAL_EXPORT
     if not check and full_json:
-        yield from _parsed_records(manifest, f)
+        yield from _parsed_records(manifest, f, digest)
         return
     decode = _LINE_DECODERS[manifest.output_format, manifest.export_type == INCREMENTAL_EXPORT]
-    for line_no, line in _file_lines(manifest, f):
+    for line_no, line in _file_lines(manifest, f, digest):
         if line is None:
             yield Record(f.key, line_no, "error", None, None, None, _TOO_LONG, None)
             continue
@@ -94,10 +97,10 @@ def read_records(manifest: Manifest, f: DataFile, *, check: bool = True) -> Iter
             yield Record(f.key, line_no, kind, item, keys, write_time, None, None, old)
 
 
-def _parsed_records(manifest: Manifest, f: DataFile) -> Iterator[Record]:
+def _parsed_records(manifest: Manifest, f: DataFile, digest: Digest | None) -> Iterator[Record]:
     """`read_records(check=False)` of a full DynamoDB JSON export: each line parsed (the
     JSON, its nesting and its `Item` object checked), its values not yet."""
-    for line_no, line in _file_lines(manifest, f):
+    for line_no, line in _file_lines(manifest, f, digest):
         if line is None:
             yield Record(f.key, line_no, "error", None, None, None, _TOO_LONG, None)
             continue
@@ -128,20 +131,21 @@ def _error(file: str, line_no: int, line: bytes, bad: BadLine) -> Record:
     return Record(file, line_no, "error", None, None, None, str(bad), text)
 
 
-def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool]) -> Iterator[Item]:
+def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool], digest: Digest | None = None
+               ) -> Iterator[Item]:
     """The valid items of one data file that `wanted` asks for, for a pass that needs only
     a few of them (type inference: an item whose attributes all have types already seen
     changes nothing). `wanted` sees each item as parsed, before the validation that costs
     most of reading; what it turns down is neither validated nor returned, and what it
     asks for is returned only if valid (bad lines are the load's to dead-letter). Only
     full DynamoDB JSON exports skip the validation; ION and incremental exports are read
-    as `read_records` reads them."""
+    as `read_records` reads them. `digest`: as `read_records`'s."""
     if manifest.output_format != "DYNAMODB_JSON" or manifest.export_type == INCREMENTAL_EXPORT:
-        for record in read_records(manifest, f):
+        for record in read_records(manifest, f, digest=digest):
             if record.item is not None and wanted(record.item):
                 yield record.item
         return
-    for _, line in _file_lines(manifest, f):
+    for _, line in _file_lines(manifest, f, digest):
         if line is None:
             continue
         try:
@@ -175,17 +179,18 @@ class _Waste:
             raise _Wasted
 
 
-def _file_lines(manifest: Manifest, f: DataFile) -> Iterator[tuple[int, bytes | None]]:
+def _file_lines(manifest: Manifest, f: DataFile, digest: Digest | None = None) -> Iterator[tuple[int, bytes | None]]:
     """(line number, line) of one data file, None for a line over MAX_LINE; ExportError
     when it is missing, unreadable, decompresses to more than ITEM_BYTES per item, or its
-    gzip stream is cut short or corrupt (after the last good line)."""
+    gzip stream is cut short or corrupt (after the last good line). `digest` is fed each
+    stored (compressed) chunk as it is read."""
     store, path = data_path(manifest, f)
     line_no = 0
     limit = f.item_count * ITEM_BYTES + MAX_LINE
     waste, items = _Waste(), f.item_count
     try:
         with store.open(path) as stream:
-            for line_no, line in enumerate(_gzip_lines(stream, limit, waste), 1):
+            for line_no, line in enumerate(_gzip_lines(stream, limit, waste, digest), 1):
                 if line_no > items and line is not None:  # past the file's itemCount: no item of it
                     waste.add(max(len(line) + 1, EXTRA_LINE_COST))
                 yield line_no, line
@@ -211,7 +216,7 @@ GZIP_CHUNK = 256 * 1024  # compressed bytes per read
 GZIP_OUT = 1024 * 1024  # decompressed bytes per step: bounded even for data that compresses 100x
 
 
-def _gzip_lines(stream: Any, limit: int, waste: _Waste) -> Iterator[bytes | None]:
+def _gzip_lines(stream: Any, limit: int, waste: _Waste, digest: Digest | None = None) -> Iterator[bytes | None]:
     """The lines of a gzip stream (concatenated members too), without their newline; None
     for a line longer than MAX_LINE (its bytes are dropped as they arrive, and counted as
     `waste`), `_TooMuch` past `limit` decompressed bytes.
@@ -224,6 +229,8 @@ def _gzip_lines(stream: Any, limit: int, waste: _Waste) -> Iterator[bytes | None
     dropping = False  # inside a line already too long: skip to its end
     total = 0
     while data := stream.read(GZIP_CHUNK):
+        if digest is not None:
+            digest.update(data)
         while data:
             out = decompressor.decompress(data, GZIP_OUT)
             data = decompressor.unconsumed_tail

@@ -13,19 +13,26 @@ from collections.abc import Iterable
 
 from ..codec.type_inference import AttributeTypes, TypeScan, merge_types, with_recorded
 from ..spec.model import TableSpec
-from .manifests import DataFile, ExportError, Manifest, verify_file
+from .manifests import DataFile, ExportError, Manifest, check_digest, file_digest, verify_file
 from .reader import scan_items
 
 FileTypes = tuple[str, AttributeTypes | str]  # (data file key, its types or why it cannot be read)
 
 
 def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTypes:
-    """One data file's md5 checked, then its attribute types inferred (validating only the
-    items that could change them: reader.scan_items)."""
-    verify_file(manifest, f)
-    scan = TypeScan()
-    for item in scan_items(manifest, f, scan.news):
-        scan.add(item)
+    """One data file's attribute types inferred (validating only the items that could
+    change them: reader.scan_items) and its md5 checked, in one read of the file: its
+    stored bytes are hashed as they are decompressed. A file that fails half-way is
+    checked alone first, so a damaged or replaced file is refused by its md5 (copy it
+    again), as before any other complaint about its bytes."""
+    scan, digest = TypeScan(), file_digest()
+    try:
+        for item in scan_items(manifest, f, scan.news, digest):
+            scan.add(item)
+    except ExportError:
+        verify_file(manifest, f)
+        raise
+    check_digest(manifest, f, digest)
     return scan.types(table)
 
 

@@ -38,7 +38,7 @@ from typing import Any
 
 from ..codec.codec import Codec
 from ..codec.type_inference import AttributeTypes
-from ..exports.manifests import DataFile, ExportError, Manifest, verify_file
+from ..exports.manifests import DataFile, ExportError, Manifest, check_digest, file_digest, verify_file
 from ..exports.reader import read_records
 from ..exports.types import FileTypes, merged_types, share_types
 from ..spec.errors import Ddb2BigtableError
@@ -130,13 +130,21 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
 
 
 def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts) -> None:
-    """One data file as chunks; what was read before an ExportError is shipped first."""
+    """One data file as chunks; what was read before an ExportError is shipped first.
+
+    Its md5 is checked before its first row, unless this process's inference pass has
+    just checked it (a fresh load, `job.types` None: `file_types` hashes the bytes it reads). Then the
+    bytes read here are hashed too, and checked at the file's end: a file replaced
+    between the two reads fails (not done: a rerun checks it first), with one read
+    fewer than a check of its own (on a bucket, one download fewer)."""
     packer = Packer()
     dead: list[tuple[int, str, str | None]] = []
     read, limit = 0, FIRST_CHUNK_ROWS
+    digest = file_digest() if job.types is None else None
     try:
-        verify_file(job.manifest, f)
-        for record in read_records(job.manifest, f, check=False):  # route checks as it encodes
+        if digest is None:
+            verify_file(job.manifest, f)
+        for record in read_records(job.manifest, f, check=False, digest=digest):  # route checks as it encodes
             read += 1
             routed = route(record, codec, job.write_time, job.now, job.sample, counts)
             if routed.dead is not None:
@@ -147,6 +155,8 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
                 packed, lines = packer.take()
                 conn.send(Chunk(f.key, packed, lines, dead, read))
                 dead, read, limit = [], 0, min(2 * limit, CHUNK_ROWS)
+        if digest is not None:
+            check_digest(job.manifest, f, digest)
     finally:
         packed, lines = packer.take()
         conn.send(Chunk(f.key, packed, lines, dead, read))

@@ -119,6 +119,34 @@ def test_an_md5_mismatch_stops_before_writing_that_file(bigtable_emulator, tmp_p
     assert report.total("loaded") == 0 and read_all(instance_id, "movies") == []
 
 
+
+def test_a_file_replaced_after_its_md5_was_checked_fails_the_load(bigtable_emulator, tmp_path, monkeypatch):
+    """A fresh load checks each file's md5 in its inference read, and hashes the rows' read
+    again: a file replaced between the two (after its types were inferred) fails, is not
+    marked done, and the rerun refuses it before writing."""
+    from ddb2bigtable.load import encoder
+
+    export = copy_export(tmp_path)
+    target = data_files(export)[0]
+    inferred = encoder.share_types
+
+    def then_replaced(*args):
+        shares = inferred(*args)
+        if any(Path(key).name == target.name for key, _ in shares):
+            target.write_bytes(target.read_bytes() + b"\0")  # still a gzip file (zero padding), other bytes
+        return shares
+
+    monkeypatch.setattr(encoder, "share_types", then_replaced)  # in the encoder processes (fork)
+    spec, instance_id = prepare("movies.yaml")
+    report = run_load(spec.tables[0], str(export), options(instance_id, tmp_path / "work"))
+    assert not report.complete and "md5" in report.error and target.name in report.error
+    failed = next(r for r in report.files if Path(r.file).name == target.name)
+    assert failed.status == "failed"
+    monkeypatch.undo()
+    again = run_load(spec.tables[0], str(export), options(instance_id, tmp_path / "work"))
+    assert not again.complete and "md5" in again.error and target.name in again.error
+    assert again.total("loaded") == 4609 - failed.manifest_items  # the other files resumed as done
+
 def big_export(tmp: Path, items: int) -> Path:
     rows = ({"pk": {"S": f"device-{i % 977:04d}"}, "sk": {"N": str(i)}, "payload": {"S": "x" * 200},
              "n": {"N": str(i * 7)}} for i in range(items))
