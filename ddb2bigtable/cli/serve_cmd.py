@@ -85,11 +85,13 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
     """The Bigtable project, each table's attribute types (its record in the instance, and the
     loads' work folders where present, which must agree) and the DynamoDB names served."""
     from ..bigtable.emulator import EMULATOR_ENV, quiet_connection_warning
-    from ..bigtable.table_types import agreed
+    from ..bigtable.table_types import agreed, where
+    from ..codec.type_inference import held_types
     from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
     from ..load.state import STATE_FILE, LoadState, target
     from ..plan.planner import plan_stage
     from ..spec.errors import InputError, Problem
+    from ..spec.model import TableSpec
     from ..spec.reading import read_specs
     from ..spec.stage import load_stage
 
@@ -101,18 +103,19 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
                                         f"(`ddb2bigtable up --stage {stage.name} --keep-running` prints it)")])
     specs = read_specs([str(p) for p in stage.spec_paths(root)])
     project = stage.gcp_project or DEFAULT_PROJECT
-    folders: dict[tuple[str, str], tuple[Path, dict[str, str]]] = {}
+    folders: dict[tuple[str, str], tuple[TableSpec, Path, dict[str, str]]] = {}
     names = []
     for spec, instance in zip(specs, plan_stage(stage, specs).instances, strict=True):
         for table in spec.tables:
             state = root / WORK_DIR / stage.name / instance.id / table.id / STATE_FILE
-            folders[instance.id, table.id] = (state, LoadState.open(state, "", target(project, instance.id,
-                                                                                       table.id))[0].table_types)
+            folders[instance.id, table.id] = (table, state, LoadState.open(state, "", target(
+                project, instance.id, table.id))[0].table_types)
             names.append(table.source.table)
     with quiet_connection_warning():
         records = asyncio.run(_records(project, list(folders)))
-    types = {table_id: agreed(folder, records[instance_id, table_id], state, instance_id, table_id)
-             for (instance_id, table_id), (state, folder) in folders.items()}
+    types = {table_id: held_types(table, agreed(folder, records[instance_id, table_id], state, instance_id, table_id),
+                                  where(instance_id, table_id))
+             for (instance_id, table_id), (table, state, folder) in folders.items()}
     return project, types, names
 
 

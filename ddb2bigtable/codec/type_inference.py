@@ -24,7 +24,9 @@ from typing import Any
 
 import orjson
 
+from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
+from ..spec.yaml_source import format_path
 from .cell_values import MIXED
 from .items import Item, value_type
 from .scalars import PLAIN_JSON_NUMBER
@@ -35,18 +37,9 @@ AttributeTypes = dict[str, str]  # attribute -> "S", "N", ..., "counter", or "mi
 
 def declared_types(table: TableSpec) -> AttributeTypes:
     """Types the spec states: key attributes (table, GSIs, LSIs), then mapped attributes."""
-    source = table.source
     declared: AttributeTypes = {}
-    keys = [source.key.partition, source.key.sort]
-    for gsi in source.gsis:
-        keys += [gsi.key.partition, gsi.key.sort]
-    keys += [lsi.sort for lsi in source.lsis]
-    for key in keys:
-        if key is not None:
-            declared.setdefault(key.name, key.type)
-    for attr in table.mapping.attributes:
-        if attr.type is not None:
-            declared.setdefault(attr.name, attr.type)
+    for name, kind, _ in table.type_declarations():
+        declared.setdefault(name, kind)
     return declared
 
 
@@ -137,10 +130,42 @@ def merge_types(a: AttributeTypes, b: AttributeTypes) -> AttributeTypes:
 
 def with_recorded(inferred: AttributeTypes, recorded: AttributeTypes, table: TableSpec) -> AttributeTypes:
     """The types to encode a later export of a table with (an incremental after its full
-    export): each attribute the table already holds keeps the form its cells are in, so a
-    row reads back with one type per attribute whichever export wrote it; attributes new
-    to the table take this export's inference, and the spec's declared types win over both.
-    A value that does not fit its attribute's recorded type is then a dead letter that
-    says so, never a cell in a form nothing can read back."""
-    declared = declared_types(table)
-    return {**inferred, **{name: stored for name, stored in recorded.items() if name not in declared}}
+    export, the first load after serve or replicate wrote new attributes): each attribute
+    the table already holds keeps the form its cells are in (`held_types`), so a row reads
+    back with one type per attribute whichever writer wrote it; attributes new to the table
+    take this export's inference (the spec's declared types, else the data's). A value that
+    does not fit its attribute's recorded type is then a dead letter that says so, never a
+    cell in a form nothing can read back."""
+    return {**inferred, **held_types(table, recorded)}
+
+
+def held_types(table: TableSpec, held: AttributeTypes,
+               holder: str = "the table's record of its types") -> AttributeTypes:
+    """The one rule between the spec's declared types and the types a table's cells hold
+    (its record, bigtable/table_types.py, with the work folder's): the table is the
+    authority, since its cells can only be read back in the form they were written in,
+    and a declaration that disagrees is bad input, never a silent pick either way. A
+    declared M, L or NS agrees with `mixed` (inference stores one that holds sets or
+    binary self-describing: `TypeScan.types`). Load, the Beam and Dataflow loads,
+    replicate, verify and serve all call this before they write or read a row; InputError
+    at the declaration's line naming the attribute, both types and what to do."""
+    problems = []
+    seen: set[str] = set()
+    for name, declared, path in table.type_declarations():
+        if name in seen:
+            continue
+        seen.add(name)
+        stored = held.get(name)
+        if stored is None or stored == declared or (stored == MIXED and declared in ("M", "L", "NS")):
+            continue
+        where = table.location
+        keep = ("drop its type here (they are self-describing: any type reads back)" if stored == MIXED else
+                f"declare {name} as {stored} here (or drop its type)")
+        problems.append(Problem.at(table.type_locations.get(path), where.file if where else "spec",
+                                   format_path(("tables", table.id, *path)), (
+            f"declares {name} as {declared}, but {holder} holds it as {stored}: the table's cells of {name} are "
+            f"{stored} (written by an earlier load, replicate or serve); {keep} to keep them, or, to store {name} "
+            f"as {declared}, delete the table and its row in that record and load it again")))
+    if problems:
+        raise InputError(problems)
+    return held

@@ -190,7 +190,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     """`progress(n)` after every n lines; first `progress(0, total=items in the manifest)`."""
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
-    await adopt_record(state, options.project, options.instance_id, table.id, options.work_dir,
+    await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
                        options.types_profile_id)
     progress(0, total=manifest.item_count)
     for f in manifest.files:

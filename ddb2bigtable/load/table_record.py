@@ -17,16 +17,19 @@ from pathlib import Path
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ..bigtable.table_types import agreed, differing, read_types, record_types, where
+from ..codec.type_inference import held_types
+from ..spec.model import TableSpec
 from .state import STATE_FILE, LoadState
 
 
-async def adopt_record(state: LoadState, project: str, instance_id: str, table_id: str, work_dir: Path,
+async def adopt_record(state: LoadState, project: str, table: TableSpec, instance_id: str, work_dir: Path,
                        app_profile_id: str | None) -> None:
     """The table's recorded types merged into the state's `table_types` (InputError when
-    they disagree)."""
+    they disagree, or when the spec declares a type the table does not hold: `held_types`)."""
     async with BigtableDataClientAsync(project=project) as client:
-        record = await read_types(client, instance_id, table_id, app_profile_id)
-    merged = agreed(state.table_types, record, work_dir / STATE_FILE, instance_id, table_id)
+        record = await read_types(client, instance_id, table.id, app_profile_id)
+    merged = held_types(table, agreed(state.table_types, record, work_dir / STATE_FILE, instance_id, table.id),
+                        where(instance_id, table.id))
     if merged != state.table_types:
         state.table_types = merged
         state.save(work_dir / STATE_FILE)

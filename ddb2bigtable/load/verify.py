@@ -23,10 +23,11 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, R
 from ..bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS, lookup_table
 from ..bigtable.preflight import check_target
 from ..bigtable.table_types import agreed, read_types
+from ..bigtable.table_types import where as where_recorded
 from ..codec.codec import Codec, CodecError, Expired
 from ..codec.items import Item
 from ..codec.mutations import Cell
-from ..codec.type_inference import AttributeTypes, infer_types
+from ..codec.type_inference import AttributeTypes, held_types, infer_types
 from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
@@ -299,7 +300,8 @@ async def _table_types(table: TableSpec, manifests: list[Manifest], work_dir: Pa
         where = target(project, instance_id, table.id)
         folder = LoadState.open(work_dir / STATE_FILE, export_fingerprint(manifests[-1], table), where)[0].table_types
     if folder or record:
-        return agreed(folder, record, (work_dir or Path(".")) / STATE_FILE, instance_id, table.id)
+        return held_types(table, agreed(folder, record, (work_dir or Path(".")) / STATE_FILE, instance_id, table.id),
+                          where_recorded(instance_id, table.id))
     return infer_types((item for manifest in manifests for item in all_items(manifest)), table)
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ..bigtable.table_types import agreed, read_types
+from ..bigtable.table_types import where as recorded_where
+from ..codec.type_inference import held_types
 from ..exports.manifests import ExportError, open_export
 from ..load.state import STATE_FILE, LoadState
 from ..load.writer import WriteError
@@ -65,7 +67,8 @@ async def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]
         raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
                                         f"here nor in the table: load the export first (replication writes with "
                                         f"the types the load inferred), or give its --work-dir")])
-    return agreed(folder, record, state_file, where["instance"], table.id)
+    return held_types(table, agreed(folder, record, state_file, where["instance"], table.id),
+                      recorded_where(where["instance"], table.id))
 
 
 async def types_waited_for(table: TableSpec, work_dir: Path, where: dict[str, str], outage: Outage,

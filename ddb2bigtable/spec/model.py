@@ -284,12 +284,33 @@ class Mapping:
     rules: tuple[MappingRule, ...] = ()
 
 
+TypePath = tuple[str | int, ...]  # where a declared type sits under its table: ("mapping", "attributes", 2, "type")
+
+
 @dataclass(frozen=True)
 class TableSpec:
     id: str
     source: Source
     mapping: Mapping = field(default_factory=Mapping)
     location: Location | None = None
+    # Where each declared type was written (`type_declarations`' paths), so an error about
+    # one points at its line; not part of what the table is (equality, repr, fingerprints).
+    type_locations: dict[TypePath, Location] = field(default_factory=dict, compare=False, repr=False)
+
+    def type_declarations(self) -> list[tuple[str, str, TypePath]]:
+        """(attribute, type, path under the table) of every type the spec states, in the
+        order they take precedence: the key schema, GSI keys, LSI sort keys, then
+        `mapping.attributes` with a `type`."""
+        source = self.source
+        keys: list[tuple[TypePath, KeyAttribute | None]] = [
+            (("source", "key", "partition"), source.key.partition), (("source", "key", "sort"), source.key.sort)]
+        for i, gsi in enumerate(source.gsis):
+            keys += [(("source", "gsis", i, "key", "partition"), gsi.key.partition),
+                     (("source", "gsis", i, "key", "sort"), gsi.key.sort)]
+        keys += [(("source", "lsis", i, "sort"), lsi.sort) for i, lsi in enumerate(source.lsis)]
+        found = [(key.name, key.type, (*path, "type")) for path, key in keys if key is not None]
+        return found + [(a.name, a.type, ("mapping", "attributes", i, "type"))
+                        for i, a in enumerate(self.mapping.attributes) if a.type is not None]
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ the schema, so one run reports as much as it can instead of one error per fix.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -141,8 +142,10 @@ def _instance(doc: YamlDocument) -> InstanceSpec:
 def _table(doc: YamlDocument, i: int) -> TableSpec:
     d = doc.data["tables"][i]
     mapping = _mapping(d["mapping"]) if "mapping" in d else Mapping()
-    return TableSpec(id=d["id"], source=_source(d["source"]), mapping=mapping,
-                     location=_location(doc, ("tables", i, "id")))
+    table = TableSpec(id=d["id"], source=_source(d["source"]), mapping=mapping,
+                      location=_location(doc, ("tables", i, "id")))
+    return replace(table, type_locations={path: _location(doc, ("tables", i, *path))
+                                          for _, _, path in table.type_declarations()})
 
 
 def _build(cls: type, d: dict[str, Any], convert: dict[str, Callable[[Any], Any]]) -> Any:

@@ -48,8 +48,8 @@ def run_beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRe
 def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadReport:
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
-    where = (options.project, options.instance_id, table.id, options.work_dir, options.types_profile_id)
-    asyncio.run(adopt_record(state, *where))  # the table's record of its types, before inferring
+    asyncio.run(adopt_record(state, options.project, table, options.instance_id, options.work_dir,
+                             options.types_profile_id))  # the table's record of its types, before inferring
     if state.types is None:
         try:
             save_types(state, export_types(manifest, table, state.table_types), options)
@@ -65,7 +65,8 @@ def _beam_load(table: TableSpec, export: str, options: LoadOptions) -> LoadRepor
     _clear_stale_outputs(work, pending, fresh=not state.done)
     counts: dict[str, FileCounts] = {}
     if pending:
-        report.error = asyncio.run(record_load_types(state, *where))  # before the first row
+        report.error = asyncio.run(record_load_types(state, options.project, options.instance_id, table.id, work,
+                                                     options.types_profile_id))  # before the first row
         if report.error:
             report.seconds = time.monotonic() - started
             return report
