@@ -17,7 +17,7 @@ from .errors import ServeError, unsupported, validation
 from .session import Session
 from .table_counts import Counts, counted
 from .table_requests import check_name, checked_request
-from .table_updates import updated_record
+from .table_updates import updated_definition
 from .tables import ServedTable
 
 ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
@@ -144,7 +144,10 @@ async def update_table(session: Session, body: dict[str, Any]) -> dict[str, Any]
         raise unsupported(f"UpdateTable of {table.name}", "the plan owns the tables of the stage's specs: change its "
                           "spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
 
-    changed = await created_tables.change(session, table.name, lambda record: updated_record(record, body))
+    def edit(record: dict[str, Any]) -> dict[str, Any]:
+        return record | {"definition": updated_definition(record["definition"], body)}
+
+    changed = await created_tables.change(session, table.name, edit)
     return {"TableDescription": description(changed, await counted(session, changed))}
 
 

@@ -126,9 +126,10 @@ def index_kind(table: ServedTable, name: str) -> str:
 
 def index_entry(table: ServedTable, index: Gsi, item: Item | None) -> Item | None:
     """The item's entry in the index (None: the index does not hold it: a key attribute
-    missing or of another type, as DynamoDB's sparse indexes)."""
+    missing, of another type, or empty, as DynamoDB's sparse indexes)."""
     keys = [k for k in (index.key.partition, index.key.sort) if k is not None]
-    if item is None or any(k.name not in item or next(iter(item[k.name])) != k.type for k in keys):
+    if item is None or any(k.name not in item or next(iter(item[k.name])) != k.type
+                           or item[k.name][k.type] in ("", b"") for k in keys):
         return None
     if index.projection == "all":
         return item

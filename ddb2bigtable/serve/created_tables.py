@@ -10,7 +10,7 @@ per created table (row key: its DynamoDB name; one cell, `t:table`, JSON): the r
 definition (key schema, attribute definitions, indexes, billing), the Bigtable table id,
 the mapping (the default one), the table's id and creation time, its status, and what
 UpdateTimeToLive and UpdateTable changed since (`ttl`; billing and indexes in the
-definition; `mixed`: index keys added later, written self-describing before). It is
+definition). It is
 the first step of "types kept with the table" (docs/serve.md, Not done yet): the
 definition a table is read with lives beside its rows.
 
@@ -120,9 +120,6 @@ def _parsed(name: str, value: bytes) -> dict[str, Any]:
     ttl = record.get("ttl")
     if ttl is not None and not (isinstance(ttl, str) and 1 <= len(ttl) <= MAX_ATTRIBUTE_NAME):
         raise _damaged(name, "its TTL attribute is not a name")
-    mixed = record.get("mixed", [])
-    if not isinstance(mixed, list) or not all(isinstance(m, str) for m in mixed):
-        raise _damaged(name, "its self-describing attributes are not names")
     return record
 
 
@@ -139,7 +136,12 @@ def _created(record: dict[str, Any]) -> Created:
 def _served(session: Session, record: dict[str, Any]) -> ServedTable:
     home = _home(session)
     spec = table_spec(record["definition"], record["table_id"], home.region)
-    mixed = {name: MIXED for name in record.get("mixed", [])}  # index keys added by UpdateTable
+    # An index's key attributes are written self-describing, as every other non-key
+    # attribute: an index UpdateTable adds or deletes later changes no cell's encoding
+    # (ServedTable.check_index_keys enforces the index's type on the values instead).
+    keys = {k.name for k in (spec.source.key.partition, spec.source.key.sort) if k is not None}
+    mixed = {d["AttributeName"]: MIXED for d in record["definition"]["AttributeDefinitions"]
+             if d["AttributeName"] not in keys}
     return served_table(spec, home.instance_id, mixed, (home.serving_profile, home.consistent_profile),
                         _created(record))
 

@@ -26,17 +26,6 @@ ACTIONS = ("Create", "Update", "Delete")
 CHANGES = ("BillingMode", "ProvisionedThroughput", "GlobalSecondaryIndexUpdates", "AttributeDefinitions")
 
 
-def updated_record(record: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    """A created table's registry record after the request. An attribute that becomes an
-    index key here was written self-describing until now (no type was declared for it), so
-    it stays so (`mixed`, read by created_tables._served): its cells already written read
-    back, and the index's type is enforced on the values (ServedTable.check_index_keys)."""
-    definition = updated_definition(record["definition"], body)
-    declared = {d["AttributeName"] for d in record["definition"]["AttributeDefinitions"]}
-    added = {d["AttributeName"] for d in definition["AttributeDefinitions"]} - declared
-    return record | {"definition": definition, "mixed": sorted({*record.get("mixed", []), *added})}
-
-
 def updated_definition(definition: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     """The definition after the request (checked as CreateTable checks one), or DynamoDB's error."""
     other = sorted(k for k in body if k not in (*CHANGES, "TableName"))

@@ -42,7 +42,8 @@ def test_billing_is_recorded_and_described(client):
 
 
 def test_a_global_index_added_holds_the_items_already_there_and_deleted_is_gone(client):
-    items = [{"p": {"S": f"k{n}"}, "x": {"S": f"x{n % 2}"}} for n in range(4)] + [{"p": {"S": "n"}, "x": {"N": "3"}}]
+    items = [{"p": {"S": f"k{n}"}, "x": {"S": f"x{n % 2}"}} for n in range(4)] + [
+        {"p": {"S": "n"}, "x": {"N": "3"}}, {"p": {"S": "e"}, "x": {"S": ""}}]  # neither can be in the index
     for item in items:
         client.put_item(TableName=TABLE, Item=item)
     described = client.update_table(TableName=TABLE, **CREATE_X)["TableDescription"]
@@ -54,7 +55,8 @@ def test_a_global_index_added_holds_the_items_already_there_and_deleted_is_gone(
     code, text = _error(lambda: client.put_item(TableName=TABLE, Item={"p": {"S": "m"}, "x": {"N": "1"}}))
     assert code == "ValidationException" and "Type mismatch for Index Key x" in text
     counts = client.describe_table(TableName=TABLE)["Table"]
-    assert counts["ItemCount"] == 5 and counts["GlobalSecondaryIndexes"][0]["ItemCount"] == 4
+    assert counts["ItemCount"] == 6 and counts["GlobalSecondaryIndexes"][0]["ItemCount"] == 4
+    assert len(client.scan(TableName=TABLE, IndexName="by-x")["Items"]) == 4
     code, text = _error(lambda: client.update_table(TableName=TABLE, **CREATE_X))
     assert code == "ValidationException" and "already exists" in text
     client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-x"}}])
@@ -81,3 +83,18 @@ def test_index_updates_are_checked_as_dynamodb_checks_them(client):
         GlobalSecondaryIndexUpdates=[{"Create": create["Create"] | {"KeySchema": [
             {"AttributeName": "p", "KeyType": "HASH"}]}}]))
     assert code == "ValidationException" and "redefined" in text
+
+
+def test_an_index_made_with_the_table_can_be_deleted_and_its_items_still_read(served):
+    client = served.client()
+    client.create_table(TableName="IndexedFirst", KeySchema=KEYS["KeySchema"], BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=KEYS["AttributeDefinitions"] + CREATE_X["AttributeDefinitions"],
+                        GlobalSecondaryIndexes=[CREATE_X["GlobalSecondaryIndexUpdates"][0]["Create"]])
+    try:
+        client.put_item(TableName="IndexedFirst", Item={"p": {"S": "a"}, "x": {"S": "kept"}})
+        client.update_table(TableName="IndexedFirst", GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-x"}}])
+        assert client.scan(TableName="IndexedFirst")["Items"] == [{"p": {"S": "a"}, "x": {"S": "kept"}}]
+        client.put_item(TableName="IndexedFirst", Item={"p": {"S": "b"}, "x": {"N": "7"}})
+        assert client.get_item(TableName="IndexedFirst", Key={"p": {"S": "b"}})["Item"]["x"] == {"N": "7"}
+    finally:
+        client.delete_table(TableName="IndexedFirst")
