@@ -74,11 +74,32 @@ EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpressio
 # Expression parameters, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html,
 # read 2026-11-25); it also keeps moto's recursive parser far from Python's recursion limit.
 MAX_EXPRESSION_BYTES = 4 * 1024
+# "The maximum number of operators or functions allowed in any expression is 300" (same
+# page). DynamoDB counts the operators alone (comparisons, AND, OR, NOT, BETWEEN, IN, + and
+# -): 1,355 nested function calls under 4 KB are refused for their name, not their count
+# (the Alternator suite's test_limits.py, run against DynamoDB). Parentheses nested past
+# MAX_OPERATORS levels (redundant ones, or calls no expression needs) are refused too,
+# before moto's recursive parser meets Python's recursion limit.
+MAX_OPERATORS = 300
+_OPERATOR = re.compile(r"<>|<=|>=|[=<>+-]|(?<![\w#:])(?:AND|OR|NOT|BETWEEN|IN)(?!\w)", re.IGNORECASE)
 _NAME, _VALUE = re.compile(r"#[A-Za-z0-9_]+"), re.compile(r":[A-Za-z0-9_]+")
 
 
+def _check_operators(field: str, text: str) -> None:
+    count = len(_OPERATOR.findall(text))
+    if count > MAX_OPERATORS:
+        raise invalid(f"Invalid {field}: The expression contains too many operators; operator count: {count}")
+    depth = deepest = 0
+    for char in text:
+        depth += 1 if char == "(" else -1 if char == ")" else 0
+        deepest = max(deepest, depth)
+    if deepest > MAX_OPERATORS:
+        raise invalid(f"Invalid {field}: The expression nests parentheses {deepest} levels deep; ddb2bigtable serve "
+                      f"reads at most {MAX_OPERATORS}, as many as DynamoDB's operators in one expression")
+
+
 def check_used(request: dict[str, Any]) -> None:
-    """DynamoDB refuses an expression over 4 KB, ExpressionAttributeNames or Values a
+    """DynamoDB refuses an expression over 4 KB or 300 operators, ExpressionAttributeNames or Values a
     request's expressions never use (a typo in a placeholder would otherwise pass silently),
     and either without an expression."""
     for field in EXPRESSIONS:
@@ -86,6 +107,8 @@ def check_used(request: dict[str, Any]) -> None:
         if isinstance(text, str) and len(text.encode()) > MAX_EXPRESSION_BYTES:
             raise invalid(f"Invalid {field}: Expression size has exceeded the maximum allowed size; "
                              f"expression size: {len(text.encode())}")
+        if isinstance(text, str):
+            _check_operators(field, text)
     texts = [t for t in (request.get(f) for f in EXPRESSIONS) if isinstance(t, str)]
     for field, pattern in (("ExpressionAttributeNames", _NAME), ("ExpressionAttributeValues", _VALUE)):
         given = request.get(field)
