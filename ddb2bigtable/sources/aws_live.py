@@ -20,12 +20,13 @@ from typing import Any
 
 from ..spec.checks import region_problem
 from ..spec.errors import InputError, Problem
+from ..spec.yaml_source import format_path
 from . import describe_table
 from .aws_clients import Clients, LiveOptions
 from .cloudwatch import Measured, Usage, read_usage, utilisation
 from .live_autoscaling import LiveScaling, read_scaling
 from .live_replicas import continuous_backups, legacy_replicas, replica_status, with_replicas
-from .located import Located, Path, dotted
+from .located import Located, Path
 from .model import Dropped, GsiDef, Imported, Notice, Options, Rates, Sourced, TableDefinition, given
 
 KIND = "aws"
@@ -57,7 +58,7 @@ class _Response(Located):
     """A DescribeTable response read like a file; problems name the URL, not a line."""
 
     def problem(self, path: Path, message: str) -> Problem:
-        return Problem.about(self.file, dotted(path), message)
+        return Problem.about(self.file, format_path(path), message)
 
 
 def _retag(value: Any) -> Any:

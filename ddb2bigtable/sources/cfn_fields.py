@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from ..spec.yaml_source import format_path
 from .intrinsics import Unresolved
-from .located import Located, Path, dotted, walk
+from .located import Located, Path, walk
 from .model import (
     STREAM_VIEWS,
     TABLE_CLASSES,
@@ -39,7 +40,7 @@ class Fields:
         self.base = base if base is not None else ("Resources", logical, "Properties")
 
     def origin(self, rel: Path) -> str:
-        return f"CloudFormation {self.logical}.{dotted(self.base[2:] + rel)}"
+        return f"CloudFormation {self.logical}.{format_path(self.base[2:] + rel)}"
 
     def raw(self, rel: Path) -> Any:
         return walk(self.props, rel)

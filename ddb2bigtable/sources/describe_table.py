@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from .located import Located, Path, dotted, walk
+from ..spec.yaml_source import format_path
+from .located import Located, Path, walk
 from .model import (
     STREAM_VIEWS,
     TABLE_CLASSES,
@@ -44,7 +45,7 @@ class _Reader:
         self.loc = loc
 
     def origin(self, path: Path) -> str:
-        return f"describe-table {dotted(path)}"
+        return f"describe-table {format_path(path)}"
 
     def get(self, path: Path, kinds: tuple[type, ...], what: str, required: bool = False) -> Any:
         value = walk(self.loc.data, path)

@@ -17,6 +17,7 @@ from cfn_tools import CfnYamlLoader
 
 from ..spec.errors import InputError, Problem, clip
 from ..spec.file_limits import COMPOSER, MAX_DEPTH, depth_problem, node_problems, node_start
+from ..spec.yaml_source import format_path
 
 Path = tuple[str | int, ...]
 
@@ -37,7 +38,7 @@ class Located:
 
     def problem(self, path: Path, message: str) -> Problem:
         line, column = self.at(path)
-        return Problem(self.file, line, column, dotted(path), message)
+        return Problem(self.file, line, column, format_path(path), message)
 
     def fail(self, path: Path, message: str) -> InputError:
         return InputError([self.problem(path, message)])
@@ -80,10 +81,6 @@ def walk(value: Any, path: Path) -> Any:
         else:
             return None
     return value
-
-
-def dotted(path: Path) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p) for i, p in enumerate(path))
 
 
 def _marks(node: yaml.Node, path: Path, out: dict[Path, tuple[int, int]]) -> None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec.regions import AWS_REGIONS
+from ..spec.yaml_source import format_path
 from .cfn_fields import CMEK_ADVICE, Fields, projection, table_class
 from .intrinsics import Unresolved
-from .located import Located, Path, dotted
+from .located import Located, Path
 from .model import (
     STREAM_VIEWS,
     Dropped,
@@ -45,7 +46,7 @@ class TfFields(Fields):
         super().__init__(loc, address, values, base)
 
     def origin(self, rel: Path) -> str:
-        return f"Terraform {self.logical}" + (f".{dotted(rel)}" if rel else "")
+        return f"Terraform {self.logical}" + (f".{format_path(rel)}" if rel else "")
 
     def raw(self, rel: Path) -> Any:
         """None for "" and empty blocks too: state writes every argument, unset ones empty."""
@@ -76,7 +77,7 @@ def _types(f: TfFields) -> _Types:
 
 
 def _key(f: TfFields, rel: Path, types: _Types) -> Sourced[KeyAttr] | None:
-    name = f.text(rel, dotted(rel))
+    name = f.text(rel, format_path(rel))
     if name is None:
         return None
     if name.value not in types and not name.is_estimate:
@@ -105,7 +106,7 @@ def _schema_keys(f: TfFields, at: Path, types: _Types) -> tuple[Sourced[KeyAttr]
 
 
 def _flag(f: TfFields, rel: Path, default: str) -> Sourced[bool]:
-    return f.flag(rel, dotted(rel)) or given(False, f.origin(()) + f" (no {default}: false)")
+    return f.flag(rel, format_path(rel)) or given(False, f.origin(()) + f" (no {default}: false)")
 
 
 def _block_flag(f: TfFields, block: str, field: str) -> Sourced[bool] | None:
