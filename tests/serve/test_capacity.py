@@ -126,3 +126,16 @@ def test_batches_and_transactions_answer_a_list_per_table(client):
     for action, units in ((check, 2), (put, 4)):
         assert client.transact_write_items(TransactItems=[action], ReturnConsumedCapacity="TOTAL")[
             "ConsumedCapacity"][0]["CapacityUnits"] == units
+
+
+def test_a_counter_addition_asked_for_its_capacity_still_adds(served):
+    """An ADD to a counter goes through the read-check-write when its capacity is asked (the
+    figure needs the old item), and still counts every addition."""
+    client = served.client()
+    key = {"pk": {"S": "capacity-counter"}, "sk": {"N": "1"}}
+    for _ in range(2):
+        answer = client.update_item(TableName="Scratch", Key=key, UpdateExpression="ADD hits :one",
+                                    ExpressionAttributeValues={":one": {"N": "1"}}, ReturnConsumedCapacity="TOTAL")
+        assert answer["ConsumedCapacity"]["CapacityUnits"] == 1
+    assert client.get_item(TableName="Scratch", Key=key, ConsistentRead=True)["Item"]["hits"] == {"N": "2"}
+    client.delete_item(TableName="Scratch", Key=key)
