@@ -31,7 +31,7 @@ from .tf_module import (
     instance_key,
     reference_text,
 )
-from .tf_syntax import Block, Body, parse, trees
+from .tf_syntax import Block, Body, parse, trees, unwrapped
 from .tf_values import Lazy, Scope, TooMuchWork, plain
 from .tf_variables import module_values, root_values
 
@@ -99,9 +99,7 @@ class Instance(Module):
         """The child's AWS provider configurations: the default one, and what `providers` maps."""
         out: dict[str | None, Any] = {None: self.providers.get(None)}
         attr = block.body.attrs.get("providers")
-        node = attr.expr if attr else None
-        while node is not None and node.data == "expr_term":
-            node = trees(node)[0]
+        node = unwrapped(attr.expr) if attr else None
         for elem in trees(node) if node is not None and node.data == "object" else []:
             child, parent = (reference_text(n) for n in trees(elem))
             if child.split(".")[0] == "aws":

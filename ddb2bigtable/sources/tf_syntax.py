@@ -57,6 +57,24 @@ def trees(node: Tree) -> list[Tree]:
     return [c for c in node.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
 
 
+def unwrapped(node: Tree) -> Tree:
+    """The term inside `node`'s `expr_term` wrappers (the grammar wraps every term, and
+    each pair of parentheses once more)."""
+    while node.data == "expr_term" and trees(node):
+        node = trees(node)[0]
+    return node
+
+
+def function_call(node: Tree) -> tuple[str, list[Tree]] | None:
+    """A function call's name and argument expressions (`optional(string, "x")`), None
+    when `node` is no call."""
+    node = unwrapped(node)
+    if node.data != "function_call":
+        return None
+    return (str(trees(node)[0].children[0]),
+            [a for t in trees(node)[1:] if t.data == "arguments" for a in trees(t)])
+
+
 def tokens(node: Tree) -> list[Token]:
     return [c for c in node.children if isinstance(c, Token)]
 

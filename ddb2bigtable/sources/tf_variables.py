@@ -18,7 +18,7 @@ from lark import Tree
 from .intrinsics import Unresolved
 from .tf_expr import evaluate
 from .tf_functions import EvalError
-from .tf_syntax import Block, Body, trees
+from .tf_syntax import Block, Body, function_call, trees, unwrapped
 from .tf_values import Lazy, Scope, is_unknown
 
 ReadBody = Callable[[str], Body]  # a .tfvars file read within the limits, parsed
@@ -63,13 +63,10 @@ def conform(type_node: Tree | None, value: Any) -> Any:
     """`value` shaped by a `type` constraint: optional object attributes filled in."""
     if type_node is None or value is None or is_unknown(value):
         return value
-    node = type_node
-    while node.data == "expr_term" and trees(node):
-        node = trees(node)[0]
-    if node.data != "function_call":
+    called = function_call(type_node)
+    if called is None:
         return value
-    name = str(trees(node)[0].children[0])
-    args = [a for t in trees(node)[1:] if t.data == "arguments" for a in trees(t)]
+    name, args = called
     if name in ("list", "set") and args and isinstance(value, list):
         return [conform(args[0], v) for v in value]
     if name == "map" and args and isinstance(value, Mapping):
@@ -82,21 +79,16 @@ def conform(type_node: Tree | None, value: Any) -> Any:
 
 
 def _object(fields: Tree, value: Mapping[str, Any]) -> Any:
-    node = fields
-    while node.data == "expr_term" and trees(node):
-        node = trees(node)[0]
+    node = unwrapped(fields)
     if node.data != "object":
         return value
     out = dict(value)
     for elem in trees(node):
         key_node, type_node = trees(elem)
         key = "".join(str(t) for t in key_node.scan_values(lambda v: True)).strip().strip('"')
-        inner = type_node
-        while inner.data == "expr_term" and trees(inner):
-            inner = trees(inner)[0]
-        optional = inner.data == "function_call" and str(trees(inner)[0].children[0]) == "optional"
         if key not in out:
-            args = [a for t in trees(inner)[1:] if t.data == "arguments" for a in trees(t)] if optional else []
+            called = function_call(type_node)
+            args = called[1] if called is not None and called[0] == "optional" else []
             out[key] = literal(args[1], f"the optional default of {key}") if len(args) > 1 else None
         out[key] = conform(type_node, out[key])
     return out
