@@ -75,15 +75,21 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._json(200, {"kind": "storage#objects", "items": items, "prefixes": sorted(prefixes)})
 
     def _json(self, status: int, document: dict[str, Any]) -> None:
-        body = json.dumps(document).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        answer_json(self, status, document)
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+def answer_json(handler: http.server.BaseHTTPRequestHandler, status: int, document: dict[str, Any]) -> None:
+    """One JSON answer, as Cloud Storage's JSON API sends its documents (also for the
+    hostile servers of other tests that answer its metadata requests)."""
+    body = json.dumps(document).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
 
 
 def serve(folder: Path, bucket: str) -> JsonApi:

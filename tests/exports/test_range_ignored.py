@@ -14,6 +14,8 @@ import pytest
 from ddb2bigtable.exports.errors import ExportUnavailable
 from ddb2bigtable.exports.stores import WINDOW
 
+from .gcs_json_api import answer_json
+
 OBJECT = 3 * WINDOW  # what HEAD / the metadata says
 ANSWER = 12 * WINDOW  # what every GET streams, whatever Range asked (96 MiB)
 
@@ -32,13 +34,8 @@ class _IgnoresRange(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         if "alt=media" not in self.path and "/storage/v1/" in self.path:  # Cloud Storage's metadata
-            body = (f'{{"kind": "storage#object", "bucket": "b", "name": "k", "generation": "7", '
-                    f'"size": "{OBJECT}"}}').encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            answer_json(self, 200, {"kind": "storage#object", "bucket": "b", "name": "k", "generation": "7",
+                                    "size": str(OBJECT)})
             return
         self.send_response(200)
         self.send_header("Content-Length", str(ANSWER))

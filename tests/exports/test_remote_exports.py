@@ -30,7 +30,7 @@ from ddb2bigtable.spec.aws_endpoints import CONNECT_TIMEOUT_SECONDS, READ_TIMEOU
 from ..conftest import ROOT
 from ..local_servers import silent_server
 from ..sources import moto_server
-from .gcs_json_api import serve
+from .gcs_json_api import answer_json, serve
 
 BUCKET = "team-exports"
 PREFIX = "dynamodb/movies"
@@ -233,13 +233,8 @@ class _Stalling(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         if "/storage/v1/" in self.path and "alt=media" not in self.path:  # Cloud Storage's objects.get
-            body = json.dumps({"name": "x/manifest-summary.json", "bucket": BUCKET, "size": "1000000",
-                               "generation": "1"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            answer_json(self, 200, {"name": "x/manifest-summary.json", "bucket": BUCKET, "size": "1000000",
+                                    "generation": "1"})
             return
         self.send_response(206)
         self.send_header("Content-Length", "1000000")
