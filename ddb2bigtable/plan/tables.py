@@ -33,16 +33,37 @@ def view_id(table_id: str, gsi_name: str) -> str:
     return re.sub(r"[^-_.a-zA-Z0-9]", "_", f"{table_id}-{gsi_name}")[:128]
 
 
+def number_column(name: str) -> str:
+    """The view column holding an N index key as FLOAT64, the view's order for that key."""
+    return f"{name}_number"
+
+
 def view_query(table: TableSpec, gsi: Gsi) -> str:
-    """The view's SQL: GSI key columns, then the source key, then the projection."""
+    """The view's SQL: GSI key columns, then the source key, then the projection.
+
+    Each key is its raw cell (BYTES). An N key's cell is its decimal text, whose byte order
+    is not numeric ("10" < "9"), so the view also holds it as FLOAT64
+    (`CAST(CAST(cell AS STRING) AS FLOAT64)`, GoogleSQL for Bigtable's CAST,
+    https://cloud.google.com/bigtable/docs/reference/sql/conversion_functions, read
+    2026-11-25; continuous materialized views take any GoogleSQL for Bigtable feature but
+    the few they list, CAST not among them:
+    https://cloud.google.com/bigtable/docs/continuous-materialized-view-queries, read
+    2026-11-25) and is ordered by that number, so serve reads an index partition in number
+    order from its start. FLOAT64 keeps 15-17 significant digits of DynamoDB's 38: numbers
+    that differ further are equal there, and serve orders such ties exactly
+    (docs/serve.md, Secondary indexes)."""
     family = table.mapping.default_family
-    keys = [gsi.key.partition.name] + ([gsi.key.sort.name] if gsi.key.sort else [])
-    columns = [f"{family}['{k}'] AS {k}" for k in keys] + ["_key AS source_key"]
+    keys = [gsi.key.partition] + ([gsi.key.sort] if gsi.key.sort else [])
+    names = [k.name for k in keys]
+    columns = [f"{family}['{k}'] AS {k}" for k in names]
+    columns += [f"CAST(CAST({family}['{k.name}'] AS STRING) AS FLOAT64) AS {number_column(k.name)}"
+                for k in keys if k.type == "N"]
+    columns.append("_key AS source_key")
     if gsi.projection == "all":
         columns.append(family)
     elif gsi.projection != "keys_only":
-        columns += [f"{family}['{a}'] AS {a}" for a in gsi.projection if a not in keys]
-    order = ", ".join([*keys, "source_key"])
+        columns += [f"{family}['{a}'] AS {a}" for a in gsi.projection if a not in names]
+    order = ", ".join([*(number_column(k.name) if k.type == "N" else k.name for k in keys), "source_key"])
     return f"SELECT {', '.join(columns)} FROM `{table.id}` ORDER BY {order}"
 
 

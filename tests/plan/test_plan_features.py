@@ -121,7 +121,10 @@ def test_streams_backups_and_gsis_become_change_streams_backups_and_views(plans)
     views = {v["gsi"]: v for v in orders["materialized_views"]}
     assert set(views) == {"by-status", "by-merchant"}
     query = views["by-status"]["query"]
-    assert query.endswith("ORDER BY status, createdAt, source_key") and "_key AS source_key" in query
+    assert query.endswith("ORDER BY status, createdAt_number, source_key") and "_key AS source_key" in query
+    # createdAt is N: its cell is decimal text, so the view also holds and orders it as FLOAT64
+    assert "CAST(CAST(cf['createdAt'] AS STRING) AS FLOAT64) AS createdAt_number" in query
+    assert "cf['createdAt'] AS createdAt," in query and "status_number" not in query
     carts = table(instance(plans["prod"], "shop-global"), "carts")
     assert carts["change_stream_retention_hours"] is None and carts["backup"] is None
 
