@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..bigtable.table_types import types_profile
 from ..plan.app_profiles import LOAD_PROFILE, load_cluster
 from ..plan.model import StagePlan
 from ..spec.model import Spec, TableSpec
@@ -31,6 +32,7 @@ class LoadJobPlan:
     service_account: str | None
     spec_file: str  # the table's spec, relative to the project root (where `pulumi up` runs)
     fingerprint: str
+    types_profile_id: str | None = None  # where the job records the table's types (table_types.types_profile)
 
 
 def table_fingerprint(export: str, table: TableSpec, sample: float | None) -> str:
@@ -53,6 +55,6 @@ def load_jobs(stage: Stage, specs: list[Spec], plan: StagePlan) -> list[LoadJobP
                 instance_id=instance.id, table_id=table.id, export=export, project=stage.gcp_project,
                 region=cluster.gcp_region, app_profile_id=LOAD_PROFILE, sample=load.sample,
                 temp_location=load.temp_location, service_account=load.service_account, spec_file=spec_file,
-                fingerprint=table_fingerprint(export, table, load.sample),
+                fingerprint=table_fingerprint(export, table, load.sample), types_profile_id=types_profile(instance),
             ))
     return jobs

@@ -8,6 +8,10 @@ fit is a dead letter saying so. Before its first row, it records the types it wi
 (first writer wins); if another writer recorded another type in between, nothing is
 written and the load fails saying which, with its types forgotten so that a rerun infers
 them again over the record.
+
+The Dataflow job (beam/dataflow.py) does the same without a work folder: its launch reads
+the record (`table_record`), the job infers its types over it and records them
+(`record_before_writing`) before its first row.
 """
 
 from __future__ import annotations
@@ -17,17 +21,25 @@ from pathlib import Path
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ..bigtable.table_types import agreed, differing, read_types, record_types, where
-from ..codec.type_inference import held_types
+from ..codec.type_inference import AttributeTypes, held_types
 from ..spec.model import TableSpec
 from .state import STATE_FILE, LoadState
+
+
+async def table_record(project: str, table: TableSpec, instance_id: str,
+                       app_profile_id: str | None) -> AttributeTypes:
+    """The table's record of its types, checked against the spec's declared types
+    (`held_types`: InputError at the declaration that disagrees)."""
+    async with BigtableDataClientAsync(project=project) as client:
+        record = await read_types(client, instance_id, table.id, app_profile_id)
+    return held_types(table, record, where(instance_id, table.id))
 
 
 async def adopt_record(state: LoadState, project: str, table: TableSpec, instance_id: str, work_dir: Path,
                        app_profile_id: str | None) -> None:
     """The table's recorded types merged into the state's `table_types` (InputError when
     they disagree, or when the spec declares a type the table does not hold: `held_types`)."""
-    async with BigtableDataClientAsync(project=project) as client:
-        record = await read_types(client, instance_id, table.id, app_profile_id)
+    record = await table_record(project, table, instance_id, app_profile_id)
     merged = held_types(table, agreed(state.table_types, record, work_dir / STATE_FILE, instance_id, table.id),
                         where(instance_id, table.id))
     if merged != state.table_types:
@@ -35,21 +47,32 @@ async def adopt_record(state: LoadState, project: str, table: TableSpec, instanc
         state.save(work_dir / STATE_FILE)
 
 
-async def record_load_types(state: LoadState, project: str, instance_id: str, table_id: str, work_dir: Path,
-                            app_profile_id: str | None) -> str | None:
-    """The state's types recorded with the table before any row is written; None, or the
-    error that stops the load (another writer recorded another type first)."""
-    types = state.types or {}
+async def record_before_writing(project: str, instance_id: str, table_id: str, types: AttributeTypes,
+                                app_profile_id: str | None, rerun: str) -> tuple[AttributeTypes, str | None]:
+    """`types` recorded with the table before any row is written (first writer wins): the
+    record as it then stands, and None, or the error that stops the load when another
+    writer recorded another type first (`rerun`: how this load is run again)."""
     async with BigtableDataClientAsync(project=project) as client:
         record = await record_types(client, project, instance_id, table_id, types, app_profile_id)
     wrong = differing(types, record)
     if not wrong:
-        return None
-    state.types = None  # a rerun infers again, taking the record's types
-    state.table_types = {**state.table_types, **record}
-    state.save(work_dir / STATE_FILE)
+        return record, None
     listed = ", ".join(f"{name} would be written as {mine}, recorded as {theirs}"
                        for name, (mine, theirs) in wrong.items())
-    return (f"another writer recorded other types in {where(instance_id, table_id)} while this load inferred its "
-            f"own: {listed}; nothing was written: rerun the load, which then writes those attributes as the "
-            f"record says (values that do not fit are dead-lettered)")
+    return record, (f"another writer recorded other types in {where(instance_id, table_id)} while this load "
+                    f"inferred its own: {listed}; nothing was written: {rerun}, which then writes those attributes "
+                    f"as the record says (values that do not fit are dead-lettered)")
+
+
+async def record_load_types(state: LoadState, project: str, instance_id: str, table_id: str, work_dir: Path,
+                            app_profile_id: str | None) -> str | None:
+    """The state's types recorded before any row is written (`record_before_writing`);
+    when another writer came first, the state forgets its types, so a rerun infers them
+    again over the record."""
+    record, error = await record_before_writing(project, instance_id, table_id, state.types or {}, app_profile_id,
+                                                "rerun the load")
+    if error is not None:
+        state.types = None
+        state.table_types = {**state.table_types, **record}
+        state.save(work_dir / STATE_FILE)
+    return error

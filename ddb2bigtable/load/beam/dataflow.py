@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
@@ -20,6 +21,7 @@ from ...plan.operations import load_job_prefix
 from ...spec.errors import InputError, Problem, ServiceError
 from ...spec.model import TableSpec
 from ..jobs import LoadJobPlan, table_fingerprint
+from ..table_record import table_record
 from .pipeline import BeamLoad, PipelineOptions, beam, build_pipeline
 
 GCP_EXTRA_HINT = ("launching on Dataflow needs Apache Beam's GCP extra, which is not installed here: "
@@ -166,8 +168,10 @@ def find_table(job: LoadJobPlan) -> TableSpec:
 def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:
     """Starts the load on Dataflow and returns its job id, without waiting for it.
 
-    The launcher reads only the export's manifests; the types are inferred by the job.
-    A Dataflow job keeps no load state between launches, so it cannot check that an
+    The launcher reads only the export's manifests and the table's record of its types
+    (checked against the spec's declared types: an InputError at the declaration that
+    disagrees); the job infers its types over that record and records them before its
+    first row (pipeline.py). A Dataflow job keeps no load state between launches, so it cannot check that an
     incremental export continues what the table holds: those are refused here (the local
     loader's `--chain` orders them, `replicate` follows the stream).
     """
@@ -181,12 +185,14 @@ def launch_dataflow(job: LoadJobPlan, table: TableSpec | None = None) -> str:
     with launch_folder() as package_dir:
         options = pipeline_options_for(job, package_dir)
         table = table or find_table(job)
+        recorded = asyncio.run(table_record(job.project or "", table, job.instance_id, job.app_profile_id))
         if CONTAINER_IMAGE_ENV not in os.environ:
             build_worker_package(package_dir)
         load = BeamLoad(table=table, manifest=manifest, files=tuple(f.key for f in manifest.files),
                         project=job.project or "", instance_id=job.instance_id, app_profile_id=job.app_profile_id,
                         work_dir=work_location(job), run_id=time.strftime("%Y%m%dT%H%M%S"),
-                        now_micros=int(time.time() * 1_000_000), types=None, sample=job.sample)
+                        now_micros=int(time.time() * 1_000_000), types=None, sample=job.sample, recorded=recorded,
+                        types_profile_id=job.types_profile_id)
         pipeline = beam.Pipeline(options=options)
         build_pipeline(pipeline, load)
         result: Any = pipeline.run()  # a DataflowPipelineResult: it has the job id

@@ -23,7 +23,12 @@ the same report and `verify` reads the result the same way.
 - Types: `run_beam_load` infers them on the launcher (one streaming pass, as `load/run.py`
   does, saved in `state.json` so `verify` and a rerun use the same). `launch_dataflow`
   infers them inside the job instead (per file, merged, a side input), so `pulumi up`
-  never streams a large export through the machine that runs it.
+  never streams a large export through the machine that runs it. Either way the types
+  are the table's as the local loader's are (load/table_record.py): the launch reads the
+  table's record (`recorded`), the attributes it holds keep their type, and the job
+  records its types (`RecordTypes`, first writer wins) before `ReadAndEncode` may use
+  them, so before any row is written; a type another writer recorded since the launch
+  fails the job naming both.
 
 On Dataflow the workers need this package: `launch_dataflow` builds its wheel with
 `uv build` (Pulumi's toolchain here is uv) and stages it with `extra_packages`; see
@@ -32,6 +37,7 @@ On Dataflow the workers need this package: `launch_dataflow` builds its wheel wi
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterable, Iterator
@@ -40,13 +46,15 @@ from typing import Any
 
 from ...bigtable.emulator import quiet_connection_warning
 from ...codec.codec import Codec
-from ...codec.type_inference import AttributeTypes, merge_types
+from ...codec.type_inference import AttributeTypes, merge_types, with_recorded
 from ...exports.manifests import Manifest, verify_file
 from ...exports.reader import read_records
 from ...exports.types import file_types
+from ...spec.errors import ServiceError
 from ...spec.model import TableSpec
 from ..buckets import route
 from ..state import FileCounts
+from ..table_record import record_before_writing
 from ..work_folder import DEAD_LETTER_DIR, EXPIRED_DIR, record_json
 from ..writer import Collections, Source, WriteSettings, read_responses_raw, row_entry, sort_failures
 
@@ -91,6 +99,8 @@ class BeamLoad:
     run_id: str
     now_micros: int  # one "now" for every worker when judging TTL expiry
     types: AttributeTypes | None = None  # None: inferred inside the pipeline (a side input)
+    recorded: AttributeTypes = field(default_factory=dict)  # the table's record at launch (types=None only)
+    types_profile_id: str | None = None  # where the job records its types (table_types.types_profile)
     sample: float | None = None
     writer: WriteSettings = field(default_factory=WriteSettings)
     redact: bool = False  # dead letters without the line's text or quoted values
@@ -124,6 +134,19 @@ class _MergeTypes(beam.CombineFn):
 
     def extract_output(self, accumulator: AttributeTypes) -> AttributeTypes:
         return accumulator
+
+
+def _record_job_types(inferred: AttributeTypes, load: BeamLoad) -> AttributeTypes:
+    """The job's types: its inference over the record read at launch (`with_recorded`),
+    recorded with the table; ServiceError (the job fails, nothing written) when another
+    writer recorded another type since the launch."""
+    types = with_recorded(inferred, load.recorded, load.table)
+    _, error = asyncio.run(record_before_writing(load.project, load.instance_id, load.table.id, types,
+                                                 load.types_profile_id, "launch the load again (`pulumi up "
+                                                 "--replace` of its LoadJob)"))
+    if error is not None:
+        raise ServiceError(error)
+    return types
 
 
 class ReadAndEncode(beam.DoFn):
@@ -265,7 +288,8 @@ def build_pipeline(pipeline: beam.Pipeline, load: BeamLoad) -> None:
     if load.types is None:
         types = AsSingleton(keys
                             | "InferFileTypes" >> beam.ParDo(_InferFileTypes(load.table, load.manifest))
-                            | "MergeTypes" >> beam.CombineGlobally(_MergeTypes()))
+                            | "MergeTypes" >> beam.CombineGlobally(_MergeTypes())
+                            | "RecordTypes" >> beam.Map(_record_job_types, load))
     encoded = keys | "ReadAndEncode" >> beam.ParDo(ReadAndEncode(load), types).with_outputs(
         EXPIRED, DEAD, COUNTS, main="rows")
     written = encoded.rows | "WriteRows" >> beam.ParDo(WriteRows(load)).with_outputs(DEAD, COUNTS)
