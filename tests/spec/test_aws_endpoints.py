@@ -5,10 +5,11 @@ however long the message and wherever the URL sits in it."""
 from __future__ import annotations
 
 import pytest
+from botocore.exceptions import ClientError, EndpointConnectionError, NoCredentialsError, ReadTimeoutError
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ddb2bigtable.spec.aws_endpoints import check_endpoint_url
+from ddb2bigtable.spec.aws_endpoints import AwsFailures, call_aws, check_endpoint_url
 from ddb2bigtable.spec.errors import InputError, Problem, clip_message
 
 
@@ -42,3 +43,43 @@ def test_no_message_shows_a_urls_user_info_however_it_is_cut(secret, before, pad
     message = f"{before} cannot reach {url}: is the endpoint running?"
     for shown in (clip_message(message), str(Problem.about(url, "--endpoint-url", message))):
         assert f"user:{secret}" not in shown and "http://***@127.0.0.1" in shown
+
+
+class _BadInput(Exception):
+    pass
+
+
+class _Unavailable(Exception):
+    pass
+
+
+_FAILURES = AwsFailures(lambda m: _BadInput(f"where: {m}"), lambda m: _Unavailable(f"where: {m}"),
+                        lambda operation, code, message: _BadInput(f"{operation} said {code}: {message}"),
+                        unreachable="is it running?", silent="check the endpoint")
+
+
+def _raise(error: Exception):
+    def fn():
+        raise error
+    return fn
+
+
+@pytest.mark.parametrize(("error", "kind", "said"), [
+    (NoCredentialsError(), _BadInput, "where: GetThing: Unable to locate credentials: set AWS_PROFILE"),
+    (EndpointConnectionError(endpoint_url="http://u:secret@127.0.0.1:9"), _Unavailable,
+     "where: GetThing: cannot reach http://***@127.0.0.1:9: is it running?"),
+    (ReadTimeoutError(endpoint_url="http://127.0.0.1:9"), _Unavailable,
+     "where: GetThing: no answer within 10 s (Read timeout on endpoint URL: \"http://127.0.0.1:9\"): "
+     "check the endpoint"),
+    (ClientError({"Error": {"Code": "Nope", "Message": "no such thing"}}, "GetThing"), _BadInput,
+     "GetThing said Nope: no such thing"),
+    (ConnectionResetError("reset while a body was read"), _Unavailable,
+     "where: GetThing failed: reset while a body was read; rerun later"),
+])
+def test_one_mapping_of_aws_failures_to_the_callers_two_kinds(error, kind, said):
+    """Import and the S3 export reader share this mapping, each with its own error kinds
+    and reading of AWS's error codes; the endpoint's user-info never reaches the message."""
+    with pytest.raises(kind) as caught:
+        call_aws("GetThing", _raise(error), _FAILURES)
+    assert str(caught.value).startswith(said)
+    assert call_aws("GetThing", lambda: {"Thing": 1}, _FAILURES) == {"Thing": 1}
