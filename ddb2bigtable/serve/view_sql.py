@@ -2,9 +2,10 @@
 functions, so what goes to Bigtable is tested without Bigtable.
 
 The plan makes one view per GSI (plan/tables.py `view_query`): its columns are the index's
-key attributes (each the raw cell of the table's default family, BYTES) and `source_key`
-(the table's row key), and its row key is those columns in that order, so a read of the
-view comes back in index-key order (Google, "Create an asynchronous secondary index",
+key attributes (each the raw cell of the table's default family, BYTES), an N key also as
+FLOAT64 (`<name>_number`), and `source_key` (the table's row key); its row key is the keys
+(an N key by its number) then `source_key`, so a read of the view comes back in that order
+(Google, "Create an asynchronous secondary index",
 https://cloud.google.com/bigtable/docs/asynchronous-secondary-index, read 2026-11-25: the
 view's key is its ORDER BY columns, ascending, ending with the source row key). A view is
 queried like a table, `FROM` its id in backticks (Google, "Asynchronous secondary index
@@ -13,21 +14,30 @@ queries", https://cloud.google.com/bigtable/docs/asynchronous-secondary-index-qu
 = ...``), with `@name` query parameters bound by ExecuteQuery (google-cloud-bigtable
 `execute_query(query, instance_id, parameters=..., parameter_types=...)`,
 https://cloud.google.com/python/docs/reference/bigtable/latest/sync_data_client, read
-2026-11-25). Every value a request brings is such a parameter, never text in the SQL; the
-SQL holds only the view id and column names (checked below) and Limit as an integer.
+2026-11-25). Every value a request brings is such a parameter (BYTES, or FLOAT64 for a
+number), never text in the SQL; the SQL holds only the view id and column names (checked
+below) and Limit as an integer. GoogleSQL for Bigtable orders only ascending
+(`ORDER BY expression [ ASC ]`, https://cloud.google.com/bigtable/docs/reference/sql/query-syntax,
+read 2026-11-25), so every statement reads forward, in the view's order.
 
-A key condition is pushed into the SQL where the view's byte order is DynamoDB's order:
-S (UTF-8 bytes) and B. A cell of N is its decimal text, whose byte order is not numeric
-order ("10" < "9"), so on an N sort key only the partition is pushed and views.py orders
-and bounds the partition's rows by number.
+S and B keys are compared exactly on their bytes, whose order is DynamoDB's. An N key is
+compared on its FLOAT64, which rounds DynamoDB's 38 digits to 15-17: rounding never
+reverses two numbers' order, it can only make them equal. So each bound on a number is
+taken as the widest float range that can hold it (one ulp past the bound's own float, so
+a server rounding one ulp otherwise loses nothing), and views.py compares the rows'
+numbers exactly.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
+from ..plan.tables import number_column
+from ..spec.model import KeyAttribute
 from .errors import unsupported
 from .tables import after_prefix
 
@@ -36,19 +46,21 @@ SOURCE_KEY = "source_key"  # plan/tables.py view_query: the table's row key, las
 
 @dataclass(frozen=True)
 class Statement:
-    """One SQL query and its parameters, every one BYTES."""
+    """One SQL query and its parameters: BYTES, or FLOAT64 for numbers."""
 
     sql: str
-    params: dict[str, bytes] = field(default_factory=dict)
+    params: dict[str, bytes | float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class ViewRow:
-    """One row of a view: the index key cells (None where the item lacks one) and the row
-    key of the table row it indexes."""
+    """One row of a view: the index key cells (None where the item lacks one), the row key
+    of the table row it indexes, and each key as the view orders it (an N key's FLOAT64,
+    else its cell)."""
 
     keys: tuple[bytes | None, ...]
     source_key: bytes
+    order: tuple[Any, ...] = ()
 
 
 def column(name: str) -> str:
@@ -68,10 +80,35 @@ def _after(columns: list[str], names: list[str], op: str) -> str:
     return f"({first} {op} @{name} OR ({first} = @{name} AND {_after(columns[1:], names[1:], op)}))"
 
 
-def sort_condition(name: str, op: str, bounds: list[bytes]) -> tuple[list[str], dict[str, bytes]]:
-    """A sort-key condition on a byte-ordered key (S, B) as SQL and its parameters;
-    begins_with as the range [prefix, the first value past every extension of it)."""
-    col = column(name)
+def number(cell: bytes) -> Decimal:
+    """An N cell's number, exactly."""
+    return Decimal(cell.decode())
+
+
+def float_range(cell: bytes) -> tuple[float, float]:
+    """The FLOAT64 values an N cell can be cast to: its own float widened by one ulp each way."""
+    near = float(number(cell))
+    return math.nextafter(near, -math.inf), math.nextafter(near, math.inf)
+
+
+def order_column(key: KeyAttribute) -> str:
+    """The column the view orders a key by: an N key's FLOAT64, else its cell."""
+    return column(number_column(key.name) if key.type == "N" else key.name)
+
+
+def sort_condition(key: KeyAttribute, op: str, bounds: list[bytes]) -> tuple[list[str], dict[str, bytes | float]]:
+    """A sort-key condition as SQL and its parameters: exact on a byte-ordered key (S, B;
+    begins_with as the range [prefix, the first value past every extension of it)), on an
+    N key every row whose number may meet it (the exact test is the caller's)."""
+    col = order_column(key)
+    if key.type == "N":
+        spans = [float_range(b) for b in bounds]
+        low = {"EQ": spans[0][0], "GT": spans[0][0], "GE": spans[0][0], "BETWEEN": spans[0][0]}.get(op)
+        high = {"EQ": spans[0][1], "LT": spans[0][1], "LE": spans[0][1], "BETWEEN": spans[-1][1]}.get(op)
+        found = {n: v for n, v in (("sort_0", low), ("sort_1", high)) if v is not None}
+        if not found:
+            raise ValueError(f"no SQL for the key condition operator {op} on a number")
+        return [f"{col} {'>=' if n == 'sort_0' else '<='} @{n}" for n in found], dict(found)
     simple = {"EQ": "=", "LT": "<", "LE": "<=", "GT": ">", "GE": ">="}
     if op in simple:
         return [f"{col} {simple[op]} @sort_0"], {"sort_0": bounds[0]}
@@ -85,12 +122,14 @@ def sort_condition(name: str, op: str, bounds: list[bytes]) -> tuple[list[str], 
     raise ValueError(f"no SQL for the key condition operator {op}")
 
 
-def select(view_id: str, keys: tuple[str, ...], where: list[str], params: dict[str, bytes],
+def select(view_id: str, keys: tuple[KeyAttribute, ...], where: list[str], params: dict[str, bytes | float],
            limit: int | None) -> Statement:
-    """The view's key columns and `source_key` of the rows meeting every `where`."""
+    """The view's key columns (an N key's FLOAT64 too) and `source_key` of the rows meeting
+    every `where`."""
     if any(c in view_id for c in "`\\"):
         raise ValueError(f"view id {view_id!r} cannot be quoted")
-    columns = ", ".join([*(column(k) for k in keys), SOURCE_KEY])
+    numbers = [order_column(k) for k in keys if k.type == "N"]
+    columns = ", ".join([*(column(k.name) for k in keys), *numbers, SOURCE_KEY])
     sql = f"SELECT {columns} FROM `{view_id}`"
     if where:
         sql += " WHERE " + " AND ".join(where)
@@ -99,49 +138,74 @@ def select(view_id: str, keys: tuple[str, ...], where: list[str], params: dict[s
     return Statement(sql, params)
 
 
-def query_statement(view_id: str, keys: tuple[str, ...], partition: bytes,
-                    sort: tuple[str, list[bytes]] | None, after: tuple[bytes, ...] | None,
-                    backward: bool, limit: int | None) -> Statement:
-    """A Query of one index partition. `sort`: the sort-key condition (op, bound cells),
-    pushed only by a caller whose sort key is byte-ordered. `after`: the position to go on
-    from (the sort key's cell if pushed, then the source row key), past it in the view's
-    order or before it when `backward`."""
-    where = [f"{column(keys[0])} = @partition", *(f"{column(k)} IS NOT NULL" for k in keys[1:])]
-    params = {"partition": partition}
+def query_statement(view_id: str, keys: tuple[KeyAttribute, ...], partition: bytes,
+                    sort: tuple[str, list[bytes]] | None, *, start: tuple[bytes, ...] | None = None,
+                    backward: bool = False, after: tuple[Any, ...] | None = None,
+                    limit: int | None = None) -> Statement:
+    """A Query of one index partition, read in the view's order.
+
+    `sort`: the sort-key condition (op, bound cells). `start`: ExclusiveStartKey's place
+    (the sort key's cell if any, then the source row key): the rows past it in DynamoDB's
+    order, or before it when `backward`; exact on bytes, on an N sort key every row whose
+    number may be past it. `after`: where the previous statement of this read stopped in
+    the view's order (the sort key's order value if any, then the source row key)."""
+    first = keys[0]
+    where = [f"{column(first.name)} = @partition"]
+    params: dict[str, bytes | float] = {"partition": partition}
+    if first.type == "N":  # the view's key starts with the number: its range, then the exact cell
+        low, high = float_range(partition)
+        where = [f"{order_column(first)} >= @partition_low", f"{order_column(first)} <= @partition_high", *where]
+        params |= {"partition_low": low, "partition_high": high}
+    where += [f"{column(k.name)} IS NOT NULL" for k in keys[1:]]
     if sort is not None:
         found, more = sort_condition(keys[1], *sort)
         where += found
         params |= more
+    if start is not None and len(keys) == 2 and keys[1].type == "N":
+        low, high = float_range(start[0])
+        where.append(f"{order_column(keys[1])} {'<=' if backward else '>='} @start_0")
+        params["start_0"] = high if backward else low
+    elif start is not None:
+        names = [f"start_{n}" for n in range(len(start))]
+        where.append(_after([*(column(k.name) for k in keys[1:]), SOURCE_KEY], names, "<" if backward else ">"))
+        params |= dict(zip(names, start, strict=True))
     if after is not None:
         names = [f"after_{n}" for n in range(len(after))]
-        cols = [column(k) for k in keys[1:]][:len(after) - 1] + [SOURCE_KEY]
-        where.append(_after(cols, names, "<" if backward else ">"))
+        where.append(_after([*(order_column(k) for k in keys[1:]), SOURCE_KEY], names, ">"))
         params |= dict(zip(names, after, strict=True))
     return select(view_id, keys, where, params, limit)
 
 
-def scan_statement(view_id: str, keys: tuple[str, ...], after: tuple[bytes, ...] | None,
+def scan_statement(view_id: str, keys: tuple[KeyAttribute, ...], after: tuple[Any, ...] | None,
                    limit: int | None) -> Statement:
     """A Scan of the index: the rows that hold every index key (a GSI is sparse), in the
-    view's key order, past `after` (the index key cells, then the source row key)."""
-    where = [f"{column(k)} IS NOT NULL" for k in keys]
-    params: dict[str, bytes] = {}
+    view's order, past `after` (each key's order value, then the source row key)."""
+    where = [f"{column(k.name)} IS NOT NULL" for k in keys]
+    params: dict[str, bytes | float] = {}
     if after is not None:
         names = [f"after_{n}" for n in range(len(after))]
-        where.append(_after([*(column(k) for k in keys), SOURCE_KEY], names, ">"))
+        where.append(_after([*(order_column(k) for k in keys), SOURCE_KEY], names, ">"))
         params = dict(zip(names, after, strict=True))
     return select(view_id, keys, where, params, limit)
 
 
-def view_row(row: Mapping[str, Any] | Any, keys: tuple[str, ...]) -> ViewRow:
+def view_row(row: Mapping[str, Any] | Any, keys: tuple[KeyAttribute, ...]) -> ViewRow:
     """One result row (the client's QueryResultRow, read by column name) as a ViewRow."""
     source = row[SOURCE_KEY]
     if not isinstance(source, bytes | bytearray):
         raise ValueError(f"the view's {SOURCE_KEY} is {type(source).__name__}, not BYTES")
     found: list[bytes | None] = []
-    for name in keys:
-        value = row[name]
+    order: list[Any] = []
+    for key in keys:
+        value = row[key.name]
         if value is not None and not isinstance(value, bytes | bytearray):
-            raise ValueError(f"the view's column {name} is {type(value).__name__}, not BYTES")
+            raise ValueError(f"the view's column {key.name} is {type(value).__name__}, not BYTES")
         found.append(None if value is None else bytes(value))
-    return ViewRow(tuple(found), bytes(source))
+        if key.type != "N":
+            order.append(found[-1])
+            continue
+        value = row[number_column(key.name)]
+        if value is not None and not isinstance(value, float):
+            raise ValueError(f"the view's column {number_column(key.name)} is {type(value).__name__}, not FLOAT64")
+        order.append(value)
+    return ViewRow(tuple(found), bytes(source), tuple(order))

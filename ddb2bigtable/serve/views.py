@@ -2,12 +2,17 @@
 read with Bigtable's SQL (PrepareQuery + ExecuteQuery, the data client's `execute_query`),
 then the items themselves from the table.
 
-The view (plan/tables.py `view_query`) holds each table row's index key cells and its row
-key (`source_key`), keyed and so ordered by them. A page is the view's rows in index-key
-order (view_sql.py pushes the key condition, the position and Limit into the SQL where the
-view's byte order is DynamoDB's), then one ReadRows of the table for those row keys,
-decoded with the codec as every read of serve is (types, TTL cells already expired hidden).
-The index's projection is applied to the items as on emulator stages (index_ops.py).
+The view (plan/tables.py `view_query`) holds each table row's index key cells (an N key
+also as FLOAT64) and its row key (`source_key`), ordered by them. A page is the view's rows
+in DynamoDB's order (view_sql.py pushes the key condition, the position and Limit into the
+SQL; rows whose numbers are equal as FLOAT64 are put in exact order here), then one
+ReadRows of the table for those row keys, decoded with the codec as every read of serve is
+(types, TTL cells already expired hidden). The index's projection is applied to the items
+as on emulator stages (index_ops.py).
+
+Bigtable's SQL reads only ascending, so a backward page (ScanIndexForward false) reads its
+range forward from the range's start, keeping only the rows the page can return (memory
+bounded by Limit), and is refused past BACKWARD_ROWS view rows, saying how to narrow it.
 
 Like a GSI the view is eventually consistent: Bigtable brings it up to date after each
 write. An item changed since its view row was written (its index key moved, or the item
@@ -19,7 +24,7 @@ DynamoDB's counts index entries evaluated, and a page also stops at 1 MB of item
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
+from dataclasses import dataclass
 from typing import Any
 
 from ..codec.cell_values import decode_value, encode_value
@@ -32,13 +37,13 @@ from .paging import PAGE_BYTES
 from .session import Session
 from .store import ATTEMPT_SECONDS, READ_SECONDS, bigtable_errors
 from .tables import ServedTable
-from .view_sql import Statement, ViewRow, query_statement, scan_statement, view_row
+from .view_sql import Statement, ViewRow, number, query_statement, scan_statement, view_row
 from .wire import value_bytes
 
 PAGE_ROWS = 500  # view rows asked of one ExecuteQuery
 FETCH_ROWS = 100  # table rows asked of one ReadRows while a page is put together
-ORDERED_BYTES = ("S", "B")  # key types whose cell bytes sort as DynamoDB sorts them
-Position = tuple[bytes, ...]  # a place in the view: key cells, then the source row key
+BACKWARD_ROWS = 100_000  # view rows one backward page may read before its rows (200 ExecuteQuery calls)
+Position = tuple[Any, ...]  # a place in the view's order: key order values, then the source row key
 Maker = Callable[[Position | None, int], Statement]  # the statement of the rows past a position, so many
 
 
@@ -74,21 +79,17 @@ def cell(value: AttributeValue, kind: str) -> bytes:
     return encode_value(value, kind)
 
 
-def _order(kind: str, data: bytes | None) -> Any:
-    """A sort-key cell in DynamoDB's order: numbers by value, S and B by their bytes."""
-    return Decimal(data.decode()) if kind == "N" and data is not None else data
-
-
 async def view_rows(session: Session, table: ServedTable, gsi: Gsi, statement: Statement) -> list[ViewRow]:
     """One ExecuteQuery on the view, through the serving profile, bounded like every read."""
-    keys = tuple(k.name for k in _key_attributes(gsi))
+    keys = tuple(_key_attributes(gsi))
     from google.cloud.bigtable.data.execute_query.metadata import SqlType
 
     try:
         async with bigtable_errors(table.name):
             answer = await session.client.execute_query(
                 statement.sql, table.instance_id, parameters=dict(statement.params),
-                parameter_types={name: SqlType.Bytes() for name in statement.params},
+                parameter_types={name: SqlType.Bytes() if isinstance(value, bytes) else SqlType.Float64()
+                                 for name, value in statement.params.items()},
                 app_profile_id=table.serving_profile, operation_timeout=READ_SECONDS,
                 attempt_timeout=ATTEMPT_SECONDS, prepare_operation_timeout=READ_SECONDS,
                 prepare_attempt_timeout=ATTEMPT_SECONDS)
@@ -101,19 +102,49 @@ async def view_rows(session: Session, table: ServedTable, gsi: Gsi, statement: S
                      f"instance {table.instance_id}: create it with `pulumi up` for this stage")
 
 
-async def _read(session: Session, table: ServedTable, gsi: Gsi, make: Maker, after: Position | None,
-                want: int | None, position: Callable[[ViewRow], Position]) -> list[ViewRow]:
-    """The view's rows from `after` on, in its order, PAGE_ROWS per ExecuteQuery: `want`
-    of them (all with None)."""
+@dataclass(frozen=True)
+class Reading:
+    """How a page reads the view: `make` the statement of the rows past a view position,
+    `place` a row's view position; the rows of one `run` (equal in the view's order) sorted
+    by `exact`, those `keep` refuses left out; `backward`: the last rows, last first."""
+
+    make: Maker
+    place: Callable[[ViewRow], Position]
+    backward: bool = False
+    run: Callable[[ViewRow], Any] = lambda row: row
+    exact: Callable[[ViewRow], Any] = lambda row: 0
+    keep: Callable[[ViewRow], bool] = lambda row: True
+
+
+async def _ordered(session: Session, table: ServedTable, gsi: Gsi, reading: Reading, want: int) -> list[ViewRow]:
+    """`want` view rows in DynamoDB's order, reading the statements' rows in the view's
+    order, PAGE_ROWS at most per ExecuteQuery; a run is complete at the next run's first
+    row, so a forward page ends on a run's end (or the index partition's)."""
+    backward, run, exact, keep = reading.backward, reading.run, reading.exact, reading.keep
     found: list[ViewRow] = []
-    while want is None or len(found) < want:
-        ask = PAGE_ROWS if want is None else min(PAGE_ROWS, want - len(found))
-        rows = await view_rows(session, table, gsi, make(after, ask))
-        found += rows
+    current: list[ViewRow] = []
+    read, after = 0, None
+    while True:
+        ask = PAGE_ROWS if backward else min(PAGE_ROWS, want - len(found) + 1)
+        rows = await view_rows(session, table, gsi, reading.make(after, ask))
+        read += len(rows)
+        if backward and read > BACKWARD_ROWS:
+            raise validation(f"ScanIndexForward false on index {gsi.name} reads the index forward from the start of "
+                             f"the key condition's range (Bigtable's SQL reads views only ascending) and read more "
+                             f"than {BACKWARD_ROWS} entries: bound the sort key from below in the key condition, "
+                             f"or query forward")
+        for row in rows:
+            if current and run(row) != run(current[0]):
+                found += sorted(filter(keep, current), key=exact)
+                found = found[-want:] if backward else found  # backward: only the last rows are kept
+                current = []
+                if not backward and len(found) >= want:
+                    return found[:want]
+            current.append(row)
         if len(rows) < ask:
-            break
-        after = position(rows[-1])
-    return found
+            found += sorted(filter(keep, current), key=exact)
+            return found[::-1][:want] if backward else found[:want]
+        after = reading.place(rows[-1])
 
 
 async def _evaluate(session: Session, table: ServedTable, gsi: Gsi, rows: list[ViewRow], limit: int,
@@ -176,36 +207,35 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
                      limit: int | None) -> tuple[list[Item], Item | None]:
     """One page of a Query on the index: its items and LastEvaluatedKey (None: the end)."""
     check_readable(table, gsi)
-    keys = _key_attributes(gsi)
-    names = tuple(k.name for k in keys)
+    keys = tuple(_key_attributes(gsi))
     view = view_id(table.spec.id, gsi.name)
     pk = cell(partition, keys[0].type)
     bounds = (sort[0], [cell(b, keys[1].type) for b in sort[1]]) if sort is not None else None
     begun = start_position(table, gsi, start) if start is not None else None
-    pushed = len(keys) == 1 or keys[1].type in ORDERED_BYTES
+    since = (*begun[0][1:], begun[1]) if begun is not None else None
 
-    def at(row: ViewRow) -> tuple[bytes, ...]:
-        return (*[k for k in row.keys[1:] if k is not None], row.source_key)
+    def make(after: Position | None, ask: int) -> Statement:
+        return query_statement(view, keys, pk, bounds, start=since, backward=backward, after=after, limit=ask)
 
-    def make(after: tuple[bytes, ...] | None, ask: int) -> Statement:
-        return query_statement(view, names, pk, bounds if pushed else None, after, False, ask)
+    def place(row: ViewRow) -> Position:
+        return (*row.order[1:], row.source_key)
 
-    if pushed and not backward:  # the view's order is the answer's: Limit (+1, to know if more) in the SQL
-        after = (*begun[0][1:], begun[1]) if begun is not None else None
-        rows = await _read(session, table, gsi, make, after, _cap(limit) + 1, at)
-    else:  # the partition's rows, ordered (numbers by value) and bounded here
-        rows = await _read(session, table, gsi, make, None, None, at)
-        kind = keys[-1].type if len(keys) == 2 else "S"
+    if len(keys) == 2 and keys[1].type == "N":  # numbers equal as FLOAT64 ordered and bounded exactly here
+        def exact(row: ViewRow) -> tuple[Any, bytes]:
+            return number(row.keys[1] or b"0"), row.source_key
 
-        def order(row: ViewRow) -> tuple[Any, bytes]:
-            return (_order(kind, row.keys[1]) if len(keys) == 2 else b"", row.source_key)
+        mark = (number(since[0]), since[1]) if since is not None else None
+        wanted = (bounds[0], [number(b) for b in bounds[1]]) if bounds is not None else None
 
-        if not pushed and bounds is not None:
-            rows = [r for r in rows if _meets(order(r)[0], bounds[0], [_order(kind, b) for b in bounds[1]])]
-        rows.sort(key=order, reverse=backward)
-        if begun is not None:
-            mark = (_order(kind, begun[0][1]) if len(keys) == 2 else b"", begun[1])
-            rows = [r for r in rows if (order(r) < mark if backward else order(r) > mark)]
+        def keep(row: ViewRow) -> bool:
+            here = exact(row)
+            return ((wanted is None or _meets(here[0], *wanted))
+                    and (mark is None or (here < mark if backward else here > mark)))
+
+        reading = Reading(make, place, backward, keep=keep)
+    else:  # bytes: the view's order is DynamoDB's, every bound exact in the SQL
+        reading = Reading(make, place, backward)
+    rows = await _ordered(session, table, gsi, reading, _cap(limit) + 1)
     items, last = await _evaluate(session, table, gsi, rows, _cap(limit))
     return items, position_item(table, gsi, last) if last is not None else None
 
@@ -225,19 +255,24 @@ def _meets(have: Any, op: str, bounds: list[Any]) -> bool:
 
 async def scan_page(session: Session, table: ServedTable, gsi: Gsi, start: Item | None,
                     limit: int | None) -> tuple[list[Item], Item | None]:
-    """One page of a Scan of the index, in the view's key order."""
+    """One page of a Scan of the index, in the view's order (DynamoDB promises an index
+    scan no order; paging goes on from the view's position of ExclusiveStartKey, an N key's
+    as Python rounds it to FLOAT64, which GoogleSQL's CAST is taken to round alike)."""
     check_readable(table, gsi)
-    names = tuple(k.name for k in _key_attributes(gsi))
+    keys = tuple(_key_attributes(gsi))
     view = view_id(table.spec.id, gsi.name)
     begun = start_position(table, gsi, start) if start is not None else None
 
-    def at(row: ViewRow) -> tuple[bytes, ...]:
-        return (*[k for k in row.keys if k is not None], row.source_key)
+    def place(row: ViewRow) -> Position:
+        return (*row.order, row.source_key)
 
-    def make(after: tuple[bytes, ...] | None, ask: int) -> Statement:
-        return scan_statement(view, names, after, ask)
+    def make(after: Position | None, ask: int) -> Statement:
+        return scan_statement(view, keys, after, ask)
 
-    after = (*begun[0], begun[1]) if begun is not None else None
-    rows = await _read(session, table, gsi, make, after, _cap(limit) + 1, at)
+    first = None
+    if begun is not None:
+        first = (*(float(number(c)) if k.type == "N" else c for k, c in zip(keys, begun[0], strict=True)), begun[1])
+    rows = await _ordered(session, table, gsi, Reading(lambda after, ask: make(after or first, ask), place),
+                          _cap(limit) + 1)
     items, last = await _evaluate(session, table, gsi, rows, _cap(limit))
     return items, position_item(table, gsi, last) if last is not None else None

@@ -6,20 +6,29 @@ cannot run on it. This gRPC server speaks google.bigtable.v2.Bigtable in the rea
 shapes of google-cloud-bigtable: PrepareQuery answers a ResultSetMetadata (every column
 BYTES, as the plan's view holds raw cells and the row key) and a prepared-query token;
 ExecuteQuery streams ProtoRows batches with their CRC32C checksum and a resume token, as
-the client's reader checks them. The SQL itself is run by SQLite over a view the test fills
-(BLOB columns compare as memcmp, Bigtable's byte order; rows are kept in the view's key
-order), with the `@name` parameters bound from the request. Every other method
+the client's reader checks them. A view is made by running the plan's own view SQL
+(plan/tables.py `view_query`) in SQLite over the table's rows as the test read them from
+the emulator, after three spellings are put in SQLite's words: `family['q']` is a column
+of that cell, STRING is TEXT and FLOAT64 is REAL (an N key's `CAST(CAST(cell AS STRING) AS
+FLOAT64)`); a whole-family column (projection all) is left out, serve does not read it.
+Serve's SQL is then run by SQLite over that view (BLOB columns compare as memcmp,
+Bigtable's byte order; REAL numerically; rows kept in the view's ORDER BY order), with the
+`@name` parameters (BYTES or FLOAT64) bound from the request. Every other method
 (ReadRows, MutateRow, CheckAndMutateRow, ...) is passed through, bytes for bytes, to the
 real emulator, so the items come from a real Bigtable table.
 
-What it does not prove: that Bigtable's GoogleSQL accepts the statements (SQLite's dialect
-is not GoogleSQL; the statements keep to what both share: backquoted names, `@` parameters,
-comparisons, IS NOT NULL, AND/OR, LIMIT), that a real view is filled and ordered as the test
-fills this one, the real service's batching, resume tokens and errors, or its latency.
+What it does not prove: that Bigtable accepts the view's SQL or serve's statements
+(SQLite's dialect is not GoogleSQL; the statements keep to what both share: backquoted
+names, `@` parameters, comparisons, IS NOT NULL, AND/OR, LIMIT, CAST), that a real view is
+kept up to date and keyed as its ORDER BY says, that GoogleSQL's CAST of a decimal string
+to FLOAT64 rounds as SQLite's or Python's does (serve widens every float bound by one ulp
+so that it need not; SQLite's own text-to-REAL conversion is not always correctly rounded),
+the real service's batching, resume tokens and errors, or its latency.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -40,6 +49,8 @@ class SqlStandIn:
         self.db = sqlite3.connect(":memory:", check_same_thread=False)
         self.lock = threading.Lock()
         self.prepared: dict[bytes, str] = {}
+        self.floats: set[str] = set()  # view columns of FLOAT64
+        self.sent: list[int] = []  # rows each ExecuteQuery answered
         self.seen: list[tuple[bt.PrepareQueryRequest, bt.ExecuteQueryRequest | None]] = []
         self.upstream = grpc.insecure_channel(emulator)
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
@@ -55,19 +66,28 @@ class SqlStandIn:
         self.server.stop(grace=None)
         self.upstream.close()
 
-    def fill(self, view: str, columns: tuple[str, ...], rows: list[tuple[bytes | None, ...]]) -> None:
-        """The view's rows, replacing what it held, stored in its key order (a missing key
-        cell first, as an absent value sorts lowest)."""
+    def materialize(self, view: str, query: str, family: str, rows: list[tuple[bytes, dict[bytes, bytes]]]) -> None:
+        """The view as its SQL makes it from the table's rows (row key, each qualifier of
+        `family` to its latest value), replacing what it held."""
+        cells = sorted(set(re.findall(rf"{family}\['([^']*)'\]", query)))
+        sql = re.sub(rf"{family}\['([^']*)'\]", lambda m: f'"{family}:{m.group(1)}"', query)
+        sql = re.sub(rf",\s*{family}\s+FROM `[^`]*`", " FROM source", sql).replace("AS STRING)", "AS TEXT)")
+        sql = re.sub(r"FROM `[^`]*`", "FROM source", sql)
+        self.floats |= set(re.findall(r"AS FLOAT64\) AS (\w+)", sql))
+        sql = sql.replace("AS FLOAT64)", "AS REAL)")
         with self.lock:
+            self.db.execute("DROP TABLE IF EXISTS source")
+            declared = ", ".join(f'"{family}:{c}" BLOB' for c in cells)
+            self.db.execute(f"CREATE TABLE source (_key BLOB, {declared})")
+            self.db.executemany(f"INSERT INTO source VALUES ({', '.join('?' * (len(cells) + 1))})",
+                                [(key, *(found.get(c.encode()) for c in cells)) for key, found in rows])
             self.db.execute(f"DROP TABLE IF EXISTS `{view}`")
-            self.db.execute(f"CREATE TABLE `{view}` ({', '.join(f'`{c}` BLOB' for c in columns)})")
-            ordered = sorted(rows, key=lambda r: tuple((v is not None, v or b"") for v in r))
-            self.db.executemany(f"INSERT INTO `{view}` VALUES ({', '.join('?' * len(columns))})", ordered)
+            self.db.execute(f"CREATE TABLE `{view}` AS {sql}")
 
     def prepare(self, request: bt.PrepareQueryRequest, context: grpc.ServicerContext) -> bt.PrepareQueryResponse:
         kinds = {name: bt.Type.pb(kind).WhichOneof("kind") for name, kind in request.param_types.items()}
-        if any(kind != "bytes_type" for kind in kinds.values()):
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"parameters must be BYTES here: {kinds}")
+        if any(kind not in ("bytes_type", "float64_type") for kind in kinds.values()):
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"parameters must be BYTES or FLOAT64 here: {kinds}")
         with self.lock:
             try:
                 cursor = self.db.execute(request.query, dict.fromkeys(request.param_types))
@@ -79,7 +99,8 @@ class SqlStandIn:
             token = f"q{len(self.prepared)}".encode()
             self.prepared[token] = request.query
         self.seen.append((request, None))
-        columns = [bt.ColumnMetadata(name=n, type_=bt.Type(bytes_type=bt.Type.Bytes())) for n in names]
+        columns = [bt.ColumnMetadata(name=n, type_=bt.Type(float64_type=bt.Type.Float64()) if n in self.floats
+                                     else bt.Type(bytes_type=bt.Type.Bytes())) for n in names]
         return bt.PrepareQueryResponse(metadata=bt.ResultSetMetadata(proto_schema=bt.ProtoSchema(columns=columns)),
                                        prepared_query=token)
 
@@ -89,18 +110,25 @@ class SqlStandIn:
         if sql is None:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown prepared query")
         self.seen[-1] = (self.seen[-1][0], request)
-        params = {name: bt.Value.pb(value).bytes_value for name, value in request.params.items()}
+        params = {name: getattr(bt.Value.pb(value), bt.Value.pb(value).WhichOneof("kind"))
+                  for name, value in request.params.items()}
         with self.lock:
             rows = self.db.execute(sql, params).fetchall()
+        self.sent.append(len(rows))
         for start in range(0, len(rows), BATCH_ROWS):
-            values = [bt.Value(bytes_value=v) if v is not None else bt.Value() for row in rows[start:start + BATCH_ROWS]
-                      for v in row]
+            values = [_value(v) for row in rows[start:start + BATCH_ROWS] for v in row]
             data = bt.ProtoRows.serialize(bt.ProtoRows(values=values))
             yield bt.ExecuteQueryResponse(results=bt.PartialResultSet(
                 proto_rows_batch=bt.ProtoRowsBatch(batch_data=data), batch_checksum=google_crc32c.value(data),
                 resume_token=f"r{start}".encode()))
         if not rows:
             yield bt.ExecuteQueryResponse(results=bt.PartialResultSet(resume_token=b"r-end"))
+
+
+def _value(value: bytes | float | None) -> bt.Value:
+    if value is None:
+        return bt.Value()
+    return bt.Value(float_value=value) if isinstance(value, float) else bt.Value(bytes_value=value)
 
 
 class _Handler(grpc.GenericRpcHandler):

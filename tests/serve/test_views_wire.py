@@ -25,8 +25,8 @@ import pytest
 from ddb2bigtable.bigtable.emulator import EMULATOR_ENV, pointed_at, quiet_connection_warning
 from ddb2bigtable.bigtable.table_admin import ensure_planned_table
 from ddb2bigtable.plan.planner import plan_stage
-from ddb2bigtable.plan.tables import view_id
-from ddb2bigtable.serve import item_ops, query_ops
+from ddb2bigtable.plan.tables import view_id, view_query
+from ddb2bigtable.serve import item_ops, query_ops, views
 from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import catalog
@@ -70,9 +70,13 @@ tables:
           reads: 5
           writes: 5
 """
-# (sk, color, size, label, shop): sizes whose text sorts otherwise than their number
+# (sk, color, size, label, shop): sizes whose text sorts otherwise than their number; in "tie",
+# sizes equal as FLOAT64 (1E16 + 1 rounds to 1E16, 38 digits apart in the 17th), sk against their order
 SHIRTS = [(1, "red", 10, "b", "x"), (2, "red", 9, "a", "x"), (3, "red", 2, "c", None), (4, "blue", 10, "a", "y"),
-          (5, None, None, None, "x"), (6, "red", 100, "ab", "x")]
+          (5, None, None, None, "x"), (6, "red", 100, "ab", "x"),
+          (7, "tie", 10**16 + 1, None, None), (8, "tie", 10**16, None, None), (9, "tie", 10**16 + 2, None, None),
+          (10, "tie", 12345678901234567890123456789012345679, None, None),
+          (11, "tie", 12345678901234567890123456789012345678, None, None), (12, "tie", 9999999999999999, None, None)]
 
 
 class Harness:
@@ -100,14 +104,13 @@ class Harness:
         return self.run(query_ops.query, {"TableName": "Shirts", "IndexName": index, **body})
 
     def refresh_views(self) -> None:
-        """Each view as the plan's SQL makes it from the table as it is now: per row, the
-        index key cells of the default family and the row key."""
+        """Each view as the plan's SQL (`view_query`) makes it from the table as it is now."""
         rows = self.loop.run_until_complete(self._rows())
         family = self.table.spec.mapping.default_family
+        cells = [(row.row_key, _latest(row, family)) for row in rows]
         for gsi in self.table.spec.source.gsis:
-            keys = tuple(k.name for k in (gsi.key.partition, gsi.key.sort) if k is not None)
-            found = [(*(_latest(row, family, k) for k in keys), row.row_key) for row in rows]
-            self.standin.fill(view_id(self.table.spec.id, gsi.name), (*keys, "source_key"), found)
+            self.standin.materialize(view_id(self.table.spec.id, gsi.name), view_query(self.table.spec, gsi), family,
+                                     cells)
 
     async def _rows(self) -> list[Any]:
         handle = self.client.get_table(self.table.instance_id, self.table.spec.id)
@@ -119,9 +122,10 @@ class Harness:
         self.loop.close()
 
 
-def _latest(row: Any, family: str, name: str) -> bytes | None:
-    cells = [c for c in row if c.family == family and c.qualifier == name.encode()]
-    return max(cells, key=lambda c: c.timestamp_micros).value if cells else None
+def _latest(row: Any, family: str) -> dict[bytes, bytes]:
+    """Each qualifier of the family to its newest value."""
+    cells = sorted((c for c in row if c.family == family), key=lambda c: c.timestamp_micros)
+    return {c.qualifier: c.value for c in cells}
 
 
 @pytest.fixture(scope="module")
@@ -265,3 +269,53 @@ def test_a_parallel_scan_of_an_index_is_refused_before_any_sql(cloud):
     with pytest.raises(ServeError) as caught:
         cloud.run(query_ops.scan, {"TableName": "Shirts", "IndexName": "by-shop", "Segment": 0, "TotalSegments": 2})
     assert "parallel Scan of an index" in caught.value.message and len(cloud.standin.seen) == before
+
+
+def test_a_numeric_sort_key_reads_only_its_page_from_the_view(cloud):
+    """The view orders an N key by its FLOAT64: the condition, position and Limit are in
+    the SQL, and a page reads its Limit of view rows (plus one to know more follow, plus one
+    to close the last run of equal floats), not the partition."""
+    before = len(cloud.standin.seen)
+    first = cloud.query("by-size", KeyConditionExpression="color = :c", Limit=1,
+                        ExpressionAttributeValues={":c": {"S": "red"}})
+    assert [i["size"]["N"] for i in first["Items"]] == ["2"] and len(cloud.standin.seen) == before + 1
+    assert cloud.standin.seen[-1][0].query.endswith(" LIMIT 3") and cloud.standin.sent[-1] == 3  # of red's four
+    cloud.query("by-size", KeyConditionExpression="color = :c AND size > :s", Limit=1,
+                ExpressionAttributeValues={":c": {"S": "red"}, ":s": {"N": "2"}})
+    prepare, execute = cloud.standin.seen[-1]
+    assert "`size_number` >= @sort_0" in prepare.query
+    assert execute is not None and 1.9 < execute.params["sort_0"].float_value < 2.0  # 2 less an ulp; > 2 is exact here
+    nxt = cloud.query("by-size", KeyConditionExpression="color = :c", Limit=1, ExclusiveStartKey=first["LastEvaluatedKey"],
+                      ExpressionAttributeValues={":c": {"S": "red"}})
+    assert [i["size"]["N"] for i in nxt["Items"]] == ["9"] and "`size_number` >= @start_0" in cloud.standin.seen[-1][0].query
+
+
+def test_numbers_equal_as_float64_come_back_in_exact_order_page_by_page(cloud):
+    exact = ["9999999999999999", "10000000000000000", "10000000000000001", "10000000000000002",
+             "12345678901234567890123456789012345678", "12345678901234567890123456789012345679"]
+    for backward in (False, True):
+        seen, start = [], None
+        while True:
+            got = cloud.query("by-size", KeyConditionExpression="color = :c", Limit=1, ScanIndexForward=not backward,
+                              ExpressionAttributeValues={":c": {"S": "tie"}}, **({"ExclusiveStartKey": start} if start else {}))
+            seen += [i["size"]["N"] for i in got["Items"]]
+            start = got.get("LastEvaluatedKey")
+            if not start:
+                break
+        assert seen == (exact[::-1] if backward else exact)
+    between = cloud.query("by-size", KeyConditionExpression="color = :c AND size BETWEEN :a AND :b",
+                          ExpressionAttributeValues={":c": {"S": "tie"}, ":a": {"N": "10000000000000001"},
+                                                     ":b": {"N": "12345678901234567890123456789012345678"}})
+    assert [i["size"]["N"] for i in between["Items"]] == exact[2:5]  # 1E16 and ...679 are equal as floats, left out
+    below = cloud.query("by-size", KeyConditionExpression="color = :c AND size < :b",
+                        ExpressionAttributeValues={":c": {"S": "tie"}, ":b": {"N": "10000000000000001"}})
+    assert [i["size"]["N"] for i in below["Items"]] == exact[:2]
+
+
+def test_a_backward_page_past_its_read_bound_is_refused_saying_how_to_narrow_it(cloud, monkeypatch):
+    monkeypatch.setattr(views, "BACKWARD_ROWS", 2)
+    with pytest.raises(ServeError) as caught:
+        cloud.query("by-name", KeyConditionExpression="color = :c", ScanIndexForward=False, Limit=1,
+                    ExpressionAttributeValues={":c": {"S": "red"}})
+    assert caught.value.name == "ValidationException"
+    assert "bound the sort key from below" in caught.value.message and "only ascending" in caught.value.message
