@@ -232,7 +232,7 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
             return ((wanted is None or _meets(here[0], *wanted))
                     and (mark is None or (here < mark if backward else here > mark)))
 
-        reading = Reading(make, place, backward, keep=keep)
+        reading = Reading(make, place, backward, run=lambda r: r.order[1], exact=exact, keep=keep)
     else:  # bytes: the view's order is DynamoDB's, every bound exact in the SQL
         reading = Reading(make, place, backward)
     rows = await _ordered(session, table, gsi, reading, _cap(limit) + 1)

@@ -303,6 +303,8 @@ def test_numbers_equal_as_float64_come_back_in_exact_order_page_by_page(cloud):
             if not start:
                 break
         assert seen == (exact[::-1] if backward else exact)
+    whole = cloud.query("by-size", KeyConditionExpression="color = :c", ExpressionAttributeValues={":c": {"S": "tie"}})
+    assert [i["size"]["N"] for i in whole["Items"]] == exact  # one page, no Limit
     between = cloud.query("by-size", KeyConditionExpression="color = :c AND size BETWEEN :a AND :b",
                           ExpressionAttributeValues={":c": {"S": "tie"}, ":a": {"N": "10000000000000001"},
                                                      ":b": {"N": "12345678901234567890123456789012345678"}})
