@@ -6,7 +6,8 @@ loads AWS's Movies export (4,609 items) into both (the loader into the emulator,
 writer into DynamoDB Local), then for each side, interleaved per operation so the shared
 machine's noise hits all of them: `--threads` threads, each with its own boto3 client,
 call the operation for `--seconds` (after one untimed second): GetItem of a random
-movie, PutItem of a new item into a year of its own, Query of year 2013 with Limit 10.
+movie, PutItem of a new item into a year of its own, Query of year 2013 with Limit 10,
+forward and backward (`ScanIndexForward: false`: the last ten titles).
 Sides: DynamoDB Local, and `serve` with each `--workers` count. Reports operations per
 second, p50 and p99 latency, and serve / DynamoDB Local (the issue's goal: at least 0.5
 with `--workers 2`). Run:
@@ -61,11 +62,14 @@ def operations(keys: list[dict]) -> dict[str, Operation]:
         c.put_item(TableName="Movies", Item={"year": {"N": "3000"}, "title": {"S": f"t{n}-{rng.random()}"},
                                              "info": {"M": {"rating": {"N": "5"}, "plot": {"S": "x" * 200}}}})
 
-    def query(c, _rng, _n):
+    def query(c, _rng, _n, forward=True):
         c.query(TableName="Movies", KeyConditionExpression="#y = :y", ExpressionAttributeNames={"#y": "year"},
-                ExpressionAttributeValues={":y": {"N": "2013"}}, Limit=10)
+                ExpressionAttributeValues={":y": {"N": "2013"}}, Limit=10, ScanIndexForward=forward)
 
-    return {"GetItem": get, "PutItem": put, "Query": query}
+    def backward(c, rng, n):
+        query(c, rng, n, forward=False)
+
+    return {"GetItem": get, "PutItem": put, "Query": query, "Query backward": backward}
 
 
 def drive(endpoint: str, operation: Operation, threads: int, seconds: float) -> tuple[float, list[float]]:
@@ -162,10 +166,10 @@ def main() -> None:
                     rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
                     rates[side] = rate
                     q = statistics.quantiles(latencies, n=100)
-                    print(f"{name:8} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms",
+                    print(f"{name:14} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms",
                           flush=True)
                 base = rates["DynamoDB Local"]
-                print("         " + ", ".join(f"{s} / DynamoDB Local: {r / base:.2f}"
+                print(" " * 15 + ", ".join(f"{s} / DynamoDB Local: {r / base:.2f}"
                                               for s, r in rates.items() if s != "DynamoDB Local"), flush=True)
     finally:
         for process in served:
