@@ -3,10 +3,16 @@ its expired items hidden from every read; a spec table's TTL is its spec's."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
 from botocore.exceptions import ClientError
+
+from ddb2bigtable.bigtable.emulator import stop_process
+from ddb2bigtable.serve.created_tables import REFRESH_SECONDS
+
+from .conftest import STAGE, start_serve
 
 TABLE = "TtlOrders"
 KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
@@ -82,3 +88,20 @@ def test_a_spec_tables_ttl_is_its_specs(served):
     code, message = _error(lambda: client.update_time_to_live(TableName="Scratch", TimeToLiveSpecification={
         "AttributeName": "expiresAt", "Enabled": False}))
     assert code == "ValidationException" and "spec owns its TTL" in message
+
+
+def test_another_serve_sees_the_ttl_within_a_second(served, client):
+    """A second serve on the same emulator (another worker: only the instance is shared)
+    hides the expired items once its copy of the table is older than REFRESH_SECONDS."""
+    process, endpoint = start_serve(served.root, STAGE)
+    try:
+        second = dataclasses.replace(served, endpoint=endpoint, process=process).client()
+        key = {"p": {"S": "w"}, "c": {"N": "1"}}
+        client.put_item(TableName=TABLE, Item=key | {"expires": {"N": str(int(time.time()) - 60)}})
+        assert "Item" in second.get_item(TableName=TABLE, Key=key)  # the second worker now holds the table
+        _ttl(client, "expires", True)
+        time.sleep(REFRESH_SECONDS)
+        assert "Item" not in second.get_item(TableName=TABLE, Key=key)
+        assert second.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]["AttributeName"] == "expires"
+    finally:
+        stop_process(process)
