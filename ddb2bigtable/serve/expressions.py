@@ -75,7 +75,9 @@ EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpressio
 # read 2026-11-25); it also keeps moto's recursive parser far from Python's recursion limit.
 MAX_EXPRESSION_BYTES = 4 * 1024
 # "The maximum number of operators or functions allowed in any expression is 300" (same
-# page). DynamoDB counts the operators alone (comparisons, AND, OR, NOT, BETWEEN, IN, + and
+# page; AWS, "Count expression operators in DynamoDB with an AWS SDK",
+# https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/example_dynamodb_Scenario_ExpressionOperatorCounting_section.html,
+# read 2026-11-25, counts them). DynamoDB counts the operators alone (comparisons, AND, OR, NOT, BETWEEN, IN, + and
 # -): 1,355 nested function calls under 4 KB are refused for their name, not their count
 # (the Alternator suite's test_limits.py, run against DynamoDB). Parentheses nested past
 # MAX_OPERATORS levels (redundant ones, or calls no expression needs) are refused too,
