@@ -62,7 +62,9 @@ def test_ttl_on_a_created_table_hides_expired_items_until_disabled(client):
     assert _error(lambda: _ttl(client, "other", False))[1] == "TimeToLive is active on a different AttributeName"
     _ttl(client, "expires", False)
     assert client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
-    assert [i["c"]["N"] for i in client.query(**query)["Items"]] == ["1", "2", "3", "4"]  # nothing was deleted
+    shown = client.query(**query)["Items"]
+    assert [i["c"]["N"] for i in shown] == ["1", "2", "3", "4"]  # nothing was deleted
+    assert shown[3] == {"p": {"S": "a"}, "c": {"N": "4"}}  # the put replaced the expired item whole
     assert _error(lambda: _ttl(client, "expires", False))[1] == "TimeToLive is already disabled"
 
 
