@@ -1,6 +1,6 @@
 """Query and Scan with IndexName on cloud stages: the GSI's continuous materialized view,
-read with Bigtable's SQL (PrepareQuery + ExecuteQuery, the data client's `execute_query`),
-then the items themselves from the table.
+read with Bigtable's SQL (ExecuteQuery, its PrepareQuery made once per statement shape:
+prepared_views.py), then the items themselves from the table.
 
 The view (plan/tables.py `view_query`) holds each table row's index key cells (an N key
 also as FLOAT64) and its row key (`source_key`), ordered by them. A page is the view's rows
@@ -34,6 +34,7 @@ from ..plan.tables import view_id
 from ..spec.model import Gsi
 from .errors import ServeError, unsupported, validation
 from .paging import PAGE_BYTES
+from .prepared_views import prepared_queries
 from .session import Session
 from .store import ATTEMPT_SECONDS, READ_SECONDS, bigtable_errors
 from .tables import ServedTable
@@ -80,20 +81,14 @@ def cell(value: AttributeValue, kind: str) -> bytes:
 
 
 async def view_rows(session: Session, table: ServedTable, gsi: Gsi, statement: Statement) -> list[ViewRow]:
-    """One ExecuteQuery on the view, through the serving profile, bounded like every read."""
+    """One ExecuteQuery on the view (its PrepareQuery reused per statement shape:
+    prepared_views.py), through the serving profile, bounded like every read."""
     keys = tuple(_key_attributes(gsi))
-    from google.cloud.bigtable.data.execute_query.metadata import SqlType
-
     try:
         async with bigtable_errors(table.name):
-            answer = await session.client.execute_query(
-                statement.sql, table.instance_id, parameters=dict(statement.params),
-                parameter_types={name: SqlType.Bytes() if isinstance(value, bytes) else SqlType.Float64()
-                                 for name, value in statement.params.items()},
-                app_profile_id=table.serving_profile, operation_timeout=READ_SECONDS,
-                attempt_timeout=ATTEMPT_SECONDS, prepare_operation_timeout=READ_SECONDS,
-                prepare_attempt_timeout=ATTEMPT_SECONDS)
-            return [view_row(row, keys) async for row in answer]
+            rows = await prepared_queries(session.client).rows(statement, table.instance_id, table.serving_profile,
+                                                               READ_SECONDS, ATTEMPT_SECONDS)
+            return [view_row(row, keys) for row in rows]
     except ServeError as error:  # NOT_FOUND here is the view's: the table was found (catalog, plan)
         if error.name != "ResourceNotFoundException":
             raise

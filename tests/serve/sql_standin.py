@@ -3,10 +3,12 @@
 The gcloud emulator (SDK 528.0.0) answers PrepareQuery with UNIMPLEMENTED ("the emulator
 does not currently support PrepareQuery"), so serve's reading of a GSI's materialized view
 cannot run on it. This gRPC server speaks google.bigtable.v2.Bigtable in the real proto
-shapes of google-cloud-bigtable: PrepareQuery answers a ResultSetMetadata (every column
-BYTES, as the plan's view holds raw cells and the row key) and a prepared-query token;
-ExecuteQuery streams ProtoRows batches with their CRC32C checksum and a resume token, as
-the client's reader checks them. A view is made by running the plan's own view SQL
+shapes of google-cloud-bigtable: PrepareQuery answers a ResultSetMetadata (BYTES columns
+for the raw cells and the row key, FLOAT64 for an N key's number), a prepared-query token
+and its `valid_until` (`valid_seconds` ahead); ExecuteQuery streams ProtoRows batches with
+their CRC32C checksum and a resume token, as the client's reader checks them, and refuses
+a token the test marked `expired` with FAILED_PRECONDITION (what Bigtable answers for an
+expired prepared query is not documented where we looked: an assumption). A view is made by running the plan's own view SQL
 (plan/tables.py `view_query`) in SQLite over the table's rows as the test read them from
 the emulator, after three spellings are put in SQLite's words: `family['q']` is a column
 of that cell, STRING is TEXT and FLOAT64 is REAL (an N key's `CAST(CAST(cell AS STRING) AS
@@ -28,6 +30,7 @@ the real service's batching, resume tokens and errors, or its latency.
 
 from __future__ import annotations
 
+import datetime
 import re
 import sqlite3
 import threading
@@ -48,10 +51,13 @@ class SqlStandIn:
     def __init__(self, emulator: str):
         self.db = sqlite3.connect(":memory:", check_same_thread=False)
         self.lock = threading.Lock()
-        self.prepared: dict[bytes, str] = {}
+        self.prepared: dict[bytes, bt.PrepareQueryRequest] = {}
+        self.prepares = 0  # PrepareQuery calls answered
+        self.valid_seconds = 3600.0  # a prepared query's valid_until, from its PrepareQuery
+        self.expired: set[bytes] = set()  # prepared queries ExecuteQuery refuses (FAILED_PRECONDITION)
         self.floats: set[str] = set()  # view columns of FLOAT64
         self.sent: list[int] = []  # rows each ExecuteQuery answered
-        self.seen: list[tuple[bt.PrepareQueryRequest, bt.ExecuteQueryRequest | None]] = []
+        self.seen: list[tuple[bt.PrepareQueryRequest, bt.ExecuteQueryRequest]] = []  # each ExecuteQuery, prepared as
         self.upstream = grpc.insecure_channel(emulator)
         self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
         self.server.add_generic_rpc_handlers([_Handler(self)])
@@ -97,23 +103,30 @@ class SqlStandIn:
                               f"{error}: {request.query}")
             names = [d[0] for d in cursor.description]
             token = f"q{len(self.prepared)}".encode()
-            self.prepared[token] = request.query
-        self.seen.append((request, None))
+            self.prepared[token] = request
+            self.prepares += 1
         columns = [bt.ColumnMetadata(name=n, type_=bt.Type(float64_type=bt.Type.Float64()) if n in self.floats
                                      else bt.Type(bytes_type=bt.Type.Bytes())) for n in names]
+        until = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=self.valid_seconds)
         return bt.PrepareQueryResponse(metadata=bt.ResultSetMetadata(proto_schema=bt.ProtoSchema(columns=columns)),
-                                       prepared_query=token)
+                                       prepared_query=token, valid_until=until)
 
     def execute(self, request: bt.ExecuteQueryRequest, context: grpc.ServicerContext
                 ) -> Iterator[bt.ExecuteQueryResponse]:
-        sql = self.prepared.get(request.prepared_query)
-        if sql is None:
+        prepared = self.prepared.get(request.prepared_query)
+        if prepared is None:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "unknown prepared query")
-        self.seen[-1] = (self.seen[-1][0], request)
+        if request.prepared_query in self.expired:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, "prepared query expired")
+        self.seen.append((prepared, request))
+        sql = prepared.query
         params = {name: getattr(bt.Value.pb(value), bt.Value.pb(value).WhichOneof("kind"))
                   for name, value in request.params.items()}
         with self.lock:
-            rows = self.db.execute(sql, params).fetchall()
+            try:
+                rows = self.db.execute(sql, params).fetchall()
+            except sqlite3.OperationalError as error:  # the view gone since the prepare: as PrepareQuery says it
+                context.abort(grpc.StatusCode.NOT_FOUND, str(error))
         self.sent.append(len(rows))
         for start in range(0, len(rows), BATCH_ROWS):
             values = [_value(v) for row in rows[start:start + BATCH_ROWS] for v in row]

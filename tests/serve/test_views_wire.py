@@ -26,7 +26,7 @@ from ddb2bigtable.bigtable.emulator import EMULATOR_ENV, pointed_at, quiet_conne
 from ddb2bigtable.bigtable.table_admin import ensure_planned_table
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.plan.tables import view_id, view_query
-from ddb2bigtable.serve import item_ops, query_ops, views
+from ddb2bigtable.serve import item_ops, prepared_views, query_ops, views
 from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import catalog
@@ -321,3 +321,20 @@ def test_a_backward_page_past_its_read_bound_is_refused_saying_how_to_narrow_it(
                     ExpressionAttributeValues={":c": {"S": "red"}})
     assert caught.value.name == "ValidationException"
     assert "bound the sort key from below" in caught.value.message and "only ascending" in caught.value.message
+
+
+def test_a_statement_shape_is_prepared_once_and_again_when_it_expires(cloud, monkeypatch):
+    ask = {"KeyConditionExpression": "color = :c", "Limit": 2, "ExpressionAttributeValues": {":c": {"S": "red"}}}
+    cloud.query("by-name", **ask)
+    prepared, executed = cloud.standin.prepares, len(cloud.standin.seen)
+    assert _sks(cloud.query("by-name", **ask)) == [2, 6]
+    assert _sks(cloud.query("by-name", **{**ask, "ExpressionAttributeValues": {":c": {"S": "tie"}}})) == []
+    assert cloud.standin.prepares == prepared and len(cloud.standin.seen) == executed + 2  # one call a page
+    cloud.standin.expired |= set(cloud.standin.prepared)  # the server no longer takes them
+    assert _sks(cloud.query("by-name", **ask)) == [2, 6]
+    assert cloud.standin.prepares == prepared + 1
+    monkeypatch.setattr(cloud.standin, "valid_seconds", prepared_views.REFRESH_SECONDS / 2)  # too soon to keep
+    cloud.standin.expired |= set(cloud.standin.prepared)
+    for _ in range(3):
+        assert _sks(cloud.query("by-name", **ask)) == [2, 6]
+    assert cloud.standin.prepares == prepared + 1 + 3  # each prepared again: valid_until is within REFRESH_SECONDS
