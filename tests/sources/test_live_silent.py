@@ -46,9 +46,14 @@ def test_a_silent_dynamodb_ends_the_import_after_one_read_timeout(aws_env, silen
 
 def test_a_silent_metrics_endpoint_ends_the_import_after_one_read_timeout(aws_env, silent, dynamodb_local_server):
     """DynamoDB answers; CloudWatch and Application Auto Scaling (`--metrics-endpoint-url`) never do."""
-    make_orders(dynamodb_local_server.client(region=REGION), "SilentMetrics")
-    result, seconds = imported(f"aws://{REGION}/SilentMetrics", "--instance", "shop-prod", "--endpoint-url",
-                               dynamodb_local_server.endpoint, "--metrics-endpoint-url", silent.endpoint)
+    client = dynamodb_local_server.client(region=REGION)
+    make_orders(client, "SilentMetrics")
+    try:
+        result, seconds = imported(f"aws://{REGION}/SilentMetrics", "--instance", "shop-prod", "--endpoint-url",
+                                   dynamodb_local_server.endpoint, "--metrics-endpoint-url", silent.endpoint)
+    finally:  # the server is the session's: test_aws_live imports every table of the region
+        client.update_table(TableName="SilentMetrics", DeletionProtectionEnabled=False)  # make_orders protects it
+        client.delete_table(TableName="SilentMetrics")
     assert result.exit_code == 1, result.output
     assert f"no answer within {READ_TIMEOUT_SECONDS:g} s" in result.output and "Traceback" not in result.output
     assert "--metrics-endpoint-url" in result.output
