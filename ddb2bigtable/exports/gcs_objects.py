@@ -27,7 +27,7 @@ from typing import Any, BinaryIO
 from ..spec.aws_endpoints import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS, check_endpoint_url
 from ..spec.errors import redact_userinfo
 from .errors import ExportError, ExportUnavailable
-from .stores import MAX_ENTRIES, Store, ranged, split
+from .stores import MAX_ENTRIES, BucketStore, ranged, split
 
 TIMEOUT = (CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS)
 RETRY_SECONDS = 10.0
@@ -80,11 +80,8 @@ def _client(pid: int) -> Any:
     return storage.Client(project=None, credentials=credentials)
 
 
-class GcsStore(Store):
+class GcsStore(BucketStore):
     """Objects of Cloud Storage buckets; paths are `gs://bucket/key`."""
-
-    def inside(self, root: str, path: str, where: str) -> None:
-        """Bucket keys have no links: the manifests' key check is the whole rule here."""
 
     def is_file(self, path: str) -> bool:
         return self._blob(path) is not None

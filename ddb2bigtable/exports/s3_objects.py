@@ -32,7 +32,7 @@ from ..spec.aws_endpoints import (
     client_config,
 )
 from .errors import ExportError, ExportUnavailable
-from .stores import MAX_ENTRIES, Store, ranged, split
+from .stores import MAX_ENTRIES, BucketStore, ranged, split
 
 ATTEMPTS = 5
 ENDPOINT_VARIABLES = ("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")  # boto3's own, the first set wins
@@ -56,11 +56,8 @@ def _client(pid: int) -> Any:
     return bounded_retries(session.client("s3", region_name=session.region_name or "us-east-1", config=config))
 
 
-class S3Store(Store):
+class S3Store(BucketStore):
     """Objects of S3 buckets; paths are `s3://bucket/key`."""
-
-    def inside(self, root: str, path: str, where: str) -> None:
-        """Bucket keys have no links: the manifests' key check is the whole rule here."""
 
     def is_file(self, path: str) -> bool:
         return self._head(path) is not None

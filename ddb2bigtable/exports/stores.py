@@ -49,6 +49,14 @@ class Store(ABC):
         """ExportError when `path` leads outside the export's folder `root`."""
 
 
+class BucketStore(Store):
+    """The objects of a bucket (S3, Cloud Storage): keys have no links, so the manifests'
+    key check is the whole rule of `inside`."""
+
+    def inside(self, root: str, path: str, where: str) -> None:
+        """Nothing to follow: a key names its object."""
+
+
 def split(path: str) -> tuple[str, str]:
     """(bucket, key) of a bucket URL."""
     bucket, _, key = path.partition("://")[2].partition("/")
