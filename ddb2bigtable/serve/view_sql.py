@@ -31,6 +31,7 @@ numbers exactly.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -91,6 +92,19 @@ def float_range(cell: bytes) -> tuple[float, float]:
     return math.nextafter(near, -math.inf), math.nextafter(near, math.inf)
 
 
+def float_rank(value: float) -> int:
+    """A float's place among all floats as an integer (-0.0 just below 0.0), so a range of
+    floats can be halved: a backward page looks for where its last rows start."""
+    bits = struct.unpack(">q", struct.pack(">d", value))[0]
+    return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF) - 1
+
+
+def ranked_float(rank: int) -> float:
+    """The float at a place float_rank gives."""
+    bits = rank if rank >= 0 else (-rank - 1) | -0x8000_0000_0000_0000
+    return float(struct.unpack(">d", struct.pack(">q", bits))[0])
+
+
 def order_column(key: KeyAttribute) -> str:
     """The column the view orders a key by: an N key's FLOAT64, else its cell."""
     return column(number_column(key.name) if key.type == "N" else key.name)
@@ -138,17 +152,18 @@ def select(view_id: str, keys: tuple[KeyAttribute, ...], where: list[str], param
     return Statement(sql, params)
 
 
-def query_statement(view_id: str, keys: tuple[KeyAttribute, ...], partition: bytes,
+def query_statement(view_id: str, keys: tuple[KeyAttribute, ...], partition: bytes,  # noqa: PLR0913  WHERE clauses
                     sort: tuple[str, list[bytes]] | None, *, start: tuple[bytes, ...] | None = None,
                     backward: bool = False, after: tuple[Any, ...] | None = None,
-                    limit: int | None = None) -> Statement:
+                    floor: float | None = None, limit: int | None = None) -> Statement:
     """A Query of one index partition, read in the view's order.
 
     `sort`: the sort-key condition (op, bound cells). `start`: ExclusiveStartKey's place
     (the sort key's cell if any, then the source row key): the rows past it in DynamoDB's
     order, or before it when `backward`; exact on bytes, on an N sort key every row whose
     number may be past it. `after`: where the previous statement of this read stopped in
-    the view's order (the sort key's order value if any, then the source row key)."""
+    the view's order (the sort key's order value if any, then the source row key).
+    `floor`: an N sort key's least FLOAT64 read."""
     first = keys[0]
     where = [f"{column(first.name)} = @partition"]
     params: dict[str, bytes | float] = {"partition": partition}
@@ -169,6 +184,9 @@ def query_statement(view_id: str, keys: tuple[KeyAttribute, ...], partition: byt
         names = [f"start_{n}" for n in range(len(start))]
         where.append(_after([*(column(k.name) for k in keys[1:]), SOURCE_KEY], names, "<" if backward else ">"))
         params |= dict(zip(names, start, strict=True))
+    if floor is not None:
+        where.append(f"{order_column(keys[1])} >= @floor")
+        params["floor"] = floor
     if after is not None:
         names = [f"after_{n}" for n in range(len(after))]
         where.append(_after([*(order_column(k) for k in keys[1:]), SOURCE_KEY], names, ">"))

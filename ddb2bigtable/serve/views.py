@@ -10,9 +10,11 @@ ReadRows of the table for those row keys, decoded with the codec as every read o
 (types, TTL cells already expired hidden). The index's projection is applied to the items
 as on emulator stages (index_ops.py).
 
-Bigtable's SQL reads only ascending, so a backward page (ScanIndexForward false) reads its
-range forward from the range's start, keeping only the rows the page can return (memory
-bounded by Limit), and is refused past BACKWARD_ROWS view rows, saying how to narrow it.
+Bigtable's SQL reads only ascending, so a backward page (ScanIndexForward false) on an N
+sort key halves the floats of its range to find where its last rows start
+(_last_by_number); on bytes it reads its range forward from the range's start, keeping
+only the rows the page can return (memory bounded by Limit), and is refused past
+BACKWARD_ROWS view rows, saying how to narrow it.
 
 Like a GSI the view is eventually consistent: Bigtable brings it up to date after each
 write. An item changed since its view row was written (its index key moved, or the item
@@ -23,6 +25,7 @@ DynamoDB's counts index entries evaluated, and a page also stops at 1 MB of item
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,12 +41,23 @@ from .prepared_views import prepared_queries
 from .session import Session
 from .store import ATTEMPT_SECONDS, READ_SECONDS, bigtable_errors
 from .tables import ServedTable
-from .view_sql import Statement, ViewRow, number, query_statement, scan_statement, view_row
+from .view_sql import (
+    Statement,
+    ViewRow,
+    float_range,
+    float_rank,
+    number,
+    query_statement,
+    ranked_float,
+    scan_statement,
+    view_row,
+)
 from .wire import value_bytes
 
 PAGE_ROWS = 500  # view rows asked of one ExecuteQuery
 FETCH_ROWS = 100  # table rows asked of one ReadRows while a page is put together
 BACKWARD_ROWS = 100_000  # view rows one backward page may read before its rows (200 ExecuteQuery calls)
+STREAMED_ROWS = 2_500  # a backward N range this short is read whole rather than halved (5 ExecuteQuery calls)
 Position = tuple[Any, ...]  # a place in the view's order: key order values, then the source row key
 Maker = Callable[[Position | None, int], Statement]  # the statement of the rows past a position, so many
 
@@ -227,12 +241,44 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
             return ((wanted is None or _meets(here[0], *wanted))
                     and (mark is None or (here < mark if backward else here > mark)))
 
-        reading = Reading(make, place, backward, run=lambda r: r.order[1], exact=exact, keep=keep)
+        def numbers(floor: float | None, tail: bool) -> Reading:
+            def make_floored(after: Position | None, ask: int) -> Statement:
+                return query_statement(view, keys, pk, bounds, start=since, backward=backward, after=after,
+                                       floor=floor, limit=ask)
+            return Reading(make_floored, place, tail, run=lambda r: r.order[1], exact=exact, keep=keep)
+
+        tops = [float_range(since[0])[1]] if since is not None and backward else []
+        if bounds is not None and bounds[0] in ("EQ", "LT", "LE", "BETWEEN"):
+            tops.append(float_range(bounds[1][-1])[1])
+        rows = (await _last_by_number(session, table, gsi, numbers, _cap(limit) + 1, min(tops, default=math.inf))
+                if backward else await _ordered(session, table, gsi, numbers(None, False), _cap(limit) + 1))
     else:  # bytes: the view's order is DynamoDB's, every bound exact in the SQL
-        reading = Reading(make, place, backward)
-    rows = await _ordered(session, table, gsi, reading, _cap(limit) + 1)
+        rows = await _ordered(session, table, gsi, Reading(make, place, backward), _cap(limit) + 1)
     items, last = await _evaluate(session, table, gsi, rows, _cap(limit))
     return items, position_item(table, gsi, last) if last is not None else None
+
+
+async def _last_by_number(session: Session, table: ServedTable, gsi: Gsi,
+                          numbers: Callable[[float | None, bool], Reading], want: int, top: float) -> list[ViewRow]:
+    """A backward page on an N sort key, last row first, without reading its range from
+    its start when the range is long: the floats from the range's least number to `top` are
+    halved until the rows at or above a floor number `want` to 4 x `want`, which are read
+    forward (one ExecuteQuery per halving for Limit up to 123, about 64 at most), and the
+    last `want` of them returned. A range of up to STREAMED_ROWS rows is read whole at once;
+    a single float holding more rows than that is read forward keeping only the last."""
+    most = 4 * want
+    rows = await _ordered(session, table, gsi, numbers(None, False), max(most, STREAMED_ROWS) + 1)
+    if len(rows) <= max(most, STREAMED_ROWS):
+        return rows[::-1][:want]
+    low, high = float_rank(rows[0].order[1]), float_rank(top) + 1  # floors: low reads too many, high too few
+    while True:
+        if high - low <= 1:
+            return await _ordered(session, table, gsi, numbers(ranked_float(low), True), want)
+        middle = (low + high) // 2
+        found = await _ordered(session, table, gsi, numbers(ranked_float(middle), False), most + 1)
+        if want <= len(found) <= most:
+            return found[::-1][:want]
+        low, high = (middle, high) if len(found) > most else (low, middle)
 
 
 def _cap(limit: int | None) -> int:

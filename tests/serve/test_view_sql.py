@@ -22,7 +22,15 @@ import pytest
 
 from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.tables import served_table
-from ddb2bigtable.serve.view_sql import ViewRow, float_range, query_statement, scan_statement, view_row
+from ddb2bigtable.serve.view_sql import (
+    ViewRow,
+    float_range,
+    float_rank,
+    query_statement,
+    ranked_float,
+    scan_statement,
+    view_row,
+)
 from ddb2bigtable.serve.views import check_readable
 from ddb2bigtable.spec.model import Gsi, KeyAttribute, KeySchema
 from ddb2bigtable.spec.reading import read_specs
@@ -146,3 +154,11 @@ def _ulps(value: float, steps: int) -> float:
 def _meets(have: Decimal, op: str, bounds: list[Decimal]) -> bool:
     return {"EQ": have == bounds[0], "LT": have < bounds[0], "LE": have <= bounds[0], "GT": have > bounds[0],
             "GE": have >= bounds[0], "BETWEEN": bounds[0] <= have <= bounds[-1]}[op]
+
+
+def test_float_ranks_keep_the_floats_order_and_give_them_back():
+    values = [-math.inf, -1e308, -1.5, -5e-324, -0.0, 0.0, 5e-324, 1.0, 1e16, 1.0000000000000002e16, math.inf]
+    ranks = [float_rank(v) for v in values]
+    assert ranks == sorted(set(ranks))
+    assert [math.copysign(1, ranked_float(r)) * abs(ranked_float(r)) for r in ranks] == values
+    assert ranked_float((float_rank(1.0) + float_rank(2.0)) // 2) == 1.5  # halving a range of floats

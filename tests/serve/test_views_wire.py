@@ -18,6 +18,7 @@ import asyncio
 import dataclasses
 import os
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -338,3 +339,33 @@ def test_a_statement_shape_is_prepared_once_and_again_when_it_expires(cloud, mon
     for _ in range(3):
         assert _sks(cloud.query("by-name", **ask)) == [2, 6]
     assert cloud.standin.prepares == prepared + 1 + 3  # each prepared again: valid_until is within REFRESH_SECONDS
+
+
+def test_a_long_backward_range_on_a_number_is_found_by_halving_not_read_from_its_start(cloud, monkeypatch):
+    """With no range read whole (STREAMED_ROWS 0), a backward page halves the floats until
+    4 x Limit + 1 rows or fewer lie above its floor: pages come back exact, last first, each
+    ExecuteQuery answering a handful of rows, never the partition's 60."""
+    sizes = [str(n) for n in range(-20, 20)] + ["0.5", "-0.25", "1E+20", "-1E+20", "1E-100"]
+    sizes += [str(10**16 + n) for n in range(5)] + [f"1234567890123456789012345678901234567{n}" for n in range(10)]
+    cloud.session = Session(dataclasses.replace(cloud.cloud, emulator=True), cloud.client)
+    for n, size in enumerate(sizes):
+        cloud.run(item_ops.put_item, {"TableName": "Shirts", "Item": {
+            "pk": {"S": "shirt"}, "sk": {"N": str(100 + n)}, "color": {"S": "many"}, "size": {"N": size}}})
+    cloud.session = Session(cloud.cloud, cloud.client)
+    cloud.refresh_views()
+    monkeypatch.setattr(views, "STREAMED_ROWS", 0)
+    exact = sorted(sizes, key=Decimal)
+    for condition, values, wanted in (("color = :c", {}, exact[::-1]),
+                                      ("color = :c AND size < :b", {":b": {"N": "10000000000000003"}},
+                                       [s for s in exact[::-1] if Decimal(s) < 10**16 + 3])):
+        seen, start, before = [], None, len(cloud.standin.sent)
+        while True:
+            got = cloud.query("by-size", KeyConditionExpression=condition, Limit=3, ScanIndexForward=False,
+                              ExpressionAttributeValues={":c": {"S": "many"}, **values},
+                              **({"ExclusiveStartKey": start} if start else {}))
+            seen += [i["size"]["N"] for i in got["Items"]]
+            start = got.get("LastEvaluatedKey")
+            if not start:
+                break
+        assert [Decimal(s) for s in seen] == [Decimal(s) for s in wanted]
+        assert max(cloud.standin.sent[before:]) <= 4 * 4 + 2 < len(sizes)
