@@ -105,6 +105,17 @@ def ranked_float(rank: int) -> float:
     return float(struct.unpack(">d", struct.pack(">q", bits))[0])
 
 
+def bytes_between(low: bytes, high: bytes | None) -> bytes | None:
+    """A byte string strictly between two, about halfway (`high` None: past every string),
+    so a range of S or B values can be halved; None when there is none."""
+    size = max(len(low), len(high or b"")) + 1
+    start = int.from_bytes(low.ljust(size, b"\0"), "big")
+    end = int.from_bytes(high.ljust(size, b"\0"), "big") if high is not None else 256 ** size
+    if end - start < 2:  # one byte more of precision, or nothing between
+        start, end, size = start * 256, end * 256, size + 1
+    return ((start + end) // 2).to_bytes(size, "big") if end - start >= 2 else None
+
+
 def order_column(key: KeyAttribute) -> str:
     """The column the view orders a key by: an N key's FLOAT64, else its cell."""
     return column(number_column(key.name) if key.type == "N" else key.name)
@@ -155,7 +166,7 @@ def select(view_id: str, keys: tuple[KeyAttribute, ...], where: list[str], param
 def query_statement(view_id: str, keys: tuple[KeyAttribute, ...], partition: bytes,  # noqa: PLR0913  WHERE clauses
                     sort: tuple[str, list[bytes]] | None, *, start: tuple[bytes, ...] | None = None,
                     backward: bool = False, after: tuple[Any, ...] | None = None,
-                    floor: float | None = None, limit: int | None = None) -> Statement:
+                    floor: float | bytes | None = None, limit: int | None = None) -> Statement:
     """A Query of one index partition, read in the view's order.
 
     `sort`: the sort-key condition (op, bound cells). `start`: ExclusiveStartKey's place
@@ -163,7 +174,7 @@ def query_statement(view_id: str, keys: tuple[KeyAttribute, ...], partition: byt
     order, or before it when `backward`; exact on bytes, on an N sort key every row whose
     number may be past it. `after`: where the previous statement of this read stopped in
     the view's order (the sort key's order value if any, then the source row key).
-    `floor`: an N sort key's least FLOAT64 read."""
+    `floor`: the sort key's least value read (an N key's FLOAT64)."""
     first = keys[0]
     where = [f"{column(first.name)} = @partition"]
     params: dict[str, bytes | float] = {"partition": partition}

@@ -10,11 +10,10 @@ ReadRows of the table for those row keys, decoded with the codec as every read o
 (types, TTL cells already expired hidden). The index's projection is applied to the items
 as on emulator stages (index_ops.py).
 
-Bigtable's SQL reads only ascending, so a backward page (ScanIndexForward false) on an N
-sort key halves the floats of its range to find where its last rows start
-(_last_by_number); on bytes it reads its range forward from the range's start, keeping
-only the rows the page can return (memory bounded by Limit), and is refused past
-BACKWARD_ROWS view rows, saying how to narrow it.
+Bigtable's SQL reads only ascending, so a backward page (ScanIndexForward false) halves
+its sort key's values to find where its last rows start (_last_rows); without a sort key
+it reads its range forward from the start, keeping only the rows the page can return
+(memory bounded by Limit), refused past BACKWARD_ROWS view rows, saying how to narrow it.
 
 Like a GSI the view is eventually consistent: Bigtable brings it up to date after each
 write. An item changed since its view row was written (its index key moved, or the item
@@ -40,10 +39,11 @@ from .paging import PAGE_BYTES
 from .prepared_views import prepared_queries
 from .session import Session
 from .store import ATTEMPT_SECONDS, READ_SECONDS, bigtable_errors
-from .tables import ServedTable
+from .tables import ServedTable, after_prefix
 from .view_sql import (
     Statement,
     ViewRow,
+    bytes_between,
     float_range,
     float_rank,
     number,
@@ -57,7 +57,8 @@ from .wire import value_bytes
 PAGE_ROWS = 500  # view rows asked of one ExecuteQuery
 FETCH_ROWS = 100  # table rows asked of one ReadRows while a page is put together
 BACKWARD_ROWS = 100_000  # view rows one backward page may read before its rows (200 ExecuteQuery calls)
-STREAMED_ROWS = 2_500  # a backward N range this short is read whole rather than halved (5 ExecuteQuery calls)
+STREAMED_ROWS = 2_500  # a backward range this short is read whole rather than halved (5 ExecuteQuery calls)
+HALVINGS = 64  # halvings of a backward range at most (a float's 64 bits; 64 bits of a byte string)
 Position = tuple[Any, ...]  # a place in the view's order: key order values, then the source row key
 Maker = Callable[[Position | None, int], Statement]  # the statement of the rows past a position, so many
 
@@ -223,12 +224,11 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
     begun = start_position(table, gsi, start) if start is not None else None
     since = (*begun[0][1:], begun[1]) if begun is not None else None
 
-    def make(after: Position | None, ask: int) -> Statement:
-        return query_statement(view, keys, pk, bounds, start=since, backward=backward, after=after, limit=ask)
-
     def place(row: ViewRow) -> Position:
         return (*row.order[1:], row.source_key)
 
+    halving: Halving
+    high: Any  # the place just past the range's top, for a backward page's halving (None: no top)
     if len(keys) == 2 and keys[1].type == "N":  # numbers equal as FLOAT64 ordered and bounded exactly here
         def exact(row: ViewRow) -> tuple[Any, bytes]:
             return number(row.keys[1] or b"0"), row.source_key
@@ -241,44 +241,74 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
             return ((wanted is None or _meets(here[0], *wanted))
                     and (mark is None or (here < mark if backward else here > mark)))
 
-        def numbers(floor: float | None, tail: bool) -> Reading:
-            def make_floored(after: Position | None, ask: int) -> Statement:
-                return query_statement(view, keys, pk, bounds, start=since, backward=backward, after=after,
-                                       floor=floor, limit=ask)
-            return Reading(make_floored, place, tail, run=lambda r: r.order[1], exact=exact, keep=keep)
+        def window(floor: Any, tail: bool) -> Reading:
+            return Reading(floored(floor), place, tail, run=lambda r: r.order[1], exact=exact, keep=keep)
 
-        tops = [float_range(since[0])[1]] if since is not None and backward else []
+        highs = [float_range(since[0])[1]] if since is not None and backward else []
         if bounds is not None and bounds[0] in ("EQ", "LT", "LE", "BETWEEN"):
-            tops.append(float_range(bounds[1][-1])[1])
-        rows = (await _last_by_number(session, table, gsi, numbers, _cap(limit) + 1, min(tops, default=math.inf))
-                if backward else await _ordered(session, table, gsi, numbers(None, False), _cap(limit) + 1))
+            highs.append(float_range(bounds[1][-1])[1])
+        halving, high = NUMBERS, float_rank(min(highs, default=math.inf)) + 1
     else:  # bytes: the view's order is DynamoDB's, every bound exact in the SQL
-        rows = await _ordered(session, table, gsi, Reading(make, place, backward), _cap(limit) + 1)
+        def window(floor: Any, tail: bool) -> Reading:
+            return Reading(floored(floor), place, tail)
+
+        ends = [since[0]] if since is not None and backward and len(keys) == 2 else []
+        if bounds is not None and bounds[0] in ("EQ", "LT", "LE", "BETWEEN", "BEGINS_WITH"):
+            end = after_prefix(bounds[1][0]) if bounds[0] == "BEGINS_WITH" else bounds[1][-1]
+            ends += [end] if end is not None else []
+        halving, high = BYTES, (min(ends) + b"\0" if ends else None)
+
+    def floored(floor: Any) -> Maker:
+        def make(after: Position | None, ask: int) -> Statement:
+            return query_statement(view, keys, pk, bounds, start=since, backward=backward, after=after,
+                                   floor=floor, limit=ask)
+        return make
+
+    if backward and len(keys) == 2:
+        rows = await _last_rows(session, table, gsi, window, _cap(limit) + 1, halving, high)
+    else:
+        rows = await _ordered(session, table, gsi, window(None, backward), _cap(limit) + 1)
     items, last = await _evaluate(session, table, gsi, rows, _cap(limit))
     return items, position_item(table, gsi, last) if last is not None else None
 
 
-async def _last_by_number(session: Session, table: ServedTable, gsi: Gsi,
-                          numbers: Callable[[float | None, bool], Reading], want: int, top: float) -> list[ViewRow]:
-    """A backward page on an N sort key, last row first, without reading its range from
-    its start when the range is long: the floats from the range's least number to `top` are
-    halved until the rows at or above a floor number `want` to 4 x `want`, which are read
-    forward (one ExecuteQuery per halving for Limit up to 123, about 64 at most), and the
-    last `want` of them returned. A range of up to STREAMED_ROWS rows is read whole at once;
-    a single float holding more rows than that is read forward keeping only the last."""
+@dataclass(frozen=True)
+class Halving:
+    """A sort key's values as places that can be halved: the `rank` of a value, the
+    `value` at a place, a place strictly `between` two (None: there is none)."""
+
+    rank: Callable[[Any], Any]
+    value: Callable[[Any], Any]
+    between: Callable[[Any, Any], Any]
+
+
+NUMBERS = Halving(float_rank, ranked_float, lambda low, high: (low + high) // 2 if high - low > 1 else None)
+BYTES = Halving(lambda value: value, lambda value: value, bytes_between)
+
+
+async def _last_rows(session: Session, table: ServedTable, gsi: Gsi, window: Callable[[Any, bool], Reading],
+                     want: int, halving: Halving, high: Any) -> list[ViewRow]:
+    """A backward page on a sort key, last row first, without reading a long range from
+    its start: the values from the range's least to its top (`high`: the place just past
+    it) are halved until the rows at or above a floor number `want` to 4 x `want`, which
+    are read forward (one ExecuteQuery per halving for Limit up to 123, HALVINGS at most),
+    and the last `want` of them returned. A range of up to STREAMED_ROWS rows is read
+    whole at once; one value holding more rows than a floor can part is read forward from
+    it keeping only the last (refused past BACKWARD_ROWS)."""
     most = 4 * want
-    rows = await _ordered(session, table, gsi, numbers(None, False), max(most, STREAMED_ROWS) + 1)
+    rows = await _ordered(session, table, gsi, window(None, False), max(most, STREAMED_ROWS) + 1)
     if len(rows) <= max(most, STREAMED_ROWS):
         return rows[::-1][:want]
-    low, high = float_rank(rows[0].order[1]), float_rank(top) + 1  # floors: low reads too many, high too few
-    while True:
-        if high - low <= 1:
-            return await _ordered(session, table, gsi, numbers(ranked_float(low), True), want)
-        middle = (low + high) // 2
-        found = await _ordered(session, table, gsi, numbers(ranked_float(middle), False), most + 1)
+    low = halving.rank(rows[0].order[1])  # a floor that reads too many rows; `high` reads too few
+    for _ in range(HALVINGS):
+        middle = halving.between(low, high)
+        if middle is None:
+            break
+        found = await _ordered(session, table, gsi, window(halving.value(middle), False), most + 1)
         if want <= len(found) <= most:
             return found[::-1][:want]
-        low, high = (middle, high) if len(found) > most else (low, middle)
+        low, high = (halving.rank(found[0].order[1]), high) if len(found) > most else (low, middle)
+    return await _ordered(session, table, gsi, window(halving.value(low), True), want)
 
 
 def _cap(limit: int | None) -> int:

@@ -316,10 +316,11 @@ def test_numbers_equal_as_float64_come_back_in_exact_order_page_by_page(cloud):
 
 
 def test_a_backward_page_past_its_read_bound_is_refused_saying_how_to_narrow_it(cloud, monkeypatch):
+    """An index without a sort key has nothing to halve: its backward page reads forward."""
     monkeypatch.setattr(views, "BACKWARD_ROWS", 2)
     with pytest.raises(ServeError) as caught:
-        cloud.query("by-name", KeyConditionExpression="color = :c", ScanIndexForward=False, Limit=1,
-                    ExpressionAttributeValues={":c": {"S": "red"}})
+        cloud.query("by-shop", KeyConditionExpression="shop = :s", ScanIndexForward=False, Limit=1,
+                    ExpressionAttributeValues={":s": {"S": "x"}})
     assert caught.value.name == "ValidationException"
     assert "bound the sort key from below" in caught.value.message and "only ascending" in caught.value.message
 
@@ -369,3 +370,31 @@ def test_a_long_backward_range_on_a_number_is_found_by_halving_not_read_from_its
                 break
         assert [Decimal(s) for s in seen] == [Decimal(s) for s in wanted]
         assert max(cloud.standin.sent[before:]) <= 4 * 4 + 2 < len(sizes)
+
+
+def test_a_long_backward_range_on_a_string_is_found_by_halving_its_bytes(cloud, monkeypatch):
+    labels = [f"{a}{b}" for a in ("", "a", "ab", "b", "\u00e9", "z\U0001f600") for b in ("", "a", "b", "\x00", "~", "zz")]
+    labels = sorted(set(labels) - {""})
+    cloud.session = Session(dataclasses.replace(cloud.cloud, emulator=True), cloud.client)
+    for n, label in enumerate(labels):
+        cloud.run(item_ops.put_item, {"TableName": "Shirts", "Item": {
+            "pk": {"S": "shirt"}, "sk": {"N": str(200 + n)}, "color": {"S": "words"}, "label": {"S": label}}})
+    cloud.session = Session(cloud.cloud, cloud.client)
+    cloud.refresh_views()
+    monkeypatch.setattr(views, "STREAMED_ROWS", 0)
+    exact = sorted(labels, key=str.encode)
+    for condition, values, wanted in (
+            ("color = :c", {}, exact[::-1]),
+            ("color = :c AND begins_with(label, :p)", {":p": {"S": "a"}}, [x for x in exact[::-1] if x[0] == "a"]),
+            ("color = :c AND label <= :b", {":b": {"S": "b~"}}, [x for x in exact[::-1] if x.encode() <= b"b~"])):
+        seen, start, before = [], None, len(cloud.standin.sent)
+        while True:
+            got = cloud.query("by-name", KeyConditionExpression=condition, Limit=3, ScanIndexForward=False,
+                              ExpressionAttributeValues={":c": {"S": "words"}, **values},
+                              **({"ExclusiveStartKey": start} if start else {}))
+            seen += [i["label"]["S"] for i in got["Items"]]
+            start = got.get("LastEvaluatedKey")
+            if not start:
+                break
+        assert seen == wanted
+        assert max(cloud.standin.sent[before:]) <= 4 * 4 + 2 < len(labels)
