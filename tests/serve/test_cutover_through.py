@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -77,6 +78,8 @@ def _table_record_says(instance_id: str, attribute: str, kind: str | None) -> No
 def test_a_serve_that_decodes_otherwise_is_not_ready_and_names_the_items(live, served, tmp_path):
     root = tmp_path / "other-types"  # the same stage and specs, no work folder: the table's record alone
     shutil.copytree(served.root, root, ignore=shutil.ignore_patterns("serve.log", WORK_DIR))
+    spec = root / "specs" / "movies.yaml"  # a declaration of info would contradict the record: serve would refuse
+    spec.write_text(re.sub(r"attributes:\n *- \{name: info, type: M\}[^\n]*", "attributes: []", spec.read_text(), count=1))
     instance_id = next((served.root / WORK_DIR).glob("*/*/movies/state.json")).parent.parent.name
     _table_record_says(instance_id, "info", "S")  # a record another writer got wrong, as a serve reads it
     try:
