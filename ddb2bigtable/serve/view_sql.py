@@ -111,9 +111,12 @@ def bytes_between(low: bytes, high: bytes | None) -> bytes | None:
     size = max(len(low), len(high or b"")) + 1
     start = int.from_bytes(low.ljust(size, b"\0"), "big")
     end = int.from_bytes(high.ljust(size, b"\0"), "big") if high is not None else 256 ** size
-    if end - start < 2:  # one byte more of precision, or nothing between
+    if end - start == 1:  # one byte more of precision
         start, end, size = start * 256, end * 256, size + 1
-    return ((start + end) // 2).to_bytes(size, "big") if end - start >= 2 else None
+    if end - start >= 2:
+        return ((start + end) // 2).to_bytes(size, "big")
+    shortest = low + b"\0"  # equal once padded: `high` is `low` and NULs
+    return shortest if high is not None and shortest < high else None
 
 
 def order_column(key: KeyAttribute) -> str:

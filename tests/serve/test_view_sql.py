@@ -24,6 +24,7 @@ from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.tables import served_table
 from ddb2bigtable.serve.view_sql import (
     ViewRow,
+    bytes_between,
     float_range,
     float_rank,
     query_statement,
@@ -162,3 +163,19 @@ def test_float_ranks_keep_the_floats_order_and_give_them_back():
     assert ranks == sorted(set(ranks))
     assert [math.copysign(1, ranked_float(r)) * abs(ranked_float(r)) for r in ranks] == values
     assert ranked_float((float_rank(1.0) + float_rank(2.0)) // 2) == 1.5  # halving a range of floats
+
+
+def test_a_byte_string_between_two_lies_strictly_between_them():
+    import random
+
+    rng = random.Random(31)
+    pieces = [b"", b"\x00", b"\x00\x00", b"\xff", b"a", b"ab", b"\xff\xff", b"a\x00", b"\x7f"]
+    pairs = [(a + b, a + c) for a in pieces for b in pieces for c in pieces]
+    pairs += [(bytes(rng.randrange(256) for _ in range(rng.randrange(6))),
+               bytes(rng.randrange(256) for _ in range(rng.randrange(6)))) for _ in range(2000)]
+    for low, high in pairs:
+        if low >= high:
+            continue
+        middle = bytes_between(low, high)
+        assert middle is None and high == low + b"\x00" or low < middle < high, (low, high, middle)
+        assert low < bytes_between(low, None)
