@@ -5,13 +5,14 @@ prepared_views.py), then the items themselves from the table.
 The view (plan/tables.py `view_query`) holds each table row's index key cells (an N key
 also as FLOAT64) and its row key (`source_key`), ordered by them. A page is the view's rows
 in DynamoDB's order (view_sql.py pushes the key condition, the position and Limit into the
-SQL; rows whose numbers are equal as FLOAT64 are put in exact order here), then one
+SQL; view_reads.py reads the rows, those whose numbers are equal as FLOAT64 put in exact
+order with the conditions decided here), then one
 ReadRows of the table for those row keys, decoded with the codec as every read of serve is
 (types, TTL cells already expired hidden). The index's projection is applied to the items
 as on emulator stages (index_ops.py).
 
 Bigtable's SQL reads only ascending, so a backward page (ScanIndexForward false) halves
-its sort key's values to find where its last rows start (_last_rows); without a sort key
+its sort key's values to find where its last rows start (view_reads.last_rows); without a sort key
 it reads its range forward from the start, keeping only the rows the page can return
 (memory bounded by Limit), refused past BACKWARD_ROWS view rows, saying how to narrow it.
 
@@ -25,8 +26,6 @@ DynamoDB's counts index entries evaluated, and a page also stops at 1 MB of item
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..codec.cell_values import decode_value, encode_value
@@ -34,33 +33,23 @@ from ..codec.items import AttributeValue, Item
 from ..codec.mutations import Cell
 from ..plan.tables import view_id
 from ..spec.model import Gsi
-from .errors import ServeError, unsupported, validation
+from .errors import unsupported, validation
 from .paging import PAGE_BYTES
-from .prepared_views import prepared_queries
 from .session import Session
-from .store import ATTEMPT_SECONDS, READ_SECONDS, bigtable_errors
 from .tables import ServedTable, after_prefix
+from .view_reads import BYTES, NUMBERS, PAGE_ROWS, Halving, Maker, Position, Reading, key_attributes, last_rows, ordered
 from .view_sql import (
     Statement,
     ViewRow,
-    bytes_between,
     float_range,
     float_rank,
     number,
     query_statement,
-    ranked_float,
     scan_statement,
-    view_row,
 )
 from .wire import value_bytes
 
-PAGE_ROWS = 500  # view rows asked of one ExecuteQuery
 FETCH_ROWS = 100  # table rows asked of one ReadRows while a page is put together
-BACKWARD_ROWS = 100_000  # view rows one backward page may read before its rows (200 ExecuteQuery calls)
-STREAMED_ROWS = 2_500  # a backward range this short is read whole rather than halved (5 ExecuteQuery calls)
-HALVINGS = 64  # halvings of a backward range at most (a float's 64 bits; 64 bits of a byte string)
-Position = tuple[Any, ...]  # a place in the view's order: key order values, then the source row key
-Maker = Callable[[Position | None, int], Statement]  # the statement of the rows past a position, so many
 
 
 def check_readable(table: ServedTable, gsi: Gsi) -> None:
@@ -70,7 +59,7 @@ def check_readable(table: ServedTable, gsi: Gsi) -> None:
     if len(mapping.plans) != 1:
         raise unsupported(f"index {gsi.name} of a table with mapping rules on a cloud stage",
                           "its rows hold several items each, and the view indexes rows; query the table")
-    for key in _key_attributes(gsi):
+    for key in key_attributes(gsi):
         if key.name in mapping.keys:
             raise unsupported(f"index {gsi.name} on the table's key attribute {key.name} on a cloud stage",
                               "the key is in the row key, not in a cell the view reads")
@@ -82,10 +71,6 @@ def check_readable(table: ServedTable, gsi: Gsi) -> None:
                               f"{mapping.default_family}, which the view reads")
 
 
-def _key_attributes(gsi: Gsi) -> list[Any]:
-    return [k for k in (gsi.key.partition, gsi.key.sort) if k is not None]
-
-
 def cell(value: AttributeValue, kind: str) -> bytes:
     """A key value as the cell the view holds; a value of another type is DynamoDB's error."""
     (tag, _), = value.items()
@@ -93,68 +78,6 @@ def cell(value: AttributeValue, kind: str) -> bytes:
         raise validation("One or more parameter values were invalid: Condition parameter type does not match "
                          "schema type")
     return encode_value(value, kind)
-
-
-async def view_rows(session: Session, table: ServedTable, gsi: Gsi, statement: Statement) -> list[ViewRow]:
-    """One ExecuteQuery on the view (its PrepareQuery reused per statement shape:
-    prepared_views.py), through the serving profile, bounded like every read."""
-    keys = tuple(_key_attributes(gsi))
-    try:
-        async with bigtable_errors(table.name):
-            rows = await prepared_queries(session.client).rows(statement, table.instance_id, table.serving_profile,
-                                                               READ_SECONDS, ATTEMPT_SECONDS)
-            return [view_row(row, keys) for row in rows]
-    except ServeError as error:  # NOT_FOUND here is the view's: the table was found (catalog, plan)
-        if error.name != "ResourceNotFoundException":
-            raise
-    view = view_id(table.spec.id, gsi.name)
-    raise validation(f"The index {gsi.name} of table {table.name} has no materialized view {view} in Bigtable "
-                     f"instance {table.instance_id}: create it with `pulumi up` for this stage")
-
-
-@dataclass(frozen=True)
-class Reading:
-    """How a page reads the view: `make` the statement of the rows past a view position,
-    `place` a row's view position; the rows of one `run` (equal in the view's order) sorted
-    by `exact`, those `keep` refuses left out; `backward`: the last rows, last first."""
-
-    make: Maker
-    place: Callable[[ViewRow], Position]
-    backward: bool = False
-    run: Callable[[ViewRow], Any] = lambda row: row
-    exact: Callable[[ViewRow], Any] = lambda row: 0
-    keep: Callable[[ViewRow], bool] = lambda row: True
-
-
-async def _ordered(session: Session, table: ServedTable, gsi: Gsi, reading: Reading, want: int) -> list[ViewRow]:
-    """`want` view rows in DynamoDB's order, reading the statements' rows in the view's
-    order, PAGE_ROWS at most per ExecuteQuery; a run is complete at the next run's first
-    row, so a forward page ends on a run's end (or the index partition's)."""
-    backward, run, exact, keep = reading.backward, reading.run, reading.exact, reading.keep
-    found: list[ViewRow] = []
-    current: list[ViewRow] = []
-    read, after = 0, None
-    while True:
-        ask = PAGE_ROWS if backward else min(PAGE_ROWS, want - len(found) + 1)
-        rows = await view_rows(session, table, gsi, reading.make(after, ask))
-        read += len(rows)
-        if backward and read > BACKWARD_ROWS:
-            raise validation(f"ScanIndexForward false on index {gsi.name} reads the index forward from the start of "
-                             f"the key condition's range (Bigtable's SQL reads views only ascending) and read more "
-                             f"than {BACKWARD_ROWS} entries: bound the sort key from below in the key condition, "
-                             f"or query forward")
-        for row in rows:
-            if current and run(row) != run(current[0]):
-                found += sorted(filter(keep, current), key=exact)
-                found = found[-want:] if backward else found  # backward: only the last rows are kept
-                current = []
-                if not backward and len(found) >= want:
-                    return found[:want]
-            current.append(row)
-        if len(rows) < ask:
-            found += sorted(filter(keep, current), key=exact)
-            return found[::-1][:want] if backward else found[:want]
-        after = reading.place(rows[-1])
 
 
 async def _evaluate(session: Session, table: ServedTable, gsi: Gsi, rows: list[ViewRow], limit: int,
@@ -183,7 +106,7 @@ async def _evaluate(session: Session, table: ServedTable, gsi: Gsi, rows: list[V
 
 def _still_indexed(item: Item, gsi: Gsi, row: ViewRow) -> bool:
     """Whether the item read now still has the index keys its view row has."""
-    for key, have in zip(_key_attributes(gsi), row.keys, strict=True):
+    for key, have in zip(key_attributes(gsi), row.keys, strict=True):
         value = item.get(key.name)
         if value is None or next(iter(value)) != key.type or encode_value(value, key.type) != have:
             return False
@@ -197,7 +120,7 @@ def position_item(table: ServedTable, gsi: Gsi, row: ViewRow) -> Item:
     marker = Cell(mapping.marker_family(mapping.plans[0]), b"", b"", 0)
     (keys,) = table.codec.decode(row.source_key, [marker])
     found = {n: keys[n] for n in table.keys}
-    for key, data in zip(_key_attributes(gsi), row.keys, strict=True):
+    for key, data in zip(key_attributes(gsi), row.keys, strict=True):
         if data is not None:
             found[key.name] = decode_value(data, key.type)
     return found
@@ -205,7 +128,7 @@ def position_item(table: ServedTable, gsi: Gsi, row: ViewRow) -> Item:
 
 def start_position(table: ServedTable, gsi: Gsi, start: Item) -> tuple[tuple[bytes, ...], bytes]:
     """ExclusiveStartKey as the view's position: the index key cells and the row key."""
-    keys = _key_attributes(gsi)
+    keys = key_attributes(gsi)
     if set(start) != {*table.keys, *(k.name for k in keys)}:
         raise validation("The provided starting key is invalid: it must hold the table's and the index's keys")
     row_key = table.row_key(table.checked_key({n: start[n] for n in table.keys}))
@@ -217,7 +140,7 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
                      limit: int | None) -> tuple[list[Item], Item | None]:
     """One page of a Query on the index: its items and LastEvaluatedKey (None: the end)."""
     check_readable(table, gsi)
-    keys = tuple(_key_attributes(gsi))
+    keys = tuple(key_attributes(gsi))
     view = view_id(table.spec.id, gsi.name)
     pk = cell(partition, keys[0].type)
     bounds = (sort[0], [cell(b, keys[1].type) for b in sort[1]]) if sort is not None else None
@@ -265,50 +188,11 @@ async def query_page(session: Session, table: ServedTable, gsi: Gsi, partition: 
         return make
 
     if backward and len(keys) == 2:
-        rows = await _last_rows(session, table, gsi, window, _cap(limit) + 1, halving, high)
+        rows = await last_rows(session, table, gsi, window, _cap(limit) + 1, halving, high)
     else:
-        rows = await _ordered(session, table, gsi, window(None, backward), _cap(limit) + 1)
+        rows = await ordered(session, table, gsi, window(None, backward), _cap(limit) + 1)
     items, last = await _evaluate(session, table, gsi, rows, _cap(limit))
     return items, position_item(table, gsi, last) if last is not None else None
-
-
-@dataclass(frozen=True)
-class Halving:
-    """A sort key's values as places that can be halved: the `rank` of a value, the
-    `value` at a place, a place strictly `between` two (None: there is none)."""
-
-    rank: Callable[[Any], Any]
-    value: Callable[[Any], Any]
-    between: Callable[[Any, Any], Any]
-
-
-NUMBERS = Halving(float_rank, ranked_float, lambda low, high: (low + high) // 2 if high - low > 1 else None)
-BYTES = Halving(lambda value: value, lambda value: value, bytes_between)
-
-
-async def _last_rows(session: Session, table: ServedTable, gsi: Gsi, window: Callable[[Any, bool], Reading],
-                     want: int, halving: Halving, high: Any) -> list[ViewRow]:
-    """A backward page on a sort key, last row first, without reading a long range from
-    its start: the values from the range's least to its top (`high`: the place just past
-    it) are halved until the rows at or above a floor number `want` to 4 x `want`, which
-    are read forward (one ExecuteQuery per halving for Limit up to 123, HALVINGS at most),
-    and the last `want` of them returned. A range of up to STREAMED_ROWS rows is read
-    whole at once; one value holding more rows than a floor can part is read forward from
-    it keeping only the last (refused past BACKWARD_ROWS)."""
-    most = 4 * want
-    rows = await _ordered(session, table, gsi, window(None, False), max(most, STREAMED_ROWS) + 1)
-    if len(rows) <= max(most, STREAMED_ROWS):
-        return rows[::-1][:want]
-    low = halving.rank(rows[0].order[1])  # a floor that reads too many rows; `high` reads too few
-    for _ in range(HALVINGS):
-        middle = halving.between(low, high)
-        if middle is None:
-            break
-        found = await _ordered(session, table, gsi, window(halving.value(middle), False), most + 1)
-        if want <= len(found) <= most:
-            return found[::-1][:want]
-        low, high = (halving.rank(found[0].order[1]), high) if len(found) > most else (low, middle)
-    return await _ordered(session, table, gsi, window(halving.value(low), True), want)
 
 
 def _cap(limit: int | None) -> int:
@@ -330,7 +214,7 @@ async def scan_page(session: Session, table: ServedTable, gsi: Gsi, start: Item 
     scan no order; paging goes on from the view's position of ExclusiveStartKey, an N key's
     as Python rounds it to FLOAT64, which GoogleSQL's CAST is taken to round alike)."""
     check_readable(table, gsi)
-    keys = tuple(_key_attributes(gsi))
+    keys = tuple(key_attributes(gsi))
     view = view_id(table.spec.id, gsi.name)
     begun = start_position(table, gsi, start) if start is not None else None
 
@@ -343,7 +227,7 @@ async def scan_page(session: Session, table: ServedTable, gsi: Gsi, start: Item 
     first = None
     if begun is not None:
         first = (*(float(number(c)) if k.type == "N" else c for k, c in zip(keys, begun[0], strict=True)), begun[1])
-    rows = await _ordered(session, table, gsi, Reading(lambda after, ask: make(after or first, ask), place),
+    rows = await ordered(session, table, gsi, Reading(lambda after, ask: make(after or first, ask), place),
                           _cap(limit) + 1)
     items, last = await _evaluate(session, table, gsi, rows, _cap(limit))
     return items, position_item(table, gsi, last) if last is not None else None

@@ -27,7 +27,7 @@ from ddb2bigtable.bigtable.emulator import EMULATOR_ENV, pointed_at, quiet_conne
 from ddb2bigtable.bigtable.table_admin import ensure_planned_table
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.plan.tables import view_id, view_query
-from ddb2bigtable.serve import item_ops, prepared_views, query_ops, views
+from ddb2bigtable.serve import item_ops, prepared_views, query_ops, view_reads
 from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import catalog
@@ -317,7 +317,7 @@ def test_numbers_equal_as_float64_come_back_in_exact_order_page_by_page(cloud):
 
 def test_a_backward_page_past_its_read_bound_is_refused_saying_how_to_narrow_it(cloud, monkeypatch):
     """An index without a sort key has nothing to halve: its backward page reads forward."""
-    monkeypatch.setattr(views, "BACKWARD_ROWS", 2)
+    monkeypatch.setattr(view_reads, "BACKWARD_ROWS", 2)
     with pytest.raises(ServeError) as caught:
         cloud.query("by-shop", KeyConditionExpression="shop = :s", ScanIndexForward=False, Limit=1,
                     ExpressionAttributeValues={":s": {"S": "x"}})
@@ -354,7 +354,7 @@ def test_a_long_backward_range_on_a_number_is_found_by_halving_not_read_from_its
             "pk": {"S": "shirt"}, "sk": {"N": str(100 + n)}, "color": {"S": "many"}, "size": {"N": size}}})
     cloud.session = Session(cloud.cloud, cloud.client)
     cloud.refresh_views()
-    monkeypatch.setattr(views, "STREAMED_ROWS", 0)
+    monkeypatch.setattr(view_reads, "STREAMED_ROWS", 0)
     exact = sorted(sizes, key=Decimal)
     for condition, values, wanted in (("color = :c", {}, exact[::-1]),
                                       ("color = :c AND size < :b", {":b": {"N": "10000000000000003"}},
@@ -381,7 +381,7 @@ def test_a_long_backward_range_on_a_string_is_found_by_halving_its_bytes(cloud, 
             "pk": {"S": "shirt"}, "sk": {"N": str(200 + n)}, "color": {"S": "words"}, "label": {"S": label}}})
     cloud.session = Session(cloud.cloud, cloud.client)
     cloud.refresh_views()
-    monkeypatch.setattr(views, "STREAMED_ROWS", 0)
+    monkeypatch.setattr(view_reads, "STREAMED_ROWS", 0)
     exact = sorted(labels, key=str.encode)
     for condition, values, wanted in (
             ("color = :c", {}, exact[::-1]),
