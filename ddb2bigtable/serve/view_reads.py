@@ -23,7 +23,6 @@ from .view_sql import Statement, ViewRow, bytes_between, float_rank, ranked_floa
 PAGE_ROWS = 500  # view rows asked of one ExecuteQuery
 BACKWARD_ROWS = 100_000  # view rows one backward page may read before its rows (200 ExecuteQuery calls)
 STREAMED_ROWS = 2_500  # a backward range this short is read whole rather than halved (5 ExecuteQuery calls)
-HALVINGS = 64  # halvings of a backward range at most (a float's 64 bits; 64 bits of a byte string)
 Position = tuple[Any, ...]  # a place in the view's order: key order values, then the source row key
 Maker = Callable[[Position | None, int], Statement]  # the statement of the rows past a position, so many
 
@@ -103,10 +102,13 @@ class Halving:
     rank: Callable[[Any], Any]
     value: Callable[[Any], Any]
     between: Callable[[Any, Any], Any]
+    most: int  # halvings at most, each one ExecuteQuery, before the last floor is read forward
 
 
-NUMBERS = Halving(float_rank, ranked_float, lambda low, high: (low + high) // 2 if high - low > 1 else None)
-BYTES = Halving(lambda value: value, lambda value: value, bytes_between)
+# a float's 64 bits; 160 bits of a byte string (ISO times under no upper bound took 76 in
+# docs/serve.md's measure), still fewer calls than the 200 a forward read of BACKWARD_ROWS makes
+NUMBERS = Halving(float_rank, ranked_float, lambda low, high: (low + high) // 2 if high - low > 1 else None, 64)
+BYTES = Halving(lambda value: value, lambda value: value, bytes_between, 160)
 
 
 async def last_rows(session: Session, table: ServedTable, gsi: Gsi, window: Callable[[Any, bool], Reading],
@@ -114,7 +116,7 @@ async def last_rows(session: Session, table: ServedTable, gsi: Gsi, window: Call
     """A backward page on a sort key, last row first, without reading a long range from
     its start: the values from the range's least to its top (`high`: the place just past
     it) are halved until the rows at or above a floor number `want` to 4 x `want`, which
-    are read forward (one ExecuteQuery per halving for Limit up to 123, HALVINGS at most),
+    are read forward (one ExecuteQuery per halving for Limit up to 123, Halving.most at most),
     and the last `want` of them returned. A range of up to STREAMED_ROWS rows is read
     whole at once; one value holding more rows than a floor can part is read forward from
     it keeping only the last (refused past BACKWARD_ROWS)."""
@@ -123,7 +125,7 @@ async def last_rows(session: Session, table: ServedTable, gsi: Gsi, window: Call
     if len(rows) <= max(most, STREAMED_ROWS):
         return rows[::-1][:want]
     low = halving.rank(rows[0].order[1])  # a floor that reads too many rows; `high` reads too few
-    for _ in range(HALVINGS):
+    for _ in range(halving.most):
         middle = halving.between(low, high)
         if middle is None:
             break
