@@ -111,6 +111,13 @@ def _table(scope: str, old: TablePlan, new: TablePlan) -> list[Change]:
         added = view in views_after
         out.append(Change(f"{where}/view {view}", "view added" if added else "view removed",
                           "absent" if added else view, view if added else "removed"))
+    queries_before = {v.id: v.query for v in old.materialized_views}
+    for view in sorted(v.id for v in new.materialized_views if queries_before.get(v.id, v.query) != v.query):
+        out.append(Change(f"{where}/view {view}", "view query", "base query", "new query", "RISK",
+                          "a materialized view's query cannot change in place: pulumi up deletes the view and builds "
+                          "it again from the table, and the index's queries through serve fail until it is built; "
+                          "under deletion protection the up fails until the view is unprotected",
+                          "replaced: rebuilt from the table"))
     return out
 
 

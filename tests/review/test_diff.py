@@ -133,6 +133,19 @@ def test_a_ttl_change_is_destructive(repo):
     assert (ttl["before"], ttl["after"], ttl["flag"]) == ("expiresAt", "purgeAt", "DESTRUCTIVE")
 
 
+def test_an_index_key_type_change_replaces_its_view_and_says_so(repo):
+    """A number sort key is held in the view as FLOAT64 too: a type change changes the view's
+    query, which pulumi can only apply by replacing the view."""
+    for _ in range(2):  # both of its indexes: an attribute has one type
+        change(repo, "specs/shop-global.yaml", "sort: {name: createdAt, type: N}", "sort: {name: createdAt, type: S}",
+               commit=False)
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-a", "-m", "createdAt as text")
+    prod = stage(diff_json(repo), "prod")
+    queries = [c for c in prod["changes"] if c["what"] == "view query"]
+    assert {c["scope"].rsplit("/", 1)[1] for c in queries} == {"view orders-by-status", "view orders-by-merchant"}
+    assert all(c["flag"] == "RISK" and "deletes the view and builds it again" in c["why"] for c in queries)
+
+
 def test_a_comment_only_change_reports_nothing(repo):
     change(repo, "specs/shop-global.yaml", "# A realistic multi-table instance", "# A realistic, commented instance")
     document = diff_json(repo)
