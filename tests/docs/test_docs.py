@@ -280,3 +280,19 @@ def test_the_json_page_lists_every_plan_warning_code_as_stable():
     assert len(codes) >= 15, codes
     assert codes - listed == set(), "plan warning codes missing from docs/json-formats.md's stable list"
     assert listed - codes == set(), "docs/json-formats.md lists codes the planner never gives"
+
+
+def test_the_layout_page_names_every_module_in_its_package():
+    """docs/layout.md is where a newcomer looks a rule's home up: a module it does not name
+    (or names under another package) cannot be found from it."""
+    text = (DOCS / "layout.md").read_text()
+    tree = text[text.index("```\nddb2bigtable/"):]
+    tree = tree[:tree.index("\n```", 4)]
+    starts = sorted((m.start(), m.group(1)) for m in re.finditer(r"^  ([a-z_]+)/", tree, re.M))
+    blocks = {name: tree[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(tree), "")])}
+    missing = []
+    for module in sorted((ROOT / "ddb2bigtable").glob("*/**/*.py")):
+        package = module.relative_to(ROOT / "ddb2bigtable").parts[0]
+        if module.stem != "__init__" and module.stem not in re.findall(r"\w+", blocks.get(package, "")):
+            missing.append(str(module.relative_to(ROOT)))
+    assert missing == [], "name these in docs/layout.md, in their package's paragraph"
