@@ -44,6 +44,7 @@ from ..exports.types import FileTypes, merged_types, share_types
 from ..spec.errors import Ddb2BigtableError
 from ..spec.model import TableSpec
 from .buckets import route
+from .spot_check import CANDIDATES, Candidate, candidate
 from .state import FileCounts
 from .writer import Packer
 
@@ -67,11 +68,13 @@ class Chunk:
 
 @dataclass(frozen=True)
 class FileEnd:
-    """A data file is read to its end (error None) or stopped by an ExportError."""
+    """A data file is read to its end (error None) or stopped by an ExportError; `firsts`:
+    its first rows, for the spot check (spot_check.candidate)."""
 
     file: str
     counts: FileCounts
     error: str | None = None
+    firsts: tuple[Candidate, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,13 +117,13 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
                 return
         codec = Codec(job.table, types)
         for f in job.files:
-            counts = FileCounts()
+            counts, firsts = FileCounts(), list[Candidate]()
             try:
-                _encode_file(conn, job, codec, f, counts)
+                _encode_file(conn, job, codec, f, counts, firsts)
             except ExportError as error:
                 conn.send(FileEnd(f.key, counts, str(error)))
                 return
-            conn.send(FileEnd(f.key, counts))
+            conn.send(FileEnd(f.key, counts, firsts=tuple(firsts)))
     except (BrokenPipeError, ConnectionResetError, EOFError):  # the writer is gone (killed or stopped)
         return
     except BaseException:  # a bug, not bad data: hand the writer the traceback to show
@@ -129,8 +132,10 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
         conn.close()
 
 
-def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts) -> None:
-    """One data file as chunks; what was read before an ExportError is shipped first.
+def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts,
+                 firsts: list[Candidate]) -> None:
+    """One data file as chunks; what was read before an ExportError is shipped first. Its
+    first rows are named in `firsts`, so the spot check need not read the file again.
 
     Its md5 is checked before its first row, unless this process's inference pass has
     just checked it (a fresh load, `job.types` None: `file_types` hashes the bytes it reads). Then the
@@ -151,6 +156,8 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
                 dead.append((record.line, routed.dead, routed.raw))
             elif routed.row is not None:
                 packer.add(routed.row, record.line)
+                if len(firsts) < CANDIDATES:
+                    firsts.append(candidate(routed.row, record.line, job.now))
             if read == limit:
                 packed, lines = packer.take()
                 conn.send(Chunk(f.key, packed, lines, dead, read))

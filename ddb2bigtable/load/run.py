@@ -31,7 +31,7 @@ from ..spec.model import TableSpec
 from .chain import extended
 from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
 from .reports import FileReport, LoadReport
-from .spot_check import absent_rows, absent_sentence, wanted_rows
+from .spot_check import Candidate, absent_rows, absent_sentence, wanted_rows
 from .state import STATE_FILE, FileCounts, LoadState, fingerprint, target
 from .table_record import adopt_record, record_load_types
 from .work_folder import DeadLetters, dead_letter_dir, dead_letter_records, locked
@@ -104,22 +104,22 @@ def save_types(state: LoadState, types: AttributeTypes, options: LoadOptions) ->
     state.save(options.work_dir / STATE_FILE)
 
 
-async def _entries(encoder: Encoder, f: DataFile, counts: FileCounts, dead: DeadLetters,
-                   progress: Callable[[int], None], read_to_end: asyncio.Event
+async def _entries(run: _Run, f: DataFile, counts: FileCounts, dead: DeadLetters, read_to_end: asyncio.Event
                    ) -> AsyncIterator[list[RowMutationEntry]]:
     """One data file's rows from the encoder process, as batcher entries; its dead letters
-    written and its counts added on the way. `read_to_end` is set once the file's last row
-    is handed over without error."""
-    async for message in chunks_of(encoder, f.key):
+    written and its counts added on the way (its first rows kept for the spot check).
+    `read_to_end` is set once the file's last row is handed over without error."""
+    async for message in chunks_of(run.encoder, f.key):
         if isinstance(message, FileEnd):
             counts.add(message.counts)
             if message.error is not None:
                 raise ExportError(message.error)
+            run.named[f.key] = list(message.firsts)
             read_to_end.set()
             return
         for line, reason, raw in message.dead:
             dead.add(f.key, line, reason, raw)
-        progress(message.read)
+        run.progress(message.read)
         if message.lines:
             yield unpack(message.packed, f.key, message.lines)
 
@@ -135,6 +135,7 @@ class _Run:
     writer: Writer
     progress: Callable[[int], None]
     open_files: asyncio.Semaphore
+    named: dict[str, list[Candidate]]  # the first rows of each file written (spot_check.wanted_rows)
     failed: bool = False
 
 
@@ -171,7 +172,7 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
         dead.add(source.file, source.line, reason)
 
     try:
-        await run.writer.write(_entries(run.encoder, f, counts, dead, run.progress, next_turn), rejected)
+        await run.writer.write(_entries(run, f, counts, dead, next_turn), rejected)
     except (ExportError, WriteError, EncoderDied) as error:
         file_report.error = str(error)
         run.report.error = run.report.error or str(error)
@@ -202,23 +203,25 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     pending = [r for r in report.files if r.status == "pending"]
     if not pending and state.types is None:  # an export without data files
         save_types(state, export_types(manifest, table, state.table_types), options)
+    named: dict[str, list[Candidate]] = {}  # by data file: its first rows, as its encoder named them
     if pending:
-        await _load_pending(table, manifest, report, state, pending, options, progress)
+        await _load_pending(table, manifest, report, state, pending, options, progress, named)
     if state.types is not None:
         report.lossy = list(Codec(table, state.types).lossy)
     report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
-    await confirm_rows(table, manifest, report, state, options)
+    await confirm_rows(table, manifest, report, state, options, named)
     report.seconds = time.monotonic() - started
     report.dead_letters = str(path) if (path := dead_letter_dir(options.work_dir)) else None
     return report
 
 
 async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
-                       options: LoadOptions) -> None:
+                       options: LoadOptions, named: dict[str, list[Candidate]] | None = None) -> None:
     """Fails the load when more than MAX_DEAD_SHARE of its lines were dead-lettered, or when
     rows it counts as loaded are not in the table (`spot_check`); in the second case it
     forgets every done file: the state no longer describes the table, and a rerun rewrites
-    them (idempotently)."""
+    them (idempotently). `named`: the first rows of files this run wrote, by file (the
+    others are read again)."""
     read, dead = report.total("read"), report.total("dead_lettered")
     if not report.error and read and dead > MAX_DEAD_SHARE * read:
         report.error = (f"{dead:,} of {read:,} lines were dead-lettered (more than {MAX_DEAD_SHARE:.0%}): the export "
@@ -229,7 +232,7 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
     done = [f for f in manifest.files if f.key in state.done]
     lines = {(d["file"], d["line"]) for d in dead_letter_records(options.work_dir)}
     wanted = wanted_rows(manifest, done, Codec(table, state.types), sample=options.sample,
-                         now_micros=options.now_micros or int(time.time() * 1_000_000), dead=lines)
+                         now_micros=options.now_micros or int(time.time() * 1_000_000), dead=lines, named=named)
     absent = await absent_rows(wanted, project=options.project, instance_id=options.instance_id,
                                table_id=table.id, app_profile_id=options.app_profile_id)
     if not absent.missing:
@@ -242,8 +245,9 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
     state.save(options.work_dir / STATE_FILE)
 
 
-async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
-                        pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None]) -> None:
+async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,  # noqa: PLR0913
+                        pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None],
+                        named: dict[str, list[Candidate]]) -> None:
     """The files not done yet, through the encoder processes (which first infer the types
     of a fresh load, while the writer opens its client) and one writer."""
     files = {f.key: f for f in manifest.files}
@@ -264,7 +268,7 @@ async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport
                                                    options.work_dir, options.types_profile_id)
             if report.error:
                 return
-            run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1))
+            run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)
             turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
             for turn in turns:
                 turn.set()

@@ -10,11 +10,14 @@ load's own codec (same row keys), in one ReadRows call.
 Only rows that must be there are asked for: not dead-lettered lines, not rows outside the
 stage's sample, not items whose TTL passes within the hour (the TTL family's GC may have
 dropped them, as DynamoDB would). Incremental exports are not checked: a later file of
-the same export may delete a row an earlier file wrote.
+the same export may delete a row an earlier file wrote. A file this run's encoder wrote
+names its first rows itself (`candidate`, as it routes them), so only files done by an
+earlier run are read again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from google.api_core import exceptions
@@ -22,15 +25,20 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery
 
 from ..bigtable.deadlines import lookup_table
 from ..codec.codec import Codec
-from ..codec.mutations import AddToCell, SetCell
+from ..codec.mutations import AddToCell, RowMutation, SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
-from ..exports.reader import Record, read_records
+from ..exports.reader import read_records
 from .buckets import route
 from .state import FileCounts
 
 MAX_FILES = 32
 LINES_PER_FILE = 4
+CANDIDATES = 2 * LINES_PER_FILE  # first rows an encoder names, in case Bigtable rejected some of them
 SOON_MICROS = 3600 * 1_000_000  # an item expiring within the hour may already be collected
+
+# A row the load wrote from a put line: its key, its line, and its cells' timestamps after
+# the "now" it was routed with (a TTL in the future: it may expire before the check).
+Candidate = tuple[bytes, int, tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -47,22 +55,43 @@ class Absent:
 
 
 def wanted_rows(manifest: Manifest, files: list[DataFile], codec: Codec, *, sample: float | None,
-                now_micros: int, dead: set[tuple[str, int]]) -> dict[bytes, tuple[str, int]]:
+                now_micros: int, dead: set[tuple[str, int]],
+                named: dict[str, list[Candidate]] | None = None) -> dict[bytes, tuple[str, int]]:
     """Row keys the load must have written, a few per file spread over the export, with
-    the line each comes from; none for an incremental export (its deletes remove rows)."""
+    the line each comes from; none for an incremental export (its deletes remove rows).
+    `named`: the first rows of the files this run encoded (by file), instead of reading them."""
     if manifest.export_type != FULL_EXPORT:
         return {}
     wanted: dict[bytes, tuple[str, int]] = {}
+    soon = now_micros + SOON_MICROS
     for f in _spread(files):
         taken = 0
-        for record in read_records(manifest, f):
+        rows = (named or {}).get(f.key)
+        for key, line, later in _first_rows(manifest, f, codec, now_micros, sample) if rows is None else rows:
             if taken == LINES_PER_FILE:
                 break
-            key = _expected_key(record, codec, manifest.export_time_micros, now_micros, sample, dead)
-            if key is not None:
-                wanted.setdefault(key, (record.file, record.line))
-                taken += 1
+            if (f.key, line) in dead or any(t <= soon for t in later):
+                continue  # rejected by Bigtable, or expiring (or expired) within the hour
+            wanted.setdefault(key, (f.key, line))
+            taken += 1
     return wanted
+
+
+def candidate(row: RowMutation, line: int, now_micros: int) -> Candidate:
+    """What `wanted_rows` needs of a row written from `line`, routed at `now_micros`."""
+    later = tuple(m.timestamp_micros for m in row.mutations
+                  if isinstance(m, SetCell | AddToCell) and m.timestamp_micros > now_micros)
+    return row.key, line, later
+
+
+def _first_rows(manifest: Manifest, f: DataFile, codec: Codec, now: int, sample: float | None) -> Iterator[Candidate]:
+    """The rows of a file's put lines, routed as the load routes them (none for a line
+    dead-lettered, expired or sampled out), read again from the file."""
+    for record in read_records(manifest, f):
+        if record.kind == "put":
+            row = route(record, codec, manifest.export_time_micros, now, sample, FileCounts()).row
+            if row is not None:
+                yield candidate(row, record.line, now)
 
 
 async def absent_rows(wanted: dict[bytes, tuple[str, int]], *, project: str, instance_id: str, table_id: str,
@@ -86,18 +115,6 @@ def _spread(files: list[DataFile]) -> list[DataFile]:
         return files
     step = (len(files) - 1) / (MAX_FILES - 1)
     return [files[round(i * step)] for i in range(MAX_FILES)]
-
-
-def _expected_key(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
-                  dead: set[tuple[str, int]]) -> bytes | None:
-    """The row key of a put line the load wrote (routed as the load routes it), or None."""
-    if record.kind != "put" or (record.file, record.line) in dead:
-        return None
-    row = route(record, codec, write_time, now, sample, FileCounts()).row
-    if row is None or any(isinstance(m, SetCell | AddToCell) and now < m.timestamp_micros <= now + SOON_MICROS
-                          for m in row.mutations):
-        return None  # dead-lettered, expired, sampled out, or expiring within the hour
-    return row.key
 
 
 def absent_sentence(absent: Absent, instance_id: str, table_id: str) -> str:

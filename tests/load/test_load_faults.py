@@ -356,10 +356,10 @@ def test_an_encoder_process_that_dies_is_a_clear_error_and_a_rerun_completes(big
     real = encoder._encode_file
     second = open_export(str(MOVIES)).files[1].key
 
-    def dies_in_the_second_file(conn, job, codec, f, counts):
+    def dies_in_the_second_file(conn, job, codec, f, *rest):
         if f.key == second:
             os._exit(9)  # as the OOM killer would
-        real(conn, job, codec, f, counts)
+        real(conn, job, codec, f, *rest)
 
     monkeypatch.setattr(encoder, "_encode_file", dies_in_the_second_file)
     report = run_load(spec.tables[0], str(MOVIES), options(instance_id, tmp_path / "work"))
