@@ -17,7 +17,7 @@ from typing import Any
 
 from ..codec.items import Item
 from ..spec.model import Gsi, KeySchema
-from . import expressions, views
+from . import expressions, validation_keys, views
 from .errors import unsupported, validation
 from .paging import check_limit, check_select, meets, page, sort_value, take
 from .session import Session, key_text
@@ -103,8 +103,8 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
     expression = body.get("KeyConditionExpression")
     if not expression:
         raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
-    found = expressions.key_condition(expression, body.get("ExpressionAttributeNames"),
-                                      body.get("ExpressionAttributeValues"), keys)
+    found = validation_keys.no_empty_values(expressions.key_condition(
+        expression, body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"), keys), gsi.name)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
     reverse = body.get("ScanIndexForward", True) is False
     if not session.catalog.emulator:

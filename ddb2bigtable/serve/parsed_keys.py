@@ -30,7 +30,12 @@ _parses: OrderedDict[tuple[Any, ...], Parse] = OrderedDict()
 
 
 def key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...]) -> KeyCondition:
-    """expressions.key_condition's answer, from the shape's parse when there is one."""
+    """expressions.key_condition's answer, from the shape's parse when there is one; its
+    values are checked on every request (validation_keys.no_empty_values)."""
+    return validation_keys.no_empty_values(_key_condition(expression, names, values, keys))
+
+
+def _key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...]) -> KeyCondition:
     given_names, given = expressions.checked_placeholders(names, values)
     shape = (expression, tuple(sorted(given_names.items())),
              tuple(sorted((name, next(iter(v))) for name, v in given.items())), keys)

@@ -90,3 +90,20 @@ def key_condition(tree: Any, keys: tuple[str, ...]) -> KeyCondition:
         raise validation("Query key condition not supported")
     sort = (keys[1], *found[keys[1]]) if len(keys) > 1 and keys[1] in found else None
     return KeyCondition((keys[0], values[0]), sort)
+
+
+def no_empty_values(found: KeyCondition, index: str | None = None) -> KeyCondition:
+    """The key condition, refused where a value is an empty string or binary as DynamoDB
+    refuses it (no key holds one, so `c > :empty` is a mistake, not every item): checked
+    on every request, since a cached parse (parsed_keys) puts each request's own values in."""
+    sort = [(found.sort[0], v) for v in found.sort[2]] if found.sort else []
+    for name, value in [found.partition, *sort]:
+        tag, inner = next(iter(value.items()), (None, None)) if isinstance(value, dict) else (None, None)
+        if tag in ("S", "B") and inner in ("", b""):
+            kind = "string" if tag == "S" else "binary"
+            where = (f"A value specified for a secondary index key is not supported. The AttributeValue for a key "
+                     f"attribute cannot contain an empty {kind} value. IndexName: {index}, IndexKey: {name}"
+                     if index else f"The AttributeValue for a key attribute cannot contain an empty {kind} value. "
+                     f"Key: {name}")
+            raise validation(f"One or more parameter values are not valid. {where}")
+    return found

@@ -68,3 +68,26 @@ def test_through_serve_each_query_of_one_shape_reads_its_own_partition(served):
     assert c.query(**between, ExpressionAttributeValues={":y": {"N": "2013"}, ":a": {"S": "A"}, ":b": {"S": "C"}})
     with pytest.raises(ClientError, match="upper bound to be greater than or equal to lower bound"):
         c.query(**between, ExpressionAttributeValues={":y": {"N": "2013"}, ":a": {"S": "C"}, ":b": {"S": "A"}})
+
+
+def test_an_empty_key_value_is_refused_on_a_known_shape_and_on_an_index(served):
+    """`c > :e` with :e empty answered every item (and `p = :e` none) where DynamoDB refuses
+    the request: no key holds an empty string."""
+    c = served.client()
+    c.create_table(TableName="EmptyKeys", BillingMode="PAY_PER_REQUEST",
+                   KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
+                   AttributeDefinitions=[{"AttributeName": n, "AttributeType": "S"} for n in ("p", "c", "g")],
+                   GlobalSecondaryIndexes=[{"IndexName": "by-g", "Projection": {"ProjectionType": "ALL"},
+                                            "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}]}])
+    try:
+        c.put_item(TableName="EmptyKeys", Item={"p": {"S": "a"}, "c": {"S": "x"}, "g": {"S": "a"}})
+        after = {"TableName": "EmptyKeys", "KeyConditionExpression": "p = :a AND c > :e"}
+        assert c.query(**after, ExpressionAttributeValues={":a": {"S": "a"}, ":e": {"S": "w"}})["Count"] == 1
+        for values in ({":a": {"S": "a"}, ":e": {"S": ""}}, {":a": {"S": ""}, ":e": {"S": "w"}}):
+            with pytest.raises(ClientError, match="cannot contain an empty string value. Key: "):
+                c.query(**after, ExpressionAttributeValues=values)
+        with pytest.raises(ClientError, match="empty string value. IndexName: by-g, IndexKey: g"):
+            c.query(TableName="EmptyKeys", IndexName="by-g", KeyConditionExpression="g = :e",
+                    ExpressionAttributeValues={":e": {"S": ""}})
+    finally:
+        c.delete_table(TableName="EmptyKeys")
