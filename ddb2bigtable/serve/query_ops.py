@@ -51,6 +51,7 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     if found.sort is not None:
         _, op, raw_bounds = found.sort
         wanted = [to_codec(b, "KeyConditionExpression") for b in raw_bounds]
+    _start_within(table, body.get("ExclusiveStartKey"), partition, op, wanted)
     reverse = body.get("ScanIndexForward", True) is False
     consistent = bool(body.get("ConsistentRead"))
     if key_ranges.ordered(table):
@@ -146,6 +147,18 @@ def _same_types(table: ServedTable, found: expressions.KeyCondition) -> None:
         if not isinstance(value, dict) or next(iter(value), None) != kinds.get(name):
             raise invalid("One or more parameter values were invalid: Condition parameter type does not match "
                              "schema type")
+
+
+def _start_within(table: ServedTable, start: Any, partition: AttributeValue, op: str | None,
+                  wanted: list[AttributeValue]) -> None:
+    """DynamoDB refuses an ExclusiveStartKey outside the key condition (another partition, or
+    a sort key the condition excludes); read from it, it was a 500 or a page from elsewhere."""
+    if start is None:
+        return
+    key = table.checked_key(item_to_codec(start, "ExclusiveStartKey"))
+    if key_text(key[table.keys[0]]) != key_text(partition) or (op is not None and not meets(key[table.keys[1]], op,
+                                                                                              wanted)):
+        raise invalid("The provided starting key does not match the range key predicate")
 
 
 def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:
