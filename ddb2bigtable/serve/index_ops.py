@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codec.items import Item
+from ..codec.items import AttributeValue, Item
 from ..spec.model import Gsi, KeySchema
 from . import expressions, validation_keys, views
 from .errors import unsupported, validation
@@ -96,6 +96,16 @@ def _after(table: ServedTable, gsi: Gsi, items: list[Item], start: Any, order: A
     return [i for i in items if order(i) > mark]
 
 
+def _start_within(keys: tuple[str, ...], start: Any, partition: AttributeValue,
+                  sort: tuple[str, list[AttributeValue]] | None) -> None:
+    """DynamoDB refuses an ExclusiveStartKey outside the key condition (another index
+    partition, or an index sort key the condition excludes): it answered an empty page."""
+    given = item_to_codec(start, "ExclusiveStartKey") if start is not None else {}
+    if (keys[0] in given and key_text(given[keys[0]]) != key_text(partition)) or (
+            sort is not None and keys[-1] in given and not meets(given[keys[-1]], *sort)):
+        raise validation("The provided starting key does not match the range key predicate")
+
+
 async def query_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
     gsi = _index(session, table, body)
     limit = check_limit(body)
@@ -107,8 +117,9 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
         expression, body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"), keys), gsi.name)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
     reverse = body.get("ScanIndexForward", True) is False
+    sort = (found.sort[1], [to_codec(b, "KeyConditionExpression") for b in found.sort[2]]) if found.sort else None
+    _start_within(keys, body.get("ExclusiveStartKey"), partition, sort)
     if not session.catalog.emulator:
-        sort = (found.sort[1], [to_codec(b, "KeyConditionExpression") for b in found.sort[2]]) if found.sort else None
         start = body.get("ExclusiveStartKey")
         taken, last = await views.query_page(session, table, gsi, partition, sort,
                                              item_to_codec(start, "ExclusiveStartKey") if start else None,
