@@ -124,6 +124,12 @@ def _batch_write_image(table: ServedTable, write: Any) -> tuple[Item, Item | Non
     return table.checked_key(item_to_codec((write["DeleteRequest"] or {}).get("Key"), "Key")), None
 
 
+def _distinct_items(entries: list[tuple[ServedTable, Item]]) -> None:
+    """DynamoDB refuses a transaction, TransactGetItems too, naming one item twice."""
+    if len({(t.name, repr(sorted(k.items()))) for t, k in entries}) != len(entries):
+        raise validation("Transaction request cannot include multiple operations on one item")
+
+
 def _one_row(entries: list[tuple[ServedTable, Item]], what: str) -> tuple[ServedTable, bytes]:
     if not entries or len(entries) > MAX_TRANSACT:
         raise validation(f"1 validation error detected: {what} must have between 1 and {MAX_TRANSACT} items")
@@ -147,6 +153,7 @@ async def transact_get_items(session: Session, body: dict[str, Any]) -> dict[str
         table = session.catalog.get(get.get("TableName"))
         entries.append((table, table.checked_key(item_to_codec(get.get("Key"), "Key"))))
     capacity.check_mode(body)
+    _distinct_items(entries)
     table, row_key = _one_row(entries, "TransactGetItems")
     row = await session.store(table, consistent=True).read_row(row_key)
     items = session.decode(table, row) if row is not None else []
@@ -183,8 +190,7 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
         else:
             key = table.checked_key(item_to_codec(request.get("Key"), "Key"))
         entries.append((table, key))
-    if len({repr(sorted(k.items())) for _, k in entries}) != len(entries):
-        raise validation("Transaction request cannot include multiple operations on one item")
+    _distinct_items(entries)
     table, row_key = _one_row(entries, "TransactWriteItems")
     store = session.store(table, consistent=True)
     for _ in range(WRITE_TRIES):
@@ -220,13 +226,16 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
 
 
 def _transact_one(table: ServedTable, kind: str, request: dict[str, Any], key: Item, item: Item | None,
-                  row_key: bytes) -> tuple[dict[str, str], RowMutation | None, Item | None]:
+                  row_key: bytes) -> tuple[dict[str, Any], RowMutation | None, Item | None]:
     """The action's cancellation reason, its row mutation and the item it writes, if any."""
     holds = expressions.condition(request.get("ConditionExpression"), request.get("ExpressionAttributeNames"),
                                   request.get("ExpressionAttributeValues"), table.keys)
     old = item_to_wire(item) if item is not None else None
     if not holds(old):
-        return {"Code": "ConditionalCheckFailed", "Message": condition_failed().message}, None, None
+        failed: dict[str, Any] = {"Code": "ConditionalCheckFailed", "Message": condition_failed().message}
+        if request.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" and old is not None:
+            failed["Item"] = old  # as DynamoDB gives it back in the cancellation reason
+        return failed, None, None
     found = Found(row_key, [], item)
     if kind == "ConditionCheck":
         return {"Code": "None"}, None, None

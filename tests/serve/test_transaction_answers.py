@@ -1,0 +1,38 @@
+"""What a transaction answers besides its writes, as DynamoDB answers it: a cancelled
+action's old item when it asked for it, and one item named twice refused."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+TABLE = "TransactAnswers"
+KEY = {"p": {"S": "a"}, "c": {"N": "1"}}
+
+
+@pytest.fixture()
+def client(served):
+    client = served.client()
+    client.create_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST",
+                        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
+                        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
+                                              {"AttributeName": "c", "AttributeType": "N"}])
+    client.put_item(TableName=TABLE, Item={**KEY, "v": {"S": "old"}})
+    yield client
+    client.delete_table(TableName=TABLE)
+
+
+def test_a_cancelled_action_gives_back_its_old_item_when_asked(client):
+    update = {"TableName": TABLE, "Key": KEY, "UpdateExpression": "SET v = :v", "ConditionExpression": "v = :w",
+              "ExpressionAttributeValues": {":v": {"S": "new"}, ":w": {"S": "other"}}}
+    for asked, item in (("ALL_OLD", {**KEY, "v": {"S": "old"}}), ("NONE", None)):
+        with pytest.raises(ClientError) as caught:
+            client.transact_write_items(TransactItems=[{"Update": {**update,
+                                                                   "ReturnValuesOnConditionCheckFailure": asked}}])
+        reason, = caught.value.response["CancellationReasons"]
+        assert reason["Code"] == "ConditionalCheckFailed" and reason.get("Item") == item
+
+
+def test_transact_get_items_naming_one_item_twice_is_refused(client):
+    with pytest.raises(ClientError, match="Transaction request cannot include multiple operations on one item"):
+        client.transact_get_items(TransactItems=[{"Get": {"TableName": TABLE, "Key": KEY}}] * 2)
