@@ -175,6 +175,11 @@ def _index(index: Any, at: str, local: bool, table_key: tuple[str, str | None],
                          "invalid: Table KeySchema does not have a range key, which is required when "
                          "specifying a LocalSecondaryIndex")
     projection = _projection(index.get("Projection"), at)
+    if not local and billing != "PAY_PER_REQUEST" and index.get("ProvisionedThroughput") is None:
+        # AWS's words (awsdocs/amazon-dynamodb-developer-guide#246, read 2026-11-25); an UpdateTable
+        # to PROVISIONED names each index too, as the table's own message misled
+        raise validation(f"One or more parameter values were invalid: ProvisionedThroughput is not specified "
+                         f"for index: {name}")
     if not local:
         _provisioned(billing, index.get("ProvisionedThroughput"))
     return name, {ipk, *([isk] if isk else [])}, len(projection) if isinstance(projection, tuple) else 0

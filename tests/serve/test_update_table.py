@@ -98,3 +98,19 @@ def test_an_index_made_with_the_table_can_be_deleted_and_its_items_still_read(se
         assert client.get_item(TableName="IndexedFirst", Key={"p": {"S": "b"}})["Item"]["x"] == {"N": "7"}
     finally:
         client.delete_table(TableName="IndexedFirst")
+
+
+def test_a_switch_to_provisioned_names_the_index_without_throughput(client):
+    """With an index, a switch giving the table's throughput was refused saying the table's
+    ReadCapacityUnits and WriteCapacityUnits 'must both be specified', though both were."""
+    client.update_table(TableName=TABLE, **CREATE_X)
+    throughput = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 6}
+    assert _error(lambda: client.update_table(TableName=TABLE, BillingMode="PROVISIONED",
+                                              ProvisionedThroughput=throughput)) == (
+        "ValidationException", "One or more parameter values were invalid: ProvisionedThroughput is not specified "
+        "for index: by-x")
+    client.update_table(TableName=TABLE, BillingMode="PROVISIONED", ProvisionedThroughput=throughput,
+                        GlobalSecondaryIndexUpdates=[{"Update": {"IndexName": "by-x",
+                                                                 "ProvisionedThroughput": throughput}}])
+    index, = client.describe_table(TableName=TABLE)["Table"]["GlobalSecondaryIndexes"]
+    assert index["ProvisionedThroughput"]["ReadCapacityUnits"] == 5
