@@ -228,7 +228,12 @@ def _segments(body: dict[str, Any]) -> tuple[int, int]:
                          "TotalSegments is present")
     if total is None:
         return 0, 0
-    if not isinstance(total, int) or not 1 <= total <= 1000000:
+    for value, where, least, most in ((total, "totalSegments", 1, 1000000), (segment, "segment", 0, 999999)):
+        if isinstance(value, int) and not least <= value <= most:  # AWS's request validation words
+            rule = f"greater than or equal to {least}" if value < least else f"less than or equal to {most}"
+            raise invalid(f"1 validation error detected: Value '{value}' at '{where}' failed to satisfy constraint: "
+                          f"Member must have value {rule}")
+    if not isinstance(total, int) or isinstance(total, bool):
         raise invalid("1 validation error detected: Value at 'totalSegments' failed to satisfy constraint")
     if not isinstance(segment, int) or not 0 <= segment < total:
         raise invalid(f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
