@@ -50,6 +50,8 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
         table = session.catalog.get(name)
         if not isinstance(request, dict):
             raise validation(f"RequestItems.{name} must be a map with Keys")
+        if not request.get("Keys"):  # DynamoDB Local 1.25.1's words (checked 2026-11-25)
+            raise validation(f"The list of keys in RequestItems for BatchGetItem is required: {name} has empty list")
         request = legacy.translated(request)  # AttributesToGet -> ProjectionExpression
         expressions.check_used(request)
         keys = [table.checked_key(item_to_codec(k, "Key")) for k in request.get("Keys", [])]
@@ -80,7 +82,10 @@ async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, 
     asked = {"ReturnConsumedCapacity": capacity.check_mode(body)}
     if sum(len(r) for r in requests.values() if isinstance(r, list)) > MAX_WRITES:
         raise validation("Too many items requested for the BatchWriteItem call")
-    writes = [(session.catalog.get(name), w) for name, ws in requests.items() for w in (ws or [])]
+    empty = [name for name, ws in requests.items() if not ws]
+    if empty:  # DynamoDB Local 1.25.1's words (checked 2026-11-25); it answered as if done
+        raise validation(f"The batch write request list for a table cannot be null or empty: {empty[0]}")
+    writes = [(session.catalog.get(name), w) for name, ws in requests.items() for w in ws]
     for table in {t.name: t for t, _ in writes}.values():  # every request checked before anything is written
         _distinct(table, [_batch_write_image(t, w)[0] for t, w in writes if t.name == table.name])
     unprocessed: dict[str, list[Any]] = {}

@@ -1,5 +1,6 @@
-"""What a transaction answers besides its writes, as DynamoDB answers it: a cancelled
-action's old item when it asked for it, and one item named twice refused."""
+"""What a transaction or batch answers besides its writes, as DynamoDB answers it: a
+cancelled action's old item when it asked for it; one item named twice, or a table given
+an empty list, refused."""
 
 from __future__ import annotations
 
@@ -36,3 +37,12 @@ def test_a_cancelled_action_gives_back_its_old_item_when_asked(client):
 def test_transact_get_items_naming_one_item_twice_is_refused(client):
     with pytest.raises(ClientError, match="Transaction request cannot include multiple operations on one item"):
         client.transact_get_items(TransactItems=[{"Get": {"TableName": TABLE, "Key": KEY}}] * 2)
+
+
+def test_a_batch_with_an_empty_list_for_a_table_is_refused(client, served):
+    """Both answered as if done, with nothing read or written, where DynamoDB refuses them."""
+    client = served.client(parameter_validation=False)  # boto3 refuses them before sending
+    with pytest.raises(ClientError, match=f"cannot be null or empty: {TABLE}"):
+        client.batch_write_item(RequestItems={TABLE: []})
+    with pytest.raises(ClientError, match=f"BatchGetItem is required: {TABLE} has empty list"):
+        client.batch_get_item(RequestItems={TABLE: {"Keys": []}})
