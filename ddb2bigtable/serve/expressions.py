@@ -24,6 +24,7 @@ from typing import Any
 
 from moto.core.exceptions import JsonRESTError
 from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.exceptions import InvalidConditionExpression
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.dynamo_type import Item as MotoItem
 from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
@@ -167,6 +168,8 @@ def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> An
             tree = get_filter_expression(text, names, values)
         except ValueError as error:
             raise validation.syntax_error(field, error) from None
+        except InvalidConditionExpression as error:  # moto names every field ConditionExpression
+            raise validation.refused(field, error.condition_expression_error) from None
         except KeyError as error:
             name = str(error.args[0])
             raise (validation.refused(field, f"An expression attribute name used in the document path is not defined; "
