@@ -129,12 +129,20 @@ def check_used(request: dict[str, Any]) -> None:
             raise invalid(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
 
 
+MAX_NAME_BYTES = 65535  # an attribute name's UTF-8 bytes at most (DynamoDB Local refuses 65,536)
+
+
 def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
     """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
     value, normalised as stored), refused in DynamoDB's words when they have another shape."""
     names, values = names or {}, values or {}
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
         raise invalid("ExpressionAttributeNames must be a map of strings to strings")
+    for key, name in names.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-25)
+        if not name or len(name.encode()) > MAX_NAME_BYTES:
+            raise invalid("ExpressionAttributeNames contains invalid value: " + (
+                f"Attribute name is too large, must be less than {MAX_NAME_BYTES + 1} bytes for key {key}" if name
+                else f"Empty attribute name for key {key}"))
     if not isinstance(values, dict):
         raise invalid("ExpressionAttributeValues must be a map of strings to attribute values")
     # checked (a ValidationException when malformed) and normalised: numbers in their plain

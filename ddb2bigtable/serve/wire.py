@@ -105,6 +105,8 @@ MAX_NESTING = 31  # maps and lists inside an attribute; DynamoDB Local 1.25.1 re
 def item_to_codec(item: Any, what: str = "Item") -> Item:
     if not isinstance(item, dict):
         raise validation(f"One or more parameter values were invalid: {what} must be a map of attributes")
+    if "" in item:  # DynamoDB Local 1.25.1's words (checked 2026-11-25); the attribute was lost
+        raise validation("Empty attribute name")
     if any(_nesting(value) > MAX_NESTING for value in item.values()):
         raise validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
                          "beyond supported limit")
