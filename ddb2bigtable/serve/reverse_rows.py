@@ -28,14 +28,17 @@ from google.cloud.bigtable.data.row import Cell, Row
 from google.cloud.bigtable_v2.services.bigtable import BigtableAsyncClient
 from google.cloud.bigtable_v2.types import FeatureFlags, ReadRowsRequest, RowRange, RowSet
 
+from ..spec.errors import Ddb2BigtableError
+
 FEATURES = ("bigtable-features",
             base64.urlsafe_b64encode(FeatureFlags.serialize(FeatureFlags(reverse_scans=True))).decode())
 RETRIED = (google_errors.ServiceUnavailable, google_errors.DeadlineExceeded, google_errors.Aborted)
 BACKOFF_SECONDS = 0.1
 
 
-class ReverseScanRefused(Exception):
-    """The server answered UNIMPLEMENTED to a reversed ReadRows."""
+class ReverseScanRefused(Ddb2BigtableError):
+    """The server answered UNIMPLEMENTED to a reversed ReadRows (the caller reads forward
+    instead: never shown to a user)."""
 
 
 class ReverseReader:
