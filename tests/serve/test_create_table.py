@@ -9,7 +9,6 @@ import dataclasses
 import time
 
 import pytest
-from botocore.exceptions import ClientError
 from google.cloud.bigtable import Client
 
 from ddb2bigtable.bigtable.emulator import stop_process
@@ -19,6 +18,7 @@ from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import catalog
 
+from .client_errors import error_of
 from .conftest import STAGE, start_serve
 
 KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
@@ -31,12 +31,6 @@ INDEXES = {"GlobalSecondaryIndexes": [{"IndexName": "by-x", "KeySchema": [{"Attr
            "LocalSecondaryIndexes": [{"IndexName": "p-by-x", "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"},
                                                                            {"AttributeName": "x", "KeyType": "RANGE"}],
                                       "Projection": {"ProjectionType": "ALL"}}]}
-
-
-def _error(call) -> tuple[str, str]:
-    with pytest.raises(ClientError) as caught:
-        call()
-    return caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]
 
 
 def _bigtable_tables(served) -> set[str]:
@@ -77,11 +71,11 @@ def test_a_created_table_is_served_described_listed_and_deleted(served):
     gone = client.delete_table(TableName="Orders.v2")["TableDescription"]
     assert gone["TableStatus"] == "DELETING" and "KeySchema" not in gone and gone["TableId"] == made["TableId"]
     assert "ddb_Orders.v2" not in _bigtable_tables(served)
-    assert _error(lambda: client.describe_table(TableName="Orders.v2"))[0] == "ResourceNotFoundException"
-    assert _error(lambda: client.get_item(TableName="Orders.v2", Key={"p": {"S": "alice"}, "c": {"N": "1"}})
+    assert error_of(lambda: client.describe_table(TableName="Orders.v2"))[0] == "ResourceNotFoundException"
+    assert error_of(lambda: client.get_item(TableName="Orders.v2", Key={"p": {"S": "alice"}, "c": {"N": "1"}})
                   )[0] == "ResourceNotFoundException"
     assert "Orders.v2" not in client.list_tables()["TableNames"]
-    assert _error(lambda: client.delete_table(TableName="Orders.v2"))[0] == "ResourceNotFoundException"
+    assert error_of(lambda: client.delete_table(TableName="Orders.v2"))[0] == "ResourceNotFoundException"
 
 
 def test_another_worker_process_sees_a_created_table_and_its_deletion(served):
@@ -94,12 +88,12 @@ def test_another_worker_process_sees_a_created_table_and_its_deletion(served):
         assert second.get_item(TableName="shared_t", Key={"p": {"S": "k"}, "c": {"N": "7"}})["Item"]["v"] == {
             "BOOL": True}
         assert "shared_t" in second.list_tables()["TableNames"]
-        assert _error(lambda: second.create_table(TableName="shared_t", **BASE)) == (
+        assert error_of(lambda: second.create_table(TableName="shared_t", **BASE)) == (
             "ResourceInUseException", "Table already exists: shared_t")
         second.delete_table(TableName="shared_t")
-        assert _error(lambda: first.describe_table(TableName="shared_t"))[0] == "ResourceNotFoundException"
+        assert error_of(lambda: first.describe_table(TableName="shared_t"))[0] == "ResourceNotFoundException"
         time.sleep(REFRESH_SECONDS)  # how long a worker's copy of a created table is trusted
-        assert _error(lambda: first.get_item(TableName="shared_t", Key={"p": {"S": "k"}, "c": {"N": "7"}})
+        assert error_of(lambda: first.get_item(TableName="shared_t", Key={"p": {"S": "k"}, "c": {"N": "7"}})
                       )[0] == "ResourceNotFoundException"
     finally:
         stop_process(process)
@@ -127,16 +121,16 @@ def test_another_worker_process_sees_a_created_table_and_its_deletion(served):
 def test_a_request_dynamodb_refuses_is_refused_in_its_words(served, request_, message):
     client = served.client(parameter_validation=False)
     body = {"TableName": "refused_t", **BASE} | request_
-    code, text = _error(lambda: client.create_table(**body))
+    code, text = error_of(lambda: client.create_table(**body))
     assert code == "ValidationException" and message in text
     assert "refused_t" not in client.list_tables()["TableNames"]
 
 
 def test_a_spec_table_exists_and_cannot_be_deleted(served):
     client = served.client()
-    assert _error(lambda: client.create_table(TableName="Movies", **BASE)) == (
+    assert error_of(lambda: client.create_table(TableName="Movies", **BASE)) == (
         "ResourceInUseException", "Table already exists: Movies")
-    code, text = _error(lambda: client.delete_table(TableName="Movies"))
+    code, text = error_of(lambda: client.delete_table(TableName="Movies"))
     assert code == "ValidationException" and "the plan owns the tables of the stage's specs" in text
     assert client.get_item(TableName="Movies", Key={"year": {"N": "2013"}, "title": {"S": "Rush"}})["Item"]
 
@@ -160,7 +154,7 @@ def test_a_write_giving_an_index_key_another_type_or_nothing_is_refused_whole(se
             for call in (lambda item=item: client.put_item(TableName="indexed_t", Item=item),
                          lambda item=item: client.batch_write_item(RequestItems={"indexed_t": [
                              {"PutRequest": {"Item": fine}}, {"PutRequest": {"Item": item}}]})):
-                code, text = _error(call)
+                code, text = error_of(call)
                 assert code == "ValidationException" and words in text
         assert client.scan(TableName="indexed_t")["Items"] == []  # nothing of either write
     finally:
@@ -181,7 +175,7 @@ def test_an_index_gives_what_its_projection_holds_and_a_local_one_the_rest_when_
         assert "note" not in client.query(**query)["Items"][0]  # the index holds keys only
         assert client.query(**query, Select="ALL_ATTRIBUTES")["Items"][0]["note"] == {"S": "kept"}
         assert client.query(**query, ProjectionExpression="note")["Items"] == [{"note": {"S": "kept"}}]
-        code, text = _error(lambda: client.query(TableName="projected_t", IndexName="by-x", Select="ALL_ATTRIBUTES",
+        code, text = error_of(lambda: client.query(TableName="projected_t", IndexName="by-x", Select="ALL_ATTRIBUTES",
                                                  KeyConditionExpression="x = :x",
                                                  ExpressionAttributeValues={":x": {"S": "m"}}))
         assert code == "ValidationException" and "Select type ALL_ATTRIBUTES is not supported" in text
@@ -198,7 +192,7 @@ def test_a_bigtable_table_the_registry_does_not_know_is_not_taken_over(served):
     stray = Client(project="test-project", admin=True).instance(instance).table("ddb_orphan_t")
     stray.create()
     try:
-        code, text = _error(lambda: served.client().create_table(TableName="orphan_t", **BASE))
+        code, text = error_of(lambda: served.client().create_table(TableName="orphan_t", **BASE))
         assert code == "ResourceInUseException" and "cbt deletetable ddb_orphan_t" in text
         assert "orphan_t" not in served.client().list_tables()["TableNames"]
         assert stray.exists()
@@ -208,7 +202,7 @@ def test_a_bigtable_table_the_registry_does_not_know_is_not_taken_over(served):
 
 def test_update_table_of_a_spec_table_is_refused_after_the_table_is_found(served):
     client = served.client()
-    assert _error(lambda: client.update_table(TableName="no_such_t", BillingMode="PAY_PER_REQUEST"))[0] == (
+    assert error_of(lambda: client.update_table(TableName="no_such_t", BillingMode="PAY_PER_REQUEST"))[0] == (
         "ResourceNotFoundException")
-    code, text = _error(lambda: client.update_table(TableName="Movies", BillingMode="PAY_PER_REQUEST"))
+    code, text = error_of(lambda: client.update_table(TableName="Movies", BillingMode="PAY_PER_REQUEST"))
     assert code == "ValidationException" and "change its spec and deploy" in text

@@ -7,17 +7,13 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
+from .client_errors import error_of
+
 T = "Scratch"
 
 
 def key(pk: str, sk: int = 1) -> dict:
     return {"pk": {"S": pk}, "sk": {"N": str(sk)}}
-
-
-def error_of(call, **kwargs) -> tuple[str, str]:
-    with pytest.raises(ClientError) as caught:
-        call(**kwargs)
-    return caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]
 
 
 def test_put_then_get_returns_the_item_with_every_type(served):

@@ -7,11 +7,11 @@ import dataclasses
 import time
 
 import pytest
-from botocore.exceptions import ClientError
 
 from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.serve.created_tables import REFRESH_SECONDS
 
+from .client_errors import error_of
 from .conftest import STAGE, start_serve
 
 TABLE = "TtlOrders"
@@ -19,12 +19,6 @@ KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName
         "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"},
                                  {"AttributeName": "c", "AttributeType": "N"}],
         "BillingMode": "PAY_PER_REQUEST"}
-
-
-def _error(call) -> tuple[str, str]:
-    with pytest.raises(ClientError) as caught:
-        call()
-    return caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]
 
 
 @pytest.fixture()
@@ -57,28 +51,28 @@ def test_ttl_on_a_created_table_hides_expired_items_until_disabled(client):
     # a conditional create sees no item where an expired one is
     client.put_item(TableName=TABLE, Item={"p": {"S": "a"}, "c": {"N": "4"}, "expires": past})
     client.put_item(TableName=TABLE, Item={"p": {"S": "a"}, "c": {"N": "4"}}, ConditionExpression="attribute_not_exists(p)")
-    assert _error(lambda: _ttl(client, "expires", True)) == ("ValidationException", "TimeToLive is already enabled")
-    assert _error(lambda: _ttl(client, "other", True))[1] == "TimeToLive is active on a different AttributeName"
-    assert _error(lambda: _ttl(client, "other", False))[1] == "TimeToLive is active on a different AttributeName"
+    assert error_of(lambda: _ttl(client, "expires", True)) == ("ValidationException", "TimeToLive is already enabled")
+    assert error_of(lambda: _ttl(client, "other", True))[1] == "TimeToLive is active on a different AttributeName"
+    assert error_of(lambda: _ttl(client, "other", False))[1] == "TimeToLive is active on a different AttributeName"
     _ttl(client, "expires", False)
     assert client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"] == {"TimeToLiveStatus": "DISABLED"}
     shown = client.query(**query)["Items"]
     assert [i["c"]["N"] for i in shown] == ["1", "2", "3", "4"]  # nothing was deleted
     assert shown[3] == {"p": {"S": "a"}, "c": {"N": "4"}}  # the put replaced the expired item whole
-    assert _error(lambda: _ttl(client, "expires", False))[1] == "TimeToLive is already disabled"
+    assert error_of(lambda: _ttl(client, "expires", False))[1] == "TimeToLive is already disabled"
 
 
 def test_update_time_to_live_checks_its_request(served, client):
-    code, message = _error(lambda: _ttl(client, "x" * 256, True))
+    code, message = error_of(lambda: _ttl(client, "x" * 256, True))
     assert code == "ValidationException" and "length less than or equal to 255" in message
     unchecked = served.client(parameter_validation=False)  # what boto3 would refuse before sending
-    code, message = _error(lambda: unchecked.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={
+    code, message = error_of(lambda: unchecked.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={
         "AttributeName": "expires"}))
     assert code == "ValidationException" and "enabled" in message
-    code, _ = _error(lambda: unchecked.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={
+    code, _ = error_of(lambda: unchecked.update_time_to_live(TableName=TABLE, TimeToLiveSpecification={
         "AttributeName": "expires", "Enabled": "dog"}))
     assert code == "SerializationException"
-    code, _ = _error(lambda: client.update_time_to_live(TableName="NoSuchTable", TimeToLiveSpecification={
+    code, _ = error_of(lambda: client.update_time_to_live(TableName="NoSuchTable", TimeToLiveSpecification={
         "AttributeName": "expires", "Enabled": True}))
     assert code == "ResourceNotFoundException"
 
@@ -87,7 +81,7 @@ def test_a_spec_tables_ttl_is_its_specs(served):
     client = served.client()
     assert client.describe_time_to_live(TableName="Scratch")["TimeToLiveDescription"] == {
         "TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
-    code, message = _error(lambda: client.update_time_to_live(TableName="Scratch", TimeToLiveSpecification={
+    code, message = error_of(lambda: client.update_time_to_live(TableName="Scratch", TimeToLiveSpecification={
         "AttributeName": "expiresAt", "Enabled": False}))
     assert code == "ValidationException" and "spec owns its TTL" in message
 

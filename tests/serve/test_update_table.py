@@ -4,7 +4,8 @@ checks) and DescribeTable's counted ItemCount and TableSizeBytes."""
 from __future__ import annotations
 
 import pytest
-from botocore.exceptions import ClientError
+
+from .client_errors import error_of
 
 TABLE = "UpdatedOrders"
 KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
@@ -12,12 +13,6 @@ KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
 CREATE_X = {"AttributeDefinitions": [{"AttributeName": "x", "AttributeType": "S"}],
             "GlobalSecondaryIndexUpdates": [{"Create": {"IndexName": "by-x", "Projection": {"ProjectionType": "ALL"},
                                                         "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}]}}]}
-
-
-def _error(call) -> tuple[str, str]:
-    with pytest.raises(ClientError) as caught:
-        call()
-    return caught.value.response["Error"]["Code"], caught.value.response["Error"]["Message"]
 
 
 @pytest.fixture()
@@ -37,7 +32,7 @@ def test_billing_is_recorded_and_described(client):
     assert described["ProvisionedThroughput"]["WriteCapacityUnits"] == 6
     client.update_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST")
     assert client.describe_table(TableName=TABLE)["Table"]["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
-    code, text = _error(lambda: client.update_table(TableName=TABLE))
+    code, text = error_of(lambda: client.update_table(TableName=TABLE))
     assert code == "ValidationException" and "At least one of" in text
 
 
@@ -52,16 +47,16 @@ def test_a_global_index_added_holds_the_items_already_there_and_deleted_is_gone(
     found = client.query(TableName=TABLE, IndexName="by-x", KeyConditionExpression="x = :x",
                          ExpressionAttributeValues={":x": {"S": "x1"}})["Items"]
     assert sorted(i["p"]["S"] for i in found) == ["k1", "k3"]  # the number-typed x is not in the index
-    code, text = _error(lambda: client.put_item(TableName=TABLE, Item={"p": {"S": "m"}, "x": {"N": "1"}}))
+    code, text = error_of(lambda: client.put_item(TableName=TABLE, Item={"p": {"S": "m"}, "x": {"N": "1"}}))
     assert code == "ValidationException" and "Type mismatch for Index Key x" in text
     counts = client.describe_table(TableName=TABLE)["Table"]
     assert counts["ItemCount"] == 6 and counts["GlobalSecondaryIndexes"][0]["ItemCount"] == 4
     assert len(client.scan(TableName=TABLE, IndexName="by-x")["Items"]) == 4
-    code, text = _error(lambda: client.update_table(TableName=TABLE, **CREATE_X))
+    code, text = error_of(lambda: client.update_table(TableName=TABLE, **CREATE_X))
     assert code == "ValidationException" and "already exists" in text
     client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "by-x"}}])
     assert "GlobalSecondaryIndexes" not in client.describe_table(TableName=TABLE)["Table"]
-    code, _ = _error(lambda: client.query(TableName=TABLE, IndexName="by-x", KeyConditionExpression="x = :x",
+    code, _ = error_of(lambda: client.query(TableName=TABLE, IndexName="by-x", KeyConditionExpression="x = :x",
                                           ExpressionAttributeValues={":x": {"S": "x1"}}))
     assert code == "ValidationException"
     client.put_item(TableName=TABLE, Item={"p": {"S": "m"}, "x": {"N": "1"}})  # x takes any type again
@@ -70,15 +65,15 @@ def test_a_global_index_added_holds_the_items_already_there_and_deleted_is_gone(
 def test_index_updates_are_checked_as_dynamodb_checks_them(client):
     create = CREATE_X["GlobalSecondaryIndexUpdates"][0]
     two = [create, {"Create": create["Create"] | {"IndexName": "by-x2"}}]
-    code, _ = _error(lambda: client.update_table(TableName=TABLE, AttributeDefinitions=CREATE_X["AttributeDefinitions"],
+    code, _ = error_of(lambda: client.update_table(TableName=TABLE, AttributeDefinitions=CREATE_X["AttributeDefinitions"],
                                                  GlobalSecondaryIndexUpdates=two))
     assert code == "LimitExceededException"
-    code, _ = _error(lambda: client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[
+    code, _ = error_of(lambda: client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[
         {"Delete": {"IndexName": "nonexistent"}}]))
     assert code == "ResourceNotFoundException"
-    code, text = _error(lambda: client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[create]))
+    code, text = error_of(lambda: client.update_table(TableName=TABLE, GlobalSecondaryIndexUpdates=[create]))
     assert code == "ValidationException" and "AttributeDefinitions" in text
-    code, text = _error(lambda: client.update_table(
+    code, text = error_of(lambda: client.update_table(
         TableName=TABLE, AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "N"}],
         GlobalSecondaryIndexUpdates=[{"Create": create["Create"] | {"KeySchema": [
             {"AttributeName": "p", "KeyType": "HASH"}]}}]))
@@ -105,7 +100,7 @@ def test_a_switch_to_provisioned_names_the_index_without_throughput(client):
     ReadCapacityUnits and WriteCapacityUnits 'must both be specified', though both were."""
     client.update_table(TableName=TABLE, **CREATE_X)
     throughput = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 6}
-    assert _error(lambda: client.update_table(TableName=TABLE, BillingMode="PROVISIONED",
+    assert error_of(lambda: client.update_table(TableName=TABLE, BillingMode="PROVISIONED",
                                               ProvisionedThroughput=throughput)) == (
         "ValidationException", "One or more parameter values were invalid: ProvisionedThroughput is not specified "
         "for index: by-x")
