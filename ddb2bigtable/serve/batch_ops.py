@@ -30,6 +30,14 @@ MAX_TRANSACT = 100
 RETRYABLE = ("ProvisionedThroughputExceededException", "InternalServerError")
 
 
+def _listed(value: Any, what: str) -> list[Any]:
+    """A member that must be a JSON list: another JSON type is DynamoDB's SerializationException
+    (it was a 500 where the code iterated it)."""
+    if not isinstance(value, list):
+        raise ServeError("SerializationException", f"{what} must be a list")
+    return value
+
+
 def _requests(body: dict[str, Any]) -> dict[str, Any]:
     requests = body.get("RequestItems")
     if not isinstance(requests, dict) or not requests:
@@ -41,7 +49,8 @@ def _requests(body: dict[str, Any]) -> dict[str, Any]:
 async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     requests = _requests(body)
     capacity.check_mode(body)
-    if sum(len(r.get("Keys", [])) for r in requests.values() if isinstance(r, dict)) > MAX_GET_KEYS:
+    if sum(len(_listed(r.get("Keys", []), f"RequestItems.{n}.Keys")) for n, r in requests.items()
+           if isinstance(r, dict)) > MAX_GET_KEYS:
         raise validation("Too many items requested for the BatchGetItem call")
     spent: dict[str, capacity.Units] = {}
     responses: dict[str, list[Any]] = {}
@@ -80,7 +89,7 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
 async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     requests = _requests(body)
     asked = {"ReturnConsumedCapacity": capacity.check_mode(body)}
-    if sum(len(r) for r in requests.values() if isinstance(r, list)) > MAX_WRITES:
+    if sum(len(_listed(r, f"RequestItems.{n}")) for n, r in requests.items()) > MAX_WRITES:
         raise validation("Too many items requested for the BatchWriteItem call")
     empty = [name for name, ws in requests.items() if not ws]
     if empty:  # DynamoDB Local 1.25.1's words (checked 2026-11-25); it answered as if done
@@ -121,6 +130,8 @@ def _distinct(table: ServedTable, keys: list[Item]) -> None:
 def _batch_write_image(table: ServedTable, write: Any) -> tuple[Item, Item | None]:
     if not isinstance(write, dict) or len(write) != 1 or next(iter(write)) not in ("PutRequest", "DeleteRequest"):
         raise validation("Each WriteRequest must hold exactly one PutRequest or DeleteRequest")
+    if not isinstance(next(iter(write.values())) or {}, dict):
+        raise ServeError("SerializationException", f"{next(iter(write))} must be a map")
     if "PutRequest" in write:
         item = item_to_codec((write["PutRequest"] or {}).get("Item"), "Item")
         check_size(item)
@@ -185,7 +196,7 @@ def _action(entry: Any) -> tuple[str, dict[str, Any]]:
 
 
 async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    actions = [_action(e) for e in body.get("TransactItems") or []]
+    actions = [_action(e) for e in _listed(body.get("TransactItems") or [], "TransactItems")]
     capacity.check_mode(body)
     entries = []
     for kind, request in actions:

@@ -88,7 +88,8 @@ def _create(new: dict[str, Any], request: dict[str, Any], definitions: Any) -> N
     name = request["IndexName"]
     if name in _names(new):
         raise validation(f"One or more parameter values were invalid: Index with name: {name} already exists")
-    given = {d.get("AttributeName"): d.get("AttributeType") for d in definitions or [] if isinstance(d, dict)}
+    listed = definitions if isinstance(definitions, list) else []  # another JSON type was a 500
+    given = {d.get("AttributeName"): d.get("AttributeType") for d in listed if isinstance(d, dict)}
     known = {d["AttributeName"]: d["AttributeType"] for d in new["AttributeDefinitions"]}
     keys = [k.get("AttributeName") for k in request.get("KeySchema") or [] if isinstance(k, dict)]
     missing = [k for k in keys if k not in given]

@@ -198,13 +198,14 @@ class Catalog:
 def named_tables(body: dict[str, Any]) -> set[str]:
     """The table names a request names: TableName, BatchGetItem's and BatchWriteItem's
     RequestItems, TransactGetItems' and TransactWriteItems' TransactItems."""
-    found = {body.get("TableName")}
+    found = {body.get("TableName")} if isinstance(body.get("TableName"), str) else set()
     if isinstance(body.get("RequestItems"), dict):
         found |= set(body["RequestItems"])
     transact = body.get("TransactItems")
     for entry in transact if isinstance(transact, list) else ():
         for request in entry.values() if isinstance(entry, dict) else ():
-            found.add(request.get("TableName") if isinstance(request, dict) else None)
+            name = request.get("TableName") if isinstance(request, dict) else None
+            found.add(name if isinstance(name, str) else None)
     return {name for name in found if isinstance(name, str) and name}
 
 

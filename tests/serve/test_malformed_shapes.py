@@ -1,0 +1,42 @@
+"""A member of the wrong JSON type (a number where a list goes, a list where a map goes, a
+map where a table name goes) is a 400 in DynamoDB's shape, never a 500: each of these was
+a 500 with a traceback in serve's log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .test_protocol import raw
+
+CREATE = {"Create": {"IndexName": "by-h", "KeySchema": [{"AttributeName": "h", "KeyType": "HASH"}],
+                     "Projection": {"ProjectionType": "ALL"}}}
+
+
+@pytest.mark.parametrize(("operation", "body"), [
+    ("DescribeTimeToLive", {"TableName": {"S": "Movies"}}),
+    ("TransactGetItems", {"TransactItems": [{"Get": {"TableName": ["Movies"], "Key": {}}}]}),
+    ("TransactWriteItems", {"TransactItems": 1.5}),
+    ("BatchGetItem", {"RequestItems": {"Movies": {"Keys": True}}, "ReturnConsumedCapacity": "TOTAL"}),
+    ("BatchWriteItem", {"RequestItems": {"Movies": 1.5}}),
+    ("BatchWriteItem", {"RequestItems": {"Movies": [{"PutRequest": [1]}]}}),
+])
+def test_a_member_of_the_wrong_json_type_is_a_400(served, operation, body):
+    status, answer = raw(served.endpoint, f"DynamoDB_20120810.{operation}", json.dumps(body).encode())
+    assert 400 <= status < 500, answer
+    assert answer["__type"].split("#")[1] in ("SerializationException", "ValidationException",
+                                              "ResourceNotFoundException")
+
+
+def test_attribute_definitions_of_the_wrong_type_in_an_index_create_is_a_400(served):
+    client = served.client()
+    client.create_table(TableName="MalformedShapes", BillingMode="PAY_PER_REQUEST",
+                        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+                        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}])
+    try:
+        body = {"TableName": "MalformedShapes", "AttributeDefinitions": 7, "GlobalSecondaryIndexUpdates": [CREATE]}
+        status, answer = raw(served.endpoint, "DynamoDB_20120810.UpdateTable", json.dumps(body).encode())
+        assert status == 400 and "not defined in AttributeDefinitions" in answer["message"], answer
+    finally:
+        client.delete_table(TableName="MalformedShapes")
