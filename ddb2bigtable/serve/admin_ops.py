@@ -95,6 +95,8 @@ async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
                          "Member must have value between 1 and 100")
     after = body.get("ExclusiveStartTableName")
+    if after is not None and not isinstance(after, str):  # compared with names below: it was a 500
+        raise ServeError("SerializationException", "ExclusiveStartTableName must be a string")
     every = {*session.catalog.tables, *await created_tables.names(session)}
     names = [n for n in sorted(every) if after is None or n > after]
     out: dict[str, Any] = {"TableNames": names[:limit]}

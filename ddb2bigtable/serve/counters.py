@@ -17,6 +17,7 @@ from typing import Any
 from ..codec.cell_values import COUNTER, counter_number
 from ..codec.items import Item
 from ..codec.mutations import CodecError, RowMutation
+from .errors import ServeError
 from .tables import ServedTable
 
 _ADDS = re.compile(r"\s*ADD\s+(#?\w+)\s+(:\w+)((?:\s*,\s*#?\w+\s+:\w+)*)\s*", re.IGNORECASE)
@@ -27,6 +28,8 @@ def counter_adds(table: ServedTable, key: Item, body: dict[str, Any], returns: s
     """The one row mutation of AddToCells this UpdateItem is, or None when it is not only
     additions to counters (then it is a read-check-write)."""
     expression = body.get("UpdateExpression") or ""
+    if not isinstance(expression, str):  # matched below: it was a 500
+        raise ServeError("SerializationException", "UpdateExpression must be a string")
     found = _ADDS.fullmatch(expression)
     if found is None or body.get("ConditionExpression") or returns != "NONE":
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import validation
+from .errors import ServeError, validation
 
 _ONE = {"EQ": "{a} = {v}", "NE": "{a} <> {v}", "LE": "{a} <= {v}", "LT": "{a} < {v}", "GE": "{a} >= {v}",
         "GT": "{a} > {v}", "CONTAINS": "contains({a}, {v})", "BEGINS_WITH": "begins_with({a}, {v})",
@@ -127,6 +127,8 @@ def _condition(attribute: str, condition: Any, marks: _Placeholders) -> str:
         raise validation(f"the condition on {attribute} must be a map with ComparisonOperator")
     op = condition.get("ComparisonOperator")
     values = condition.get("AttributeValueList") or []
+    if not isinstance(values, list):  # counted below: it was a 500
+        raise ServeError("SerializationException", "AttributeValueList must be a list")
     a = marks.name(attribute)
     expected = 0 if op in _NONE else 2 if op == "BETWEEN" else None if op == "IN" else 1
     if op not in (*_ONE, *_NONE, "BETWEEN", "IN"):

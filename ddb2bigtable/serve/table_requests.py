@@ -239,10 +239,10 @@ def table_spec(definition: dict[str, Any], table_id: str, region: str) -> TableS
     gsis = tuple(Gsi(g["IndexName"], _key(g["KeySchema"], types), _projection(g["Projection"], ""),
                      reads=(g.get("ProvisionedThroughput") or {}).get("ReadCapacityUnits"),
                      writes=(g.get("ProvisionedThroughput") or {}).get("WriteCapacityUnits"))
-                 for g in definition.get("GlobalSecondaryIndexes", ()))
+                 for g in definition.get("GlobalSecondaryIndexes") or ())  # null: none, as an absent list
     lsis = tuple(Lsi(s["IndexName"], _key(s["KeySchema"], types).sort,  # type: ignore[arg-type]
                      _projection(s["Projection"], ""))
-                 for s in definition.get("LocalSecondaryIndexes", ()))
+                 for s in definition.get("LocalSecondaryIndexes") or ())
     source = Source(table=definition["TableName"], region=region, key=_key(definition["KeySchema"], types),
                     billing="provisioned" if definition["BillingMode"] == "PROVISIONED" else "on_demand",
                     reads=throughput.get("ReadCapacityUnits", 0), writes=throughput.get("WriteCapacityUnits", 0),

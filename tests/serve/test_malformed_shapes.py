@@ -21,6 +21,9 @@ CREATE = {"Create": {"IndexName": "by-h", "KeySchema": [{"AttributeName": "h", "
     ("BatchGetItem", {"RequestItems": {"Movies": {"Keys": True}}, "ReturnConsumedCapacity": "TOTAL"}),
     ("BatchWriteItem", {"RequestItems": {"Movies": 1.5}}),
     ("BatchWriteItem", {"RequestItems": {"Movies": [{"PutRequest": [1]}]}}),
+    ("UpdateItem", {"TableName": "Scratch", "Key": {"pk": {"S": "m"}, "sk": {"N": "1"}}, "UpdateExpression": [1]}),
+    ("ListTables", {"ExclusiveStartTableName": {"S": "a"}}),
+    ("Query", {"TableName": "Scratch", "KeyConditions": {"pk": {"ComparisonOperator": "EQ", "AttributeValueList": 1.5}}}),
 ])
 def test_a_member_of_the_wrong_json_type_is_a_400(served, operation, body):
     status, answer = raw(served.endpoint, f"DynamoDB_20120810.{operation}", json.dumps(body).encode())
@@ -40,3 +43,13 @@ def test_attribute_definitions_of_the_wrong_type_in_an_index_create_is_a_400(ser
         assert status == 400 and "not defined in AttributeDefinitions" in answer["message"], answer
     finally:
         client.delete_table(TableName="MalformedShapes")
+
+
+def test_a_null_index_list_in_create_table_is_no_index(served):
+    """It was a 500 after the table's registry row was checked."""
+    body = {"TableName": "MalformedNull", "BillingMode": "PAY_PER_REQUEST", "GlobalSecondaryIndexes": None,
+            "KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
+            "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"}]}
+    status, answer = raw(served.endpoint, "DynamoDB_20120810.CreateTable", json.dumps(body).encode())
+    assert status == 200, answer
+    served.client().delete_table(TableName="MalformedNull")
