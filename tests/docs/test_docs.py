@@ -289,7 +289,7 @@ def test_the_layout_page_names_every_module_in_its_package():
     tree = text[text.index("```\nddb2bigtable/"):]
     tree = tree[:tree.index("\n```", 4)]
     starts = sorted((m.start(), m.group(1)) for m in re.finditer(r"^  ([a-z_]+)/", tree, re.M))
-    blocks = {name: tree[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(tree), "")])}
+    blocks = {name: tree[start:end] for (start, name), (end, _) in zip(starts, [*starts[1:], (len(tree), "")], strict=True)}
     missing = []
     for module in sorted((ROOT / "ddb2bigtable").glob("*/**/*.py")):
         package = module.relative_to(ROOT / "ddb2bigtable").parts[0]
