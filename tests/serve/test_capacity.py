@@ -10,6 +10,8 @@ from botocore.exceptions import ClientError
 from ddb2bigtable.serve.capacity import read_units, write_units
 from ddb2bigtable.serve.wire import item_bytes, to_codec
 
+from .client_calls import created_table
+
 KB = 1024
 TABLE = "CapacityUnits"
 SCHEMA = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
@@ -44,10 +46,8 @@ def test_write_units_and_item_sizes():
 
 @pytest.fixture(scope="module")
 def client(served):
-    client = served.client()
-    client.create_table(TableName=TABLE, **SCHEMA)
-    yield client
-    client.delete_table(TableName=TABLE)
+    with created_table(served, TABLE, SCHEMA) as client:
+        yield client
 
 
 def _units(answer) -> object:

@@ -18,7 +18,7 @@ from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import catalog
 
-from .client_errors import error_of
+from .client_calls import error_of
 from .conftest import STAGE, start_serve
 
 KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],

@@ -17,6 +17,7 @@ from ddb2bigtable.serve.wire import item_to_codec, item_to_wire
 from ddb2bigtable.spec.reading import read_specs
 
 from ..conftest import ROOT
+from .client_calls import pages
 
 
 def canonical(value):
@@ -43,13 +44,7 @@ def expected_items(spec: str, export: str) -> tuple[str, list[dict]]:
 
 
 def scan_all(client, table: str, **extra) -> list[dict]:
-    found, start = [], None
-    while True:
-        page = client.scan(TableName=table, **extra, **({"ExclusiveStartKey": start} if start else {}))
-        found += page["Items"]
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return found
+    return [item for page in pages(client.scan, TableName=table, **extra) for item in page["Items"]]
 
 
 @pytest.mark.slow

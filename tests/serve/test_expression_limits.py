@@ -6,18 +6,16 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from .client_calls import PARTITION_ONLY, created_table
+
 TABLE = "ExpressionLimits"
-KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
-        "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST"}
 
 
 @pytest.fixture(scope="module")
 def client(served):
-    client = served.client()
-    client.create_table(TableName=TABLE, **KEYS)
-    client.put_item(TableName=TABLE, Item={"p": {"S": "k"}, "a": {"N": "1"}, "b": {"N": "2"}})
-    yield client
-    client.delete_table(TableName=TABLE)
+    with created_table(served, TABLE, PARTITION_ONLY) as client:
+        client.put_item(TableName=TABLE, Item={"p": {"S": "k"}, "a": {"N": "1"}, "b": {"N": "2"}})
+        yield client
 
 
 def _update(client, condition: str):

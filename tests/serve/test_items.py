@@ -7,7 +7,7 @@ import time
 import pytest
 from botocore.exceptions import ClientError
 
-from .client_errors import error_of
+from .client_calls import error_of
 
 T = "Scratch"
 

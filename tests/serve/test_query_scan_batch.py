@@ -3,8 +3,12 @@ through `serve` (the loaded Movies for reads, the Scratch table for writes)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from botocore.exceptions import ClientError
+
+from .client_calls import pages
 
 YEAR = {"#y": "year"}
 
@@ -21,14 +25,10 @@ def test_query_key_conditions_order_and_paging(served):
     titles = [i["title"]["S"] for i in everything]
     assert len(titles) > 100 and titles == sorted(titles, key=str.encode)
     assert [i["title"]["S"] for i in movies_of(c, 2013, ScanIndexForward=False)["Items"]] == titles[::-1]
-    paged, start = [], None
-    while True:
-        page = movies_of(c, 2013, Limit=25, **({"ExclusiveStartKey": start} if start else {}))
+    paged = []
+    for page in pages(partial(movies_of, c, 2013), Limit=25):
         assert page["Count"] <= 25
         paged += [i["title"]["S"] for i in page["Items"]]
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            break
     assert paged == titles
     between = movies_of(c, 2013, and_=" AND title BETWEEN :a AND :b", values={":a": {"S": "R"}, ":b": {"S": "S"}})
     assert [i["title"]["S"] for i in between["Items"]] == [t for t in titles if "R" <= t <= "S"]
@@ -49,17 +49,10 @@ def test_query_filter_projection_and_count(served):
 
 def test_scan_filter_and_paging(served):
     c = served.client()
-    found, start, pages = [], None, 0
-    while True:
-        page = c.scan(TableName="Movies", FilterExpression="#y = :y", ExpressionAttributeNames=YEAR,
-                      ExpressionAttributeValues={":y": {"N": "1999"}}, Limit=1000,
-                      **({"ExclusiveStartKey": start} if start else {}))
-        found += page["Items"]
-        pages += 1
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            break
-    assert pages >= 5 and {i["year"]["N"] for i in found} == {"1999"}
+    answers = list(pages(c.scan, TableName="Movies", FilterExpression="#y = :y", ExpressionAttributeNames=YEAR,
+                         ExpressionAttributeValues={":y": {"N": "1999"}}, Limit=1000))
+    found = [i for page in answers for i in page["Items"]]
+    assert len(answers) >= 5 and {i["year"]["N"] for i in found} == {"1999"}
     assert len(found) == len(movies_of(c, 1999)["Items"])
 
 

@@ -7,21 +7,18 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from .client_calls import PARTITION_AND_SORT, created_table
+
 TABLE = "QueryStarts"
 
 
 @pytest.fixture()
 def client(served):
-    client = served.client()
-    client.create_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST",
-                        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
-                        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
-                                              {"AttributeName": "c", "AttributeType": "N"}])
-    for p in ("a", "b"):
-        for c in range(12):
-            client.put_item(TableName=TABLE, Item={"p": {"S": p}, "c": {"N": str(c)}})
-    yield client
-    client.delete_table(TableName=TABLE)
+    with created_table(served, TABLE, PARTITION_AND_SORT) as client:
+        for p in ("a", "b"):
+            for c in range(12):
+                client.put_item(TableName=TABLE, Item={"p": {"S": p}, "c": {"N": str(c)}})
+        yield client
 
 
 @pytest.mark.parametrize("forward", [True, False])

@@ -5,8 +5,11 @@ forward read is reversed instead, with the same answer."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
+from .client_calls import pages
 from .in_process import answered
 from .test_query_scan_batch import movies_of
 
@@ -27,15 +30,11 @@ def titles(page: dict) -> list[str]:
 
 
 def paged(client, limit: int, **query) -> list[str]:
-    found, start = [], None
-    while True:
-        page = movies_of(client, 2013, Limit=limit, ScanIndexForward=False, **query,
-                         **({"ExclusiveStartKey": start} if start else {}))
+    found = []
+    for page in pages(partial(movies_of, client, 2013), Limit=limit, ScanIndexForward=False, **query):
         assert page["Count"] <= limit
         found += titles(page)
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return found
+    return found
 
 
 @pytest.mark.parametrize(("condition", "values"), CONDITIONS)

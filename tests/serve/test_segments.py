@@ -17,6 +17,7 @@ from ddb2bigtable.codec.row_keys import salt_prefix
 from ddb2bigtable.serve.key_ranges import segment_range
 from ddb2bigtable.serve.query_ops import scan
 
+from .client_calls import pages
 from .in_process import answered
 
 row_keys = st.lists(st.binary(min_size=1, max_size=12) | st.text(min_size=1, max_size=12).map(str.encode),
@@ -44,13 +45,7 @@ def test_segments_of_a_salted_row_key_are_even():
 
 
 def scan_all(client, **request) -> list[dict]:
-    found, start = [], None
-    while True:
-        page = client.scan(**request, **({"ExclusiveStartKey": start} if start else {}))
-        found += page["Items"]
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return found
+    return [item for page in pages(client.scan, **request) for item in page["Items"]]
 
 
 def fill(client, name: str, seed: int) -> int:

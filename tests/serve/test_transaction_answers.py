@@ -7,20 +7,17 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
+from .client_calls import PARTITION_AND_SORT, created_table
+
 TABLE = "TransactAnswers"
 KEY = {"p": {"S": "a"}, "c": {"N": "1"}}
 
 
 @pytest.fixture()
 def client(served):
-    client = served.client()
-    client.create_table(TableName=TABLE, BillingMode="PAY_PER_REQUEST",
-                        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
-                        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"},
-                                              {"AttributeName": "c", "AttributeType": "N"}])
-    client.put_item(TableName=TABLE, Item={**KEY, "v": {"S": "old"}})
-    yield client
-    client.delete_table(TableName=TABLE)
+    with created_table(served, TABLE, PARTITION_AND_SORT) as client:
+        client.put_item(TableName=TABLE, Item={**KEY, "v": {"S": "old"}})
+        yield client
 
 
 def test_a_cancelled_action_gives_back_its_old_item_when_asked(client):

@@ -11,22 +11,16 @@ import pytest
 from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.serve.created_tables import REFRESH_SECONDS
 
-from .client_errors import error_of
+from .client_calls import PARTITION_AND_SORT, created_table, error_of
 from .conftest import STAGE, start_serve
 
 TABLE = "TtlOrders"
-KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}, {"AttributeName": "c", "KeyType": "RANGE"}],
-        "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"},
-                                 {"AttributeName": "c", "AttributeType": "N"}],
-        "BillingMode": "PAY_PER_REQUEST"}
 
 
 @pytest.fixture()
 def client(served):
-    client = served.client()
-    client.create_table(TableName=TABLE, **KEYS)
-    yield client
-    client.delete_table(TableName=TABLE)
+    with created_table(served, TABLE, PARTITION_AND_SORT) as client:
+        yield client
 
 
 def _ttl(client, attribute: str, enabled: bool):

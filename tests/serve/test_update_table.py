@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from .client_errors import error_of
+from .client_calls import PARTITION_ONLY, created_table, error_of
 
 TABLE = "UpdatedOrders"
-KEYS = {"KeySchema": [{"AttributeName": "p", "KeyType": "HASH"}],
-        "AttributeDefinitions": [{"AttributeName": "p", "AttributeType": "S"}], "BillingMode": "PAY_PER_REQUEST"}
 CREATE_X = {"AttributeDefinitions": [{"AttributeName": "x", "AttributeType": "S"}],
             "GlobalSecondaryIndexUpdates": [{"Create": {"IndexName": "by-x", "Projection": {"ProjectionType": "ALL"},
                                                         "KeySchema": [{"AttributeName": "x", "KeyType": "HASH"}]}}]}
@@ -17,10 +15,8 @@ CREATE_X = {"AttributeDefinitions": [{"AttributeName": "x", "AttributeType": "S"
 
 @pytest.fixture()
 def client(served):
-    client = served.client()
-    client.create_table(TableName=TABLE, **KEYS)
-    yield client
-    client.delete_table(TableName=TABLE)
+    with created_table(served, TABLE, PARTITION_ONLY) as client:
+        yield client
 
 
 def test_billing_is_recorded_and_described(client):
@@ -82,8 +78,8 @@ def test_index_updates_are_checked_as_dynamodb_checks_them(client):
 
 def test_an_index_made_with_the_table_can_be_deleted_and_its_items_still_read(served):
     client = served.client()
-    client.create_table(TableName="IndexedFirst", KeySchema=KEYS["KeySchema"], BillingMode="PAY_PER_REQUEST",
-                        AttributeDefinitions=KEYS["AttributeDefinitions"] + CREATE_X["AttributeDefinitions"],
+    client.create_table(TableName="IndexedFirst", KeySchema=PARTITION_ONLY["KeySchema"], BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=PARTITION_ONLY["AttributeDefinitions"] + CREATE_X["AttributeDefinitions"],
                         GlobalSecondaryIndexes=[CREATE_X["GlobalSecondaryIndexUpdates"][0]["Create"]])
     try:
         client.put_item(TableName="IndexedFirst", Item={"p": {"S": "a"}, "x": {"S": "kept"}})

@@ -19,6 +19,7 @@ import dataclasses
 import os
 from collections.abc import Iterator
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ from ddb2bigtable.spec.reading import read_specs
 from ddb2bigtable.spec.stage import load_stage
 
 from ..conftest import write_project
+from .client_calls import pages
 from .sql_standin import SqlStandIn
 
 PROJECT = "views-test"
@@ -189,31 +191,18 @@ def test_a_numeric_sort_key_is_in_number_order_with_paging_both_ways(cloud):
 
 
 def test_limit_pages_through_every_item_once_with_filter_and_count(cloud):
-    seen, start, pages = [], None, 0
-    while True:
-        extra = {"ExclusiveStartKey": start} if start else {}
-        got = cloud.query("by-name", KeyConditionExpression="color = :c", Limit=1, FilterExpression="price > :p",
-                          ExpressionAttributeValues={":c": {"S": "red"}, ":p": {"N": "21"}}, **extra)
-        seen += _sks(got)
-        pages += 1
-        start = got.get("LastEvaluatedKey")
-        if not start:
-            break
-    assert seen == [2, 6, 3] and pages == 4  # labels a, ab, (b: price 21, filtered out), c
+    answers = list(pages(partial(cloud.query, "by-name"), KeyConditionExpression="color = :c", Limit=1,
+                         FilterExpression="price > :p", ExpressionAttributeValues={":c": {"S": "red"}, ":p": {"N": "21"}}))
+    seen = [sk for got in answers for sk in _sks(got)]
+    assert seen == [2, 6, 3] and len(answers) == 4  # labels a, ab, (b: price 21, filtered out), c
     count = cloud.query("by-name", KeyConditionExpression="color = :c", Select="COUNT",
                         ExpressionAttributeValues={":c": {"S": "red"}})
     assert count["Count"] == 4 and "Items" not in count
 
 
 def test_a_scan_of_the_index_holds_only_items_with_its_key_and_its_projection(cloud):
-    found, start = [], None
-    while True:
-        got = cloud.run(query_ops.scan, {"TableName": "Shirts", "IndexName": "by-shop", "Limit": 2,
-                                         **({"ExclusiveStartKey": start} if start else {})})
-        found += got["Items"]
-        start = got.get("LastEvaluatedKey")
-        if not start:
-            break
+    found = [i for got in pages(lambda **request: cloud.run(query_ops.scan, request),
+                                TableName="Shirts", IndexName="by-shop", Limit=2) for i in got["Items"]]
     assert sorted(int(i["sk"]["N"]) for i in found) == [1, 2, 4, 5, 6]  # sk 3 has no shop
     assert all(set(i) == {"pk", "sk", "shop", "price"} for i in found)
 
@@ -295,14 +284,9 @@ def test_numbers_equal_as_float64_come_back_in_exact_order_page_by_page(cloud):
     exact = ["9999999999999999", "10000000000000000", "10000000000000001", "10000000000000002",
              "12345678901234567890123456789012345678", "12345678901234567890123456789012345679"]
     for backward in (False, True):
-        seen, start = [], None
-        while True:
-            got = cloud.query("by-size", KeyConditionExpression="color = :c", Limit=1, ScanIndexForward=not backward,
-                              ExpressionAttributeValues={":c": {"S": "tie"}}, **({"ExclusiveStartKey": start} if start else {}))
-            seen += [i["size"]["N"] for i in got["Items"]]
-            start = got.get("LastEvaluatedKey")
-            if not start:
-                break
+        seen = [i["size"]["N"] for got in pages(partial(cloud.query, "by-size"), KeyConditionExpression="color = :c",
+                                                Limit=1, ScanIndexForward=not backward,
+                                                ExpressionAttributeValues={":c": {"S": "tie"}}) for i in got["Items"]]
         assert seen == (exact[::-1] if backward else exact)
     whole = cloud.query("by-size", KeyConditionExpression="color = :c", ExpressionAttributeValues={":c": {"S": "tie"}})
     assert [i["size"]["N"] for i in whole["Items"]] == exact  # one page, no Limit
@@ -359,15 +343,11 @@ def test_a_long_backward_range_on_a_number_is_found_by_halving_not_read_from_its
     for condition, values, wanted in (("color = :c", {}, exact[::-1]),
                                       ("color = :c AND size < :b", {":b": {"N": "10000000000000003"}},
                                        [s for s in exact[::-1] if Decimal(s) < 10**16 + 3])):
-        seen, start, before = [], None, len(cloud.standin.sent)
-        while True:
-            got = cloud.query("by-size", KeyConditionExpression=condition, Limit=3, ScanIndexForward=False,
-                              ExpressionAttributeValues={":c": {"S": "many"}, **values},
-                              **({"ExclusiveStartKey": start} if start else {}))
-            seen += [i["size"]["N"] for i in got["Items"]]
-            start = got.get("LastEvaluatedKey")
-            if not start:
-                break
+        before = len(cloud.standin.sent)
+        seen = [i["size"]["N"] for got in pages(partial(cloud.query, "by-size"), KeyConditionExpression=condition,
+                                                Limit=3, ScanIndexForward=False,
+                                                ExpressionAttributeValues={":c": {"S": "many"}, **values})
+                for i in got["Items"]]
         assert [Decimal(s) for s in seen] == [Decimal(s) for s in wanted]
         assert max(cloud.standin.sent[before:]) <= 4 * 4 + 2 < len(sizes)
 
@@ -387,14 +367,10 @@ def test_a_long_backward_range_on_a_string_is_found_by_halving_its_bytes(cloud, 
             ("color = :c", {}, exact[::-1]),
             ("color = :c AND begins_with(label, :p)", {":p": {"S": "a"}}, [x for x in exact[::-1] if x[0] == "a"]),
             ("color = :c AND label <= :b", {":b": {"S": "b~"}}, [x for x in exact[::-1] if x.encode() <= b"b~"])):
-        seen, start, before = [], None, len(cloud.standin.sent)
-        while True:
-            got = cloud.query("by-name", KeyConditionExpression=condition, Limit=3, ScanIndexForward=False,
-                              ExpressionAttributeValues={":c": {"S": "words"}, **values},
-                              **({"ExclusiveStartKey": start} if start else {}))
-            seen += [i["label"]["S"] for i in got["Items"]]
-            start = got.get("LastEvaluatedKey")
-            if not start:
-                break
+        before = len(cloud.standin.sent)
+        seen = [i["label"]["S"] for got in pages(partial(cloud.query, "by-name"), KeyConditionExpression=condition,
+                                                 Limit=3, ScanIndexForward=False,
+                                                 ExpressionAttributeValues={":c": {"S": "words"}, **values})
+                for i in got["Items"]]
         assert seen == wanted
         assert max(cloud.standin.sent[before:]) <= 4 * 4 + 2 < len(labels)
