@@ -17,7 +17,7 @@ from typing import Any
 
 from ..codec.items import AttributeValue, Item
 from ..spec.model import Gsi, KeySchema
-from . import expressions, validation_keys, views
+from . import parsed_keys, views
 from .errors import unsupported, validation
 from .paging import check_limit, check_select, meets, page, sort_value, take
 from .session import Session, key_text
@@ -113,8 +113,8 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
     expression = body.get("KeyConditionExpression")
     if not expression:
         raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
-    found = validation_keys.no_empty_values(expressions.key_condition(
-        expression, body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"), keys), gsi.name)
+    found = parsed_keys.key_condition(expression, body.get("ExpressionAttributeNames"),
+                                      body.get("ExpressionAttributeValues"), keys, gsi.name)
     partition = to_codec(found.partition[1], "KeyConditionExpression")
     reverse = body.get("ScanIndexForward", True) is False
     sort = (found.sort[1], [to_codec(b, "KeyConditionExpression") for b in found.sort[2]]) if found.sort else None

@@ -6,7 +6,7 @@ ever new values. So each worker keeps, for up to KEY_CONDITIONS shapes (least re
 used dropped first), what the parse found: which placeholder is the partition key's
 value, and the sort key's operator and which placeholders are its bounds. A shape is the
 expression's text, ExpressionAttributeNames, each ExpressionAttributeValues placeholder
-with its type, and the table's key attributes: every check that reads no value gives the
+with its type, and the table's (or the queried index's) key attributes: every check that reads no value gives the
 same answer for one shape. The values are every request's own: checked and normalised as
 on every request (expressions.checked_placeholders), put where the parse said, and checked again where
 a check reads them (BETWEEN's bounds in order). The first request of a shape goes through
@@ -29,10 +29,12 @@ Parse = tuple[tuple[str, str], tuple[str, str, tuple[str, ...]] | None]  # ((pk,
 _parses: OrderedDict[tuple[Any, ...], Parse] = OrderedDict()
 
 
-def key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...]) -> KeyCondition:
+def key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...],
+                  index: str | None = None) -> KeyCondition:
     """expressions.key_condition's answer, from the shape's parse when there is one; its
-    values are checked on every request (validation_keys.no_empty_values)."""
-    return validation_keys.no_empty_values(_key_condition(expression, names, values, keys))
+    values are checked on every request (validation_keys.no_empty_values). `keys`: the
+    table's, or with `index` (its name) the index's."""
+    return validation_keys.no_empty_values(_key_condition(expression, names, values, keys), index)
 
 
 def _key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...]) -> KeyCondition:
