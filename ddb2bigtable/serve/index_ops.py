@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..codec.items import AttributeValue, Item
+from ..codec.items import Item
 from ..spec.model import Gsi, KeySchema
 from . import parsed_keys, views
 from .errors import unsupported, validation
-from .paging import check_limit, check_select, meets, page, sort_value, take
+from .paging import check_limit, check_select, check_start_within, meets, page, sort_value, take
 from .session import Session, key_text
 from .tables import ServedTable
 from .wire import item_to_codec, item_to_wire, to_codec
@@ -96,16 +96,6 @@ def _after(table: ServedTable, gsi: Gsi, items: list[Item], start: Any, order: A
     return [i for i in items if order(i) > mark]
 
 
-def _start_within(keys: tuple[str, ...], start: Any, partition: AttributeValue,
-                  sort: tuple[str, list[AttributeValue]] | None) -> None:
-    """DynamoDB refuses an ExclusiveStartKey outside the key condition (another index
-    partition, or an index sort key the condition excludes): it answered an empty page."""
-    given = item_to_codec(start, "ExclusiveStartKey") if start is not None else {}
-    if (keys[0] in given and key_text(given[keys[0]]) != key_text(partition)) or (
-            sort is not None and keys[-1] in given and not meets(given[keys[-1]], *sort)):
-        raise validation("The provided starting key does not match the range key predicate")
-
-
 async def query_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
     gsi = _index(session, table, body)
     limit = check_limit(body)
@@ -118,18 +108,15 @@ async def query_index(session: Session, table: ServedTable, body: dict[str, Any]
     partition = to_codec(found.partition[1], "KeyConditionExpression")
     reverse = body.get("ScanIndexForward", True) is False
     sort = (found.sort[1], [to_codec(b, "KeyConditionExpression") for b in found.sort[2]]) if found.sort else None
-    _start_within(keys, body.get("ExclusiveStartKey"), partition, sort)
+    given = body.get("ExclusiveStartKey")
+    start = item_to_codec(given, "ExclusiveStartKey") if given is not None else {}
+    check_start_within(start, keys, partition, sort)
     if not session.catalog.emulator:
-        start = body.get("ExclusiveStartKey")
-        taken, last = await views.query_page(session, table, gsi, partition, sort,
-                                             item_to_codec(start, "ExclusiveStartKey") if start else None,
-                                             reverse, limit)
+        taken, last = await views.query_page(session, table, gsi, partition, sort, start or None, reverse, limit)
         return _cloud_page(table, gsi, body, taken, last)
     items = [i for i in await _indexed(session, table, gsi) if key_text(i[keys[0]]) == key_text(partition)]
-    if found.sort is not None:
-        name, op, bounds = found.sort
-        wanted = [to_codec(b, "KeyConditionExpression") for b in bounds]
-        items = [i for i in items if meets(i.get(name), op, wanted)]
+    if found.sort is not None and sort is not None:
+        items = [i for i in items if meets(i.get(found.sort[0]), *sort)]
 
     def order(item: Item) -> tuple:
         return tuple(sort_value(item.get(k)) for k in (*keys[1:], *table.keys))

@@ -10,6 +10,7 @@ from typing import Any
 from ..codec.items import AttributeValue, Item
 from . import capacity, expressions
 from .errors import validation
+from .session import key_text
 from .tables import ServedTable
 from .wire import item_bytes, item_to_wire
 
@@ -28,6 +29,16 @@ def sort_value(value: AttributeValue | None) -> tuple[int, Any]:
 
 def item_order(table: ServedTable, item: Item) -> tuple:
     return tuple(sort_value(item.get(k)) for k in table.keys)
+
+
+def check_start_within(start: Item, keys: tuple[str, ...], partition: AttributeValue,
+                       sort: tuple[str, list[AttributeValue]] | None) -> None:
+    """DynamoDB refuses an ExclusiveStartKey outside the key condition (another partition,
+    or a sort key the condition excludes; `keys`: the table's or the index's, `sort`: the
+    condition's operator and bounds); read from, it was a 500 or a page from elsewhere."""
+    if (keys[0] in start and key_text(start[keys[0]]) != key_text(partition)) or (
+            sort is not None and keys[-1] in start and not meets(start[keys[-1]], *sort)):
+        raise validation("The provided starting key does not match the range key predicate")
 
 
 def meets(value: AttributeValue | None, op: str, bounds: list[AttributeValue]) -> bool:  # noqa: PLR0911

@@ -22,7 +22,7 @@ from ..codec.items import AttributeValue, Item
 from . import expressions, index_ops, key_ranges, parsed_keys, validation
 from .errors import validation as invalid
 from .item_ops import prepare
-from .paging import check_limit, check_select, item_order, meets, page, take
+from .paging import check_limit, check_select, check_start_within, item_order, meets, page, take
 from .session import Session, key_text
 from .store import Store
 from .tables import ServedTable
@@ -51,7 +51,9 @@ async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     if found.sort is not None:
         _, op, raw_bounds = found.sort
         wanted = [to_codec(b, "KeyConditionExpression") for b in raw_bounds]
-    _start_within(table, body.get("ExclusiveStartKey"), partition, op, wanted)
+    if body.get("ExclusiveStartKey") is not None:
+        check_start_within(table.checked_key(item_to_codec(body["ExclusiveStartKey"], "ExclusiveStartKey")),
+                           table.keys, partition, (op, wanted) if op is not None else None)
     reverse = body.get("ScanIndexForward", True) is False
     consistent = bool(body.get("ConsistentRead"))
     if key_ranges.ordered(table):
@@ -147,18 +149,6 @@ def _same_types(table: ServedTable, found: expressions.KeyCondition) -> None:
         if not isinstance(value, dict) or next(iter(value), None) != kinds.get(name):
             raise invalid("One or more parameter values were invalid: Condition parameter type does not match "
                              "schema type")
-
-
-def _start_within(table: ServedTable, start: Any, partition: AttributeValue, op: str | None,
-                  wanted: list[AttributeValue]) -> None:
-    """DynamoDB refuses an ExclusiveStartKey outside the key condition (another partition, or
-    a sort key the condition excludes); read from it, it was a 500 or a page from elsewhere."""
-    if start is None:
-        return
-    key = table.checked_key(item_to_codec(start, "ExclusiveStartKey"))
-    if key_text(key[table.keys[0]]) != key_text(partition) or (op is not None and not meets(key[table.keys[1]], op,
-                                                                                              wanted)):
-        raise invalid("The provided starting key does not match the range key predicate")
 
 
 def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:
