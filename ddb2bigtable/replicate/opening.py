@@ -15,11 +15,10 @@ from pathlib import Path
 
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
-from ..bigtable.table_types import agreed, read_types
-from ..bigtable.table_types import where as recorded_where
-from ..codec.type_inference import held_types
+from ..bigtable.table_types import read_types
 from ..exports.manifests import ExportError, open_export
 from ..load.state import STATE_FILE, LoadState
+from ..load.table_record import folder_and_record
 from ..load.writer import WriteError
 from ..spec.errors import InputError, Problem, ServiceError
 from ..spec.model import TableSpec
@@ -67,8 +66,7 @@ async def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]
         raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
                                         f"here nor in the table: load the export first (replication writes with "
                                         f"the types the load inferred), or give its --work-dir")])
-    return held_types(table, agreed(folder, record, state_file, where["instance"], table.id),
-                      recorded_where(where["instance"], table.id))
+    return folder_and_record(table, folder, record, state_file, where["instance"])
 
 
 async def types_waited_for(table: TableSpec, work_dir: Path, where: dict[str, str], outage: Outage,
