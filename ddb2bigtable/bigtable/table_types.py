@@ -11,9 +11,9 @@ qualifier: the attribute's name), the type as the cell's value (`S`, `N`, ..., `
 or `mixed` for typed DynamoDB JSON).
 
 Load, replicate and serve all write it, and all read it. The first writer of an
-attribute's type wins: each new attribute is written with CheckAndMutateRow whose
-predicate is "the column has a cell", so of two writers racing on one attribute only the
-first writes; both then read the record back and agree. Every version is kept and the
+attribute's type wins: new attributes are written with CheckAndMutateRow whose predicate
+is "the column has a cell" (all of them in one call when none has), so of two writers
+racing on one attribute only the first writes; both then read the record back and agree. Every version is kept and the
 oldest cell is the type, so two clusters of a replicated instance that each took a first
 writer settle on the same (earliest) one once replication has passed. A writer whose type
 differs from the record's is refused by its caller exactly as a type conflict is: the load
@@ -78,28 +78,42 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
                        app_profile_id: str | None = None, known: dict[str, str] | None = None) -> dict[str, str]:
     """Each attribute of `types` the record lacks written into it (first writer wins); the
     record as it then stands, which the caller compares with what it meant to write.
-    `known`: the record as the caller last read it (saves a read)."""
+    `known`: the record as the caller last read it (saves a read).
+
+    A load's first export brings every attribute at once; they are written in one
+    CheckAndMutateRow whose predicate is "any of them has a cell" (one round trip instead
+    of one per attribute: on Cloud Bigtable each is a transactional write). Only when
+    another writer came first for one of them does each go on its own."""
     record = await read_types(client, instance_id, table_id, app_profile_id) if known is None else known
-    new = {name: kind for name, kind in types.items() if name not in record}
+    new = {name: kind for name, kind in sorted(types.items()) if name not in record}
     if not new:
         return record
     handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
-    for name, kind in sorted(new.items()):
-        column = name.encode()
-        has_cell = row_filters.RowFilterChain([row_filters.FamilyNameRegexFilter(FAMILY), row_filters.ColumnRangeFilter(
-            FAMILY, column, column, inclusive_start=True, inclusive_end=True)])
-        try:
-            await handle.check_and_mutate_row(table_id.encode(), has_cell, false_case_mutations=[
-                mutations.SetCell(FAMILY, column, kind.encode())])
-        except exceptions.NotFound:  # an instance planned before the record existed: made on first use
-            ensure_planned_table(project, instance_id, TYPES_TABLE)
-            return await record_types(client, project, instance_id, table_id, types, app_profile_id, {})
-        except exceptions.GoogleAPICallError as error:
-            raise ServiceError(f"cannot record the types of {instance_id}/{table_id} in {TYPES_TABLE.id} "
-                               f"({type(error).__name__}: {str(error)[:200]}): check that Bigtable is reachable and "
-                               f"that the app profile {app_profile_id or 'default'} allows single-row "
-                               f"transactions") from None
+    try:
+        if await _recorded(handle, table_id, new) and len(new) > 1:
+            for name, kind in new.items():
+                await _recorded(handle, table_id, {name: kind})
+    except exceptions.NotFound:  # an instance planned before the record existed: made on first use
+        ensure_planned_table(project, instance_id, TYPES_TABLE)
+        return await record_types(client, project, instance_id, table_id, types, app_profile_id, {})
+    except exceptions.GoogleAPICallError as error:
+        raise ServiceError(f"cannot record the types of {instance_id}/{table_id} in {TYPES_TABLE.id} "
+                           f"({type(error).__name__}: {str(error)[:200]}): check that Bigtable is reachable and "
+                           f"that the app profile {app_profile_id or 'default'} allows single-row "
+                           f"transactions") from None
     return await read_types(client, instance_id, table_id, app_profile_id)
+
+
+async def _recorded(handle: Any, table_id: str, new: dict[str, str]) -> bool:
+    """`new` written into the table's row unless one of its attributes has a cell already
+    (then nothing is written): whether one had."""
+    columns: list[row_filters.RowFilter] = [
+        row_filters.ColumnRangeFilter(FAMILY, name.encode(), name.encode(), inclusive_start=True, inclusive_end=True)
+        for name in new]
+    has_cell = row_filters.RowFilterChain([row_filters.FamilyNameRegexFilter(FAMILY), columns[0] if len(columns) == 1
+                                           else row_filters.RowFilterUnion(columns)])
+    return bool(await handle.check_and_mutate_row(table_id.encode(), has_cell, false_case_mutations=[
+        mutations.SetCell(FAMILY, name.encode(), kind.encode()) for name, kind in new.items()]))
 
 
 def differing(mine: dict[str, str], record: dict[str, str]) -> dict[str, tuple[str, str]]:

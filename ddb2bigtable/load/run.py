@@ -265,7 +265,7 @@ async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport
                     report.error = str(error)
                     return
             report.error = await record_load_types(state, options.project, options.instance_id, table.id,
-                                                   options.work_dir, options.types_profile_id)
+                                                   options.work_dir, options.types_profile_id, writer.client)
             if report.error:
                 return
             run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)

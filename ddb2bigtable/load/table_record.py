@@ -56,12 +56,16 @@ async def adopt_record(state: LoadState, project: str, table: TableSpec, instanc
 
 
 async def record_before_writing(project: str, instance_id: str, table_id: str, types: AttributeTypes,
-                                app_profile_id: str | None, rerun: str) -> tuple[AttributeTypes, str | None]:
+                                app_profile_id: str | None, rerun: str,
+                                client: BigtableDataClientAsync | None = None) -> tuple[AttributeTypes, str | None]:
     """`types` recorded with the table before any row is written (first writer wins): the
     record as it then stands, and None, or the error that stops the load when another
-    writer recorded another type first (`rerun`: how this load is run again)."""
-    async with BigtableDataClientAsync(project=project) as client:
-        record = await record_types(client, project, instance_id, table_id, types, app_profile_id)
+    writer recorded another type first (`rerun`: how this load is run again). `client`:
+    the writer's, when it has one open (else one is opened for this)."""
+    if client is None:
+        async with BigtableDataClientAsync(project=project) as own:
+            return await record_before_writing(project, instance_id, table_id, types, app_profile_id, rerun, own)
+    record = await record_types(client, project, instance_id, table_id, types, app_profile_id)
     wrong = differing(types, record)
     if not wrong:
         return record, None
@@ -73,12 +77,12 @@ async def record_before_writing(project: str, instance_id: str, table_id: str, t
 
 
 async def record_load_types(state: LoadState, project: str, instance_id: str, table_id: str, work_dir: Path,
-                            app_profile_id: str | None) -> str | None:
-    """The state's types recorded before any row is written (`record_before_writing`);
-    when another writer came first, the state forgets its types, so a rerun infers them
-    again over the record."""
+                            app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> str | None:
+    """The state's types recorded before any row is written (`record_before_writing`,
+    through the writer's `client` when it has one); when another writer came first, the
+    state forgets its types, so a rerun infers them again over the record."""
     record, error = await record_before_writing(project, instance_id, table_id, state.types or {}, app_profile_id,
-                                                "rerun the load")
+                                                "rerun the load", client)
     if error is not None:
         state.types = None
         state.table_types = {**state.table_types, **record}

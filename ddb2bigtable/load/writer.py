@@ -164,6 +164,12 @@ class Writer:
     async def __aexit__(self, *exc_info: object) -> None:
         await self._client.close()
 
+    @property
+    def client(self) -> BigtableDataClientAsync:
+        """The open client, for the load's other calls to the same instance (one channel
+        per load: on Cloud Bigtable each new one is a TLS and auth handshake)."""
+        return self._client
+
     async def write(self, chunks: AsyncIterator[list[mutations.RowMutationEntry]],
                     rejected: Callable[[Source, str], None]) -> int:
         """Writes every entry; calls `rejected(source, reason)` for rows Bigtable refuses.

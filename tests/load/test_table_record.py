@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 from google.cloud.bigtable import Client
-from google.cloud.bigtable.data import BigtableDataClientAsync
+from google.cloud.bigtable.data import BigtableDataClientAsync, TableAsync
 
 from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.bigtable.table_types import read_types, record_types
@@ -53,6 +53,33 @@ def test_a_table_made_again_under_its_id_starts_without_the_old_tables_types(big
     assert actions[0] == "created table"
     assert "deleted the types a table movies deleted before had recorded (_ddb2bigtable_types)" in actions
     assert record(instance_id, "movies") == {}  # a new load infers its own types
+
+
+def test_new_attributes_are_recorded_in_one_round_trip_and_the_first_writer_of_each_still_wins(bigtable_emulator,
+                                                                                              monkeypatch):
+    """A first export's attributes go in one CheckAndMutateRow; when another writer recorded
+    one of them first, its type stays and the others are still recorded, each on its own."""
+    _, instance_id = prepare("movies.yaml")
+    calls: list[int] = []
+    real = TableAsync.check_and_mutate_row
+
+    async def counted(self, row_key, predicate, **kwargs):
+        calls.append(len(kwargs.get("false_case_mutations") or []))
+        return await real(self, row_key, predicate, **kwargs)
+
+    monkeypatch.setattr(TableAsync, "check_and_mutate_row", counted)
+    assert record(instance_id, "movies", {"info": "M", "rating": "N", "title": "S"}) == {
+        "info": "M", "rating": "N", "title": "S"}
+    assert calls == [3]
+    calls.clear()
+    assert record(instance_id, "other", {"plot": "S"}) == {"plot": "S"}  # another writer's, after our read:
+
+    async def racing() -> dict[str, str]:
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            return await record_types(client, PROJECT, instance_id, "other", {"actors": "L", "plot": "N", "rank": "N"},
+                                      known={})
+    assert asyncio.run(racing()) == {"actors": "L", "plot": "S", "rank": "N"}
+    assert calls == [1, 3, 1, 1, 1]  # the batch found plot recorded: each on its own, plot kept as S
 
 
 # --- the spec's declared types and the table's record: one rule for every reader and writer ---
