@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from google.cloud.bigtable.data import RowMutationEntry
+from google.cloud.bigtable.data import BigtableDataClientAsync, RowMutationEntry
 
 from ..bigtable.preflight import check_target
 from ..codec.codec import Codec
@@ -188,40 +188,46 @@ async def _write_file(run: _Run, f: DataFile, file_report: FileReport, next_turn
 
 async def load_table(table: TableSpec, export: str, options: LoadOptions,
                      progress: Callable[..., None] = lambda n, total=None: None) -> LoadReport:
-    """`progress(n)` after every n lines; first `progress(0, total=items in the manifest)`."""
+    """`progress(n)` after every n lines; first `progress(0, total=items in the manifest)`.
+
+    One client for the whole load (the record's read and write, the rows, the spot check):
+    on Cloud Bigtable each new client is a channel with its own TLS and auth handshake."""
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
-    await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
-                       options.types_profile_id)
-    progress(0, total=manifest.item_count)
-    for f in manifest.files:
-        if f.key in state.done:
-            report.files.append(FileReport.resumed(f, state.done[f.key]))
-            progress(f.item_count)
-        else:
-            report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
-    pending = [r for r in report.files if r.status == "pending"]
-    if not pending and state.types is None:  # an export without data files
-        save_types(state, export_types(manifest, table, state.table_types), options)
-    named: dict[str, list[Candidate]] = {}  # by data file: its first rows, as its encoder named them
-    if pending:
-        await _load_pending(table, manifest, report, state, pending, options, progress, named)
-    if state.types is not None:
-        report.lossy = list(Codec(table, state.types).lossy)
-    report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
-    await confirm_rows(table, manifest, report, state, options, named)
+    async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
+                      options.writer) as writer:
+        await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
+                           options.types_profile_id, writer.client)
+        progress(0, total=manifest.item_count)
+        for f in manifest.files:
+            if f.key in state.done:
+                report.files.append(FileReport.resumed(f, state.done[f.key]))
+                progress(f.item_count)
+            else:
+                report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
+        pending = [r for r in report.files if r.status == "pending"]
+        if not pending and state.types is None:  # an export without data files
+            save_types(state, export_types(manifest, table, state.table_types), options)
+        named: dict[str, list[Candidate]] = {}  # by data file: its first rows, as its encoder named them
+        if pending:
+            await _load_pending(table, manifest, report, state, pending, options, progress, named, writer)
+        if state.types is not None:
+            report.lossy = list(Codec(table, state.types).lossy)
+        report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
+        await confirm_rows(table, manifest, report, state, options, named, writer.client)
     report.seconds = time.monotonic() - started
     report.dead_letters = str(path) if (path := dead_letter_dir(options.work_dir)) else None
     return report
 
 
 async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,
-                       options: LoadOptions, named: dict[str, list[Candidate]] | None = None) -> None:
+                       options: LoadOptions, named: dict[str, list[Candidate]] | None = None,
+                       client: BigtableDataClientAsync | None = None) -> None:
     """Fails the load when more than MAX_DEAD_SHARE of its lines were dead-lettered, or when
     rows it counts as loaded are not in the table (`spot_check`); in the second case it
     forgets every done file: the state no longer describes the table, and a rerun rewrites
     them (idempotently). `named`: the first rows of files this run wrote, by file (the
-    others are read again)."""
+    others are read again); `client`: the load's, when it has one open."""
     read, dead = report.total("read"), report.total("dead_lettered")
     if not report.error and read and dead > MAX_DEAD_SHARE * read:
         report.error = (f"{dead:,} of {read:,} lines were dead-lettered (more than {MAX_DEAD_SHARE:.0%}): the export "
@@ -234,7 +240,7 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
     wanted = wanted_rows(manifest, done, Codec(table, state.types), sample=options.sample,
                          now_micros=options.now_micros or int(time.time() * 1_000_000), dead=lines, named=named)
     absent = await absent_rows(wanted, project=options.project, instance_id=options.instance_id,
-                               table_id=table.id, app_profile_id=options.app_profile_id)
+                               table_id=table.id, app_profile_id=options.app_profile_id, client=client)
     if not absent.missing:
         return
     report.error = absent_sentence(absent, options.instance_id, table.id)
@@ -247,37 +253,35 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
 
 async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,  # noqa: PLR0913
                         pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None],
-                        named: dict[str, list[Candidate]]) -> None:
+                        named: dict[str, list[Candidate]], writer: Writer) -> None:
     """The files not done yet, through the encoder processes (which first infer the types
-    of a fresh load, while the writer opens its client) and one writer."""
+    of a fresh load) and the load's writer."""
     files = {f.key: f for f in manifest.files}
     now = options.now_micros or int(time.time() * 1_000_000)
     job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
                     manifest.export_time_micros, now, options.sample, state.table_types)
     encoder = Encoder(job, os.cpu_count() or 1)
     try:
-        async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
-                          options.writer) as writer:
-            if state.types is None:
-                try:
-                    save_types(state, await encoder.types(), options)
-                except (ExportError, EncoderDied) as error:  # nothing was written
-                    report.error = str(error)
-                    return
-            report.error = await record_load_types(state, options.project, options.instance_id, table.id,
-                                                   options.work_dir, options.types_profile_id, writer.client)
-            if report.error:
+        if state.types is None:
+            try:
+                save_types(state, await encoder.types(), options)
+            except (ExportError, EncoderDied) as error:  # nothing was written
+                report.error = str(error)
                 return
-            run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)
-            turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
-            for turn in turns:
-                turn.set()
-            tasks = []
-            for r in pending:
-                lane = encoder.lane(r.file)
-                turn, turns[lane] = turns[lane], asyncio.Event()
-                tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
-            await asyncio.gather(*tasks)
+        report.error = await record_load_types(state, options.project, options.instance_id, table.id,
+                                               options.work_dir, options.types_profile_id, writer.client)
+        if report.error:
+            return
+        run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)
+        turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
+        for turn in turns:
+            turn.set()
+        tasks = []
+        for r in pending:
+            lane = encoder.lane(r.file)
+            turn, turns[lane] = turns[lane], asyncio.Event()
+            tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
+        await asyncio.gather(*tasks)
     finally:
         await encoder.close()
 

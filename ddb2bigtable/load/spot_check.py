@@ -95,16 +95,20 @@ def _first_rows(manifest: Manifest, f: DataFile, codec: Codec, now: int, sample:
 
 
 async def absent_rows(wanted: dict[bytes, tuple[str, int]], *, project: str, instance_id: str, table_id: str,
-                      app_profile_id: str | None) -> Absent:
-    """Which of the wanted rows the table does not hold (all of them when it is gone)."""
+                      app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> Absent:
+    """Which of the wanted rows the table does not hold (all of them when it is gone);
+    `client`: the load's, when it has one open."""
     if not wanted:
         return Absent(0, ())
-    async with BigtableDataClientAsync(project=project) as client:
-        table = lookup_table(client, instance_id, table_id, app_profile_id)
-        try:
-            rows = await table.read_rows(ReadRowsQuery(row_keys=list(wanted)))
-        except exceptions.NotFound:
-            return Absent(len(wanted), tuple(wanted.values()), table_missing=True)
+    if client is None:
+        async with BigtableDataClientAsync(project=project) as own:
+            return await absent_rows(wanted, project=project, instance_id=instance_id, table_id=table_id,
+                                     app_profile_id=app_profile_id, client=own)
+    table = lookup_table(client, instance_id, table_id, app_profile_id)
+    try:
+        rows = await table.read_rows(ReadRowsQuery(row_keys=list(wanted)))
+    except exceptions.NotFound:
+        return Absent(len(wanted), tuple(wanted.values()), table_missing=True)
     present = {row.row_key for row in rows}
     return Absent(len(wanted), tuple(where for key, where in wanted.items() if key not in present))
 

@@ -44,10 +44,14 @@ def folder_and_record(table: TableSpec, folder: AttributeTypes, record: Attribut
 
 
 async def adopt_record(state: LoadState, project: str, table: TableSpec, instance_id: str, work_dir: Path,
-                       app_profile_id: str | None) -> None:
+                       app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> None:
     """The table's recorded types merged into the state's `table_types` (InputError when
-    they disagree, or when the spec declares a type the table does not hold: `held_types`)."""
-    async with BigtableDataClientAsync(project=project) as client:
+    they disagree, or when the spec declares a type the table does not hold: `held_types`).
+    `client`: the load's, when it has one open."""
+    if client is None:
+        async with BigtableDataClientAsync(project=project) as own:
+            record = await read_types(own, instance_id, table.id, app_profile_id)
+    else:
         record = await read_types(client, instance_id, table.id, app_profile_id)
     merged = folder_and_record(table, state.table_types, record, work_dir / STATE_FILE, instance_id)
     if merged != state.table_types:
