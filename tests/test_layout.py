@@ -26,7 +26,7 @@ ALLOWED: dict[str, set[str]] = {
     "exports": {"codec", "spec"},  # records carry the codec's typed `Item`
     "review": {"plan", "spec"},
     "sources": {"codec", "exports", "spec"},  # importers: definitions -> spec documents; --export types by the load's reader and TypeScan
-    "bigtable": {"plan", "spec"},  # table admin, call deadlines, the emulator: below both load and serve, which create tables
+    "bigtable": {"codec", "plan", "spec"},  # table admin, call deadlines, the emulator: below both load and serve, which create tables; the record of types applies the codec's declared-vs-held rule
     "load": {"bigtable", "codec", "exports", "plan", "spec"},
     "render": {"load", "plan", "review", "spec"},  # reports of loads, plans and diffs
     "replicate": {"bigtable", "codec", "exports", "load", "spec"},  # the stream applied with the load's codec and writer

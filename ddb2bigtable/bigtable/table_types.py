@@ -31,8 +31,10 @@ from typing import Any
 from google.api_core import exceptions
 from google.cloud.bigtable.data import mutations, row_filters
 
+from ..codec.type_inference import held_types
 from ..plan.model import TYPES_TABLE, InstancePlan
 from ..spec.errors import InputError, Problem, ServiceError
+from ..spec.model import TableSpec
 from .deadlines import READ_SECONDS, lookup_table
 from .table_admin import ensure_planned_table
 
@@ -135,6 +137,14 @@ def agreed(folder: dict[str, str], record: dict[str, str], state_file: Path | st
             f"belongs to another load (another table, instance or emulator): give the folder of the load into "
             f"{instance_id}/{table_id}, or move this one away (the table's record is the authority)"))])
     return {**folder, **record}
+
+
+def held_by_table(table: TableSpec, folder: dict[str, str], record: dict[str, str], state_file: Path | str,
+                  instance_id: str) -> dict[str, str]:
+    """The types a table's cells hold, from its record and a load's work folder, which must
+    agree (`agreed`), checked against the spec's declared types (`held_types`): what load,
+    replicate and serve each start from."""
+    return held_types(table, agreed(folder, record, state_file, instance_id, table.id), where(instance_id, table.id))
 
 
 async def forget_types(client: Any, instance_id: str, table_id: str, app_profile_id: str | None = None) -> None:

@@ -85,10 +85,10 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
     """The Bigtable project, each table's attribute types (its record in the instance, and the
     loads' work folders where present, which must agree) and the DynamoDB names served."""
     from ..bigtable.emulator import EMULATOR_ENV, quiet_connection_warning
+    from ..bigtable.table_types import held_by_table
     from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
     from ..load.state import STATE_FILE, LoadState, target
     from ..plan.planner import plan_stage
-    from ..serve.types_record import starting_types
     from ..spec.errors import InputError, Problem
     from ..spec.model import TableSpec
     from ..spec.reading import read_specs
@@ -112,7 +112,7 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
             names.append(table.source.table)
     with quiet_connection_warning():
         records = asyncio.run(_records(project, list(folders)))
-    types = {table_id: starting_types(table, instance_id, records[instance_id, table_id], folder, state)
+    types = {table_id: held_by_table(table, folder, records[instance_id, table_id], state, instance_id)
              for (instance_id, table_id), (table, state, folder) in folders.items()}
     return project, types, names
 

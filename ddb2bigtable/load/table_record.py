@@ -20,7 +20,7 @@ from pathlib import Path
 
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
-from ..bigtable.table_types import agreed, differing, read_types, record_types, where
+from ..bigtable.table_types import differing, held_by_table, read_types, record_types, where
 from ..codec.type_inference import AttributeTypes, held_types
 from ..spec.model import TableSpec
 from .state import STATE_FILE, LoadState
@@ -35,14 +35,6 @@ async def table_record(project: str, table: TableSpec, instance_id: str,
     return held_types(table, record, where(instance_id, table.id))
 
 
-def folder_and_record(table: TableSpec, folder: AttributeTypes, record: AttributeTypes, state_file: Path,
-                      instance_id: str) -> AttributeTypes:
-    """The types the table's cells hold, from its record and a load's work folder, which
-    must agree (`agreed`), checked against the spec's declared types (`held_types`); the
-    load and replicate start from them."""
-    return held_types(table, agreed(folder, record, state_file, instance_id, table.id), where(instance_id, table.id))
-
-
 async def adopt_record(state: LoadState, project: str, table: TableSpec, instance_id: str, work_dir: Path,
                        app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> None:
     """The table's recorded types merged into the state's `table_types` (InputError when
@@ -53,7 +45,7 @@ async def adopt_record(state: LoadState, project: str, table: TableSpec, instanc
             record = await read_types(own, instance_id, table.id, app_profile_id)
     else:
         record = await read_types(client, instance_id, table.id, app_profile_id)
-    merged = folder_and_record(table, state.table_types, record, work_dir / STATE_FILE, instance_id)
+    merged = held_by_table(table, state.table_types, record, work_dir / STATE_FILE, instance_id)
     if merged != state.table_types:
         state.table_types = merged
         state.save(work_dir / STATE_FILE)

@@ -15,10 +15,9 @@ from pathlib import Path
 
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
-from ..bigtable.table_types import read_types
+from ..bigtable.table_types import held_by_table, read_types
 from ..exports.manifests import ExportError, open_export
 from ..load.state import STATE_FILE, LoadState
-from ..load.table_record import folder_and_record
 from ..load.writer import WriteError
 from ..spec.errors import InputError, Problem, ServiceError
 from ..spec.model import TableSpec
@@ -66,7 +65,7 @@ async def recorded_types(table: TableSpec, work_dir: Path, where: dict[str, str]
         raise InputError([Problem.about(str(state_file), "", f"no load of {table.id} into {where} is recorded "
                                         f"here nor in the table: load the export first (replication writes with "
                                         f"the types the load inferred), or give its --work-dir")])
-    return folder_and_record(table, folder, record, state_file, where["instance"])
+    return held_by_table(table, folder, record, state_file, where["instance"])
 
 
 async def types_waited_for(table: TableSpec, work_dir: Path, where: dict[str, str], outage: Outage,

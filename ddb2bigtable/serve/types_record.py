@@ -18,26 +18,15 @@ request (`refresh_stale`), so the request's retry (a 500 the SDKs retry) reads i
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
-from ..bigtable.table_types import agreed, read_types, record_types, where
+from ..bigtable.table_types import read_types, record_types
 from ..codec.cell_values import MIXED
 from ..codec.codec import Codec
 from ..codec.items import Item
-from ..codec.type_inference import AttributeTypes, held_types
 from ..spec.errors import ServiceError
-from ..spec.model import TableSpec
 from .errors import internal
 from .session import Session
 from .tables import ServedTable
-
-
-def starting_types(table: TableSpec, instance_id: str, record: AttributeTypes, folder: AttributeTypes,
-                   state_file: Path) -> AttributeTypes:
-    """The types serve starts `table` with: its record, and the load's work folder where
-    there is one (`agreed`), checked against the spec's declared types (`held_types`, the
-    rule load and replicate follow too); InputError naming both otherwise."""
-    return held_types(table, agreed(folder, record, state_file, instance_id, table.id), where(instance_id, table.id))
 
 
 def _with_types(session: Session, table: ServedTable, record: dict[str, str]) -> ServedTable:
