@@ -42,7 +42,18 @@ from .decode import RowDecoder
 from .items import Item
 from .limits import check_cell, check_row_key
 from .lossy import layout_notes, lossy_sentences
-from .mutations import AddToCell, Cell, CodecError, DeleteCells, DeleteRow, Expired, Mutation, RowMutation, SetCell
+from .mutations import (
+    AddToCell,
+    Cell,
+    CodecError,
+    DeleteCells,
+    DeleteRow,
+    Expired,
+    Mutation,
+    RowCells,
+    RowMutation,
+    SetCell,
+)
 from .row_keys import key_part, salt_prefix
 from .rules import TAIL, RulePlan
 from .table_encoder import TableEncoder
@@ -148,6 +159,13 @@ class Codec:
         if self._fast is None:
             return None
         return self._fast.encode(item, write_time_micros, now_micros, False)
+
+    def parsed_cells(self, item: object, *, write_time_micros: int, now_micros: int) -> RowCells | None:
+        """`encode_parsed`'s row as the compiled encoder makes it, its cells plain tuples: for
+        the loader, which writes their protobuf bytes without a `SetCell` per cell."""
+        if self._fast is None:
+            return None
+        return self._fast.cells(item, write_time_micros, now_micros)
 
     def counter_add(self, item: Item, name: str, amount: int, *, now_micros: int) -> RowMutation:
         """DynamoDB's `ADD name :amount` on `item` (its keys and what the mapping needs to place

@@ -80,6 +80,25 @@ class RowMutation:
         self.__dict__.update(key=key, mutations=mutations)
 
 
+# One SetCell as a plain tuple: (column, value, timestamp_micros), column = (family,
+# qualifier). The compiled encoder makes one column tuple per attribute, once, so a writer
+# may key what it derives from a column (its wire-format prefix) on it.
+CellTuple = tuple[tuple[str, bytes], bytes, int]
+
+
+@dataclass(frozen=True, init=False)
+class RowCells:
+    """A row written by SetCells alone, its cells as plain tuples: the compiled encoder's
+    row for the loader (`Codec.parsed_cells`), which writes its protobuf bytes from the
+    tuples (load/entry_bytes.py) without a `SetCell` per cell."""
+
+    key: bytes
+    cells: tuple[CellTuple, ...]
+
+    def __init__(self, key: bytes, cells: tuple[CellTuple, ...]):  # fast: see SetCell
+        self.__dict__.update(key=key, cells=cells)
+
+
 @dataclass(frozen=True, init=False)
 class Cell:
     """One cell version as a read returns it."""

@@ -1,12 +1,14 @@
-"""The default mapping's encoder, compiled once per table: an item straight to its row
-mutation in one flat loop, each value checked as it is encoded (issue #33).
+"""The default mapping's encoder, compiled once per table: an item straight to its row's
+cells in one flat loop, each value checked as it is encoded (issue #33).
 
 `Codec.encode` answers every mapping and explains every refusal, and pays for it per item:
 the export reader walks each value to check it is DynamoDB JSON, the codec looks up each
 attribute's type, family, time and form, and walks maps and lists again to write them as
 plain JSON. Here each attribute's cell is made by a maker chosen once (by its stored
 type), with its family, qualifier and time, and a map or list is checked and converted in
-the same walk.
+the same walk. The same loop gives the cells as `SetCell`s in a `RowMutation` (`encode`, what
+every caller but the loader takes) or as plain tuples (`cells`: the loader writes their
+protobuf bytes from them, load/entry_bytes.py).
 
 It only answers what it answers exactly as the general path would, for an item as the
 export reader parses it (binary still base64 text) or as the codec holds it: anything
@@ -27,7 +29,7 @@ import orjson
 from .cell_values import COUNTER, EXISTS_MARKER, FALSE, MIXED, NULL_BYTES, TRUE
 from .compiled import CompiledMapping, wanted_tags
 from .limits import CELL_VALUE_MAX, QUALIFIER_MAX, ROW_KEY_MAX
-from .mutations import CodecError, DeleteRow, Expired, RowMutation, SetCell
+from .mutations import CodecError, DeleteRow, Expired, RowCells, RowMutation, SetCell
 from .row_keys import number_key, salt_prefix
 from .scalars import is_number
 from .timestamps import FAR_FUTURE_MICROS, millis, ttl_timestamp
@@ -187,9 +189,9 @@ _MAKERS: dict[str, Callable[[Any], bytes]] = {
 }
 
 # How one attribute's cell is made: the tag its values must have (None: any tag, stored
-# self-describing), the maker (None: stored whole as typed JSON), family, qualifier, and
-# whether the family carries the item's expiry.
-_Column = tuple[str | None, Callable[[Any], bytes] | None, str, bytes, bool]
+# self-describing), the maker (None: stored whole as typed JSON), its column (family,
+# qualifier: one tuple, made once), and whether the family carries the item's expiry.
+_Column = tuple[str | None, Callable[[Any], bytes] | None, tuple[str, bytes], bool]
 
 
 class TableEncoder:
@@ -203,6 +205,7 @@ class TableEncoder:
         self._keys = tuple(k for k in (mapping.pk, mapping.table.source.key.sort) if k is not None)
         self._key_names = frozenset(mapping.keys)
         self._row = mapping.plans[0].row
+        self._marker = (mapping.default_family, EXISTS_MARKER)  # a keys-only item's column
         self._marker_time = mapping.default_family in mapping.ttl_families  # the expiry, else the write time
         self._columns = {name: self._column(name) for name in mapping.types if name not in mapping.keys}
 
@@ -233,12 +236,28 @@ class TableEncoder:
             return None
         expires = family in m.ttl_families
         if stored == MIXED:
-            return self._wanted.get(name), None, family, qualifier, expires
+            return self._wanted.get(name), None, (family, qualifier), expires
         maker = _MAKERS.get(stored)
-        return None if maker is None else (stored, maker, family, qualifier, expires)
+        return None if maker is None else (stored, maker, (family, qualifier), expires)
 
     def encode(self, item: Any, write_time_micros: int, now_micros: int, replace: bool) -> RowMutation | None:
         """What `Codec.encode` returns for this item, or None when only it can say."""
+        found = self._encoded(item, write_time_micros, now_micros, True)
+        if found is None:
+            return None
+        key, cells = found
+        return RowMutation(key, (DeleteRow(), *cells) if replace else tuple(cells))
+
+    def cells(self, item: Any, write_time_micros: int, now_micros: int) -> RowCells | None:
+        """`encode`'s row (but for a replacement's DeleteRow) as plain cells, for the loader,
+        which writes their protobuf bytes itself; None when only `Codec.encode` can say."""
+        found = self._encoded(item, write_time_micros, now_micros, False)
+        return None if found is None else RowCells(found[0], tuple(found[1]))
+
+    def _encoded(self, item: Any, write_time_micros: int, now_micros: int,
+                 objects: bool) -> tuple[bytes, list[Any]] | None:
+        """The row key and the cells, as SetCells (`objects`) or as plain `CellTuple`s: one
+        loop for both forms, so they cannot differ."""
         if type(item) is not dict:
             return None
         try:
@@ -248,15 +267,14 @@ class TableEncoder:
             if write < 0 or expiry < 0:
                 return None
             columns, keys = self._columns, self._key_names
-            cells: list[Any] = [DeleteRow()] if replace else []
-            first = len(cells)
+            cells: list[Any] = []
             for name, value in item.items():
                 if name in keys:
                     continue
                 column = columns[name] if name in columns else self._column(name)
                 if column is None or type(value) is not dict or len(value) != 1:
                     return None
-                want, maker, family, qualifier, expires = column
+                want, maker, place, expires = column
                 if maker is None:  # stored self-describing: the typed value as it is (no binary)
                     if want is not None and want not in value:
                         return None
@@ -269,13 +287,14 @@ class TableEncoder:
                     data = maker(inner)
                 if len(data) > CELL_VALUE_MAX:
                     return None
-                cells.append(SetCell(family, qualifier, data, expiry if expires else write))
+                time = expiry if expires else write
+                cells.append(SetCell(place[0], place[1], data, time) if objects else (place, data, time))
         except (_Unfit, CodecError, UnicodeEncodeError, orjson.JSONEncodeError):
             return None
-        if len(cells) == first:  # keys only: the marker cell keeps the row visible
-            cells.append(SetCell(self.mapping.default_family, EXISTS_MARKER, EXISTS_MARKER,
-                                 expiry if self._marker_time else write))
-        return RowMutation(key, tuple(cells))
+        if not cells:  # keys only: the marker cell keeps the row visible
+            place, time = self._marker, expiry if self._marker_time else write
+            cells.append(SetCell(place[0], place[1], EXISTS_MARKER, time) if objects else (place, EXISTS_MARKER, time))
+        return key, cells
 
     def _row_key(self, item: dict[str, Any]) -> bytes:
         parts: dict[str, bytes] = {}

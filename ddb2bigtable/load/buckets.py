@@ -9,7 +9,7 @@ import hashlib
 from dataclasses import dataclass
 
 from ..codec.codec import Codec, CodecError, Expired
-from ..codec.mutations import RowMutation
+from ..codec.mutations import RowCells, RowMutation
 from ..exports.reader import Record, checked
 from .forms import count_forms
 from .state import FileCounts
@@ -28,24 +28,27 @@ class Routed:
     """Where one export line goes; `route` has already counted it. Made once per line, so
     its `__init__` fills the instance dict at once (as `reader.Record`'s does)."""
 
-    row: RowMutation | None = None  # to write: a put, a delete, or an expired item's older version going
+    # To write: a put (the compiled encoder's plain cells, else a RowMutation), a delete, or
+    # an expired item's older version going.
+    row: RowMutation | RowCells | None = None
     dead: str | None = None  # the reason, when the line goes to the dead letters
     expired: Expired | None = None
     raw: str | None = None  # a dead letter's line as the reader kept it (an unreadable line's text)
 
-    def __init__(self, row: RowMutation | None = None, dead: str | None = None, expired: Expired | None = None,
-                 raw: str | None = None):
+    def __init__(self, row: RowMutation | RowCells | None = None, dead: str | None = None,
+                 expired: Expired | None = None, raw: str | None = None):
         self.__dict__.update(row=row, dead=dead, expired=expired, raw=raw)
 
 
 def route(record: Record, codec: Codec, write_time: int, now: int, sample: float | None,
           counts: FileCounts) -> Routed:
     """Every line into exactly one bucket. A record read unchecked (`read_records(check=False)`)
-    is encoded and checked in one walk by the codec when it can; otherwise it is checked as
-    the reader checks it and routed as any other, so both give the same buckets."""
+    is encoded and checked in one walk by the codec when it can (its row then `RowCells`,
+    which the writers turn into protobuf bytes without a SetCell per cell); otherwise it is
+    checked as the reader checks it and routed as any other, so both give the same buckets."""
     counts.read += 1
     if record.unchecked is not None:
-        row = codec.encode_parsed(record.item, write_time_micros=write_time, now_micros=now)
+        row = codec.parsed_cells(record.item, write_time_micros=write_time, now_micros=now)
         if row is not None:
             return _placed(record, row, codec, sample, counts)
         record = checked(record)
@@ -63,7 +66,8 @@ def route(record: Record, codec: Codec, write_time: int, now: int, sample: float
     return _placed(record, row, codec, sample, counts)
 
 
-def _placed(record: Record, row: RowMutation, codec: Codec, sample: float | None, counts: FileCounts) -> Routed:
+def _placed(record: Record, row: RowMutation | RowCells, codec: Codec, sample: float | None,
+            counts: FileCounts) -> Routed:
     """A row to write, unless the sample leaves it out; counted."""
     if not in_sample(row.key, sample):
         counts.sampled_out += 1

@@ -44,6 +44,7 @@ from ..exports.types import FileTypes, merged_types, share_types
 from ..spec.errors import Ddb2BigtableError
 from ..spec.model import TableSpec
 from .buckets import route
+from .entry_bytes import EntryBytes
 from .spot_check import CANDIDATES, Candidate, candidate
 from .state import FileCounts
 from .writer import Packer
@@ -115,11 +116,11 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
             types = conn.recv()
             if types is None:  # the export cannot be loaded: nothing to encode
                 return
-        codec = Codec(job.table, types)
+        codec, cells = Codec(job.table, types), EntryBytes()
         for f in job.files:
             counts, firsts = FileCounts(), list[Candidate]()
             try:
-                _encode_file(conn, job, codec, f, counts, firsts)
+                _encode_file(conn, job, codec, f, counts, firsts, cells)
             except ExportError as error:
                 conn.send(FileEnd(f.key, counts, str(error)))
                 return
@@ -133,7 +134,7 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
 
 
 def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts,
-                 firsts: list[Candidate]) -> None:
+                 firsts: list[Candidate], cells: EntryBytes) -> None:
     """One data file as chunks; what was read before an ExportError is shipped first. Its
     first rows are named in `firsts`, so the spot check need not read the file again.
 
@@ -142,7 +143,7 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
     bytes read here are hashed too, and checked at the file's end: a file replaced
     between the two reads fails (not done: a rerun checks it first), with one read
     fewer than a check of its own (on a bucket, one download fewer)."""
-    packer = Packer()
+    packer = Packer(cells)  # the process's heads (`EntryBytes`), made once for all its files
     dead: list[tuple[int, str, str | None]] = []
     read, limit = 0, FIRST_CHUNK_ROWS
     digest = file_digest() if job.types is None else None

@@ -25,7 +25,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery
 
 from ..bigtable.deadlines import lookup_table
 from ..codec.codec import Codec
-from ..codec.mutations import AddToCell, RowMutation, SetCell
+from ..codec.mutations import AddToCell, RowCells, RowMutation, SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
 from ..exports.reader import read_records
 from .buckets import route
@@ -77,10 +77,13 @@ def wanted_rows(manifest: Manifest, files: list[DataFile], codec: Codec, *, samp
     return wanted
 
 
-def candidate(row: RowMutation, line: int, now_micros: int) -> Candidate:
+def candidate(row: RowMutation | RowCells, line: int, now_micros: int) -> Candidate:
     """What `wanted_rows` needs of a row written from `line`, routed at `now_micros`."""
-    later = tuple(m.timestamp_micros for m in row.mutations
-                  if isinstance(m, SetCell | AddToCell) and m.timestamp_micros > now_micros)
+    if isinstance(row, RowCells):
+        later = tuple(time for _, _, time in row.cells if time > now_micros)
+    else:
+        later = tuple(m.timestamp_micros for m in row.mutations
+                      if isinstance(m, SetCell | AddToCell) and m.timestamp_micros > now_micros)
     return row.key, line, later
 
 

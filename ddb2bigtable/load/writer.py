@@ -20,9 +20,10 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, mutations
 from google.cloud.bigtable.data.exceptions import MutationsExceptionGroup
 from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
-from ..codec.mutations import AddToCell, DeleteRow, RowMutation, SetCell
+from ..codec.mutations import AddToCell, DeleteRow, RowCells, RowMutation, SetCell
 from ..spec.errors import ServiceError
 from .client_hooks import Source, entry, read_responses_raw
+from .entry_bytes import EntryBytes
 
 # Errors that say "this row will never be accepted", as opposed to "try again later".
 PERMANENT = (api_exceptions.InvalidArgument, api_exceptions.FailedPrecondition, api_exceptions.OutOfRange)
@@ -73,28 +74,53 @@ def fill_entry(message: Any, row: RowMutation) -> None:
                 column.time_range.end_timestamp_micros = m.end_micros
 
 
-def row_entry(row: RowMutation, source: Source) -> mutations.RowMutationEntry:
-    """The client's entry for one row, remembering its export line for dead letters."""
-    message = _ENTRY()
-    fill_entry(message, row)
+def row_entry(row: RowMutation | RowCells, source: Source, cells: EntryBytes | None = None
+              ) -> mutations.RowMutationEntry:
+    """The client's entry for one row, remembering its export line for dead letters. The
+    compiled encoder's rows are parsed from the wire bytes `cells` writes (see `Packer`)."""
+    if isinstance(row, RowCells):
+        message = _ENTRY.FromString((cells or EntryBytes()).entry(row))
+    else:
+        message = _ENTRY()
+        fill_entry(message, row)
     return entry(message, source.file, source.line)
 
 
 class Packer:
     """Rows of one data file packed as one serialized MutateRowsRequest: how the encoder
-    process ships them to the writer (one C-level parse per chunk on the other side)."""
+    process ships them to the writer (one C-level parse per chunk on the other side). The
+    compiled encoder's rows (`RowCells`) are written as wire bytes by `cells` (one per
+    encoder process: the heads it keeps serve all its files); other rows are filled into a
+    request message, serialized when a `RowCells` row comes next or the chunk is taken. A
+    request that holds only entries serializes as the join of its entries, so the chunk is
+    the join of those parts, rows in order."""
 
-    def __init__(self) -> None:
-        self._request = _REQUEST()
+    def __init__(self, cells: EntryBytes | None = None) -> None:
+        self._cells = cells or EntryBytes()
+        self._parts: list[bytes] = []
+        self._request: Any = None  # the RowMutations since the last part
         self.lines: list[int] = []
 
-    def add(self, row: RowMutation, line: int) -> None:
-        fill_entry(self._request.entries.add(), row)
+    def add(self, row: RowMutation | RowCells, line: int) -> None:
+        if isinstance(row, RowCells):
+            if self._request is not None:
+                self._serialize()
+            self._cells.add(self._parts, row)
+        else:
+            if self._request is None:
+                self._request = _REQUEST()
+            fill_entry(self._request.entries.add(), row)
         self.lines.append(line)
 
+    def _serialize(self) -> None:
+        self._parts.append(self._request.SerializeToString())
+        self._request = None
+
     def take(self) -> tuple[bytes, list[int]]:
-        packed, lines = self._request.SerializeToString(), self.lines
-        self._request, self.lines = _REQUEST(), []
+        if self._request is not None:
+            self._serialize()
+        packed, lines = b"".join(self._parts), self.lines
+        self._parts, self.lines = [], []
         return packed, lines
 
 

@@ -53,6 +53,7 @@ from ...exports.types import file_types
 from ...spec.errors import ServiceError
 from ...spec.model import TableSpec
 from ..buckets import route
+from ..entry_bytes import EntryBytes
 from ..state import FileCounts
 from ..table_record import record_before_writing
 from ..work_folder import DEAD_LETTER_DIR, EXPIRED_DIR, record_json
@@ -150,8 +151,9 @@ def _record_job_types(inferred: AttributeTypes, load: BeamLoad) -> AttributeType
 
 
 class ReadAndEncode(beam.DoFn):
-    """A data-file key in; (RowMutation, Source) rows out, plus tagged expired items, dead
-    letters (JSON lines) and the file's counts. Mirrors `load._rows` bucket for bucket."""
+    """A data-file key in; (row, Source) rows out (a `buckets.Routed.row`), plus tagged
+    expired items, dead letters (JSON lines) and the file's counts. Mirrors `load._rows`
+    bucket for bucket."""
 
     def __init__(self, load: BeamLoad):
         self.load = load
@@ -215,6 +217,7 @@ class WriteRows(beam.DoFn):
             self._client = BigtableDataClient(project=self.project)
         read_responses_raw(self._client)
         self._table = self._client.get_table(self.instance_id, self.table_id, app_profile_id=self.app_profile_id)
+        self._cells = EntryBytes()  # the compiled encoder's rows as wire bytes, heads made once per worker
         self._loaded = Metrics.counter(NAMESPACE, "loaded")
         self._dead = Metrics.counter(NAMESPACE, "dead_lettered")
 
@@ -254,7 +257,7 @@ class WriteRows(beam.DoFn):
 
     def process(self, element: tuple) -> Iterator[Any]:
         row, source = element
-        entry = row_entry(row, source)
+        entry = row_entry(row, source, self._cells)
         self._batcher.append(entry)
         self._rows += 1
         self._pending += len(entry.mutations)
