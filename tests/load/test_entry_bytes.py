@@ -69,7 +69,7 @@ def packed(rows: list[RowMutation | RowCells], packer: Packer) -> bytes:
 
 @st.composite
 def cell_rows(draw) -> RowCells:
-    columns = draw(st.lists(places, min_size=1, max_size=4))  # a column's tuple is the same object in every row
+    columns = draw(st.lists(places, min_size=1, max_size=4))  # a row's cells share them, as the encoder's do
     row_time = draw(times)
     cells = draw(st.lists(st.tuples(st.sampled_from(columns), values, st.one_of(st.just(row_time), times)),
                           max_size=6))
