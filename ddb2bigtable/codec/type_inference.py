@@ -22,13 +22,15 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
 import orjson
+from msgspec import UNSET, Raw, Struct, UnsetType
 
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from ..spec.yaml_source import format_path
 from .cell_values import MIXED
-from .items import Item, value_type
+from .items import ALL_TYPES, Item, value_type
 from .scalars import PLAIN_JSON_NUMBER
 from .value_forms import fits_plain, plain_number
 
@@ -60,21 +62,29 @@ _NOT_PLAIN_INSIDE = re.compile(rb'"(?:SS|NS|BS|B)":|"N":"(?!' + PLAIN_JSON_NUMBE
 class TypeScan:
     """`infer_types` one item at a time, plus `news`: whether an item not yet validated
     could change the result. Most items of an export repeat the types already seen, so
-    the inference pass validates only the few that do not (exports/reader.scan_items)."""
+    the inference pass validates only the few that do not (exports/reader.scan_items),
+    and `known_items` says the same of an item still in its JSON text, without parsing it
+    into Python objects."""
 
     def __init__(self) -> None:
         self.seen: AttributeTypes = {}
         self.not_plain: set[str] = set()
+        self._changes = 0  # how often `seen` or `not_plain` changed
+        self._asked = 0  # items `news` saw since `known_items` last built its type
+        self._known: Any = None
+        self._known_at = 0  # `_changes` when `_known` was built
 
     def add(self, item: Item) -> None:
         seen, not_plain = self.seen, self.not_plain
         for name, value in item.items():
             tag = value_type(value)
-            previous = seen.setdefault(name, tag)
-            if previous != tag:
-                seen[name] = MIXED
+            previous = seen.get(name)
+            if previous != tag and previous != MIXED:
+                seen[name] = tag if previous is None else MIXED
+                self._changes += 1
             if tag in ("M", "L", "NS") and name not in not_plain and not fits_plain(value):
                 not_plain.add(name)
+                self._changes += 1
 
     def news(self, raw: Any) -> bool:
         """False only when `add(raw)` would change nothing, were raw valid: every attribute
@@ -82,6 +92,7 @@ class TypeScan:
         and each M, L or NS not yet known to need the typed form is plain. An invalid
         item it turns down is one the load dead-letters: it must not count either. Errs
         towards True (then the item is validated and added as usual)."""
+        self._asked += 1
         if type(raw) is not dict:
             return True
         seen, not_plain = self.seen, self.not_plain
@@ -103,6 +114,21 @@ class TypeScan:
                     return True
         return False
 
+    def known_items(self) -> Any:
+        """`news` as a msgspec type (decode with `strict=False`): a JSON object that decodes
+        as it is an item `news` turns down, were it parsed; one that does not may still be
+        (then ask `news`). None until an item was added. In C, without building the item:
+        each attribute seen is an optional field of a Struct that forbids others, its value
+        a Struct of its one tag (any tag for a mixed attribute), and an M, L or NS not yet
+        known to need the typed form decodes only if plain JSON holds it (`_Plain`). Built
+        again once the types changed, but only after as many items as there are attributes
+        went to `news` since the last build (a build costs ~5 µs an attribute: an export
+        whose every item brings a new attribute would otherwise pay one per item)."""
+        if self._changes != self._known_at and self._asked >= len(self.seen):
+            self._known = _known_item(self.seen, self.not_plain)
+            self._known_at, self._asked = self._changes, 0
+        return self._known
+
     def types(self, table: TableSpec) -> AttributeTypes:
         declared = declared_types(table)
         seen, not_plain = self.seen, self.not_plain
@@ -114,6 +140,48 @@ class TypeScan:
             else:
                 types[name] = MIXED if name in not_plain else seen[name]
         return types
+
+
+class _Plain(Struct, forbid_unknown_fields=True, gc=False):
+    """A value inside an M or L that plain JSON holds exactly (`_fits_plain_nested`): a
+    set or binary tag is an unknown field; decoded with `strict=False`, an N's text is
+    read as a float, which takes exactly the JSON numbers (and `inf`, `nan`, which are no
+    DynamoDB number: such an item is invalid and counts for nothing anyway; a number past
+    a float's range, `1e400`, fails and goes to `news`). Property-tested against `news`
+    and `add` (tests/exports/test_export_types.py)."""
+
+    S: Raw | UnsetType = UNSET
+    N: float | UnsetType = UNSET
+    BOOL: Raw | UnsetType = UNSET
+    NULL: Raw | UnsetType = UNSET
+    M: dict[str, _Plain] | UnsetType = UNSET
+    L: list[_Plain] | UnsetType = UNSET
+
+
+def _tagged(tag: str, inner: Any) -> Any:
+    return msgspec.defstruct(f"Tagged{tag}", [(tag, inner)], forbid_unknown_fields=True, gc=False)
+
+
+_PLAIN_INSIDE: dict[str, Any] = {"M": dict[str, _Plain], "L": list[_Plain], "NS": list[float]}
+_ANY_OF_TAG = {tag: _tagged(tag, Raw) for tag in ALL_TYPES}  # one tag, anything inside
+_PLAIN_OF_TAG = {**_ANY_OF_TAG, **{tag: _tagged(tag, inner) for tag, inner in _PLAIN_INSIDE.items()}}
+# A mixed attribute not yet known to need the typed form: any one tag, its M, L or NS
+# plain (`add` would record one that is not); two tags at once make the item invalid.
+_PLAIN_ANY_TAG = msgspec.defstruct("PlainAnyTag", [(tag, _PLAIN_INSIDE.get(tag, Raw) | UnsetType, UNSET)
+                                                   for tag in ALL_TYPES], forbid_unknown_fields=True, gc=False)
+
+
+def _known_item(seen: AttributeTypes, not_plain: set[str]) -> Any:
+    """TypeScan.known_items' Struct for these types."""
+    fields, names = [], {}
+    for i, (name, tag) in enumerate(seen.items()):
+        if tag == MIXED:
+            kind = Raw if name in not_plain else _PLAIN_ANY_TAG
+        else:
+            kind = _ANY_OF_TAG[tag] if name in not_plain else _PLAIN_OF_TAG[tag]
+        fields.append((f"a{i}", kind | UnsetType, UNSET))
+        names[f"a{i}"] = name
+    return msgspec.defstruct("KnownItem", fields, rename=names, forbid_unknown_fields=True, gc=False)
 
 
 def merge_types(a: AttributeTypes, b: AttributeTypes) -> AttributeTypes:

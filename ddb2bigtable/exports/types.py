@@ -27,7 +27,7 @@ def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTy
     again), as before any other complaint about its bytes."""
     scan, digest = TypeScan(), file_digest()
     try:
-        for item in scan_items(manifest, f, scan.news, digest):
+        for item in scan_items(manifest, f, scan.news, digest, scan.known_items):
             scan.add(item)
     except ExportError:
         verify_file(manifest, f)
