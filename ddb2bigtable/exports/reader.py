@@ -170,7 +170,7 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool], d
         except BadLine:
             pass
         if known is not None and (now := known()) is not schema:
-            schema, skip = now, known_lines(now)
+            schema, skip = now, (None if now is None else known_lines(now))
 
 
 def known_lines(item_type: Any) -> Callable[[bytes], Any]:
