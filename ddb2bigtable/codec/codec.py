@@ -167,6 +167,11 @@ class Codec:
             return None
         return self._fast.cells(item, write_time_micros, now_micros)
 
+    @property
+    def compiled(self) -> TableEncoder | None:
+        """The table's compiled encoder, for a loop that calls its `cells` itself (the loader's)."""
+        return self._fast
+
     def counter_add(self, item: Item, name: str, amount: int, *, now_micros: int) -> RowMutation:
         """DynamoDB's `ADD name :amount` on `item` (its keys and what the mapping needs to place
         it) as one AddToCell, through any app profile: Bigtable merges it with every other

@@ -28,9 +28,9 @@ import orjson
 
 from .cell_values import COUNTER, EXISTS_MARKER, FALSE, MIXED, NULL_BYTES, TRUE
 from .compiled import CompiledMapping, wanted_tags
-from .limits import CELL_VALUE_MAX, QUALIFIER_MAX, ROW_KEY_MAX
+from .limits import CELL_VALUE_MAX, QUALIFIER_MAX
 from .mutations import CodecError, DeleteRow, Expired, RowCells, RowMutation, SetCell
-from .row_keys import number_key, salt_prefix
+from .row_key_maker import row_key_maker
 from .scalars import is_number
 from .timestamps import FAR_FUTURE_MICROS, millis, ttl_timestamp
 from .value_forms import plain_number
@@ -165,7 +165,7 @@ def _null_cell(inner: Any) -> bytes:
 
 
 def _ss_cell(inner: Any) -> bytes:
-    if not _SCALAR_OK["SS"](inner):
+    if type(inner) is not list or not inner or not all(type(x) is str for x in inner):  # `_SCALAR_OK["SS"]`
         raise _Unfit
     return orjson.dumps(inner)
 
@@ -202,9 +202,11 @@ class TableEncoder:
         """Use `compile`: it says whether this encoder can answer for the mapping."""
         self.mapping = mapping
         self._wanted = wanted_tags(mapping)
-        self._keys = tuple(k for k in (mapping.pk, mapping.table.source.key.sort) if k is not None)
         self._key_names = frozenset(mapping.keys)
-        self._row = mapping.plans[0].row
+        row_key = row_key_maker(mapping)
+        if row_key is None:
+            raise _Unfit
+        self._row_key = row_key
         self._marker = (mapping.default_family, EXISTS_MARKER)  # a keys-only item's column
         self._marker_time = mapping.default_family in mapping.ttl_families  # the expiry, else the write time
         self._columns = {name: self._column(name) for name in mapping.types if name not in mapping.keys}
@@ -222,7 +224,7 @@ class TableEncoder:
             return None
         try:
             encoder = cls(mapping)
-        except UnicodeEncodeError:  # an attribute name that is not text
+        except (UnicodeEncodeError, _Unfit):  # an attribute name that is not text; a key named twice
             return None
         return encoder if None not in encoder._columns.values() else None
 
@@ -262,16 +264,17 @@ class TableEncoder:
             return None
         try:
             key = self._row_key(item)
-            expiry = self._expiry(item, now_micros)
+            # no call for a table without TTL (most): its cells are never past their expiry
+            expiry = FAR_FUTURE_MICROS if key is None or self.mapping.ttl is None else self._expiry(item, now_micros)
             write = millis(write_time_micros)
-            if write < 0 or expiry < 0:
+            if key is None or write < 0 or expiry < 0:
                 return None
             columns, keys = self._columns, self._key_names
             cells: list[Any] = []
             for name, value in item.items():
                 if name in keys:
                     continue
-                column = columns[name] if name in columns else self._column(name)
+                column = columns.get(name) or self._column(name)  # none of its columns is None (`compile`)
                 if column is None or type(value) is not dict or len(value) != 1:
                     return None
                 want, maker, place, expires = column
@@ -284,7 +287,8 @@ class TableEncoder:
                     inner = value.get(want)
                     if inner is None:  # another tag (or null, which no tag takes)
                         return None
-                    data = maker(inner)
+                    # text (most cells) without the call: what `_s_cell` does
+                    data = inner.encode() if maker is _s_cell and type(inner) is str else maker(inner)
                 if len(data) > CELL_VALUE_MAX:
                     return None
                 time = expiry if expires else write
@@ -295,27 +299,6 @@ class TableEncoder:
             place, time = self._marker, expiry if self._marker_time else write
             cells.append(SetCell(place[0], place[1], EXISTS_MARKER, time) if objects else (place, EXISTS_MARKER, time))
         return key, cells
-
-    def _row_key(self, item: dict[str, Any]) -> bytes:
-        parts: dict[str, bytes] = {}
-        for key in self._keys:
-            value = item.get(key.name)
-            if type(value) is not dict or len(value) != 1:
-                raise _Unfit
-            inner = value.get(key.type)
-            if key.type == "S" and type(inner) is str:
-                parts[key.name] = inner.encode()
-            elif key.type == "N" and is_number(inner):
-                parts[key.name] = number_key(inner).encode()
-            else:  # another tag, or binary (base64 text in an export, bytes in the codec)
-                raise _Unfit
-        row = self._row.render(parts)
-        m = self.mapping
-        if m.salt:
-            row = salt_prefix(parts[m.pk.name], m.salt, m.delimiter) + row
-        if not row or len(row) > ROW_KEY_MAX:
-            raise _Unfit
-        return row
 
     def _expiry(self, item: dict[str, Any], now_micros: int) -> int:
         ttl = self.mapping.ttl

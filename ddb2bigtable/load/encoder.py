@@ -37,13 +37,14 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ..codec.codec import Codec
+from ..codec.mutations import RowCells, RowMutation
 from ..codec.type_inference import AttributeTypes
 from ..exports.manifests import DataFile, ExportError, Manifest, check_digest, file_digest, verify_file
 from ..exports.reader import read_records
 from ..exports.types import FileTypes, merged_types, share_types
 from ..spec.errors import Ddb2BigtableError
 from ..spec.model import TableSpec
-from .buckets import route
+from .buckets import count_loaded, loaded_cells, route
 from .entry_bytes import EntryBytes
 from .spot_check import CANDIDATES, Candidate, candidate
 from .state import FileCounts
@@ -145,20 +146,29 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
     fewer than a check of its own (on a bucket, one download fewer)."""
     packer = Packer(cells)  # the process's heads (`EntryBytes`), made once for all its files
     dead: list[tuple[int, str, str | None]] = []
-    read, limit = 0, FIRST_CHUNK_ROWS
+    read, limit, loaded = 0, FIRST_CHUNK_ROWS, 0
     digest = file_digest() if job.types is None else None
+    write_time, now = job.write_time, job.now
+    fast = loaded_cells(codec, job.sample)  # the common case in one call, without a `Routed`
+    row: RowMutation | RowCells | None
     try:
         if digest is None:
             verify_file(job.manifest, f)
         for record in read_records(job.manifest, f, check=False, digest=digest):  # route checks as it encodes
             read += 1
-            routed = route(record, codec, job.write_time, job.now, job.sample, counts)
-            if routed.dead is not None:
-                dead.append((record.line, routed.dead, routed.raw))
-            elif routed.row is not None:
-                packer.add(routed.row, record.line)
+            row = fast(record.item, write_time, now) if fast is not None and record.unchecked is not None else None
+            if row is not None:
+                loaded += 1
+            else:
+                declined = fast is not None and record.unchecked is not None  # the compiled encoder said None
+                routed = route(record, codec, write_time, now, job.sample, counts, declined)
+                if routed.dead is not None:
+                    dead.append((record.line, routed.dead, routed.raw))
+                row = routed.row
+            if row is not None:
+                packer.add(row, record.line)
                 if len(firsts) < CANDIDATES:
-                    firsts.append(candidate(routed.row, record.line, job.now))
+                    firsts.append(candidate(row, record.line, now))
             if read == limit:
                 packed, lines = packer.take()
                 conn.send(Chunk(f.key, packed, lines, dead, read))
@@ -166,6 +176,7 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
         if digest is not None:
             check_digest(job.manifest, f, digest)
     finally:
+        count_loaded(counts, loaded)  # before the FileEnd, whether the file ended or stopped
         packed, lines = packer.take()
         conn.send(Chunk(f.key, packed, lines, dead, read))
 

@@ -15,6 +15,7 @@ import gzip
 import json
 from dataclasses import asdict
 from pathlib import Path
+from unittest.mock import patch
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,10 +23,14 @@ from hypothesis import strategies as st
 
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.mutations import RowCells, RowMutation, SetCell
-from ddb2bigtable.exports.manifests import open_export
+from ddb2bigtable.exports.manifests import ExportError, open_export
 from ddb2bigtable.exports.reader import read_records
 from ddb2bigtable.exports.writer import write_export
-from ddb2bigtable.load.buckets import Routed, route
+from ddb2bigtable.load import encoder
+from ddb2bigtable.load.buckets import Routed, loaded_cells, route
+from ddb2bigtable.load.encoder import EncodeJob
+from ddb2bigtable.load.entry_bytes import EntryBytes
+from ddb2bigtable.load.spot_check import Candidate
 from ddb2bigtable.load.state import FileCounts
 from ddb2bigtable.spec.model import AttributeMapping, FamilyMapping, GcRule
 
@@ -109,6 +114,8 @@ CODECS = {
                            "exp": "N"}),
     "number_key": (table(pk="N", sk=None), {"doc": "mixed", "n": "N"}),
     "binary": (table(), {"blob": "B", "n": "N"}),  # no compiled encoder: everything the general way
+    # nothing stored as typed JSON: the encoder loop's one call takes its rows (`loaded_cells`)
+    "plain_ttl_salt": (table(ttl="exp", salt=4), {"doc": "M", "n": "N", "note": "S", "tags": "SS", "exp": "N"}),
 }
 
 
@@ -179,3 +186,67 @@ def test_the_shipped_movies_export_routes_the_same_both_ways():
         assert all(codec.encode_parsed(r.item, write_time_micros=NOW, now_micros=NOW) is not None for r in fused)
         assert [as_mutation(route(r, codec, NOW, NOW, None, FileCounts())) for r in fused] == \
             [route(r, codec, NOW, NOW, None, FileCounts()) for r in checked]
+
+
+# --- the encoder loop's one call for the common case (`buckets.loaded_cells`, step 15) -----
+
+class _Pipe:
+    """The writer's end of an encoder's pipe: what the loop sent, in order."""
+
+    def __init__(self) -> None:
+        self.sent: list[object] = []
+
+    def send(self, message: object) -> None:
+        self.sent.append(message)
+
+
+def _encoded_file(folder: Path, codec: Codec, fast: bool) -> tuple:
+    """An encoder's messages for the one data file, its counts, first rows and stop; `fast`
+    False: every line through `route`, as the loop did before `loaded_cells`."""
+    manifest = open_export(str(folder))
+    (data_file,) = manifest.files
+    job = EncodeJob(manifest, codec.table, None, (data_file,), NOW - 1, NOW, None)
+    pipe, counts, firsts = _Pipe(), FileCounts(), list[Candidate]()
+    with patch.object(encoder, "check_digest", lambda *_: None), \
+            patch.object(encoder, "loaded_cells", encoder.loaded_cells if fast else lambda *_: None):
+        try:
+            encoder._encode_file(pipe, job, codec, data_file, counts, firsts, EntryBytes())  # type: ignore[arg-type]
+            stopped = None
+        except ExportError as error:
+            stopped = str(error)
+    return pipe.sent, asdict(counts), firsts, stopped
+
+
+@pytest.fixture(scope="module")
+def long_export(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("loop")
+    write_export(folder, ARN, [{"pk": {"S": str(i)}, "sk": {"S": "b"}} for i in range(80)], export_time=WHEN)
+    return folder
+
+
+@pytest.mark.parametrize("name", sorted(CODECS))
+@settings(max_examples=25, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_encoder_loop_sends_the_same_with_its_fast_path(long_export, name, data):
+    """Chunks (bytes, lines, dead letters, lines read), counts and first rows are the same
+    with the loop's one call for loaded rows as with `route` for every line, across the
+    first chunk's end (50 lines) and when the file stops mid-way (a cut gzip stream:
+    the counts of the lines read so far)."""
+    codec = Codec(*CODECS[name])
+    body = data.draw(st.lists(item_lines(codec), min_size=1, max_size=70))
+    (path,) = long_export.glob("AWSDynamoDB/**/data/*.gz")
+    packed = gzip.compress(b"\n".join(body) + b"\n")
+    if data.draw(st.booleans()):
+        packed = packed[:data.draw(st.integers(10, len(packed) - 1))]
+    path.write_bytes(packed)
+    assert _encoded_file(long_export, codec, True) == _encoded_file(long_export, codec, False)
+
+
+def test_the_encoder_loop_takes_its_fast_path():
+    """It is taken where `route` would load every row the compiled encoder gives, and only there."""
+    assert loaded_cells(Codec(*CODECS["plain_ttl_salt"]), None) is not None
+    assert loaded_cells(Codec(MOVIES, {}), 1.0) is not None
+    assert loaded_cells(Codec(MOVIES, {}), 0.5) is None  # a sample leaves rows out: route counts them
+    assert loaded_cells(Codec(*CODECS["declared"]), None) is None  # typed JSON: route counts its forms
+    assert loaded_cells(Codec(*CODECS["binary"]), None) is None  # no compiled encoder
