@@ -161,8 +161,8 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool], d
             try:
                 skip(line)
                 continue
-            except (msgspec.DecodeError, RecursionError):  # not settled: parse it and ask `wanted`
-                pass
+            except (msgspec.DecodeError, RecursionError, ValueError):  # not settled: parse it, ask `wanted`
+                pass  # (ValueError: a name that is not UTF-8, which msgspec reports as UnicodeDecodeError)
         try:
             raw = json_line(line).get("Item")
             if wanted(raw):
@@ -175,7 +175,8 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool], d
 
 def known_lines(item_type: Any) -> Callable[[bytes], Any]:
     """Decodes a full export's line whose `Item` is of `item_type` (`TypeScan.known_items`);
-    msgspec.DecodeError or RecursionError when it is not, or the line is no JSON."""
+    msgspec.DecodeError, RecursionError or UnicodeDecodeError when it is not, or the line is
+    no JSON."""
     return msgspec.json.Decoder(msgspec.defstruct("KnownLine", [("Item", item_type)]), strict=False).decode
 
 

@@ -246,7 +246,7 @@ def test_a_line_known_items_settles_would_change_nothing(seen, candidate, rnd): 
     line = text_line(candidate, rnd)
     try:
         known_lines(scan.known_items())(line)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.DecodeError, RecursionError, ValueError):
         return  # not settled: parsed and asked `news`
     try:
         item = json_full(line)[0]
@@ -273,3 +273,19 @@ def test_a_wide_table_infers_the_same_past_the_known_items_limit(tmp_path):
         scan.add(item)
     assert scan.types(t) == validated
     assert len(scan.seen) > KNOWN_AT_MOST and scan.known_items() is None
+
+
+def test_lines_with_names_that_are_not_utf8_are_not_settled_and_count_for_nothing(tmp_path):
+    """Bytes that are not UTF-8 in a name (msgspec raises UnicodeDecodeError there, no
+    DecodeError) are a bad line once the type is built: dead-lettered, no type."""
+    good = b'{"Item":{"a":{"M":{"x":{"S":"y"}}},"b":{"S":"z"}}}'
+    bad = [b'{"Item":{"a":{"M":{"\xff":{"SS":["y"]}}}}}', b'{"Item":{"\xff":{"N":"1"}}}',
+           b'{"Item":{"a":{"M":{"x":{"S":"\xff"}}},"b":{"N":"1"}}}']
+    write_export(tmp_path, ARN, [{"pk": {"S": "k"}}], export_time=WHEN)
+    manifest = open_export(str(tmp_path))
+    f = manifest.files[0]
+    (tmp_path / f.key).write_bytes(gzip.compress(b"\n".join([good] * 5 + bad) + b"\n"))
+    scan = TypeScan()
+    for item in scan_items(manifest, f, scan.news, known=scan.known_items):
+        scan.add(item)
+    assert scan.types(table(sk=None)) == {"pk": "S", "a": "M", "b": "S"}
