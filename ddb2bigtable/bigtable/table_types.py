@@ -79,20 +79,23 @@ async def read_types(client: Any, instance_id: str, table_id: str, app_profile_i
 async def record_types(client: Any, project: str, instance_id: str, table_id: str, types: dict[str, str],
                        app_profile_id: str | None = None, known: dict[str, str] | None = None) -> dict[str, str]:
     """Each attribute of `types` the record lacks written into it (first writer wins); the
-    record as it then stands, which the caller compares with what it meant to write.
-    `known`: the record as the caller last read it (saves a read).
+    record as it then stands for them, which the caller compares with what it meant to
+    write. `known`: the record as the caller last read it (saves a read).
 
     A load's first export brings every attribute at once; they are written in one
     CheckAndMutateRow whose predicate is "any of them has a cell" (one round trip instead
-    of one per attribute: on Cloud Bigtable each is a transactional write). Only when
-    another writer came first for one of them does each go on its own."""
+    of one per attribute: on Cloud Bigtable each is a transactional write). When it wrote
+    them, they are the record's, and nothing needs reading back. Only when another writer
+    came first for one of them does each go on its own, and the record is read again."""
     record = await read_types(client, instance_id, table_id, app_profile_id) if known is None else known
     new = {name: kind for name, kind in sorted(types.items()) if name not in record}
     if not new:
         return record
     handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
     try:
-        if await _recorded(handle, table_id, new) and len(new) > 1:
+        if not await _recorded(handle, table_id, new):
+            return {**record, **new}
+        if len(new) > 1:
             for name, kind in new.items():
                 await _recorded(handle, table_id, {name: kind})
     except exceptions.NotFound:  # an instance planned before the record existed: made on first use

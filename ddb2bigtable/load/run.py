@@ -196,8 +196,8 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
     manifest, report, state = start_load(table, export, options)
     async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
                       options.writer) as writer:
-        await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
-                           options.types_profile_id, writer.client)
+        record = await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
+                                    options.types_profile_id, writer.client)
         progress(0, total=manifest.item_count)
         for f in manifest.files:
             if f.key in state.done:
@@ -210,7 +210,7 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
             save_types(state, export_types(manifest, table, state.table_types), options)
         named: dict[str, list[Candidate]] = {}  # by data file: its first rows, as its encoder named them
         if pending:
-            await _load_pending(table, manifest, report, state, pending, options, progress, named, writer)
+            await _load_pending(table, manifest, report, state, pending, options, progress, named, writer, record)
         if state.types is not None:
             report.lossy = list(Codec(table, state.types).lossy)
         report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
@@ -253,9 +253,9 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
 
 async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,  # noqa: PLR0913
                         pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None],
-                        named: dict[str, list[Candidate]], writer: Writer) -> None:
+                        named: dict[str, list[Candidate]], writer: Writer, record: AttributeTypes) -> None:
     """The files not done yet, through the encoder processes (which first infer the types
-    of a fresh load) and the load's writer."""
+    of a fresh load) and the load's writer; `record`: the table's, as `adopt_record` read it."""
     files = {f.key: f for f in manifest.files}
     now = options.now_micros or int(time.time() * 1_000_000)
     job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
@@ -269,7 +269,7 @@ async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport
                 report.error = str(error)
                 return
         report.error = await record_load_types(state, options.project, options.instance_id, table.id,
-                                               options.work_dir, options.types_profile_id, writer.client)
+                                               options.work_dir, options.types_profile_id, writer.client, record)
         if report.error:
             return
         run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)

@@ -36,10 +36,11 @@ async def table_record(project: str, table: TableSpec, instance_id: str,
 
 
 async def adopt_record(state: LoadState, project: str, table: TableSpec, instance_id: str, work_dir: Path,
-                       app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> None:
+                       app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> AttributeTypes:
     """The table's recorded types merged into the state's `table_types` (InputError when
-    they disagree, or when the spec declares a type the table does not hold: `held_types`).
-    `client`: the load's, when it has one open."""
+    they disagree, or when the spec declares a type the table does not hold: `held_types`);
+    the record as read, which spares `record_load_types` reading it again. `client`: the
+    load's, when it has one open."""
     if client is None:
         async with BigtableDataClientAsync(project=project) as own:
             record = await read_types(own, instance_id, table.id, app_profile_id)
@@ -49,19 +50,23 @@ async def adopt_record(state: LoadState, project: str, table: TableSpec, instanc
     if merged != state.table_types:
         state.table_types = merged
         state.save(work_dir / STATE_FILE)
+    return record
 
 
 async def record_before_writing(project: str, instance_id: str, table_id: str, types: AttributeTypes,
                                 app_profile_id: str | None, rerun: str,
-                                client: BigtableDataClientAsync | None = None) -> tuple[AttributeTypes, str | None]:
+                                client: BigtableDataClientAsync | None = None,
+                                known: AttributeTypes | None = None) -> tuple[AttributeTypes, str | None]:
     """`types` recorded with the table before any row is written (first writer wins): the
     record as it then stands, and None, or the error that stops the load when another
     writer recorded another type first (`rerun`: how this load is run again). `client`:
-    the writer's, when it has one open (else one is opened for this)."""
+    the writer's, when it has one open (else one is opened for this); `known`: the record
+    as last read (`record_types`)."""
     if client is None:
         async with BigtableDataClientAsync(project=project) as own:
-            return await record_before_writing(project, instance_id, table_id, types, app_profile_id, rerun, own)
-    record = await record_types(client, project, instance_id, table_id, types, app_profile_id)
+            return await record_before_writing(project, instance_id, table_id, types, app_profile_id, rerun, own,
+                                               known)
+    record = await record_types(client, project, instance_id, table_id, types, app_profile_id, known)
     wrong = differing(types, record)
     if not wrong:
         return record, None
@@ -73,12 +78,14 @@ async def record_before_writing(project: str, instance_id: str, table_id: str, t
 
 
 async def record_load_types(state: LoadState, project: str, instance_id: str, table_id: str, work_dir: Path,
-                            app_profile_id: str | None, client: BigtableDataClientAsync | None = None) -> str | None:
+                            app_profile_id: str | None, client: BigtableDataClientAsync | None = None,
+                            known: AttributeTypes | None = None) -> str | None:
     """The state's types recorded before any row is written (`record_before_writing`,
-    through the writer's `client` when it has one); when another writer came first, the
-    state forgets its types, so a rerun infers them again over the record."""
+    through the writer's `client` when it has one, over the record `adopt_record` read:
+    `known`); when another writer came first, the state forgets its types, so a rerun
+    infers them again over the record."""
     record, error = await record_before_writing(project, instance_id, table_id, state.types or {}, app_profile_id,
-                                                "rerun the load", client)
+                                                "rerun the load", client, known)
     if error is not None:
         state.types = None
         state.table_types = {**state.table_types, **record}

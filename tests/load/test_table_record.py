@@ -81,6 +81,14 @@ def test_new_attributes_are_recorded_in_one_round_trip_and_the_first_writer_of_e
     assert asyncio.run(racing()) == {"actors": "L", "plot": "S", "rank": "N"}
     assert calls == [1, 3, 1, 1, 1]  # the batch found plot recorded: each on its own, plot kept as S
 
+    async def batch_over_known() -> dict[str, str]:  # what a load does with the record it read at its start
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            known = await read_types(client, instance_id, "other")
+            return await record_types(client, PROJECT, instance_id, "other", {"plot": "S", "year": "N"},
+                                      known=known)
+    assert asyncio.run(batch_over_known()) == record(instance_id, "other") == {
+        "actors": "L", "plot": "S", "rank": "N", "year": "N"}
+
 
 # --- the spec's declared types and the table's record: one rule for every reader and writer ---
 
