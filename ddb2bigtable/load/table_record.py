@@ -43,9 +43,8 @@ async def adopt_record(state: LoadState, project: str, table: TableSpec, instanc
     load's, when it has one open."""
     if client is None:
         async with BigtableDataClientAsync(project=project) as own:
-            record = await read_types(own, instance_id, table.id, app_profile_id)
-    else:
-        record = await read_types(client, instance_id, table.id, app_profile_id)
+            return await adopt_record(state, project, table, instance_id, work_dir, app_profile_id, own)
+    record = await read_types(client, instance_id, table.id, app_profile_id)
     merged = held_by_table(table, state.table_types, record, work_dir / STATE_FILE, instance_id)
     if merged != state.table_types:
         state.table_types = merged
