@@ -7,5 +7,6 @@
 - `row_keys`, `cell_values`, `timestamps`: row keys, cell bytes and cell times, each on its own.
 - `items.Item`: the typed item form the export reader, the codec and verify share.
 - `app_writes.item_write`: an application's write after the load, in the load's conventions
-  (TTL tables: cells stamped with the expiry, old cells deleted first).
+  (TTL tables: cells stamped with the expiry, old cells deleted first); `app_writes.counter_add`:
+  DynamoDB's `ADD` on a counter as one AddToCell.
 """

@@ -17,7 +17,7 @@ load does for incremental exports; `load.writer.row_entry` turns its result into
 client's `RowMutationEntry`.
 
 Counters in a counter family (an aggregate family, int64 Sum) are the exception to
-"delete, then write": an increment is `Codec.counter_add`, one AddToCell at the cell's
+"delete, then write": an increment is `counter_add`, one AddToCell at the cell's
 fixed time (0, or the item's expiry in a TTL family), sent through any app profile and
 merged by Bigtable with every other addition; `item_write` sets a counter (deletes its
 cell, then adds the value), which is what a PutItem means.
@@ -28,9 +28,10 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 
+from .cell_values import COUNTER, counter_write
 from .codec import Codec
 from .items import Item
-from .mutations import Expired, RowMutation
+from .mutations import AddToCell, CodecError, Expired, RowMutation
 from .timestamps import FAR_FUTURE_MICROS, ttl_timestamp
 
 
@@ -40,6 +41,30 @@ def item_write(codec: Codec, item: Item, *, now_micros: int | None = None) -> Ro
     passed: apply its `delete` instead (DynamoDB would no longer return the item)."""
     now = int(time.time() * 1_000_000) if now_micros is None else now_micros
     return codec.encode(item, write_time_micros=now, now_micros=now, replace=True)
+
+
+def counter_add(codec: Codec, item: Item, name: str, amount: int, *, now_micros: int) -> RowMutation:
+    """DynamoDB's `ADD name :amount` on `item` (its keys and what the mapping needs to place
+    it) as one AddToCell, through any app profile: Bigtable merges it with every other
+    addition. CodecError when `name` is not a counter kept in a counter family: such a
+    number needs a read-modify-write instead."""
+    plan = codec.plan_for(item)
+    if codec.mapping.stored(name) != COUNTER or (plan.is_value and plan.value_attr != name):
+        raise CodecError(f"{name} of this item is not a counter kept in a counter family (an aggregate "
+                         f"family), so it cannot be added to with AddToCell")
+    needed = {*codec.mapping.keys, *plan.addressing_fields, codec.mapping.ttl, plan.time_attribute}
+    placing = {n: v for n, v in item.items() if n in needed and n != name}
+    placed = codec.encode({**placing, name: {"N": str(amount)}}, write_time_micros=now_micros,
+                          now_micros=now_micros)
+    if isinstance(placed, Expired):
+        raise CodecError(f"the item's TTL has passed; DynamoDB would not return it to add to {name}")
+    adds = [m for m in placed.mutations if isinstance(m, AddToCell)]
+    if not adds:
+        raise CodecError(f"{name} of this item is not kept in a counter family (an aggregate family), so it "
+                         f"cannot be added to with AddToCell")
+    add = adds[-1]  # `name` comes last in what was placed
+    return RowMutation(placed.key, counter_write(add.family, add.qualifier, amount, add.timestamp_micros,
+                                                 replace=False))
 
 
 def expiry_cell_time(expires_at: int | float | str | Decimal | None) -> int:

@@ -135,7 +135,7 @@ class Codec:
             if isinstance(found, Expired):
                 return Expired(found.expiry_micros, self.delete(item)) if replace else found
             expiry = found
-        plan = self._plan_for(item)
+        plan = self.plan_for(item)
         key = self._row_key(plan, item)
         times = (millis(write_time_micros), expiry)
         writes = self._value_cells(plan, item, times) if plan.is_value else self._attribute_cells(plan, item, times)
@@ -172,34 +172,11 @@ class Codec:
         """The table's compiled encoder, for a loop that calls its `cells` itself (the loader's)."""
         return self._fast
 
-    def counter_add(self, item: Item, name: str, amount: int, *, now_micros: int) -> RowMutation:
-        """DynamoDB's `ADD name :amount` on `item` (its keys and what the mapping needs to place
-        it) as one AddToCell, through any app profile: Bigtable merges it with every other
-        addition. CodecError when `name` is not a counter kept in a counter family: such a
-        number needs a read-modify-write instead."""
-        plan = self._plan_for(item)
-        if self.mapping.stored(name) != COUNTER or (plan.is_value and plan.value_attr != name):
-            raise CodecError(f"{name} of this item is not a counter kept in a counter family (an aggregate "
-                             f"family), so it cannot be added to with AddToCell")
-        needed = {*self.mapping.keys, *plan.addressing_fields, self.mapping.ttl, plan.time_attribute}
-        placing = {n: v for n, v in item.items() if n in needed and n != name}
-        placed = self.encode({**placing, name: {"N": str(amount)}}, write_time_micros=now_micros,
-                             now_micros=now_micros)
-        if isinstance(placed, Expired):
-            raise CodecError(f"the item's TTL has passed; DynamoDB would not return it to add to {name}")
-        adds = [m for m in placed.mutations if isinstance(m, AddToCell)]
-        if not adds:
-            raise CodecError(f"{name} of this item is not kept in a counter family (an aggregate family), so it "
-                             f"cannot be added to with AddToCell")
-        add = adds[-1]  # `name` comes last in what was placed
-        return RowMutation(placed.key, counter_write(add.family, add.qualifier, amount, add.timestamp_micros,
-                                                     replace=False))
-
     def delete(self, keys: Item) -> RowMutation:
         """Incremental delete. `keys` may also be the item's old image, which a rule that keeps
         several items in one column or row needs to find its cells."""
         self._check(keys)
-        plan = self._plan_for(keys)
+        plan = self.plan_for(keys)
         key = self._row_key(plan, keys)
         if plan.index is None:
             return RowMutation(key, (DeleteRow(),))
@@ -226,7 +203,7 @@ class Codec:
         for name in self.mapping.keys:
             if name not in item_or_keys:
                 raise CodecError(f"key attribute {name!r} is missing")
-        return self._row_key(self._plan_for(item_or_keys), item_or_keys)
+        return self._row_key(self.plan_for(item_or_keys), item_or_keys)
 
     def expected(self, item: Item, *, now_micros: int) -> Item | None:
         """What `decode` gives back for this item (None when expired): the item itself,
@@ -258,7 +235,8 @@ class Codec:
                                  f"type recorded with the table, or inferred over this export): keep one type per "
                                  f"attribute, or reload the table with the new one")
 
-    def _plan_for(self, item: Item) -> RulePlan:
+    def plan_for(self, item: Item) -> RulePlan:
+        """The mapping's plan that takes this item: the first rule it matches, else the default."""
         if len(self.mapping.plans) == 1:  # no rules: the default mapping takes every item
             return self.mapping.plans[0]
         return next(p for p in self.mapping.plans if p.index is None or p.matches(item))

@@ -3,7 +3,7 @@
 A `counter` attribute lives in an aggregate (int64 Sum) family (spec/families.py), where
 Bigtable merges every addition into one cell, whichever cluster takes it. So an UpdateItem
 that only adds integers to counters, with no condition and nothing to return, is one
-MutateRow of AddToCell (`Codec.counter_add`), through the `serving` profile: no read, no
+MutateRow of AddToCell (`app_writes.counter_add`), through the `serving` profile: no read, no
 single-cluster profile, and concurrent increments from every region all count, which is
 what DynamoDB's `ADD` promises. Anything else (a condition, ReturnValues, SET next to the
 ADD, a counter whose cell carries the item's expiry) takes the read-check-write path.
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..codec.app_writes import counter_add
 from ..codec.cell_values import COUNTER, counter_number
 from ..codec.items import Item
 from ..codec.mutations import CodecError, RowMutation
@@ -56,7 +57,7 @@ def _adds(table: ServedTable, key: Item, amounts: dict[str, int]) -> RowMutation
     rows = []
     for name, amount in amounts.items():
         try:
-            row = table.codec.counter_add(key, name, amount, now_micros=now_micros())
+            row = counter_add(table.codec, key, name, amount, now_micros=now_micros())
         except CodecError:
             return None  # not placeable from the key alone (a TTL-stamped counter, another layout)
         if any(getattr(m, "timestamp_micros", 0) != 0 for m in row.mutations):

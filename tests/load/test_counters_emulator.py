@@ -24,6 +24,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ddb2bigtable.bigtable.preflight import family_kind
 from ddb2bigtable.bigtable.table_admin import ensure_tables
+from ddb2bigtable.codec.app_writes import counter_add
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.load import client_hooks, writer
 from ddb2bigtable.load.client_hooks import Source
@@ -102,7 +103,7 @@ def test_increments_from_several_clients_through_the_serving_profile_sum_exactly
         async with BigtableDataClientAsync(project=PROJECT) as c:
             videos = c.get_table(instance.id, "videos", app_profile_id="serving")
             for i in range(each):
-                row = codec.counter_add(likes, "Count", 1 + (n + i) % 3, now_micros=1_800_000_000_000_000)
+                row = counter_add(codec, likes, "Count", 1 + (n + i) % 3, now_micros=1_800_000_000_000_000)
                 await videos.mutate_row(row.key, client_mutations(row))
 
     async def all_clients() -> None:
@@ -116,8 +117,8 @@ def test_a_fresh_rerun_sets_the_exports_values_instead_of_adding_them(bigtable_e
     table, instance = prepare()
     assert load(table, instance.id, tmp_path).complete
     codec = Codec(table, {})
-    views = codec.counter_add({"VideoId": {"S": "0123"}, "SK": {"S": "VideoStatsViews"}}, "Count", 44,
-                              now_micros=1_800_000_000_000_000)
+    views = counter_add(codec, {"VideoId": {"S": "0123"}, "SK": {"S": "VideoStatsViews"}}, "Count", 44,
+                        now_micros=1_800_000_000_000_000)
 
     async def add() -> None:
         async with BigtableDataClientAsync(project=PROJECT) as c:

@@ -6,6 +6,7 @@ stream record carries, the same after a replay."""
 
 from __future__ import annotations
 
+from ddb2bigtable.codec.app_writes import counter_add
 from ddb2bigtable.replicate.cutover import CutoverOptions, run_cutover_check
 
 from .scenario import PROJECT, _codec, bigtable_rows, create, differences, export_and_load
@@ -34,14 +35,14 @@ def test_cutover_check_compares_the_summed_counter_with_dynamodbs_number(dynamod
 
     add_in_dynamodb(LIKES, 5)  # dual writes: the same increments on both sides
     add_in_dynamodb(LIKES, 2)
-    plant(scenario, [codec.counter_add(LIKES, "Count", 5, now_micros=0), codec.counter_add(LIKES, "Count", 2,
-                                                                                            now_micros=0)])
+    plant(scenario, [counter_add(codec, LIKES, "Count", 5, now_micros=0),
+                     counter_add(codec, LIKES, "Count", 2, now_micros=0)])
     options = CutoverOptions(project=PROJECT, instance_id=scenario.instance_id, app_profile_id="migration-load",
                              work_dir=scenario.work_dir, sample=10, segments=1, endpoint_url=dynamodb.endpoint)
     report = run_cutover_check(scenario.table, options)
     assert (report.checked, report.matches, report.mismatches, report.missing) == (2, 2, [], [])
 
-    plant(scenario, [codec.counter_add(VIEWS, "Count", 1, now_micros=0)])  # an increment DynamoDB never saw
+    plant(scenario, [counter_add(codec, VIEWS, "Count", 1, now_micros=0)])  # an increment DynamoDB never saw
     report = run_cutover_check(scenario.table, options)
     assert report.matches == 1 and len(report.mismatches) == 1
     (mismatch,) = report.mismatches  # (row 0123 holds both items: the other one's SK is named too)
