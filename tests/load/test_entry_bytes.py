@@ -14,7 +14,6 @@ chunks with the protobuf library: the same bytes, the same rows in Bigtable.
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
@@ -24,9 +23,7 @@ from hypothesis import strategies as st
 
 from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.mutations import AddToCell, DeleteCells, DeleteRow, RowCells, RowMutation
-from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.reader import read_records
-from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load import entry_bytes
 from ddb2bigtable.load.buckets import route
 from ddb2bigtable.load.entry_bytes import EntryBytes, varint
@@ -35,8 +32,8 @@ from ddb2bigtable.load.writer import _ENTRY, _REQUEST, Packer, Source, fill_entr
 from ddb2bigtable.spec.model import AttributeMapping
 
 from ..codec.test_codec import table
-from ..exports.test_export_reader import WHEN
-from .test_fast_path import ARN, CODECS, NOW, OF_TYPE, item_lines, row_mutation
+from .one_file_export import one_file_export, with_lines
+from .test_fast_path import CODECS, NOW, OF_TYPE, item_lines, row_mutation
 
 BOUNDARIES = (0, 1, 127, 128, 16_383, 16_384, 2_097_151, 2_097_152)
 # lengths around the one- to two- and two- to three-byte varints, less a cell's overhead
@@ -124,9 +121,7 @@ TABLES = {**CODECS, "unicode": UNICODE}
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("wire")
-    write_export(folder, ARN, [{"pk": {"S": str(i)}, "sk": {"S": "b"}} for i in range(8)], export_time=WHEN)
-    return folder
+    return one_file_export(tmp_path_factory.mktemp("wire"), 8)
 
 
 def large_lines(codec: Codec):
@@ -147,10 +142,7 @@ def test_loaded_lines_pack_to_the_bytes_of_the_checked_route(export, name, data)
     codec = Codec(*TABLES[name])
     body = data.draw(st.lists(st.one_of(item_lines(codec), large_lines(codec)), min_size=1, max_size=8))
     write_time = data.draw(st.sampled_from([0, 1_000, NOW - 1]))
-    manifest = open_export(str(export))
-    (data_file,) = manifest.files
-    (path,) = export.glob("AWSDynamoDB/**/data/*.gz")
-    path.write_bytes(gzip.compress(b"\n".join(body) + b"\n"))
+    manifest, data_file = with_lines(export, body)
     chunks = []
     for check in (True, False):
         routed = [route(r, codec, write_time, NOW, None, FileCounts()).row

@@ -25,7 +25,6 @@ from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.mutations import RowCells, RowMutation, SetCell
 from ddb2bigtable.exports.manifests import ExportError, open_export
 from ddb2bigtable.exports.reader import read_records
-from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load import encoder
 from ddb2bigtable.load.buckets import Routed, loaded_cells, route
 from ddb2bigtable.load.encoder import EncodeJob
@@ -36,12 +35,11 @@ from ddb2bigtable.spec.model import AttributeMapping, FamilyMapping, GcRule
 
 from ..codec.test_codec import table
 from ..conftest import ROOT
-from ..exports.test_export_reader import WHEN
+from .one_file_export import data_path, one_file_export, with_lines
 from .test_fuzz_export_lines import TABLE as MOVIES
 from .test_fuzz_export_lines import lines as damaged_lines
 
 NOW = 1_800_000_000 * 1_000_000
-ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/T"
 
 numbers = st.sampled_from(["0", "7", "2013", "6.2", "-1", "1e5", "1E+2", "0.10", "1" * 38, "1800000001",
                            "1900000000", "-0", "007", ".5", "1.", "+3", "1E+400"])
@@ -121,10 +119,7 @@ CODECS = {
 
 @pytest.fixture(scope="module")
 def export(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("fast")
-    # as many items as a test writes lines: no line past the manifest's itemCount
-    write_export(folder, ARN, [{"pk": {"S": str(i)}, "sk": {"S": "b"}} for i in range(6)], export_time=WHEN)
-    return folder
+    return one_file_export(tmp_path_factory.mktemp("fast"), 6)  # as many items as a test writes lines
 
 
 def row_mutation(row: RowCells) -> RowMutation:
@@ -140,10 +135,7 @@ def as_mutation(routed: Routed) -> Routed:
 
 
 def _both_ways(folder: Path, body: list[bytes], codec: Codec) -> tuple[list, list]:
-    manifest = open_export(str(folder))
-    (data_file,) = manifest.files
-    (path,) = folder.glob("AWSDynamoDB/**/data/*.gz")
-    path.write_bytes(gzip.compress(b"\n".join(body) + b"\n"))
+    manifest, data_file = with_lines(folder, body)
     results = []
     for check in (True, False):
         counts = FileCounts()
@@ -219,9 +211,7 @@ def _encoded_file(folder: Path, codec: Codec, fast: bool) -> tuple:
 
 @pytest.fixture(scope="module")
 def long_export(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("loop")
-    write_export(folder, ARN, [{"pk": {"S": str(i)}, "sk": {"S": "b"}} for i in range(80)], export_time=WHEN)
-    return folder
+    return one_file_export(tmp_path_factory.mktemp("loop"), 80)
 
 
 @pytest.mark.parametrize("name", sorted(CODECS))
@@ -235,11 +225,10 @@ def test_the_encoder_loop_sends_the_same_with_its_fast_path(long_export, name, d
     the counts of the lines read so far)."""
     codec = Codec(*CODECS[name])
     body = data.draw(st.lists(item_lines(codec), min_size=1, max_size=70))
-    (path,) = long_export.glob("AWSDynamoDB/**/data/*.gz")
     packed = gzip.compress(b"\n".join(body) + b"\n")
     if data.draw(st.booleans()):
         packed = packed[:data.draw(st.integers(10, len(packed) - 1))]
-    path.write_bytes(packed)
+    data_path(long_export).write_bytes(packed)
     assert _encoded_file(long_export, codec, True) == _encoded_file(long_export, codec, False)
 
 

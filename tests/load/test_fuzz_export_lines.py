@@ -8,7 +8,6 @@ bucket and never raise. Both output formats and both export types are covered.
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ddb2bigtable.codec.codec import Codec
-from ddb2bigtable.exports.manifests import open_export
 from ddb2bigtable.exports.reader import MAX_LINE, read_records
 from ddb2bigtable.exports.writer import IncrementalChange, write_export, write_incremental_export
 from ddb2bigtable.load.buckets import route
@@ -26,6 +24,7 @@ from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT
 from ..exports.test_export_reader import WHEN
+from .one_file_export import with_lines
 
 TABLE = read_spec(ROOT / "specs" / "movies.yaml").tables[0]
 ARN = "arn:aws:dynamodb:us-west-2:123456789012:table/Movies"
@@ -87,10 +86,7 @@ line_lists = st.lists(lines(), min_size=1, max_size=5).filter(lambda ls: sum(len
 
 
 def _route_all(folder: Path, body: list[bytes]) -> FileCounts:
-    manifest = open_export(str(folder))
-    (data_file,) = manifest.files
-    (path,) = folder.glob("AWSDynamoDB/**/data/*.gz")
-    path.write_bytes(gzip.compress(b"\n".join(body) + b"\n"))
+    manifest, data_file = with_lines(folder, body)
     codec, counts = Codec(TABLE, {}), FileCounts()
     for record in read_records(manifest, data_file):
         route(record, codec, NOW, NOW, None, counts)
@@ -126,10 +122,8 @@ def _nested(levels: int) -> bytes:
 
 @pytest.mark.parametrize("export", ["DYNAMODB_JSON"], indirect=True)
 def test_nesting_past_dynamodbs_32_levels_is_a_dead_letter_with_its_reason(export):
-    manifest = open_export(str(export))
-    (path,) = export.glob("AWSDynamoDB/**/data/*.gz")
-    path.write_bytes(gzip.compress(_nested(32) + b"\n" + _nested(33) + b"\n" + _nested(5000) + b"\n"))
-    records = list(read_records(manifest, manifest.files[0]))
+    manifest, data_file = with_lines(export, [_nested(32), _nested(33), _nested(5000)])
+    records = list(read_records(manifest, data_file))
     assert [r.kind for r in records] == ["put", "error", "error"]
     assert "nested deeper than DynamoDB's 32 levels" in records[1].error and "depth limit" in records[2].error
 
@@ -137,8 +131,6 @@ def test_nesting_past_dynamodbs_32_levels_is_a_dead_letter_with_its_reason(expor
 @pytest.mark.parametrize("export", ["DYNAMODB_JSON"], indirect=True)
 def test_binary_that_is_not_even_ascii_is_a_bad_line(export):
     """Found by this fuzz test in CI: a BS member of non-ASCII text crashed the reader."""
-    manifest = open_export(str(export))
-    (path,) = export.glob("AWSDynamoDB/**/data/*.gz")
-    path.write_bytes(gzip.compress(b'{"Item": {"year": {"N": "1"}, "title": {"BS": ["\\u0080"]}}}\n'))
-    (record,) = read_records(manifest, manifest.files[0])
+    manifest, data_file = with_lines(export, [b'{"Item": {"year": {"N": "1"}, "title": {"BS": ["\\u0080"]}}}'])
+    (record,) = read_records(manifest, data_file)
     assert record.kind == "error" and "not valid base64" in record.error
