@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -101,11 +101,16 @@ class RawEntry(mutations.RowMutationEntry):
     `counter_write`), so every entry is idempotent: retries are safe.
     """
 
-    def __init__(self, message: Any, file: str, line: int):  # no super().__init__: nothing to convert
-        self.row_key = message.row_key
-        self.mutations = message.mutations
+    def __init__(self, message: Any, file: str, line: int, size: int | None = None):  # nothing to convert
+        self.mutations = message.mutations  # the client asks for its len() four times per row
         self.message, self.file, self.line = message, file, line
-        self._size = message.ByteSize()  # asked for twice per row (append, flow control)
+        # Asked for twice per row (append, flow control). `size`: the message's serialized
+        # length as the encoder wrote it; measuring it here again took a walk of the message.
+        self._size = message.ByteSize() if size is None else size
+
+    @property
+    def row_key(self) -> bytes:  # type: ignore[override]  # the client's batcher never reads it: a copy on demand
+        return self.message.row_key
 
     @property
     def source(self) -> Source:  # made only for the rare row Bigtable rejects
@@ -138,6 +143,16 @@ def entry(message: Any, file: str, line: int) -> mutations.RowMutationEntry:
     if hooks_off() is None:
         return RawEntry(message, file, line)
     return PublicEntry(message.row_key, [_public(m) for m in message.mutations], Source(file, line))
+
+
+def entries(messages: Iterable[Any], file: str, lines: list[int], sizes: list[int]
+            ) -> list[mutations.RowMutationEntry]:
+    """`entry` for each message of a chunk, its line and its serialized length, the hooks
+    checked once for the chunk instead of per row."""
+    rows = zip(messages, lines, sizes, strict=True)
+    if hooks_off() is None:
+        return [RawEntry(m, file, line, size) for m, line, size in rows]
+    return [entry(m, file, line) for m, line, _ in rows]
 
 
 def _public(m: Any) -> mutations.Mutation:

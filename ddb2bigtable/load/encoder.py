@@ -64,6 +64,7 @@ class Chunk:
     file: str
     packed: bytes
     lines: list[int]
+    sizes: list[int]  # each row's serialized length (`Packer`)
     dead: list[tuple[int, str, str | None]]  # (line, reason, raw text)
     read: int  # export lines this chunk covers, for the progress bar
 
@@ -170,15 +171,15 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
                 if len(firsts) < CANDIDATES:
                     firsts.append(candidate(row, record.line, now))
             if read == limit:
-                packed, lines = packer.take()
-                conn.send(Chunk(f.key, packed, lines, dead, read))
+                packed, lines, sizes = packer.take()
+                conn.send(Chunk(f.key, packed, lines, sizes, dead, read))
                 dead, read, limit = [], 0, min(2 * limit, CHUNK_ROWS)
         if digest is not None:
             check_digest(job.manifest, f, digest)
     finally:
         count_loaded(counts, loaded)  # before the FileEnd, whether the file ended or stopped
-        packed, lines = packer.take()
-        conn.send(Chunk(f.key, packed, lines, dead, read))
+        packed, lines, sizes = packer.take()
+        conn.send(Chunk(f.key, packed, lines, sizes, dead, read))
 
 
 def forked_child(target: Callable[..., None], *args: Any, name: str) -> tuple[BaseProcess, Connection]:

@@ -71,12 +71,14 @@ class EntryBytes:
         self._kept = 0  # heads and their parts kept
         self._time, self._stamp = 0, b""  # the last timestamp field made (a row's cells share one)
 
-    def add(self, parts: list[bytes], row: RowCells) -> None:
+    def add(self, parts: list[bytes], row: RowCells) -> int:
         """Appends the row as one element of MutateRowsRequest.entries (tag, length, entry):
-        a request that holds only entries serializes as the join of its elements."""
+        a request that holds only entries serializes as the join of its elements. Returns
+        the entry's length (its ByteSize, which the writer's batcher asks for)."""
         entry = self.entry(row)
         n = len(entry)
         parts += (_ENTRIES + (_SMALL[n] if n < 128 else varint(n)), entry)
+        return n
 
     def entry(self, row: RowCells) -> bytes:
         """The row's Entry message, serialized."""

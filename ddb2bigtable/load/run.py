@@ -121,7 +121,7 @@ async def _entries(run: _Run, f: DataFile, counts: FileCounts, dead: DeadLetters
             dead.add(f.key, line, reason, raw)
         run.progress(message.read)
         if message.lines:
-            yield unpack(message.packed, f.key, message.lines)
+            yield unpack(message.packed, f.key, message.lines, message.sizes)
 
 
 @dataclass

@@ -22,7 +22,7 @@ from google.cloud.bigtable_v2.types import bigtable as bigtable_types
 
 from ..codec.mutations import AddToCell, DeleteRow, RowCells, RowMutation, SetCell
 from ..spec.errors import ServiceError
-from .client_hooks import Source, entry, read_responses_raw
+from .client_hooks import Source, entries, entry, read_responses_raw
 from .entry_bytes import EntryBytes
 
 # Errors that say "this row will never be accepted", as opposed to "try again later".
@@ -93,40 +93,46 @@ class Packer:
     encoder process: the heads it keeps serve all its files); other rows are filled into a
     request message, serialized when a `RowCells` row comes next or the chunk is taken. A
     request that holds only entries serializes as the join of its entries, so the chunk is
-    the join of those parts, rows in order."""
+    the join of those parts, rows in order. Each row's serialized length goes with it
+    (`sizes`): the batcher asks for it, and the writer would otherwise measure every
+    message again (`message.ByteSize()`, a walk of the message)."""
 
     def __init__(self, cells: EntryBytes | None = None) -> None:
         self._cells = cells or EntryBytes()
         self._parts: list[bytes] = []
         self._request: Any = None  # the RowMutations since the last part
         self.lines: list[int] = []
+        self.sizes: list[int] = []
 
     def add(self, row: RowMutation | RowCells, line: int) -> None:
         if isinstance(row, RowCells):
             if self._request is not None:
                 self._serialize()
-            self._cells.add(self._parts, row)
+            self.sizes.append(self._cells.add(self._parts, row))
         else:
             if self._request is None:
                 self._request = _REQUEST()
-            fill_entry(self._request.entries.add(), row)
+            message = self._request.entries.add()
+            fill_entry(message, row)
+            self.sizes.append(message.ByteSize())
         self.lines.append(line)
 
     def _serialize(self) -> None:
         self._parts.append(self._request.SerializeToString())
         self._request = None
 
-    def take(self) -> tuple[bytes, list[int]]:
+    def take(self) -> tuple[bytes, list[int], list[int]]:
+        """The chunk, its rows' export lines and their serialized lengths; the packer starts over."""
         if self._request is not None:
             self._serialize()
-        packed, lines = b"".join(self._parts), self.lines
-        self._parts, self.lines = [], []
-        return packed, lines
+        packed, lines, sizes = b"".join(self._parts), self.lines, self.sizes
+        self._parts, self.lines, self.sizes = [], [], []
+        return packed, lines, sizes
 
 
-def unpack(packed: bytes, file: str, lines: list[int]) -> list[mutations.RowMutationEntry]:
+def unpack(packed: bytes, file: str, lines: list[int], sizes: list[int]) -> list[mutations.RowMutationEntry]:
     """`Packer.take`'s chunk as batcher entries."""
-    return [entry(m, file, line) for m, line in zip(_REQUEST.FromString(packed).entries, lines, strict=True)]
+    return entries(_REQUEST.FromString(packed).entries, file, lines, sizes)
 
 
 @dataclass

@@ -59,8 +59,9 @@ def before(rows: list[RowMutation | RowCells]) -> bytes:
 def packed(rows: list[RowMutation | RowCells], packer: Packer) -> bytes:
     for i, row in enumerate(rows):
         packer.add(row, i)
-    chunk, lines = packer.take()
+    chunk, lines, sizes = packer.take()
     assert lines == list(range(len(rows)))
+    assert sizes == [entry.ByteSize() for entry in _REQUEST.FromString(chunk).entries]  # what the batcher asks
     return chunk
 
 
