@@ -9,7 +9,7 @@ the dead-letter file instead of stopping the load. Item counts are checked by th
 
 from __future__ import annotations
 
-import gzip
+import contextlib
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,7 +21,17 @@ from isal import isal_zlib
 from ..codec.items import Item
 from .ion_lines import ion_full, ion_incremental
 from .json_lines import BadLine, Decoded, json_full, json_incremental, json_item, json_line
-from .manifests import INCREMENTAL_EXPORT, DataFile, Digest, ExportError, Manifest, data_path, missing_file
+from .kept_lines import Keeping, KeptLines
+from .manifests import (
+    INCREMENTAL_EXPORT,
+    DataFile,
+    Digest,
+    ExportError,
+    Manifest,
+    check_digest,
+    data_path,
+    missing_file,
+)
 
 RAW_LIMIT = 1000
 # DynamoDB items are at most 400 KB (AWS, "Constraints in Amazon DynamoDB", items; read
@@ -70,8 +80,8 @@ class Record:
 
 # --- public API ---------------------------------------------------------------------------
 
-def read_records(manifest: Manifest, f: DataFile, *, check: bool = True, digest: Digest | None = None
-                 ) -> Iterator[Record]:
+def read_records(manifest: Manifest, f: DataFile, *, check: bool = True, digest: Digest | None = None,
+                 keep: KeptLines | None = None) -> Iterator[Record]:
     """Every line of one data file as a `Record`, in order.
 
     A line that is not valid JSON/ION or not an item becomes an "error" record; a gzip
@@ -80,14 +90,15 @@ def read_records(manifest: Manifest, f: DataFile, *, check: bool = True, digest:
     instead of two) leaves a full DynamoDB JSON export's item as parsed, `unchecked`;
     `checked` gives the record this reader would have returned. `digest` (an md5) is fed
     every stored byte read, so a pass that reads the file anyway checks its md5 too
-    (`manifests.check_digest`, once the file is read to its end).
+    (`manifests.check_digest`, once the file is read to its end). `keep`: its lines kept
+    from an earlier read, or kept for a later one (`kept_lines.KeptLines`).
     """
     full_json = manifest.output_format == "DYNAMODB_JSON" and manifest.export_type != INCREMENTAL_EXPORT
     if not check and full_json:
-        yield from _parsed_records(manifest, f, digest)
+        yield from _parsed_records(manifest, f, digest, keep)
         return
     decode = _LINE_DECODERS[manifest.output_format, manifest.export_type == INCREMENTAL_EXPORT]
-    for line_no, line in _file_lines(manifest, f, digest):
+    for line_no, line in _file_lines(manifest, f, digest, keep):
         if line is None:
             yield Record(f.key, line_no, "error", None, None, None, _TOO_LONG, None)
             continue
@@ -100,10 +111,11 @@ def read_records(manifest: Manifest, f: DataFile, *, check: bool = True, digest:
             yield Record(f.key, line_no, kind, item, keys, write_time, None, None, old)
 
 
-def _parsed_records(manifest: Manifest, f: DataFile, digest: Digest | None) -> Iterator[Record]:
+def _parsed_records(manifest: Manifest, f: DataFile, digest: Digest | None, keep: KeptLines | None
+                    ) -> Iterator[Record]:
     """`read_records(check=False)` of a full DynamoDB JSON export: each line parsed (the
     JSON, its nesting and its `Item` object checked), its values not yet."""
-    for line_no, line in _file_lines(manifest, f, digest):
+    for line_no, line in _file_lines(manifest, f, digest, keep):
         if line is None:
             yield Record(f.key, line_no, "error", None, None, None, _TOO_LONG, None)
             continue
@@ -135,7 +147,7 @@ def _error(file: str, line_no: int, line: bytes, bad: BadLine) -> Record:
 
 
 def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool], digest: Digest | None = None,
-               known: Callable[[], Any] | None = None) -> Iterator[Item]:
+               known: Callable[[], Any] | None = None, keep: KeptLines | None = None) -> Iterator[Item]:
     """The valid items of one data file that `wanted` asks for, for a pass that needs only
     a few of them (type inference: an item whose attributes all have types already seen
     changes nothing). `wanted` sees each item as parsed, before the validation that costs
@@ -146,15 +158,15 @@ def scan_items(manifest: Manifest, f: DataFile, wanted: Callable[[Any], bool], d
     skipped without being parsed into Python objects (most lines: `msgspec` decodes
     against the type in C, several times faster than parsing and asking `wanted`). Only
     full DynamoDB JSON exports skip the validation; ION and incremental exports are read
-    as `read_records` reads them. `digest`: as `read_records`'s."""
+    as `read_records` reads them. `digest` and `keep`: as `read_records`'s."""
     if manifest.output_format != "DYNAMODB_JSON" or manifest.export_type == INCREMENTAL_EXPORT:
-        for record in read_records(manifest, f, digest=digest):
+        for record in read_records(manifest, f, digest=digest, keep=keep):
             if record.item is not None and wanted(record.item):
                 yield record.item
         return
     schema: Any = None
     skip: Callable[[bytes], Any] | None = None
-    for _, line in _file_lines(manifest, f, digest):
+    for _, line in _file_lines(manifest, f, digest, keep):
         if line is None:
             continue
         if skip is not None:
@@ -203,18 +215,23 @@ class _Waste:
             raise _Wasted
 
 
-def _file_lines(manifest: Manifest, f: DataFile, digest: Digest | None = None) -> Iterator[tuple[int, bytes | None]]:
+def _file_lines(manifest: Manifest, f: DataFile, digest: Digest | None = None, keep: KeptLines | None = None
+                ) -> Iterator[tuple[int, bytes | None]]:
     """(line number, line) of one data file, None for a line over MAX_LINE; ExportError
     when it is missing, unreadable, decompresses to more than ITEM_BYTES per item, or its
     gzip stream is cut short or corrupt (after the last good line). `digest` is fed each
-    stored (compressed) chunk as it is read."""
+    stored (compressed) chunk as it is read; a file `keep` holds is not read (`KeptLines`)."""
+    if keep is not None and f.key in keep:
+        yield from enumerate(keep.take(f.key), 1)
+        return
     store, path = data_path(manifest, f)
     line_no = 0
     limit = f.item_count * ITEM_BYTES + MAX_LINE
     waste, items = _Waste(), f.item_count
+    keeping = Keeping(keep.left if keep is not None and digest is not None else 0)
     try:
         with store.open(path) as stream:
-            for line_no, line in enumerate(_gzip_lines(stream, limit, waste, digest), 1):
+            for line_no, line in enumerate(_gzip_lines(stream, limit, waste, digest, keeping), 1):
                 if line_no > items and line is not None:  # past the file's itemCount: no item of it
                     waste.add(max(len(line) + 1, EXTRA_LINE_COST))
                 yield line_no, line
@@ -228,29 +245,38 @@ def _file_lines(manifest: Manifest, f: DataFile, digest: Digest | None = None) -
                           f"damaged or a gzip bomb: reading stopped after line {line_no}") from None
     except FileNotFoundError:
         raise missing_file(f, path) from None
-    except (gzip.BadGzipFile, EOFError, zlib.error, _INFLATE_ERROR) as err:
+    except (EOFError, _INFLATE_ERROR) as err:  # a stream cut short (`_gzip_lines`), or one isal refuses
         raise ExportError(f"{path}: the gzip stream of {f.key} is truncated or corrupt after line "
                           f"{line_no} ({err}); lines up to {line_no} were read: copy the file again "
                           f"from the export") from None
     except OSError as err:
         raise ExportError(f"{path}: cannot read {f.key} ({err})") from None
+    if keep is not None and digest is not None:
+        with contextlib.suppress(ExportError):  # the caller's own check says what is wrong
+            check_digest(manifest, f, digest)
+            keep.kept(f.key, keeping)
 
 
-_INFLATE_ERROR = cast(type[Exception], isal_zlib.error)  # a corrupt stream (isal's stub types it as an instance)
+# A corrupt stream: isal's IsalError (its stub types it as an instance), no subclass of
+# zlib.error. Only `_gzip_lines` inflates (the stores hand back the stored bytes, GCS's
+# `raw_download`), so neither zlib.error nor gzip's BadGzipFile can reach `_file_lines`.
+_INFLATE_ERROR = cast(type[Exception], isal_zlib.error)
 GZIP_CHUNK = 256 * 1024  # compressed bytes per read
 GZIP_OUT = 1024 * 1024  # decompressed bytes per step: bounded even for data that compresses 100x
 
 
-def _gzip_lines(stream: Any, limit: int, waste: _Waste, digest: Digest | None = None) -> Iterator[bytes | None]:
+def _gzip_lines(stream: Any, limit: int, waste: _Waste, digest: Digest | None, keeping: Keeping
+                ) -> Iterator[bytes | None]:
     """The lines of a gzip stream (concatenated members too), without their newline; None
     for a line longer than MAX_LINE (its bytes are dropped as they arrive, and counted as
-    `waste`), `_TooMuch` past `limit` decompressed bytes.
+    `waste`), `_TooMuch` past `limit` decompressed bytes. `keeping` is handed the lines
+    as they are yielded, a step's at once.
 
     A gzip stream with our own line split: several times faster than `GzipFile`'s
     readline, which dominated the time of reading an export; inflated by ISA-L
     (`isal_zlib`, zlib's API and checks: the same bytes, a damaged stream refused alike),
-    which takes ~40% less CPU than zlib on an export's lines (both passes of a load read
-    every file).
+    which takes ~40% less CPU than zlib on an export's lines (a fresh load's two passes
+    read each file its encoder did not keep: `kept_lines`).
     """
     decompressor = isal_zlib.decompressobj(zlib.MAX_WBITS | 16)
     tail = b""
@@ -274,6 +300,7 @@ def _gzip_lines(stream: Any, limit: int, waste: _Waste, digest: Digest | None = 
             if len(chunk) > MAX_LINE:  # only then can a line be too long (rare: no per-line cost)
                 waste.add(sum(len(line) for line in lines if line is not None and len(line) > MAX_LINE))
                 lines = [None if line is not None and len(line) > MAX_LINE else line for line in lines]
+            keeping.add(lines, len(out))
             yield from lines
             if len(tail) > MAX_LINE:
                 waste.add(len(tail))
@@ -285,9 +312,9 @@ def _gzip_lines(stream: Any, limit: int, waste: _Waste, digest: Digest | None = 
         raise EOFError("Compressed file ended before the end-of-stream marker was reached")
     if dropping:
         waste.add(len(tail))
-        yield None
-    elif tail:
-        yield tail
+    last: list[bytes | None] = [None] if dropping else [tail] if tail else []
+    keeping.add(last, 0)
+    yield from last
 
 
 _LINE_DECODERS: dict[tuple[str, bool], Callable[[bytes], Decoded]] = {

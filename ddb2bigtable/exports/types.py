@@ -13,21 +13,23 @@ from collections.abc import Iterable
 
 from ..codec.type_inference import AttributeTypes, TypeScan, merge_types, with_recorded
 from ..spec.model import TableSpec
+from .kept_lines import KeptLines
 from .manifests import DataFile, ExportError, Manifest, check_digest, file_digest, verify_file
 from .reader import scan_items
 
 FileTypes = tuple[str, AttributeTypes | str]  # (data file key, its types or why it cannot be read)
 
 
-def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTypes:
+def file_types(manifest: Manifest, f: DataFile, table: TableSpec, keep: KeptLines | None = None) -> AttributeTypes:
     """One data file's attribute types inferred (validating only the items that could
     change them: reader.scan_items) and its md5 checked, in one read of the file: its
     stored bytes are hashed as they are decompressed. A file that fails half-way is
     checked alone first, so a damaged or replaced file is refused by its md5 (copy it
-    again), as before any other complaint about its bytes."""
+    again), as before any other complaint about its bytes. `keep` may keep its lines for
+    the next pass (`reader.KeptLines`)."""
     scan, digest = TypeScan(), file_digest()
     try:
-        for item in scan_items(manifest, f, scan.news, digest, scan.known_items):
+        for item in scan_items(manifest, f, scan.news, digest, scan.known_items, keep):
             scan.add(item)
     except ExportError:
         verify_file(manifest, f)
@@ -36,12 +38,13 @@ def file_types(manifest: Manifest, f: DataFile, table: TableSpec) -> AttributeTy
     return scan.types(table)
 
 
-def share_types(manifest: Manifest, files: Iterable[DataFile], table: TableSpec) -> list[FileTypes]:
+def share_types(manifest: Manifest, files: Iterable[DataFile], table: TableSpec, keep: KeptLines | None = None
+                ) -> list[FileTypes]:
     """`file_types` of each file in turn, up to the first that cannot be read (its error)."""
     results: list[FileTypes] = []
     for f in files:
         try:
-            results.append((f.key, file_types(manifest, f, table)))
+            results.append((f.key, file_types(manifest, f, table, keep)))
         except ExportError as error:
             results.append((f.key, str(error)))
             break

@@ -39,6 +39,7 @@ from typing import Any
 from ..codec.codec import Codec
 from ..codec.mutations import RowCells, RowMutation
 from ..codec.type_inference import AttributeTypes
+from ..exports.kept_lines import KeptLines
 from ..exports.manifests import DataFile, ExportError, Manifest, check_digest, file_digest, verify_file
 from ..exports.reader import read_records
 from ..exports.types import FileTypes, merged_types, share_types
@@ -53,6 +54,11 @@ from .writer import Packer
 CHUNK_ROWS = 500  # rows per pipe message: large enough to amortize the pickling
 FIRST_CHUNK_ROWS = 50  # a file's first message; each next one twice as large, up to CHUNK_ROWS
 PREFETCH = 4  # chunks the writer holds ahead of the batcher
+# A fresh load's inference pass keeps the lines of the files it read for the encode pass
+# (`exports.kept_lines`), up to this many decompressed bytes per encoder process: a small
+# file is read, hashed and inflated once (gunzip and md5: ~1.4 us a Movies row), a larger
+# one read again. Fixed, so the encoders' peak memory does not grow with the export.
+KEEP_BYTES = 16 * 1024 * 1024
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -112,17 +118,19 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
     """The child's whole life: types (inferred and sent, then the export's received, or
     the job's), every file in order, then the pipe closes."""
     try:
-        types = job.types
+        types, keep = job.types, None
         if types is None:
-            conn.send(_ShareTypes(share_types(job.manifest, job.files, job.table)))
+            keep = KeptLines(KEEP_BYTES)
+            conn.send(_ShareTypes(share_types(job.manifest, job.files, job.table, keep)))
             types = conn.recv()
             if types is None:  # the export cannot be loaded: nothing to encode
                 return
         codec, cells = Codec(job.table, types), EntryBytes()
         for f in job.files:
             counts, firsts = FileCounts(), list[Candidate]()
+            kept = keep if keep is not None and f.key in keep else None  # read once, by the inference pass
             try:
-                _encode_file(conn, job, codec, f, counts, firsts, cells)
+                _encode_file(conn, job, codec, f, counts, firsts, cells, kept)
             except ExportError as error:
                 conn.send(FileEnd(f.key, counts, str(error)))
                 return
@@ -136,26 +144,28 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
 
 
 def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts,
-                 firsts: list[Candidate], cells: EntryBytes) -> None:
+                 firsts: list[Candidate], cells: EntryBytes, kept: KeptLines | None = None) -> None:
     """One data file as chunks; what was read before an ExportError is shipped first. Its
     first rows are named in `firsts`, so the spot check need not read the file again.
 
     Its md5 is checked before its first row, unless this process's inference pass has
-    just checked it (a fresh load, `job.types` None: `file_types` hashes the bytes it reads). Then the
-    bytes read here are hashed too, and checked at the file's end: a file replaced
-    between the two reads fails (not done: a rerun checks it first), with one read
-    fewer than a check of its own (on a bucket, one download fewer)."""
+    just checked it (a fresh load, `job.types` None: `file_types` hashes the bytes it reads).
+    If that pass `kept` its lines, they are encoded and the file is not read again: with
+    one read there is nothing to replace. Else the bytes read here are hashed too, and
+    checked at the file's end: a file replaced between the two reads fails (not done: a
+    rerun checks it first), with one read fewer than a check of its own (on a bucket, one
+    download fewer)."""
     packer = Packer(cells)  # the process's heads (`EntryBytes`), made once for all its files
     dead: list[tuple[int, str, str | None]] = []
     read, limit, loaded = 0, FIRST_CHUNK_ROWS, 0
-    digest = file_digest() if job.types is None else None
+    digest = file_digest() if job.types is None and kept is None else None
     write_time, now = job.write_time, job.now
     fast = loaded_cells(codec, job.sample)  # the common case in one call, without a `Routed`
     row: RowMutation | RowCells | None
     try:
-        if digest is None:
+        if job.types is not None:
             verify_file(job.manifest, f)
-        for record in read_records(job.manifest, f, check=False, digest=digest):  # route checks as it encodes
+        for record in read_records(job.manifest, f, check=False, digest=digest, keep=kept):  # route checks it
             read += 1
             row = fast(record.item, write_time, now) if fast is not None and record.unchecked is not None else None
             if row is not None:

@@ -120,23 +120,33 @@ def test_an_md5_mismatch_stops_before_writing_that_file(bigtable_emulator, tmp_p
 
 
 
-def test_a_file_replaced_after_its_md5_was_checked_fails_the_load(bigtable_emulator, tmp_path, monkeypatch):
-    """A fresh load checks each file's md5 in its inference read, and hashes the rows' read
-    again: a file replaced between the two (after its types were inferred) fails, is not
-    marked done, and the rerun refuses it before writing."""
+def replaced_after_inference(monkeypatch, target: Path, lines: bytes | None = None) -> None:
+    """In the encoder processes (fork): `target` replaced once its types were inferred, by
+    `lines` gzip'd, or by its own bytes and a zero (still gzip, the same lines, other bytes)."""
     from ddb2bigtable.load import encoder
 
-    export = copy_export(tmp_path)
-    target = data_files(export)[0]
     inferred = encoder.share_types
 
     def then_replaced(*args):
         shares = inferred(*args)
         if any(Path(key).name == target.name for key, _ in shares):
-            target.write_bytes(target.read_bytes() + b"\0")  # still a gzip file (zero padding), other bytes
+            target.write_bytes(gzip.compress(lines) if lines is not None else target.read_bytes() + b"\0")
         return shares
 
-    monkeypatch.setattr(encoder, "share_types", then_replaced)  # in the encoder processes (fork)
+    monkeypatch.setattr(encoder, "share_types", then_replaced)
+
+
+def test_a_file_replaced_after_its_md5_was_checked_fails_the_load(bigtable_emulator, tmp_path, monkeypatch):
+    """A fresh load checks each file's md5 in its inference read, and hashes the rows' read
+    again: a file replaced between the two (after its types were inferred) fails, is not
+    marked done, and the rerun refuses it before writing. (A file whose lines the
+    inference kept is not read again: no file here is kept, KEEP_BYTES 0.)"""
+    from ddb2bigtable.load import encoder
+
+    export = copy_export(tmp_path)
+    target = data_files(export)[0]
+    monkeypatch.setattr(encoder, "KEEP_BYTES", 0)
+    replaced_after_inference(monkeypatch, target)
     spec, instance_id = prepare("movies.yaml")
     report = run_load(spec.tables[0], str(export), options(instance_id, tmp_path / "work"))
     assert not report.complete and "md5" in report.error and target.name in report.error
@@ -146,6 +156,18 @@ def test_a_file_replaced_after_its_md5_was_checked_fails_the_load(bigtable_emula
     again = run_load(spec.tables[0], str(export), options(instance_id, tmp_path / "work"))
     assert not again.complete and "md5" in again.error and target.name in again.error
     assert again.total("loaded") == 4609 - failed.manifest_items  # the other files resumed as done
+
+
+def test_a_small_file_is_read_once_and_its_checked_lines_are_loaded(bigtable_emulator, tmp_path, monkeypatch):
+    """A fresh load keeps a small file's lines from its inference read (md5 checked) and
+    encodes them: replaced afterwards, even by a damaged file, it is not read again."""
+    export = copy_export(tmp_path)
+    target = data_files(export)[0]
+    replaced_after_inference(monkeypatch, target, b'{"Item": {"year": {"N": "19\n')
+    spec, instance_id = prepare("movies.yaml")
+    report = run_load(spec.tables[0], str(export), options(instance_id, tmp_path / "work"))
+    assert report.complete and report.total("loaded") == 4609 and report.total("dead_lettered") == 0
+    assert len(read_all(instance_id, "movies")) == 4609
 
 def big_export(tmp: Path, items: int) -> Path:
     rows = ({"pk": {"S": f"device-{i % 977:04d}"}, "sk": {"N": str(i)}, "payload": {"S": "x" * 200},
