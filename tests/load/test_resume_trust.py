@@ -19,11 +19,12 @@ from google.cloud.bigtable import Client
 
 from ddb2bigtable.bigtable import emulator
 from ddb2bigtable.bigtable.table_admin import ensure_tables
-from ddb2bigtable.exports.manifests import open_export
+from ddb2bigtable.exports.manifests import FULL_EXPORT, open_export
 from ddb2bigtable.load.beam.direct import run_beam_load
+from ddb2bigtable.load.chain import Link
 from ddb2bigtable.load.local_stage import DEFAULT_PROJECT
 from ddb2bigtable.load.run import export_fingerprint, run_load
-from ddb2bigtable.load.state import LoadState
+from ddb2bigtable.load.state import FileCounts, LoadState
 from ddb2bigtable.load.work_folder import locked
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.spec.errors import InputError
@@ -147,6 +148,19 @@ def test_a_folder_where_the_state_belongs_is_bad_input(tmp_path):
     (tmp_path / "state.json").mkdir()
     with pytest.raises(InputError, match="is not a file, so it cannot hold the load's resume state: delete it"):
         LoadState.open(tmp_path / "state.json", "fingerprint")
+
+
+def test_a_state_saved_now_or_by_an_earlier_version_opens_the_same(tmp_path):
+    """Saved with orjson (#33); a state the standard library wrote (indent=1, names as
+    \\u escapes) before that still resumes, nothing lost."""
+    where = {"project": "p", "instance": "i", "table": "t", "endpoint": "127.0.0.1:8086"}
+    state = LoadState("fp", {"data/a.json.gz": FileCounts(3, 2, dead_lettered=1, forms={"na\u00efve": {"S": 2}})},
+                      {"na\u00efve": "S"}, where, {"na\u00efve": "S", "\u65e5": "N"}, (Link("e1", FULL_EXPORT, 1, 2),))
+    path = tmp_path / "state.json"
+    state.save(path)
+    assert LoadState.open(path, "fp", where) == (state, None)
+    path.write_text(json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=1, sort_keys=True))
+    assert LoadState.open(path, "fp", where) == (state, None)
 
 
 def test_a_second_load_of_the_same_work_folder_is_refused(bigtable_emulator, tmp_path):
