@@ -31,7 +31,7 @@ import signal
 import traceback
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -101,8 +101,7 @@ class _Crash:
 @dataclass(frozen=True)
 class EncodeJob:
     """What the encoders need: the table, its types (None: infer them first, a fresh load
-    of every data file; the types the table `recorded` from earlier exports then win), the
-    files to encode and the routing inputs."""
+    of every data file: `Encoder.types`), the files to encode and the routing inputs."""
 
     manifest: Manifest
     table: TableSpec
@@ -111,7 +110,6 @@ class EncodeJob:
     write_time: int
     now: int
     sample: float | None
-    recorded: AttributeTypes = field(default_factory=dict)
 
 
 def _encode_files(conn: Connection, job: EncodeJob) -> None:
@@ -278,9 +276,10 @@ class Encoder:
         self._owner = {f.key: i % n for i, f in enumerate(job.files)}
         self._processes = [_Process(replace(job, files=job.files[i::n])) for i in range(n)]
 
-    async def types(self) -> AttributeTypes:
-        """A fresh load's types: every encoder's share merged, then sent back to them all so
-        they start encoding. ExportError (the first unreadable file in manifest order) or
+    async def types(self, recorded: AttributeTypes) -> AttributeTypes:
+        """A fresh load's types: every encoder's share merged (the types the table
+        `recorded` from earlier exports win), then sent back to them all so they start
+        encoding. ExportError (the first unreadable file in manifest order) or
         EncoderDied when the export cannot be loaded; the encoders then stop."""
         shares: list[FileTypes] = []
         for process in self._processes:
@@ -289,7 +288,7 @@ class Encoder:
                 raise EncoderDied(f"the encoder process sent {type(message).__name__} before the types")
             shares += message.results
         try:
-            types = merged_types(self._job.manifest, shares, self._job.table, self._job.recorded)
+            types = merged_types(self._job.manifest, shares, self._job.table, recorded)
         except ExportError:
             self._send_all(None)
             raise

@@ -190,31 +190,42 @@ async def load_table(table: TableSpec, export: str, options: LoadOptions,
                      progress: Callable[..., None] = lambda n, total=None: None) -> LoadReport:
     """`progress(n)` after every n lines; first `progress(0, total=items in the manifest)`.
 
-    One client for the whole load (the record's read and write, the rows, the spot check):
-    on Cloud Bigtable each new client is a channel with its own TLS and auth handshake."""
+    The encoder processes are forked first, so that they infer the types while this
+    process opens its client and reads the table's record (before the client: a child
+    never inherits a gRPC channel). One client for the whole load (the record's read and
+    write, the rows, the spot check): on Cloud Bigtable each new client is a channel with
+    its own TLS and auth handshake."""
     started = time.monotonic()
     manifest, report, state = start_load(table, export, options)
-    async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
-                      options.writer) as writer:
-        record = await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
-                                    options.types_profile_id, writer.client)
-        progress(0, total=manifest.item_count)
-        for f in manifest.files:
-            if f.key in state.done:
-                report.files.append(FileReport.resumed(f, state.done[f.key]))
-                progress(f.item_count)
-            else:
-                report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
-        pending = [r for r in report.files if r.status == "pending"]
-        if not pending and state.types is None:  # an export without data files
-            save_types(state, export_types(manifest, table, state.table_types), options)
-        named: dict[str, list[Candidate]] = {}  # by data file: its first rows, as its encoder named them
-        if pending:
-            await _load_pending(table, manifest, report, state, pending, options, progress, named, writer, record)
-        if state.types is not None:
-            report.lossy = list(Codec(table, state.types).lossy)
-        report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier file failed
-        await confirm_rows(table, manifest, report, state, options, named, writer.client)
+    for f in manifest.files:
+        if f.key in state.done:
+            report.files.append(FileReport.resumed(f, state.done[f.key]))
+        else:
+            report.files.append(FileReport(f.key, f.item_count, FileCounts(), "pending"))
+    pending = [r for r in report.files if r.status == "pending"]
+    encoder = _encoders(table, manifest, state, pending, options) if pending else None
+    try:
+        async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
+                          options.writer) as writer:
+            record = await adopt_record(state, options.project, table, options.instance_id, options.work_dir,
+                                        options.types_profile_id, writer.client)
+            progress(0, total=manifest.item_count)
+            for r in report.files:
+                if r.status != "pending":  # resumed
+                    progress(r.manifest_items)
+            if not pending and state.types is None:  # an export without data files
+                save_types(state, export_types(manifest, table, state.table_types), options)
+            named: dict[str, list[Candidate]] = {}  # by data file: its first rows, as its encoder named them
+            if encoder is not None:
+                await _load_pending(manifest, report, state, pending, options, progress, named, writer, record,
+                                    encoder)
+            if state.types is not None:
+                report.lossy = list(Codec(table, state.types).lossy)
+            report.files = [r for r in report.files if r.status != "pending"]  # never started: an earlier one failed
+            await confirm_rows(table, manifest, report, state, options, named, writer.client)
+    finally:
+        if encoder is not None:
+            await encoder.close()
     report.seconds = time.monotonic() - started
     report.dead_letters = str(path) if (path := dead_letter_dir(options.work_dir)) else None
     return report
@@ -251,39 +262,45 @@ async def confirm_rows(table: TableSpec, manifest: Manifest, report: LoadReport,
     state.save(options.work_dir / STATE_FILE)
 
 
-async def _load_pending(table: TableSpec, manifest: Manifest, report: LoadReport, state: LoadState,  # noqa: PLR0913
-                        pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None],
-                        named: dict[str, list[Candidate]], writer: Writer, record: AttributeTypes) -> None:
-    """The files not done yet, through the encoder processes (which first infer the types
-    of a fresh load) and the load's writer; `record`: the table's, as `adopt_record` read it."""
+def _encoders(table: TableSpec, manifest: Manifest, state: LoadState, pending: list[FileReport],
+              options: LoadOptions) -> Encoder:
+    """The encoder processes of the files not done yet (on a fresh load they start by
+    inferring the types: `Encoder.types`)."""
     files = {f.key: f for f in manifest.files}
     now = options.now_micros or int(time.time() * 1_000_000)
     job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
-                    manifest.export_time_micros, now, options.sample, state.table_types)
-    encoder = Encoder(job, os.cpu_count() or 1)
-    try:
-        if state.types is None:
-            try:
-                save_types(state, await encoder.types(), options)
-            except (ExportError, EncoderDied) as error:  # nothing was written
-                report.error = str(error)
-                return
-        report.error = await record_load_types(state, options.project, options.instance_id, table.id,
-                                               options.work_dir, options.types_profile_id, writer.client, record)
-        if report.error:
+                    manifest.export_time_micros, now, options.sample)
+    return Encoder(job, os.cpu_count() or 1)
+
+
+async def _load_pending(manifest: Manifest, report: LoadReport, state: LoadState,  # noqa: PLR0913
+                        pending: list[FileReport], options: LoadOptions, progress: Callable[[int], None],
+                        named: dict[str, list[Candidate]], writer: Writer, record: AttributeTypes,
+                        encoder: Encoder) -> None:
+    """The files not done yet, through the encoder processes and the load's writer;
+    `record`: the table's, as `adopt_record` read it (on a fresh load, its types win over
+    the inferred ones)."""
+    files = {f.key: f for f in manifest.files}
+    if state.types is None:
+        try:
+            save_types(state, await encoder.types(state.table_types), options)
+        except (ExportError, EncoderDied) as error:  # nothing was written
+            report.error = str(error)
             return
-        run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)
-        turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
-        for turn in turns:
-            turn.set()
-        tasks = []
-        for r in pending:
-            lane = encoder.lane(r.file)
-            turn, turns[lane] = turns[lane], asyncio.Event()
-            tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
-        await asyncio.gather(*tasks)
-    finally:
-        await encoder.close()
+    report.error = await record_load_types(state, options.project, options.instance_id, writer.table_id,
+                                           options.work_dir, options.types_profile_id, writer.client, record)
+    if report.error:
+        return
+    run = _Run(options, report, state, encoder, writer, progress, asyncio.Semaphore(encoder.lanes + 1), named)
+    turns = [asyncio.Event() for _ in range(encoder.lanes)]  # per lane: what its next file waits for
+    for turn in turns:
+        turn.set()
+    tasks = []
+    for r in pending:
+        lane = encoder.lane(r.file)
+        turn, turns[lane] = turns[lane], asyncio.Event()
+        tasks.append(_load_file(run, files[r.file], r, turn, turns[lane]))
+    await asyncio.gather(*tasks)
 
 
 @contextmanager
