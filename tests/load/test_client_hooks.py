@@ -62,3 +62,27 @@ def test_another_client_version_writes_through_the_public_api(bigtable_emulator,
     asyncio.run(go())
     rows = {r.row_key: {(c.qualifier, c.value) for c in r.cells} for r in read_all(instance_id, "movies")}
     assert rows == {b"r1": {(b"a", b"1")}, b"r2": {(b"a", b"x")}}  # the range delete took b's cell
+
+
+def _chunk() -> tuple[bytes, list[int], list[int]]:
+    packer = writer.Packer()
+    packer.add(RowMutation(b"r1", (SetCell("cf", b"a", b"1", 2000),)), 7)
+    packer.add(RowMutation(b"r2", (DeleteRow(), SetCell("cf", b"b", b"22", 3000))), 9)
+    return packer.take()
+
+
+def test_a_chunk_unpacks_to_raw_entries_of_the_sizes_the_encoder_shipped():
+    packed, lines, sizes = _chunk()
+    entries = writer.unpack(packed, "data/a.json.gz", lines, sizes)
+    assert all(type(e) is client_hooks.RawEntry for e in entries)
+    assert [(e.row_key, e.size(), e.source) for e in entries] == [
+        (m.row_key, m.ByteSize(), writer.Source("data/a.json.gz", line))
+        for m, line in zip(writer._REQUEST.FromString(packed).entries, lines, strict=True)]
+
+
+def test_another_client_version_unpacks_a_chunk_to_public_entries(unknown_client_version):
+    packed, lines, sizes = _chunk()
+    entries = writer.unpack(packed, "data/a.json.gz", lines, sizes)
+    assert all(type(e) is client_hooks.PublicEntry for e in entries)
+    assert [(e.row_key, len(e.mutations), e.source) for e in entries] == [
+        (b"r1", 1, writer.Source("data/a.json.gz", 7)), (b"r2", 2, writer.Source("data/a.json.gz", 9))]
