@@ -195,7 +195,6 @@ async def _push(instance_id: str, table_id: str, entries: list[RowMutationEntry]
             read_responses_raw(client)
         table = client.get_table(instance_id, table_id, app_profile_id=APP_PROFILE)
         async with table.mutations_batcher(flush_limit_mutation_count=s.flush_limit_mutation_count,
-                                           flush_limit_bytes=s.flush_limit_bytes,
                                            flow_control_max_mutation_count=s.flow_control_max_mutation_count,
                                            batch_operation_timeout=s.operation_timeout_seconds) as batcher:
             for entry in entries:

@@ -138,12 +138,6 @@ def unpack(packed: bytes, file: str, lines: list[int], sizes: list[int]) -> list
 @dataclass
 class WriteSettings:
     flush_limit_mutation_count: int = 1000
-    # A batch also goes once it holds this many bytes: rows of one or two cells (Movies:
-    # one ~0.8 KB `info` cell) would otherwise reach 1,000 mutations only at the batcher's
-    # close, as one request, so Bigtable idled while the batcher filled and the writer idled
-    # while it answered; about 300 such rows a request overlap the two (rows of many cells
-    # reach the mutation limit first). Measured in benchmarks/README.md, "Step 18".
-    flush_limit_bytes: int = 256 * 1024
     flow_control_max_mutation_count: int = 20_000
     # A batch's MutateRows, its retries included, and each try of it (a silent cluster
     # ends a data file after operation_timeout_seconds; bigtable/deadlines.py has the others).
@@ -222,7 +216,6 @@ class Writer:
         while more:
             batcher = self._table.mutations_batcher(
                 flush_limit_mutation_count=s.flush_limit_mutation_count,
-                flush_limit_bytes=s.flush_limit_bytes,
                 flow_control_max_mutation_count=s.flow_control_max_mutation_count,
                 batch_operation_timeout=s.operation_timeout_seconds,
                 batch_attempt_timeout=min(s.attempt_timeout_seconds, s.operation_timeout_seconds),
