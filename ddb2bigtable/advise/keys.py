@@ -64,7 +64,7 @@ def key_views(codec: Codec, items: Iterable[Item]) -> list[KeyView]:
     split = re.compile("[" + re.escape(table.mapping.delimiter + "#/|") + "]")
     views = []
     for item in items:
-        plan = next(p for p in codec.plans if p.index is None or p.matches(item))
+        plan = codec.plan_for(item)
         fields = tuple(_field_view(name, item.get(name), plan.prefixes.get(name) if plan.strips else None)
                        for name in plan.row.fields)
         field, leading, _ = fields[0] if fields else (None, None, "")

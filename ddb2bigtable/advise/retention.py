@@ -70,7 +70,7 @@ def mixed_retention(codec: Codec, items: Iterable[Item]) -> list[Finding]:
     # items alike (same plan, same attribute names, same TTL state) write alike: decide once per shape
     shapes: dict[tuple[object, ...], tuple[set[tuple[str, str, str]], list[int]]] = {}
     for item in items:
-        plan = next(p for p in codec.plans if p.index is None or p.matches(item))
+        plan = codec.plan_for(item)
         shape = (plan.index, ttl is not None and "N" in item.get(ttl, {}), *item)
         entry = shapes.get(shape)
         if entry is None:
