@@ -251,7 +251,7 @@ def _file_lines(manifest: Manifest, f: DataFile, digest: Digest | None = None, k
                           f"from the export") from None
     except OSError as err:
         raise ExportError(f"{path}: cannot read {f.key} ({err})") from None
-    if keep is not None and digest is not None:
+    if keep is not None and digest is not None and keeping.lines is not None:  # lines it may keep: md5 first
         with contextlib.suppress(ExportError):  # the caller's own check says what is wrong
             check_digest(manifest, f, digest)
             keep.kept(f.key, keeping)
