@@ -64,8 +64,20 @@ _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 @dataclass(frozen=True)
+class FileEnd:
+    """A data file is read to its end (error None) or stopped by an ExportError; `firsts`:
+    its first rows, for the spot check (spot_check.candidate)."""
+
+    counts: FileCounts
+    error: str | None = None
+    firsts: tuple[Candidate, ...] = ()
+
+
+@dataclass(frozen=True)
 class Chunk:
-    """Consecutive lines of one data file: rows to write (packed) and lines dead-lettered."""
+    """Consecutive lines of one data file: rows to write (packed) and lines dead-lettered.
+    A file's last chunk carries its `end`, so the writer knows the file is read to its end
+    when its last rows arrive, not only after they are acknowledged (`load.run._entries`)."""
 
     file: str
     packed: bytes
@@ -73,17 +85,7 @@ class Chunk:
     sizes: list[int]  # each row's serialized length (`Packer`)
     dead: list[tuple[int, str, str | None]]  # (line, reason, raw text)
     read: int  # export lines this chunk covers, for the progress bar
-
-
-@dataclass(frozen=True)
-class FileEnd:
-    """A data file is read to its end (error None) or stopped by an ExportError; `firsts`:
-    its first rows, for the spot check (spot_check.candidate)."""
-
-    file: str
-    counts: FileCounts
-    error: str | None = None
-    firsts: tuple[Candidate, ...] = ()
+    end: FileEnd | None = None
 
 
 @dataclass(frozen=True)
@@ -125,14 +127,11 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
                 return
         codec, cells = Codec(job.table, types), EntryBytes()
         for f in job.files:
-            counts, firsts = FileCounts(), list[Candidate]()
             kept = keep if keep is not None and f.key in keep else None  # read once, by the inference pass
             try:
-                _encode_file(conn, job, codec, f, counts, firsts, cells, kept)
-            except ExportError as error:
-                conn.send(FileEnd(f.key, counts, str(error)))
+                _encode_file(conn, job, codec, f, cells, kept)
+            except ExportError:  # the file's last chunk said so
                 return
-            conn.send(FileEnd(f.key, counts, firsts=tuple(firsts)))
     except (BrokenPipeError, ConnectionResetError, EOFError):  # the writer is gone (killed or stopped)
         return
     except BaseException:  # a bug, not bad data: hand the writer the traceback to show
@@ -141,10 +140,11 @@ def _encode_files(conn: Connection, job: EncodeJob) -> None:
         conn.close()
 
 
-def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, counts: FileCounts,
-                 firsts: list[Candidate], cells: EntryBytes, kept: KeptLines | None = None) -> None:
-    """One data file as chunks; what was read before an ExportError is shipped first. Its
-    first rows are named in `firsts`, so the spot check need not read the file again.
+def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, cells: EntryBytes,
+                 kept: KeptLines | None = None) -> None:
+    """One data file as chunks, the last one with the file's end: its counts, its first
+    rows (so the spot check need not read the file again) and the ExportError that
+    stopped it, if one did (what was read before it is in that chunk; then it is raised).
 
     Its md5 is checked before its first row, unless this process's inference pass has
     just checked it (a fresh load, `job.types` None: `file_types` hashes the bytes it reads).
@@ -154,6 +154,7 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
     rerun checks it first), with one read fewer than a check of its own (on a bucket, one
     download fewer)."""
     packer = Packer(cells)  # the process's heads (`EntryBytes`), made once for all its files
+    counts, firsts, error = FileCounts(), list[Candidate](), None
     dead: list[tuple[int, str, str | None]] = []
     read, limit, loaded = 0, FIRST_CHUNK_ROWS, 0
     digest = file_digest() if job.types is None and kept is None else None
@@ -184,10 +185,14 @@ def _encode_file(conn: Connection, job: EncodeJob, codec: Codec, f: DataFile, co
                 dead, read, limit = [], 0, min(2 * limit, CHUNK_ROWS)
         if digest is not None:
             check_digest(job.manifest, f, digest)
-    finally:
-        count_loaded(counts, loaded)  # before the FileEnd, whether the file ended or stopped
-        packed, lines, sizes = packer.take()
-        conn.send(Chunk(f.key, packed, lines, sizes, dead, read))
+    except ExportError as stop:
+        error = stop
+    count_loaded(counts, loaded)
+    packed, lines, sizes = packer.take()
+    conn.send(Chunk(f.key, packed, lines, sizes, dead, read,
+                    FileEnd(counts, None if error is None else str(error), tuple(firsts))))
+    if error is not None:
+        raise error
 
 
 def forked_child(target: Callable[..., None], *args: Any, name: str) -> tuple[BaseProcess, Connection]:
@@ -308,7 +313,7 @@ class Encoder:
         """The process that encodes this file, after the earlier files of its lane."""
         return self._owner[file]
 
-    async def next(self, file: str) -> Chunk | FileEnd:
+    async def next(self, file: str) -> Chunk:
         return await self._processes[self.lane(file)].next()
 
     async def close(self) -> None:
@@ -316,12 +321,12 @@ class Encoder:
             await process.close()
 
 
-async def chunks_of(encoder: Encoder, file: str) -> AsyncIterator[Chunk | FileEnd]:
-    """The encoder's messages for one data file, ending with its FileEnd."""
+async def chunks_of(encoder: Encoder, file: str) -> AsyncIterator[Chunk]:
+    """The encoder's chunks of one data file, ending with the one that carries its end."""
     while True:
         message = await encoder.next(file)
         if message.file != file:
             raise EncoderDied(f"the encoder sent {message.file} while {file} was expected")
         yield message
-        if isinstance(message, FileEnd):
+        if message.end is not None:
             return

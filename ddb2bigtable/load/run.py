@@ -29,7 +29,7 @@ from ..exports.types import export_types
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from .chain import extended
-from .encoder import EncodeJob, Encoder, EncoderDied, FileEnd, chunks_of
+from .encoder import EncodeJob, Encoder, EncoderDied, chunks_of
 from .reports import FileReport, LoadReport
 from .spot_check import Candidate, absent_rows, absent_sentence, wanted_rows
 from .state import STATE_FILE, FileCounts, LoadState, fingerprint, target
@@ -108,20 +108,24 @@ async def _entries(run: _Run, f: DataFile, counts: FileCounts, dead: DeadLetters
                    ) -> AsyncIterator[list[RowMutationEntry]]:
     """One data file's rows from the encoder process, as batcher entries; its dead letters
     written and its counts added on the way (its first rows kept for the spot check).
-    `read_to_end` is set once the file's last row is handed over without error."""
+    `read_to_end` is set when the file's last rows arrive, read without error: the lane's
+    next file then reads while the batcher that holds them closes (a file that ends on
+    `rows_per_batcher`, as every 1,000-row Movies file does, would otherwise wait for
+    that close: `Writer.write` asks for more only after it)."""
     async for message in chunks_of(run.encoder, f.key):
-        if isinstance(message, FileEnd):
-            counts.add(message.counts)
-            if message.error is not None:
-                raise ExportError(message.error)
-            run.named[f.key] = list(message.firsts)
-            read_to_end.set()
-            return
         for line, reason, raw in message.dead:
             dead.add(f.key, line, reason, raw)
         run.progress(message.read)
+        end = message.end
+        if end is not None:
+            counts.add(end.counts)
+            if end.error is None:
+                run.named[f.key] = list(end.firsts)
+                read_to_end.set()
         if message.lines:
             yield unpack(message.packed, f.key, message.lines, message.sizes)
+        if end is not None and end.error is not None:
+            raise ExportError(end.error)
 
 
 @dataclass
@@ -144,8 +148,8 @@ async def _load_file(run: _Run, f: DataFile, file_report: FileReport, turn: asyn
     """One data file. Each encoder process (a lane) delivers its files in manifest order,
     and the lanes are written side by side, so the writer always has rows from one of
     them while the other encodes. In a lane, a file reads only in its turn and hands the
-    turn on as soon as its last row is with the batcher, so the lane's next file flows
-    while this one's last batches are in flight. At most one file per lane plus one are
+    turn on as soon as its last rows have arrived, so the lane's next file flows while
+    this one's last batches are in flight. At most one file per lane plus one are
     open at once (`run.open_files`), or staged rows would pile up when Bigtable is slower
     than the reading. The file is done (resume state) only when every one of its rows is
     acknowledged. After a failure no file starts; files already started finish."""

@@ -29,7 +29,6 @@ from ddb2bigtable.load import encoder
 from ddb2bigtable.load.buckets import Routed, loaded_cells, route
 from ddb2bigtable.load.encoder import EncodeJob
 from ddb2bigtable.load.entry_bytes import EntryBytes
-from ddb2bigtable.load.spot_check import Candidate
 from ddb2bigtable.load.state import FileCounts
 from ddb2bigtable.spec.model import AttributeMapping, FamilyMapping, GcRule
 
@@ -193,20 +192,21 @@ class _Pipe:
 
 
 def _encoded_file(folder: Path, codec: Codec, fast: bool) -> tuple:
-    """An encoder's messages for the one data file, its counts, first rows and stop; `fast`
-    False: every line through `route`, as the loop did before `loaded_cells`."""
+    """An encoder's chunks for the one data file (the last with its counts, first rows and
+    stop) and the stop it raised; `fast` False: every line through `route`, as the loop
+    did before `loaded_cells`."""
     manifest = open_export(str(folder))
     (data_file,) = manifest.files
     job = EncodeJob(manifest, codec.table, None, (data_file,), NOW - 1, NOW, None)
-    pipe, counts, firsts = _Pipe(), FileCounts(), list[Candidate]()
+    pipe = _Pipe()
     with patch.object(encoder, "check_digest", lambda *_: None), \
             patch.object(encoder, "loaded_cells", encoder.loaded_cells if fast else lambda *_: None):
         try:
-            encoder._encode_file(pipe, job, codec, data_file, counts, firsts, EntryBytes())  # type: ignore[arg-type]
+            encoder._encode_file(pipe, job, codec, data_file, EntryBytes())  # type: ignore[arg-type]
             stopped = None
         except ExportError as error:
             stopped = str(error)
-    return pipe.sent, asdict(counts), firsts, stopped
+    return pipe.sent, stopped
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 from datetime import UTC
 from pathlib import Path
 
@@ -158,6 +159,43 @@ def test_the_writer_closes_its_batcher_every_n_rows_and_loses_nothing(bigtable_e
     report = run_load(spec.tables[0], str(ROOT / "exports/movies"),
                       options(instance_id, tmp_path, writer=WriteSettings(rows_per_batcher=300, rows_per_collection=1000)))
     assert report.complete and len(read_all(instance_id, "movies")) == 4609
+
+
+def test_a_lanes_next_file_is_sent_while_the_rows_before_it_land(bigtable_emulator, tmp_path, monkeypatch):
+    """A Movies data file (1,000 rows or fewer) is one batcher, so one MutateRows at its
+    close. While Bigtable is slow to answer it, the next file of the same encoder lane
+    is read and sent: more MutateRows are in flight than there are lanes, and never more
+    than the bound on open files (one per lane plus one), so memory stays bounded."""
+    from ddb2bigtable.load import client_hooks
+
+    raw = client_hooks._async_raw
+    in_flight, peak = [0], [0]
+
+    def slow(call):
+        answered = raw(call)
+
+        async def mutate_rows(*args, **kwargs):
+            in_flight[0] += 1
+            peak[0] = max(peak[0], in_flight[0])
+            stream = await answered(*args, **kwargs)
+
+            async def answers():
+                try:
+                    await asyncio.sleep(0.3)
+                    async for answer in stream:
+                        yield answer
+                finally:
+                    in_flight[0] -= 1
+            return answers()
+        return mutate_rows
+
+    monkeypatch.setattr(client_hooks, "_async_raw", slow)
+    spec, instance_id = prepare("movies.yaml")
+    files = len(open_export(str(ROOT / "exports/movies")).files)
+    report = run_load(spec.tables[0], str(ROOT / "exports/movies"), options(instance_id, tmp_path))
+    assert report.complete and len(read_all(instance_id, "movies")) == 4609
+    lanes = min(os.cpu_count() or 1, files)
+    assert peak[0] == min(lanes + 1, files)
 
 
 def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_design(bigtable_emulator, tmp_path):
