@@ -40,7 +40,8 @@ def private_dir(path: Path) -> Path:
     `path` and its parents) are made 0700 whatever the umask; a folder that already exists is
     never changed, since the tool did not create it and the user may share it: it is used when
     it is already private, refused otherwise (`InputError`, before anything is written)."""
-    missing = list(reversed([folder for folder in [path, *path.parents] if not os.path.lexists(folder)]))
+    # every save passes here: a folder that exists has all its parents, so only a new one's are looked at
+    missing = [] if os.path.lexists(path) else [f for f in reversed([path, *path.parents]) if not os.path.lexists(f)]
     for folder in missing:
         try:
             folder.mkdir(mode=FOLDER_MODE)
