@@ -20,6 +20,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Any
 
 import orjson
@@ -67,6 +68,11 @@ class Manifest:
     export_id: str  # the id in exportArn (`.../export/<id>`), else the export's folder name
     export_from_time_micros: int  # exportFromTime (incremental) or exportTime (full): where its window starts
     table_arn: str | None = None  # tableArn: the DynamoDB table the export was taken from
+
+    @cached_property
+    def files_by_key(self) -> dict[str, DataFile]:
+        """The data files by key: the resume state, the encoders' lanes and Beam's elements name them so."""
+        return {f.key: f for f in self.files}
 
     @property
     def table_name(self) -> str | None:

@@ -270,9 +270,8 @@ def _encoders(table: TableSpec, manifest: Manifest, state: LoadState, pending: l
               options: LoadOptions) -> Encoder:
     """The encoder processes of the files not done yet (on a fresh load they start by
     inferring the types: `Encoder.types`)."""
-    files = {f.key: f for f in manifest.files}
     now = options.now_micros or int(time.time() * 1_000_000)
-    job = EncodeJob(manifest, table, state.types, tuple(files[r.file] for r in pending),
+    job = EncodeJob(manifest, table, state.types, tuple(manifest.files_by_key[r.file] for r in pending),
                     manifest.export_time_micros, now, options.sample)
     return Encoder(job, os.cpu_count() or 1)
 
@@ -284,7 +283,7 @@ async def _load_pending(manifest: Manifest, report: LoadReport, state: LoadState
     """The files not done yet, through the encoder processes and the load's writer;
     `record`: the table's, as `adopt_record` read it (on a fresh load, its types win over
     the inferred ones)."""
-    files = {f.key: f for f in manifest.files}
+    files = manifest.files_by_key
     if state.types is None:
         try:
             save_types(state, await encoder.types(state.table_types), options)

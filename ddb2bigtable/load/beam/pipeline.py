@@ -161,7 +161,6 @@ class ReadAndEncode(beam.DoFn):
         self._codec_types: AttributeTypes | None = None
 
     def setup(self) -> None:
-        self._files = {f.key: f for f in self.load.manifest.files}
         self._counters = {name: Metrics.counter(NAMESPACE, name) for name in COUNTERS}
         if self.load.types is not None:
             self._codec = Codec(self.load.table, self.load.types)  # once per worker, not per file
@@ -173,7 +172,7 @@ class ReadAndEncode(beam.DoFn):
 
     def process(self, key: str, types: AttributeTypes | None = None) -> Iterator[Any]:
         load, manifest = self.load, self.load.manifest
-        f = self._files[key]
+        f = manifest.files_by_key[key]
         codec = self._codec_for(types)
         verify_file(manifest, f)  # an md5 mismatch fails the bundle before any row is written
         counts = FileCounts()
