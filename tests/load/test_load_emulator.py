@@ -161,11 +161,9 @@ def test_the_writer_closes_its_batcher_every_n_rows_and_loses_nothing(bigtable_e
     assert report.complete and len(read_all(instance_id, "movies")) == 4609
 
 
-def test_a_lanes_next_file_is_sent_while_the_rows_before_it_land(bigtable_emulator, tmp_path, monkeypatch):
-    """A Movies data file (1,000 rows or fewer) is one batcher, so one MutateRows at its
-    close. While Bigtable is slow to answer it, the next file of the same encoder lane
-    is read and sent: more MutateRows are in flight than there are lanes, and never more
-    than the bound on open files (one per lane plus one), so memory stays bounded."""
+def slow_answers(monkeypatch) -> list[int]:
+    """Every MutateRows answer 0.3 s late, as from a distant cluster; the list holds the
+    most MutateRows in flight at once, once the load is over."""
     from ddb2bigtable.load import client_hooks
 
     raw = client_hooks._async_raw
@@ -190,12 +188,42 @@ def test_a_lanes_next_file_is_sent_while_the_rows_before_it_land(bigtable_emulat
         return mutate_rows
 
     monkeypatch.setattr(client_hooks, "_async_raw", slow)
+    return peak
+
+
+def test_a_lanes_next_file_is_sent_while_the_rows_before_it_land(bigtable_emulator, tmp_path, monkeypatch):
+    """With batchers of 1,000 rows, one at a time, a Movies data file (1,000 rows or fewer)
+    is one batcher, so one MutateRows at its close. While Bigtable is slow to answer it,
+    the next file of the same encoder lane is read and sent: more MutateRows are in flight
+    than there are lanes, and never more than the bound on open files (one per lane plus
+    one), so memory stays bounded."""
+    from ddb2bigtable.load.writer import WriteSettings
+
+    peak = slow_answers(monkeypatch)
     spec, instance_id = prepare("movies.yaml")
     files = len(open_export(str(ROOT / "exports/movies")).files)
-    report = run_load(spec.tables[0], str(ROOT / "exports/movies"), options(instance_id, tmp_path))
+    settings = WriteSettings(rows_per_batcher=1000, batchers_in_flight=1)
+    report = run_load(spec.tables[0], str(ROOT / "exports/movies"), options(instance_id, tmp_path, writer=settings))
     assert report.complete and len(read_all(instance_id, "movies")) == 4609
     lanes = min(os.cpu_count() or 1, files)
     assert peak[0] == min(lanes + 1, files)
+
+
+def test_a_files_batchers_land_side_by_side_up_to_the_bound(bigtable_emulator, tmp_path, monkeypatch):
+    """A file's rows go through batchers of `rows_per_batcher` rows, and while Bigtable is
+    slow to answer, up to `batchers_in_flight` of them wait for their answers at once
+    (one at a time, a file went out one batcher per round trip): more MutateRows are in
+    flight than files are open, and never more than the bound that keeps memory flat."""
+    from ddb2bigtable.load.writer import WriteSettings
+
+    peak = slow_answers(monkeypatch)
+    spec, instance_id = prepare("movies.yaml")
+    settings = WriteSettings(rows_per_batcher=250, batchers_in_flight=3)
+    report = run_load(spec.tables[0], str(ROOT / "exports/movies"), options(instance_id, tmp_path, writer=settings))
+    assert report.complete and len(read_all(instance_id, "movies")) == 4609
+    files = len(open_export(str(ROOT / "exports/movies")).files)
+    open_files = min(min(os.cpu_count() or 1, files) + 1, files)
+    assert open_files < peak[0] <= open_files * 3
 
 
 def test_an_incremental_delete_removes_only_that_items_cells_in_a_rule_based_design(bigtable_emulator, tmp_path):
