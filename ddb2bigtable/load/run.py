@@ -109,9 +109,9 @@ async def _entries(run: _Run, f: DataFile, counts: FileCounts, dead: DeadLetters
     """One data file's rows from the encoder process, as batcher entries; its dead letters
     written and its counts added on the way (its first rows kept for the spot check).
     `read_to_end` is set when the file's last rows arrive, read without error: the lane's
-    next file then reads while the batcher that holds them closes (a file that ends on
-    `rows_per_batcher`, as every 1,000-row Movies file does, would otherwise wait for
-    that close: `Writer.write` asks for more only after it)."""
+    next file then reads while the batchers that hold them close (a file that ends on a
+    batcher's bound, as every 1,000-row Movies file does, would otherwise wait for a close:
+    `Writer.write` asks for more rows only when fewer than `batchers_in_flight` close)."""
     async for message in chunks_of(run.encoder, f.key):
         for line, reason, raw in message.dead:
             dead.add(f.key, line, reason, raw)
