@@ -37,6 +37,18 @@ def counts(report: Report) -> str:
     return found + ("" if report.sampled else " (spec checks only: no --export)")
 
 
+def tripped(report: Report, severity: str | None) -> list[str]:
+    """`--fail-on SEVERITY`: the rule's line with its figure (how many findings, which codes on
+    which tables), or nothing when no finding is that severe."""
+    hits = [f for f in _ordered(report) if severity and f.at_least(severity)]
+    if not hits:
+        return []
+    named = "; ".join(f"{f.severity} {f.code} ({f.table})" for f in hits[:3])
+    more = f"; and {len(hits) - 3} more" if len(hits) > 3 else ""
+    return [f"--fail-on {severity}: {len(hits)} finding{'s' if len(hits) != 1 else ''} at {severity} or worse "
+            f"({named}{more})"]
+
+
 def _listed(findings: list[Finding]) -> Section:
     return Section("Findings", ("severity", "code", "table", "evidence"),
                    tuple((f.severity, f.code, f.table, f.evidence) for f in findings))

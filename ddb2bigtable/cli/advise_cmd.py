@@ -4,17 +4,17 @@ the report; exit 1 with --fail-on when a finding is that severe, 2 on bad input.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
 
-from ..advise.report import counts, sections, to_json, to_markdown
+from ..advise.report import counts, sections, to_json, to_markdown, tripped
 from ..advise.run import DEFAULT_SAMPLE, advise
 from ..advise.sample import sample_size
 from ..render.terminal import print_section
 from ..spec.reading import read_specs
+from .fail_on import exit_if_tripped
 from .prices_cmd import prices_option, read_prices
 
 
@@ -37,7 +37,7 @@ def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
               show_default=True)
 @click.option("--fail-on", type=click.Choice(["warning", "error"]), default=None,
-              help="Exit 1 when a finding of this severity or worse exists.")
+              help="Exit 1 when a finding of this severity or worse exists, naming them on stderr.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ (for --stage).")
 @prices_option
@@ -56,5 +56,4 @@ def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | N
         for section in sections(report):
             print_section(section, console)
         console.print(counts(report), highlight=False)
-    if fail_on and any(f.at_least(fail_on) for f in report.findings):
-        sys.exit(1)
+    exit_if_tripped(tripped(report, fail_on))

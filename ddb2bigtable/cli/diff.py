@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 from rich.console import Console
 
 from ..plan.price_lock import lock_for
+from ..review.fail_rules import Rule, parse_rule, tripped
+from .fail_on import exit_if_tripped
 from .prices_cmd import prices_option, warn_if_stale
+
+
+def _rules(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Rule]:
+    """The --fail-on rules, checked before any plan is made."""
+    try:
+        return [parse_rule(value) for value in values]
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
 
 
 @click.command()
@@ -19,11 +28,12 @@ from .prices_cmd import prices_option, warn_if_stale
 @click.option("--stage", "stages", multiple=True, help="Only these stages (repeatable; default: all).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "table"]), default="table",
               show_default=True)
-@click.option("--fail-on", "fail_on", default=None,
-              help="Exit 1 on `destructive` changes, or on a Bigtable cost increase above `cost-increase:PCT`.")
+@click.option("--fail-on", "fail_on", multiple=True, callback=_rules,
+              help="Exit 1 on `destructive` changes, or on a stage's Bigtable cost rising by more than "
+                   "`cost-increase:PCT` percent; repeatable. Each rule that trips is named on stderr with its figure.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
 @prices_option
-def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on: str | None, root: Path,
+def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on: list[Rule], root: Path,
          prices: Path | None) -> None:
     """Capacity, cost and destructive changes of every stage between two versions of the specs.
 
@@ -32,7 +42,6 @@ def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on
     from ..render.diff_format import print_diff, to_json, to_markdown
     from ..review.diff_run import run_diff
 
-    threshold = _fail_on(fail_on)
     diffs = run_diff(root, base, head, list(stages) or None, prices)
     if head is None and (lock := lock_for(root, prices)) is not None:
         warn_if_stale(lock)
@@ -42,19 +51,4 @@ def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on
         click.echo(to_markdown(diffs, base, head), nl=False)
     else:
         print_diff(diffs, base, head, Console())
-    if threshold == "destructive" and any(d.destructive for d in diffs):
-        sys.exit(1)
-    if isinstance(threshold, float) and any((d.bigtable_percent or 0) > threshold for d in diffs):
-        sys.exit(1)
-
-
-def _fail_on(value: str | None) -> str | float | None:
-    if value is None or value == "destructive":
-        return value
-    if value.startswith("cost-increase:"):
-        try:
-            return float(value.split(":", 1)[1].rstrip("%"))
-        except ValueError:
-            pass
-    raise click.BadParameter("expected `destructive` or `cost-increase:PCT` (e.g. cost-increase:10)",
-                             param_hint="--fail-on")
+    exit_if_tripped(tripped(fail_on, diffs))

@@ -37,6 +37,17 @@ def test_fail_on(tmp_path):
     assert _run(spec, "--export", export, "--fail-on", "error").exit_code == 0
 
 
+def test_fail_on_names_the_rule_and_findings_on_stderr_in_every_format(tmp_path):
+    spec, export = _time_keyed(tmp_path)
+    for fmt in ("table", "markdown", "json"):
+        result = _run(spec, "--export", export, "--format", fmt, "--fail-on", "warning")
+        assert result.exit_code == 1
+        assert result.stderr.splitlines() == ["--fail-on warning: 1 finding at warning or worse "
+                                              "(warning time-leading-key (things))"]
+        assert "--fail-on" not in result.stdout
+    assert _run(spec, "--export", export, "--fail-on", "error").stderr == ""
+
+
 def test_json_version_1(tmp_path):
     spec, export = _time_keyed(tmp_path)
     document = json.loads(_run(spec, "--export", export, "--format", "json").output)

@@ -176,6 +176,26 @@ def test_fail_on_a_cost_increase_above_a_threshold(repo):
     assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "cost-increase:500").returncode == 0
 
 
+@pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
+def test_fail_on_names_each_rule_that_tripped_on_stderr_in_every_format(repo, fmt):
+    """A failed CI step says why: one stderr line per rule that tripped, with its figure;
+    a rule that did not trip says nothing; stdout stays the report (JSON still parses)."""
+    change(repo, "specs/shop-global.yaml", "ttl: {attribute: expiresAt}          # abandoned",
+           "ttl: {attribute: purgeAt}          # abandoned", commit=False)
+    change(repo, "specs/shop-global.yaml", "      reads: 12000 ", "      reads: 24000 ")
+    out = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--format", fmt, "--fail-on", "destructive",
+              "--fail-on", "cost-increase:1", "--fail-on", "cost-increase:900")
+    assert out.returncode == 1
+    lines = out.stderr.splitlines()
+    destructive = [line for line in lines if line.startswith("--fail-on destructive: ")]
+    cost = [line for line in lines if line.startswith("--fail-on cost-increase:1: ")]
+    assert len(destructive) == 1 and "TTL attribute" in destructive[0] and "table orders" in destructive[0]
+    assert len(cost) == 1 and "prod Bigtable +" in cost[0] and "above 1 %" in cost[0]
+    assert not any("cost-increase:900" in line for line in lines)
+    if fmt == "json":
+        assert json.loads(out.stdout)["destructive"] >= 1
+
+
 def realistic_change(repo: Path) -> None:
     """The example pull request of docs/diff.md (tests/snapshots/diff-example.md): `orders` reads
     doubled, the eu-west-1 replica dropped (its cluster goes: a RISK), the TTL attribute renamed
