@@ -10,11 +10,19 @@ the schema, so one run reports as much as it can instead of one error per fix.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from .checks import check_instance, check_source, check_source_regions, check_table, check_table_id, check_table_ids
+from .checks import (
+    check_instance,
+    check_sound_source,
+    check_source,
+    check_source_regions,
+    check_table,
+    check_table_id,
+    check_table_ids,
+)
 from .errors import InputError, Problem
 from .mapping_syntax import parse_duration
 from .model import (
@@ -126,7 +134,22 @@ def _check_sound_parts(doc: YamlDocument, issues: list[Issue], i: int, raw: dict
         regions = [r.get("region") if isinstance(r, dict) and isinstance(r.get("region"), str) else None
                    for r in replicas] if isinstance(replicas, list) else []
         out += check_source_regions(doc, ("tables", i, "source"), home, regions)
+        if (partial := _sound_source(source, lambda field: sound("source", field))) is not None:
+            out += check_sound_source(doc, ("tables", i, "source"), partial, lambda field: sound("source", field))
     return out
+
+
+_SOURCE_FIELDS = frozenset(f.name for f in fields(Source))
+
+
+def _sound_source(raw: dict[str, Any], sound: Callable[[str], bool]) -> Source | None:
+    """A source of only the fields the schema passed, for the checks that read nothing else;
+    None without a sound key, which they all read. A missing table name or region stays
+    empty: no check that runs here reads them."""
+    kept = {k: v for k, v in raw.items() if k in _SOURCE_FIELDS and sound(k)}
+    if "key" not in kept:
+        return None
+    return _source({"table": "", "region": "", **kept})
 
 
 def _location(doc: YamlDocument, path: JsonPath) -> Location:

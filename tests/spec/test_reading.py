@@ -339,3 +339,53 @@ def test_every_sound_part_is_cross_checked_beside_the_schema_problems(tmp_path):
         (3, "instance.id"), (4, "instance.storage"), (5, "instance.labels.Team"), (6, "instance.zones.us-wset-2"),
         (8, "tables[0].id"), (11, "tables[0].source.region"), (12, "tables[0].source.replicas[1].region"),
         (15, "tables[0].source.reads")], found
+
+
+def test_the_semantic_checks_of_a_source_run_beside_its_own_schema_problems(tmp_path):
+    """The issue's spec with nine problems: one run shows all nine. Before, a source with a
+    schema problem of its own (a typo, a negative size) hid its on_demand table's missing
+    peak, its provisioned reads and the TTL on its partition key until the typo was fixed;
+    a check that reads a broken field still waits for it (no guess from half a source)."""
+    path = tmp_path / "nine.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: 1
+        instance: {id: shop-two}
+        tables:
+          - id: orders
+            source:
+              table: Orders
+              region: us-east-1
+              key: {partition: {name: customerId, type: S}}
+              billing: on_demand
+              reads: 100
+              ttl: {attribute: customerId}
+              item_size_kb: -2
+              strem: new_image
+          - id: users
+            source:
+              table: Users
+              region: us-east-1
+              key: {partition: {name: userId, type: S}}
+              billing: on_demand
+              writes: 5
+              ttl: {attribute: userId}
+            mapping:
+              families: [{name: cf, gc: {max_versions: 0}}]
+          - id: carts
+            source:
+              table: Carts
+              region: us-east-1
+              key: {partition: {name: cartId, type: S}}
+              billing: on_demand
+              peak: {reads_per_second: ten, writes_per_second: 5}
+              ttl: {attribute: cartId}
+        """))
+    with pytest.raises(InputError) as caught:
+        read_spec(path)
+    found = [(p.line, p.path) for p in caught.value.problems]
+    assert found == [
+        (5, "tables[0].source.peak"), (10, "tables[0].source.reads"), (11, "tables[0].source.ttl.attribute"),
+        (12, "tables[0].source.item_size_kb"), (13, "tables[0].source.strem"),
+        (15, "tables[1].source.peak"), (20, "tables[1].source.writes"), (21, "tables[1].source.ttl.attribute"),
+        (23, "tables[1].mapping.families[0].gc.max_versions"),
+        (30, "tables[2].source.peak.reads_per_second"), (31, "tables[2].source.ttl.attribute")], found
