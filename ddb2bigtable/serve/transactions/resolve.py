@@ -1,0 +1,282 @@
+"""Meeting a lock: settling it, and the plain reads and writes that meet one.
+
+Every machine here is a frozen dataclass with two pure methods: `step()`, the next
+single-row operation to perform (steps.py) or how it `Finished`, and `after(result)`, the
+machine once that operation answered. A driver (driver.py on Bigtable, the model checker
+in tests) performs the steps; the machines decide everything else.
+
+Who decides a transaction's fate is its primary row (docs/transactions.md, "Fate"):
+- the primary's lock committed: the transaction committed; a secondary still locked is
+  rolled forward (its intent applied, its lock removed);
+- the primary's lock prepared and not expired: the transaction is alive; the one who met it
+  answers TransactionConflict (DynamoDB's answer to a write meeting a transaction);
+- prepared and expired: whoever meets it aborts it at the primary (one CheckAndMutate, so
+  the owner's commit and this abort cannot both succeed), then removes the secondaries';
+- the primary without this transaction's lock: aborted, or committed and finished. Which one
+  is told by reading the secondary again: a committed transaction removes its primary's lock
+  only after every secondary's, so a secondary still locked means aborted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .steps import (
+    COMMITTED,
+    CONFLICT,
+    GAVE_UP,
+    Expired,
+    Finished,
+    Lock,
+    Read,
+    Release,
+    RowRef,
+    Step,
+    View,
+    WriteIfUnchanged,
+    WriteIfUnlocked,
+)
+
+SETTLED = Finished("settled")
+TRIES = 3  # reads of a row that keeps changing under a resolver, reader or writer before it gives up
+
+
+@dataclass(frozen=True)
+class Resolve:
+    """Settle the lock `met` found on `row`: SETTLED (the row no longer holds it, or the
+    caller's next read will find it gone) or CONFLICT (its transaction is alive)."""
+
+    row: RowRef
+    met: Lock
+    pc: str
+    fate: Lock | None = None  # the primary's lock of this transaction, as last read
+    todo: tuple[RowRef, ...] = ()  # secondaries still to settle at the primary's fate
+    held: Lock | None = None  # the lock todo[0] holds, to remove
+    tries: int = TRIES
+
+    @staticmethod
+    def of(view: View) -> Resolve:
+        assert view.lock is not None
+        start = Resolve(view.row, view.lock, "primary")
+        return start.at_primary(view.lock) if view.row == view.lock.primary else start
+
+    def at_primary(self, lock: Lock | None) -> Resolve:
+        """The primary holds `lock` (None: no lock of this transaction)."""
+        if lock is None:
+            return replace(self, pc="done" if self.row == self.met.primary else "recheck")
+        if lock.state != COMMITTED:
+            return replace(self, pc="expired", fate=lock)
+        if self.row == self.met.primary:  # the whole transaction rolled forward, the primary last
+            return replace(self, pc="forward", fate=lock, todo=lock.secondaries)
+        return replace(self, pc="roll", fate=lock)
+
+    def step(self) -> Step | Finished:  # noqa: PLR0911 - one branch per state
+        pc, met, fate = self.pc, self.met, self.fate
+        if pc == "primary":
+            return Read(met.primary)
+        if pc == "recheck":
+            return Read(self.row)
+        if pc in ("roll", "unlock"):
+            return Release(self.row, met, apply=pc == "roll")
+        if pc == "conflict":
+            return CONFLICT
+        if pc == "done":
+            return SETTLED
+        assert fate is not None
+        if pc == "expired":
+            return Expired(fate)
+        if pc == "abort":
+            return Release(met.primary, fate, apply=False)
+        if pc.endswith("_release"):
+            assert self.held is not None
+            return Release(self.todo[0], self.held, apply=pc == "forward_release")
+        if self.todo:  # back or forward: read the next secondary
+            return Read(self.todo[0])
+        return Release(met.primary, fate, apply=False) if pc == "forward" else SETTLED
+
+    def advanced(self, result: Any) -> Resolve | Finished:
+        """The resolver once `result` answered its step, or how it finished (for the machines
+        that run one inside)."""
+        moved = self.after(result)
+        ended = moved.step()
+        return ended if isinstance(ended, Finished) else moved
+
+    def after(self, result: Any) -> Resolve:  # noqa: PLR0911 - one branch per state
+        pc, met = self.pc, self.met
+        if pc == "primary":
+            return self.at_primary(_of_txn(result, met.txn))
+        if pc == "recheck":  # the primary had no lock of met.txn: aborted if this row still holds it
+            return replace(self, pc="unlock" if _of_txn(result, met.txn) else "done")
+        if pc in ("roll", "unlock"):
+            return replace(self, pc="done")
+        if pc == "expired":
+            return replace(self, pc="abort" if result else "conflict")
+        if pc == "abort":
+            if result:  # aborted at the primary: every secondary's lock goes without its intent
+                return replace(self, pc="back", todo=self.fate.secondaries)  # type: ignore[union-attr]
+            # the owner committed, or another worker aborted it meanwhile: read the primary again
+            return replace(self, pc="primary", tries=self.tries - 1) if self.tries > 1 else replace(self, pc="conflict")
+        if pc.endswith("_release"):
+            return replace(self, pc=pc.removesuffix("_release"), todo=self.todo[1:], held=None)
+        if not self.todo:  # the primary's committed lock removed, after every secondary's
+            return replace(self, pc="done")
+        held = _of_txn(result, met.txn)
+        if held is None:
+            return replace(self, todo=self.todo[1:])
+        return replace(self, pc=f"{pc}_release", held=held)
+
+
+def _of_txn(view: View, txn: str) -> Lock | None:
+    """The row's lock if it belongs to `txn`."""
+    return view.lock if view.lock is not None and view.lock.txn == txn else None
+
+
+@dataclass(frozen=True)
+class ReadItem:
+    """GetItem's read of one row, never showing a half-applied transaction: Finished("read",
+    data). A row without a lock is answered from its one read. A locked row is answered as
+    the transaction's fate says at a moment within the read: its primary (committed there or
+    not, the data is what the row holds); a secondary whose primary is prepared (not yet
+    committed: the data before it); a secondary whose primary committed is rolled forward and
+    read again."""
+
+    row: RowRef
+    pc: str = "read"
+    seen: View | None = None
+    tries: int = TRIES
+
+    def step(self) -> Step | Finished:
+        seen = self.seen
+        if self.pc in ("read", "recheck"):
+            return Read(self.row)
+        if self.pc == "gave_up":
+            return GAVE_UP
+        assert seen is not None
+        if self.pc == "done":
+            return Finished("read", seen.data)
+        assert seen.lock is not None
+        return Read(seen.lock.primary) if self.pc == "primary" else Release(self.row, seen.lock, apply=True)
+
+    def after(self, result: Any) -> ReadItem:
+        seen = self.seen
+        if self.pc == "read" or (self.pc == "recheck" and _of_txn(result, seen.lock.txn) is None):  # type: ignore[union-attr]
+            if self.tries <= 0:
+                return replace(self, pc="gave_up")
+            lock = result.lock
+            done = lock is None or lock.primary == self.row
+            return replace(self, pc="done" if done else "primary", seen=result, tries=self.tries - 1)
+        if self.pc == "recheck":  # still locked by a transaction its primary no longer holds: aborted
+            return replace(self, pc="done", seen=result)
+        assert seen is not None and seen.lock is not None
+        if self.pc == "primary":
+            fate = _of_txn(result, seen.lock.txn)
+            if fate is None:
+                return replace(self, pc="recheck")
+            return replace(self, pc="roll" if fate.state == COMMITTED else "done")
+        return replace(self, pc="read")  # rolled forward (by this reader or another): read again
+
+
+@dataclass(frozen=True)
+class SingleWrite:
+    """A single-item PutItem, UpdateItem or DeleteItem: read the row, compute the change
+    (`change(data)`: an intent, or a Finished such as a failed condition), write it if the
+    row is unchanged and unlocked. A lock is settled when its transaction is over; a live
+    one answers CONFLICT (DynamoDB's TransactionConflictException)."""
+
+    row: RowRef
+    change: Any  # Callable[[data], intent | Finished]
+    pc: str = "read"
+    seen: View | None = None
+    intent: Any = None
+    sub: Resolve | None = None
+    tries: int = TRIES
+
+    def step(self) -> Step | Finished:
+        if self.sub is not None:
+            return self.sub.step()
+        if self.pc == "read":
+            return Read(self.row) if self.tries > 0 else GAVE_UP
+        if isinstance(self.intent, Finished):
+            return self.intent
+        assert self.seen is not None
+        if self.pc == "write":
+            return WriteIfUnchanged(self.seen, self.intent)
+        return Finished("written", (self.seen.data, self.intent))
+
+    def after(self, result: Any) -> SingleWrite:
+        if self.sub is not None:
+            ended = self.sub.advanced(result)
+            if isinstance(ended, Resolve):
+                return replace(self, sub=ended)
+            return replace(self, sub=None, pc="read" if ended == SETTLED else "end", intent=ended)
+        if self.pc == "read":
+            tries = self.tries - 1
+            if result.lock is not None:
+                return replace(self, sub=Resolve.of(result), tries=tries)
+            intent = self.change(result.data)
+            return replace(self, pc="end" if isinstance(intent, Finished) else "write", seen=result, intent=intent,
+                           tries=tries)
+        return replace(self, pc="end" if result else "read")
+
+
+@dataclass(frozen=True)
+class BlindWrite:
+    """A write that needs no read: one WriteIfUnlocked; a locked row makes it a SingleWrite of
+    the same intent (settle the lock, or answer CONFLICT)."""
+
+    row: RowRef
+    intent: Any
+    then: SingleWrite | None = None
+    done: bool = False
+
+    def step(self) -> Step | Finished:
+        if self.then is not None:
+            return self.then.step()
+        return Finished("written", (None, self.intent)) if self.done else WriteIfUnlocked(self.row, self.intent)
+
+    def after(self, result: Any) -> BlindWrite:
+        if self.then is not None:
+            return replace(self, then=self.then.after(result))
+        if result:
+            return replace(self, done=True)
+        return replace(self, then=SingleWrite(self.row, _Constant(self.intent)))
+
+
+@dataclass(frozen=True)
+class _Constant:
+    """The change of a blind write: the same intent whatever the row held."""
+
+    intent: Any
+
+    def __call__(self, data: Any) -> Any:
+        return self.intent
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """Settle every lock on `rows` (the sweep that resolves locks nobody touches, and the model
+    checker's recovery after a crash): Finished("answered", rows still locked)."""
+
+    rows: tuple[RowRef, ...]
+    pc: str = "read"
+    sub: Resolve | None = None
+    stuck: tuple[RowRef, ...] = ()
+    tries: int = TRIES
+
+    def step(self) -> Step | Finished:
+        if self.sub is not None:
+            return self.sub.step()
+        return Read(self.rows[0]) if self.rows else Finished("answered", self.stuck)
+
+    def after(self, result: Any) -> Sweep:
+        if self.sub is not None:
+            ended = self.sub.advanced(result)
+            if isinstance(ended, Resolve):
+                return replace(self, sub=ended)
+            if ended == SETTLED and self.tries > 1:  # read the row again: settled, or another lock since
+                return replace(self, sub=None, tries=self.tries - 1)
+            return replace(self, sub=None, rows=self.rows[1:], stuck=(*self.stuck, self.rows[0]), tries=TRIES)
+        if result.lock is None:
+            return replace(self, rows=self.rows[1:], tries=TRIES)
+        return replace(self, sub=Resolve.of(result))

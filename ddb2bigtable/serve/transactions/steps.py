@@ -1,0 +1,134 @@
+"""The protocol's vocabulary: a row's lock, a row as read, and the operations on one row
+that a store performs atomically (docs/transactions.md, "Cells" and "Steps").
+
+Every operation here is ONE single-row atomic call: on Bigtable a ReadRow or a
+CheckAndMutateRow through the transactional (single-cluster) app profile; in the model
+checker one step of the in-memory store. The machines (machines.py) only ever ask for
+these, so what the checker proves about them is what serve runs.
+
+`data` and `intent` are opaque to the protocol: on Bigtable a row's cells and the row
+mutation a transaction will apply; in the checker a number and its next value. The store
+alone knows how to compare, apply and write them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+PREPARED = "P"  # a lock whose transaction may still commit or abort
+COMMITTED = "C"  # only ever on a primary: the transaction has committed (its intent applied there)
+
+RowRef = Hashable  # a row: (table, row key) on Bigtable
+
+
+@dataclass(frozen=True)
+class Lock:
+    """A row's lock. `txn` is unique per attempt and never reused, so a lock is recognised by
+    (txn, state) alone. A secondary's lock names the primary; the primary's lists the
+    secondaries, so whoever finds either can settle the whole transaction."""
+
+    txn: str
+    primary: RowRef
+    state: str
+    expires_micros: int
+    intent: Any  # what committing applies to this row; None: the row is only checked
+    secondaries: tuple[RowRef, ...] = ()
+
+    def committed(self) -> Lock:
+        return Lock(self.txn, self.primary, COMMITTED, self.expires_micros, self.intent, self.secondaries)
+
+
+@dataclass(frozen=True)
+class View:
+    """One row as one read saw it: its committed data (without the lock's cells) and its lock.
+    `data` compares equal only when the row did not change (every cell, with its timestamp)."""
+
+    row: RowRef
+    data: Any
+    lock: Lock | None
+
+
+# --- single-row atomic operations ------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Read:
+    """Read one row, data and lock together (one ReadRow: a plain read already returns the lock)."""
+
+    row: RowRef
+
+
+@dataclass(frozen=True)
+class Prewrite:
+    """If the row is still exactly `seen` (no lock), set `lock`. Result: done or not."""
+
+    seen: View
+    lock: Lock
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The commit point: if the primary still holds `lock` prepared, apply its intent and turn
+    the lock committed, in one row mutation; `record` (the ClientRequestToken's answer) is
+    written with it. Result: done or not (another worker aborted the transaction)."""
+
+    row: RowRef
+    lock: Lock
+    record: Any = None
+
+
+@dataclass(frozen=True)
+class Release:
+    """If the row still holds `lock` (same txn and state), apply the lock's intent when `apply`
+    and remove the lock, in one row mutation. Result: done or not (someone else did it)."""
+
+    row: RowRef
+    lock: Lock
+    apply: bool
+
+
+@dataclass(frozen=True)
+class WriteIfUnchanged:
+    """A write to one row with no lock taken (a single-item write, or a transaction whose items
+    all live in one row): if the row is still exactly `seen` (no lock), apply `intent`, and
+    write `record` with it."""
+
+    seen: View
+    intent: Any
+    record: Any = None
+
+
+@dataclass(frozen=True)
+class WriteIfUnlocked:
+    """A write that needs no read (a PutItem or DeleteItem with no condition and nothing to
+    return): if the row holds no lock, apply `intent`. One CheckAndMutate, as cheap as the
+    MutateRow it replaces."""
+
+    row: RowRef
+    intent: Any
+
+
+@dataclass(frozen=True)
+class Expired:
+    """Whether `lock` has passed its expiry (a clock question, no store call). Safety never
+    rests on the answer: the checker explores both."""
+
+    lock: Lock
+
+
+Step = Read | Prewrite | Commit | Release | WriteIfUnchanged | WriteIfUnlocked | Expired
+
+
+# --- what a machine ends with -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Finished:
+    """A machine's end: `kind` says how, `value` what it answers with."""
+
+    kind: str  # committed | cancelled | conflict | answered | read | written | failed | gave_up
+    value: Any = None
+
+
+CONFLICT = Finished("conflict")  # a lock of a live transaction: TransactionConflict
+GAVE_UP = Finished("gave_up")  # the rows kept changing: the caller answers a retryable error

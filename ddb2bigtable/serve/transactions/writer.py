@@ -1,0 +1,212 @@
+"""TransactWriteItems and TransactGetItems as state machines (see resolve.py for the form).
+
+A write transaction (docs/transactions.md, "A transaction's steps"):
+1. read every row (a lock met is settled, or the transaction answers TransactionConflict);
+2. decide on what was read: the conditions, the intents (`decide`, pure);
+3. prewrite: lock the primary, then each secondary, each with one CheckAndMutate that holds
+   only while the row is exactly as read, so what was decided still holds while locked;
+4. commit: one CheckAndMutate on the primary, prepared -> committed with its intent applied.
+   This is the commit point: before it the transaction is aborted by anyone who finds it
+   expired, after it rolled forward by anyone who finds it;
+5. apply each secondary's intent and remove its lock; 6. remove the primary's lock, last.
+A transaction whose rows are one row needs none of it: one CheckAndMutate (WriteIfUnchanged).
+
+A cancellation (a condition that does not hold) reads every row a second time: the rows
+unchanged and unlocked in both reads were all so at one moment between the two, when every
+reason given held at once. TransactGetItems answers the same way: two reads that agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .resolve import SETTLED, TRIES, Resolve
+from .steps import (
+    CONFLICT,
+    PREPARED,
+    Commit,
+    Finished,
+    Lock,
+    Prewrite,
+    Read,
+    Release,
+    RowRef,
+    Step,
+    View,
+    WriteIfUnchanged,
+)
+
+
+@dataclass(frozen=True)
+class Intents:
+    """The transaction may commit: each row's intent (None: only checked), in `rows` order,
+    the answer it gives when committed and the record written with the commit."""
+
+    changes: tuple[Any, ...]
+    answer: Any = None
+    record: Any = None
+
+
+@dataclass(frozen=True)
+class Cancel:
+    """A condition failed: the cancellation reasons, valid only once both reads agree."""
+
+    answer: Any
+
+
+Decision = Intents | Cancel | Finished  # Finished: answered with no write (a ClientRequestToken's retry)
+
+
+@dataclass(frozen=True)
+class WriteTxn:
+    """One TransactWriteItems over `rows` (the first is the primary); `decide(views)` turns the
+    rows as read into a Decision. Ends committed (answer), cancelled (reasons), answered, or
+    CONFLICT with the row in conflict as its value."""
+
+    txn: str
+    rows: tuple[RowRef, ...]
+    decide: Callable[[tuple[View, ...]], Decision]
+    expires_micros: int = 0
+    pc: str = "read"
+    i: int = 0
+    views: tuple[View, ...] = ()
+    decision: Decision | None = None
+    sub: Resolve | None = None
+    attempt: int = 0
+    tries: int = TRIES
+    # the phase after each one: prewrite, commit, then apply (the model checker's broken
+    # variant reorders them, and must be caught)
+    NEXT = {"prewrite": "commit", "commit": "apply", "apply": "cleanup"}  # noqa: RUF012 - read only
+
+    def lock(self, i: int, state: str = PREPARED) -> Lock:
+        assert isinstance(self.decision, Intents)
+        return Lock(f"{self.txn}.{self.attempt}", self.rows[0], state, self.expires_micros, self.decision.changes[i],
+                    self.rows[1:] if i == 0 else ())
+
+    def step(self) -> Step | Finished:  # noqa: PLR0911 - one branch per phase
+        pc, i = self.pc, self.i
+        if self.sub is not None:
+            return self.sub.step()
+        if pc in ("read", "validate"):
+            return Read(self.rows[i])
+        if pc == "end":
+            assert isinstance(self.decision, Finished)
+            return self.decision
+        decision = self.decision
+        assert isinstance(decision, Intents)
+        if pc == "single":
+            return WriteIfUnchanged(self.views[0], decision.changes[0], decision.record)
+        if pc == "prewrite":
+            return Prewrite(self.views[i], self.lock(i))
+        if pc == "commit":
+            return Commit(self.rows[0], self.lock(0), decision.record)
+        if pc == "cleanup":
+            return Release(self.rows[0], self.lock(0).committed(), apply=False)
+        # apply (intent and lock), abort (lock only, every row prewritten), unwind (secondaries only)
+        return Release(self.rows[i], self.lock(i), apply=pc == "apply")
+
+    def after(self, result: Any) -> WriteTxn:  # noqa: C901, PLR0911 - one branch per phase
+        pc, i, n = self.pc, self.i, len(self.rows)
+        if self.sub is not None:
+            return self._settling(result)
+        if pc == "read":
+            if result.lock is not None:
+                return replace(self, sub=Resolve.of(result))
+            views = (*self.views, result)
+            return replace(self, views=views, i=i + 1) if i + 1 < n else self._decided(views)
+        if pc == "validate":
+            if result != self.views[i]:
+                return self._again()
+            return replace(self, i=i + 1) if i + 1 < n else self._end(Finished("cancelled", self.decision.answer))  # type: ignore[union-attr]
+        if pc == "single":
+            return self._end(Finished("committed", self.decision.answer)) if result else self._again()  # type: ignore[union-attr]
+        if pc == "prewrite":
+            if not result:  # the row changed since read: nothing of this attempt is left once aborted
+                return replace(self, pc="abort", i=0, views=self.views[:i]) if i else self._again()
+            return replace(self, i=i + 1) if i + 1 < n else self._phase("prewrite")
+        if pc == "commit":  # not committed: another worker found the lock expired and aborted it
+            return self._phase("commit") if result else replace(self, pc="unwind", i=1)
+        if pc in ("apply", "abort", "unwind"):  # a lock already gone was settled by another worker
+            last = len(self.views) if pc == "abort" else n
+            if i + 1 < last:
+                return replace(self, i=i + 1)
+            if pc == "apply":
+                return self._phase("apply")
+            return self._again() if pc == "abort" else self._end(Finished(CONFLICT.kind, self.rows[0]))
+        assert pc == "cleanup"
+        return self._end(Finished("committed", self.decision.answer))  # type: ignore[union-attr]
+
+    def _phase(self, done: str) -> WriteTxn:
+        following = self.NEXT[done]
+        return replace(self, pc=following, i=1 if following == "apply" else 0)
+
+    def _decided(self, views: tuple[View, ...]) -> WriteTxn:
+        decision = self.decide(views)
+        if isinstance(decision, Finished):
+            return replace(self, views=views, decision=decision, pc="end")
+        if isinstance(decision, Cancel):
+            return replace(self, views=views, decision=decision, pc="validate", i=0)
+        return replace(self, views=views, decision=decision, pc="single" if len(self.rows) == 1 else "prewrite", i=0)
+
+    def _settling(self, result: Any) -> WriteTxn:
+        ended = self.sub.advanced(result)  # type: ignore[union-attr]
+        if isinstance(ended, Resolve):
+            return replace(self, sub=ended)
+        if ended != SETTLED:
+            return self._end(Finished(CONFLICT.kind, self.rows[self.i]))
+        if self.tries <= 1:
+            return self._end(Finished(CONFLICT.kind, self.rows[self.i]))
+        return replace(self, sub=None, tries=self.tries - 1)  # read the row again
+
+    def _again(self) -> WriteTxn:
+        """A fresh attempt (a new lock id) from the reads, or CONFLICT when out of tries."""
+        if self.tries <= 1:
+            return self._end(Finished(CONFLICT.kind, self.rows[self.i]))
+        return replace(self, pc="read", i=0, views=(), decision=None, attempt=self.attempt + 1, tries=self.tries - 1)
+
+    def _end(self, finished: Finished) -> WriteTxn:
+        return replace(self, pc="end", decision=finished, sub=None)
+
+
+@dataclass(frozen=True)
+class SnapshotRead:
+    """TransactGetItems: every row read twice; both reads equal and unlocked give the rows as
+    they all were at one moment. Finished("read", data per row) or CONFLICT."""
+
+    rows: tuple[RowRef, ...]
+    pc: str = "first"
+    i: int = 0
+    views: tuple[View, ...] = ()
+    sub: Resolve | None = None
+    tries: int = TRIES
+
+    def step(self) -> Step | Finished:
+        if self.sub is not None:
+            return self.sub.step()
+        if self.pc == "read":
+            return Finished("read", tuple(v.data for v in self.views))
+        if self.pc == "conflict":
+            return Finished(CONFLICT.kind, self.rows[self.i])
+        return Read(self.rows[self.i])
+
+    def after(self, result: Any) -> SnapshotRead:
+        n = len(self.rows)
+        if self.sub is not None:
+            ended = self.sub.advanced(result)
+            if isinstance(ended, Resolve):
+                return replace(self, sub=ended)
+            return replace(self, sub=None, pc="first" if ended == SETTLED and self.tries > 1 else "conflict",
+                           tries=self.tries - 1)
+        if self.pc == "first":
+            if result.lock is not None:
+                return replace(self, sub=Resolve.of(result))
+            views = (*self.views, result)
+            if self.i + 1 < n:
+                return replace(self, views=views, i=self.i + 1)
+            return replace(self, views=views, pc="second" if n > 1 else "read", i=0)
+        if result != self.views[self.i]:  # changed between the two reads: read both again
+            return replace(self, pc="first", i=0, views=(), tries=self.tries - 1) if self.tries > 1 \
+                else replace(self, pc="conflict")
+        return replace(self, i=self.i + 1) if self.i + 1 < n else replace(self, pc="read")
