@@ -27,14 +27,11 @@ format and time, so rebuilding gives identical files.
 
 from __future__ import annotations
 
-import base64
-import gzip
 import hashlib
 import itertools
 import json
 import random
 import re
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -47,9 +44,19 @@ import orjson
 from ..codec.items import AttributeValue, Item
 from ..codec.scalars import binary_text
 from .json_lines import dynamodb_number_text
+from .layout import (
+    DEFAULT_S3,
+    S3Location,
+    Summary,
+    data_file_name,
+    epoch_millis,
+    file_entry,
+    iso_millis,
+    write_data_file,
+    write_manifests,
+)
 from .manifests import AWS_FOLDER, FULL_EXPORT, INCREMENTAL_EXPORT, OUTPUT_FORMATS
 
-_GZIP_LEVEL = 6  # zlib's default; levels 1 and 9 would change the header's XFL byte
 _EXPORT_DURATION = timedelta(minutes=5)
 _INCREMENTAL_MIN_BILL = 10_000_000  # AWS bills an incremental export at least 10 MB
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -68,14 +75,6 @@ class IncrementalChange:
 
 
 @dataclass(frozen=True)
-class S3Location:
-    """Where the manifests say the export lives in S3; the folder written plays the prefix."""
-
-    bucket: str = "ddb2bigtable-exports"
-    prefix: str | None = None
-
-
-@dataclass(frozen=True)
 class _Layout:
     export_type: str
     output_format: str
@@ -85,20 +84,20 @@ class _Layout:
 
 def write_export(dest: Path, table_arn: str, items: Iterable[Item], *, export_time: datetime,
                  output_format: str = "DYNAMODB_JSON", items_per_file: int = 1000,
-                 s3: S3Location = S3Location()) -> Path:
+                 s3: S3Location = DEFAULT_S3) -> Path:
     """Write one full export below `dest` and return its folder.
 
     Numbers should be DynamoDB's own text (`dynamodb_number_text`), as a table holds them.
     Items are streamed: any number fits in memory."""
     layout = _layout(FULL_EXPORT, output_format, items_per_file, s3, export_time)
-    lines = (_item_line(item, output_format) for item in items)
-    return _write(dest, table_arn, lines, layout, export_time, {"exportTime": _iso(export_time)})
+    lines = (item_line(item, output_format) for item in items)
+    return _write(dest, table_arn, lines, layout, export_time, {"exportTime": iso_millis(export_time)})
 
 
 def write_incremental_export(dest: Path, table_arn: str, changes: Iterable[IncrementalChange], *,
                              export_time: datetime, export_from_time: datetime | None = None,
                              output_format: str = "DYNAMODB_JSON", items_per_file: int = 1000,
-                             s3: S3Location = S3Location()) -> Path:
+                             s3: S3Location = DEFAULT_S3) -> Path:
     """Write one incremental export (its window runs from `export_from_time`, default one
     hour earlier, to `export_time`) below `dest`, beside the chain's other exports."""
     layout = _layout(INCREMENTAL_EXPORT, output_format, items_per_file, s3, export_time)
@@ -106,8 +105,8 @@ def write_incremental_export(dest: Path, table_arn: str, changes: Iterable[Incre
         raise ValueError("export times must be timezone-aware")
     changes = list(changes)
     with_old = any(c.old_image is not None for c in changes)
-    window = {"exportFromTime": _iso(export_from_time or export_time - timedelta(hours=1)),
-              "exportToTime": _iso(export_time)}
+    window = {"exportFromTime": iso_millis(export_from_time or export_time - timedelta(hours=1)),
+              "exportToTime": iso_millis(export_time)}
     lines = (_change_line(c, output_format) for c in changes)
     return _write(dest, table_arn, lines, layout, export_time, window,
                   {"outputView": "NEW_AND_OLD_IMAGES" if with_old else "NEW_IMAGE", "exportType": INCREMENTAL_EXPORT})
@@ -132,7 +131,7 @@ def _write(dest: Path, table_arn: str, lines: Iterator[bytes], layout: _Layout, 
     rng = random.Random(hashlib.sha256(
         f"{table_arn}|{layout.export_type}|{layout.output_format}|{export_time.isoformat()}".encode()).digest())
     start = export_time.astimezone(UTC)
-    export_id = f"{_millis(start):014d}-{rng.getrandbits(32):08x}"
+    export_id = f"{epoch_millis(start):014d}-{rng.getrandbits(32):08x}"
     # Full exports keep their data in their own folder, incremental ones in a shared one.
     data_folder = f"{AWS_FOLDER}/{export_id}/data" if full else f"{AWS_FOLDER}/data"
     key_prefix = f"{layout.s3.prefix.strip('/')}/" if layout.s3.prefix else ""
@@ -144,37 +143,14 @@ def _write(dest: Path, table_arn: str, lines: Iterator[bytes], layout: _Layout, 
     entries: list[bytes] = []
     item_count = size = 0
     for chunk in _chunks(lines, layout.items_per_file):
-        name = base64.b32encode(rng.getrandbits(128).to_bytes(16, "big")).decode().rstrip("=").lower()
-        count, raw_size, digest = _write_gzip(dest / data_folder / f"{name}{extension}", chunk)
+        name = data_file_name(rng.getrandbits(128).to_bytes(16, "big"))
+        count, raw_size, digest = write_data_file(dest / data_folder / f"{name}{extension}", chunk)
         item_count += count
         size += raw_size
-        entries.append(_compact({
-            "itemCount": count,
-            "md5Checksum": base64.b64encode(digest).decode(),
-            "etag": hashlib.md5(digest, usedforsecurity=False).hexdigest() + "-1",
-            "dataFileS3Key": f"{key_prefix}{data_folder}/{name}{extension}",
-        }) + b"\n")
-    _write_with_md5(export_dir / "manifest-files.json", b"".join(entries))
-
-    summary: dict[str, Any] = {
-        "version": "2020-06-30" if full else "2023-08-01",
-        "exportArn": f"{table_arn}/export/{export_id}",
-        "startTime": _iso(start),
-        "endTime": _iso(start + _EXPORT_DURATION),
-        "tableArn": table_arn,
-        "tableId": str(uuid.UUID(bytes=hashlib.sha256(table_arn.encode()).digest()[:16], version=4)),
-        **window,
-        "s3Bucket": layout.s3.bucket,
-        "s3Prefix": layout.s3.prefix,
-        "s3SseAlgorithm": "AES256",
-        "s3SseKmsKeyId": None,
-        "manifestFilesS3Key": f"{key_prefix}{AWS_FOLDER}/{export_id}/manifest-files.json",
-        "billedSizeBytes": size if full else max(size, _INCREMENTAL_MIN_BILL),
-        "itemCount": item_count,
-        "outputFormat": layout.output_format,
-        **(tail or {}),
-    }
-    _write_with_md5(export_dir / "manifest-summary.json", _compact(summary))
+        entries.append(file_entry(f"{key_prefix}{data_folder}/{name}{extension}", count, digest))
+    summary = Summary(table_arn, export_id, start, start + _EXPORT_DURATION, item_count,
+                      size if full else max(size, _INCREMENTAL_MIN_BILL), layout.output_format, layout.s3)
+    write_manifests(export_dir, entries, summary, {**window, **(tail or {})}, full=full)
     return export_dir
 
 
@@ -212,43 +188,9 @@ def _chunks(lines: Iterator[bytes], size: int) -> Iterator[Iterator[bytes]]:
         yield itertools.chain([first], itertools.islice(lines, size - 1))
 
 
-def _write_gzip(path: Path, lines: Iterable[bytes]) -> tuple[int, int, bytes]:
-    """Write `lines` gzip'd; return the line count, uncompressed size and MD5 of the file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    count = size = 0
-    with path.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
-                                               compresslevel=_GZIP_LEVEL, mtime=0) as gz:
-        for line in lines:
-            gz.write(line)
-            count += 1
-            size += len(line)
-    digest = hashlib.md5(usedforsecurity=False)
-    with path.open("rb") as stored:
-        while block := stored.read(1 << 20):
-            digest.update(block)
-    return count, size, digest.digest()
-
-
-def _write_with_md5(path: Path, content: bytes) -> None:
-    path.write_bytes(content)
-    path.with_suffix(".md5").write_bytes(base64.b64encode(hashlib.md5(content, usedforsecurity=False).digest()))
-
-
-def _compact(value: object) -> bytes:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def _millis(moment: datetime) -> int:
-    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-
-
 # --- lines --------------------------------------------------------------------------------
 
-def _item_line(item: Item, output_format: str) -> bytes:
+def item_line(item: Item, output_format: str = "DYNAMODB_JSON") -> bytes:
     if output_format == "DYNAMODB_JSON":
         return b'{"Item":' + _json(item) + b"}\n"
     return f"$ion_1_0 {{Item:{_ion_struct(item)}}}\n".encode()
