@@ -1,0 +1,83 @@
+"""Every file of examples/ci passes its JSON Schema (check-jsonschema's vendored schemas)
+and zizmor, offline, with no finding at medium severity or above; every action is pinned."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .steps import CI, EXPRESSION, load
+
+GITHUB = ["bigtable-pr.yml", "bigtable-deploy.yml", "bigtable-pr-stage.yml", "prices-refresh.yml"]
+SCHEMAS = {**{name: "vendor.github-workflows" for name in GITHUB},
+           "gitlab-ci.yml": "vendor.gitlab-ci", "dependabot.yml": "vendor.dependabot"}
+BIN = Path(sys.executable).parent
+
+
+def test_every_yaml_file_of_the_folder_has_its_schema_here():
+    assert {p.name for p in CI.glob("*.yml")} == set(SCHEMAS)
+
+
+def check_jsonschema(schema: str, *files: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([BIN / "check-jsonschema", "--builtin-schema", schema, *map(str, files)],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_the_file_validates_against_its_schema(name):
+    out = check_jsonschema(SCHEMAS[name], CI / name)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("schema,good,bad", [("vendor.github-workflows", "runs-on: ubuntu-latest", "runs_on: ubuntu-latest"),
+                                            ("vendor.gitlab-ci", "diff:\n  stage: review", "diff:\n  stgae: review")])
+def test_the_schema_check_refuses_a_misspelt_key(tmp_path, schema, good, bad):
+    name = next(n for n, s in SCHEMAS.items() if s == schema)
+    text = (CI / name).read_text()
+    assert good in text
+    (tmp_path / name).write_text(text.replace(good, bad, 1))
+    assert check_jsonschema(schema, tmp_path / name).returncode == 1
+
+
+def zizmor(*files: Path) -> list[dict]:
+    out = subprocess.run([BIN / "zizmor", "--offline", "--min-severity", "medium", "--format", "json",
+                          "--no-progress", *map(str, files)], capture_output=True, text=True, timeout=120)
+    assert out.returncode in (0, 11, 12, 13, 14), out.stderr  # 1x: findings, by their highest severity
+    return json.loads(out.stdout)
+
+
+def test_zizmor_finds_nothing_at_medium_severity_or_above():
+    findings = zizmor(*(CI / name for name in [*GITHUB, "dependabot.yml"]))
+    assert [(f["ident"], f["locations"][0]["symbolic"]["key"]) for f in findings] == []
+
+
+def test_zizmor_does_find_what_the_workflows_avoid(tmp_path):
+    text = (CI / "bigtable-pr.yml").read_text().replace('"origin/$BASE_REF"', '"origin/${{ github.head_ref }}"', 1)
+    (tmp_path / "bigtable-pr.yml").write_text(re.sub(r"actions/checkout@[0-9a-f]{40}", "actions/checkout@v4", text))
+    found = {f["ident"] for f in zizmor(tmp_path / "bigtable-pr.yml")}
+    assert {"template-injection", "unpinned-uses"} <= found
+
+
+@pytest.mark.parametrize("name", GITHUB)
+def test_every_action_is_pinned_to_a_commit_with_its_tag_beside_it(name):
+    lines = [line for line in (CI / name).read_text().splitlines() if re.match(r"\s*(- )?uses:", line)]
+    assert lines
+    for line in lines:
+        assert re.search(r"uses: [\w.-]+/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$", line), line
+
+
+@pytest.mark.parametrize("name", GITHUB)
+def test_no_expression_in_a_script_and_least_privilege(name):
+    workflow = load(name)
+    assert workflow["permissions"] == {}
+    for job_id, job in workflow["jobs"].items():
+        assert "permissions" in job, job_id
+        for s in job["steps"]:
+            assert not EXPRESSION.search(s.get("run", "")), (job_id, s.get("name"))
+            if s.get("uses", "").startswith("actions/checkout@"):
+                assert s["with"]["persist-credentials"] is False, job_id
