@@ -1,0 +1,136 @@
+"""The protocol's cells in Bigtable (docs/transactions.md, "Cells"): the reserved family,
+a lock written as cells and read back, a row read as a View, and the filters that make a
+CheckAndMutateRow hold only while a row holds a given lock, or any.
+
+An intent is stored as the Bigtable mutations themselves (serialized protocol buffers), so
+whoever rolls a transaction forward applies exactly what its owner decided, with no codec.
+A row deleted by an intent is deleted family by family, never whole: DeleteAllFromRow
+would take the row's lock and token cells with it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable
+from typing import Any, cast
+
+from google.cloud.bigtable.data import mutations as bt
+from google.cloud.bigtable.data import row_filters as rf
+from google.cloud.bigtable_v2.types import CheckAndMutateRowRequest
+from google.cloud.bigtable_v2.types import data as data_pb
+
+from ...codec.mutations import Cell
+from .steps import Lock, RowRef, View
+
+FAMILY = "_ddb2bigtable_txn"  # every table's reserved family (plan/tables.py); the codec never writes it
+LOCK, TXN, INTENT = b"lock", b"txn", b"intent"
+TOKEN = b"token:"  # + ClientRequestToken: the answer of a committed TransactWriteItems
+FIXED_MICROS = 0  # lock cells keep one fixed time, so a new value replaces the old (max_versions 1)
+
+
+def without_reserved(cells: Iterable[Any]) -> list[Any]:
+    """A row's cells as the codec reads them: the reserved family is not an item's."""
+    return [c for c in cells if c.family != FAMILY]
+
+
+def lock_value(txn: str, state: str) -> bytes:
+    return f"{txn}:{state}".encode()
+
+
+def pack_intent(mutations: list[bt.Mutation]) -> bytes:
+    return CheckAndMutateRowRequest.serialize(CheckAndMutateRowRequest(true_mutations=[m._to_pb() for m in mutations]))
+
+
+def unpack_intent(packed: bytes | None) -> list[bt.Mutation]:
+    if not packed:
+        return []
+    return [_Stored(m) for m in CheckAndMutateRowRequest.deserialize(packed).true_mutations]
+
+
+class _Stored(bt.Mutation):
+    """A mutation read back from an intent, sent as it was stored."""
+
+    def __init__(self, message: data_pb.Mutation):
+        self.message = message
+
+    def _to_pb(self) -> data_pb.Mutation:
+        return self.message
+
+    def _to_dict(self) -> dict[str, Any]:
+        return dict(data_pb.Mutation.to_dict(self.message))
+
+
+def without_row_delete(mutations: list[bt.Mutation], families: Iterable[str]) -> list[bt.Mutation]:
+    """The row's mutations with a whole-row delete made family by family (the item's families)."""
+    out: list[bt.Mutation] = []
+    for m in mutations:
+        out += [bt.DeleteAllFromFamily(f) for f in families] if isinstance(m, bt.DeleteAllFromRow) else [m]
+    return out
+
+
+def split_row(row: RowRef) -> tuple[str, bytes]:
+    """A row on Bigtable: (DynamoDB table name, row key)."""
+    return cast(tuple[str, bytes], row)
+
+
+def _ref(row: RowRef) -> list[str]:
+    table, key = split_row(row)
+    return [table, base64.b64encode(key).decode()]
+
+
+def _row(ref: list[str]) -> RowRef:
+    return ref[0], base64.b64decode(ref[1])
+
+
+def lock_cells(lock: Lock) -> list[bt.Mutation]:
+    """A lock as the cells prewrite sets (and commit sets again, committed)."""
+    about = {"primary": _ref(lock.primary), "expires": lock.expires_micros,
+             "secondaries": [_ref(s) for s in lock.secondaries]}
+    return [bt.SetCell(FAMILY, LOCK, lock_value(lock.txn, lock.state), FIXED_MICROS),
+            bt.SetCell(FAMILY, TXN, json.dumps(about).encode(), FIXED_MICROS),
+            bt.SetCell(FAMILY, INTENT, lock.intent or b"", FIXED_MICROS)]
+
+
+def unlock_cells() -> list[bt.Mutation]:
+    return [bt.DeleteRangeFromColumn(FAMILY, q) for q in (LOCK, TXN, INTENT)]
+
+
+def view_of(row: RowRef, read: Any) -> View:
+    """A row as read (None: no row): its data (every cell but the lock's, in the order read,
+    for the unchanged check) and its lock."""
+    if read is None:
+        return View(row, (), None)
+    data, mine = [], {}
+    for c in read:
+        if c.family == FAMILY and c.qualifier in (LOCK, TXN, INTENT):
+            mine[bytes(c.qualifier)] = bytes(c.value)
+        else:
+            data.append(Cell(c.family, bytes(c.qualifier), bytes(c.value), c.timestamp_micros))
+    return View(row, tuple(data), _lock(mine) if LOCK in mine else None)
+
+
+def _lock(cells: dict[bytes, bytes]) -> Lock:
+    txn, _, state = cells[LOCK].decode().rpartition(":")
+    about = json.loads(cells.get(TXN) or b"{}")
+    primary = _row(about["primary"]) if "primary" in about else None
+    return Lock(txn, primary, state, int(about.get("expires", 0)), cells.get(INTENT) or None,
+                tuple(_row(s) for s in about.get("secondaries", ())))
+
+
+def holds_lock(lock: Lock) -> rf.RowFilter:
+    """Yields a cell only while the row holds `lock` (same transaction, same state)."""
+    return rf.RowFilterChain([_lock_column(), rf.ValueRegexFilter(_exactly(lock_value(lock.txn, lock.state)))])
+
+
+def holds_any_lock() -> rf.RowFilter:
+    return _lock_column()
+
+
+def _lock_column() -> rf.RowFilter:
+    return rf.RowFilterChain([rf.FamilyNameRegexFilter(FAMILY), rf.ColumnQualifierRegexFilter(_exactly(LOCK))])
+
+
+def _exactly(value: bytes) -> bytes:
+    """An RE2 pattern matching `value` only (every byte escaped)."""
+    return b"".join(b"\\x%02x" % b for b in value)

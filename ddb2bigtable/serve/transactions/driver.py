@@ -1,0 +1,113 @@
+"""The protocol's steps performed on Bigtable, and the loop that runs a machine to its end.
+
+Each step is one call through the table's transactional (single-cluster) app profile:
+Read is a ReadRow (the lock's cells come with the data), every other step a
+CheckAndMutateRow whose predicate is the step's condition (steps.py). A row is
+(DynamoDB table name, row key); `tables` gives each name its served table.
+
+Reads that the machine asks for one after another with nothing written between them are
+one ReadRows for all (`prefetch`): each row read atomically, which is all the protocol
+assumes of them (the model checker reads them one by one, in every order).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from google.cloud.bigtable.data import row_filters as rf
+
+from ..store import WRITE_SECONDS, Store, bigtable_errors, unchanged_filter
+from . import cells
+from .steps import (
+    Commit,
+    Expired,
+    Finished,
+    Prewrite,
+    Read,
+    Release,
+    RowRef,
+    Step,
+    View,
+    WriteIfUnchanged,
+    WriteIfUnlocked,
+)
+
+LOCK_SECONDS = 10.0  # a lock's life: far above a transaction's few round trips, short for one that crashed
+
+
+def expiry_micros(now_micros: int) -> int:
+    return now_micros + int(LOCK_SECONDS * 1_000_000)
+
+
+class Rows:
+    """Bigtable rows of several tables, through each one's transactional profile."""
+
+    def __init__(self, stores: Callable[[str], Store], families: Callable[[str], tuple[str, ...]]):
+        self.stores = stores  # table name -> its store through the transactional profile
+        self.families = families  # table name -> the families an intent may delete
+        self.prefetched: dict[RowRef, View] = {}
+
+    async def prefetch(self, rows: list[RowRef]) -> None:
+        """One ReadRows per table for rows the machine will read next; each answers one Read."""
+        by_table: dict[str, list[bytes]] = {}
+        for table, key in map(cells.split_row, rows):
+            by_table.setdefault(table, []).append(key)
+        for table, keys in by_table.items():
+            found = await self.stores(table).read_rows(keys)
+            for key in keys:
+                self.prefetched[(table, key)] = cells.view_of((table, key), found.get(key))
+
+    async def perform(self, step: Step) -> Any:  # noqa: PLR0911 - one branch per step
+        if isinstance(step, Read):
+            view = self.prefetched.pop(step.row, None)
+            if view is not None:
+                return view
+            table, key = cells.split_row(step.row)
+            return cells.view_of(step.row, await self.stores(table).read_row(key))
+        if isinstance(step, Expired):
+            return time.time() * 1_000_000 > step.lock.expires_micros
+        self.prefetched.clear()  # a write: later reads must see it
+        if isinstance(step, Prewrite):
+            return await self._if_unchanged(step.seen, cells.lock_cells(step.lock))
+        if isinstance(step, WriteIfUnchanged):
+            return await self._if_unchanged(step.seen, self.intent(step.seen.row, step.intent) + _record(step.record))
+        if isinstance(step, WriteIfUnlocked):
+            table, key = cells.split_row(step.row)
+            return not await self._check(table, key, cells.holds_any_lock(), [], self.intent(step.row, step.intent))
+        if isinstance(step, Commit):
+            done = [*self.intent(step.row, step.lock.intent), *cells.lock_cells(step.lock.committed()),
+                    *_record(step.record)]
+            return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), done, [])
+        assert isinstance(step, Release)
+        undo = (self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
+        return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), undo, [])
+
+    def intent(self, row: RowRef, packed: bytes | None) -> list[Any]:
+        return cells.without_row_delete(cells.unpack_intent(packed), self.families(cells.split_row(row)[0]))
+
+    async def _if_unchanged(self, seen: View, mutations: list[Any]) -> bool:
+        table, key = cells.split_row(seen.row)
+        if not seen.data:  # nothing was there: write only while nothing is (the false branch of pass-all)
+            return not await self._check(table, key, rf.PassAllFilter(True), [], mutations)
+        return await self._check(table, key, unchanged_filter(list(seen.data)), mutations, [])
+
+    async def _check(self, table: str, key: bytes, predicate: Any, true_case: list[Any], false_case: list[Any]) -> bool:
+        store = self.stores(table)
+        async with bigtable_errors(store.name):
+            return bool(await store.handle.check_and_mutate_row(
+                key, predicate, true_case_mutations=true_case or None, false_case_mutations=false_case or None,
+                operation_timeout=WRITE_SECONDS))
+
+
+def _record(record: Any) -> list[Any]:
+    return list(record or [])
+
+
+async def run(machine: Any, rows: Rows) -> Finished:
+    """Drive `machine` (steps.py's vocabulary) on Bigtable to its end."""
+    while not isinstance(step := machine.step(), Finished):
+        machine = machine.after(await rows.perform(step))
+    return step
+

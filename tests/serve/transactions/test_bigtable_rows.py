@@ -1,0 +1,119 @@
+"""The protocol's machines driven on the real Bigtable emulator (driver.py, cells.py): a
+transfer between two rows of two tables commits; a worker that stops after the commit
+point leaves a transfer that every reader sees whole and the sweep finishes; one that stops
+before it leaves locks that a single-item write meets as a conflict while they live, and
+that are aborted once they expire."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from google.cloud.bigtable import Client, column_family
+from google.cloud.bigtable.data import BigtableDataClientAsync
+from google.cloud.bigtable.data import mutations as bt
+
+from ddb2bigtable.serve.store import Store
+from ddb2bigtable.serve.transactions import cells
+from ddb2bigtable.serve.transactions.driver import Rows, expiry_micros, run
+from ddb2bigtable.serve.transactions.resolve import ReadItem, SingleWrite, Sweep
+from ddb2bigtable.serve.transactions.steps import Commit, Finished, View
+from ddb2bigtable.serve.transactions.writer import Intents, SnapshotRead, WriteTxn
+
+PROJECT, INSTANCE = "txn-test", "txn"
+TABLES = ("accounts", "ledger")
+
+
+@pytest.fixture(scope="module")
+def tables(bigtable_emulator) -> None:
+    admin = Client(project=PROJECT, admin=True).instance(INSTANCE)
+    for name in TABLES:
+        table = admin.table(name)
+        if not table.exists():
+            table.create(column_families={"cf": column_family.MaxVersionsGCRule(1),
+                                          cells.FAMILY: column_family.MaxVersionsGCRule(1)})
+
+
+def _balance(view: View) -> int:
+    return next((int(c.value) for c in view.data if c.family == "cf" and c.qualifier == b"balance"), 0)
+
+
+def _set(value: int, at_millis: int) -> bytes:
+    return cells.pack_intent([bt.DeleteAllFromRow(), bt.SetCell("cf", b"balance", str(value).encode(), at_millis * 1000)])
+
+
+def transfer(txn: str, src: tuple[str, bytes], dst: tuple[str, bytes], amount: int, expires: int) -> WriteTxn:
+    def decide(views: tuple[View, ...]) -> Intents:
+        a, b = _balance(views[0]), _balance(views[1])
+        return Intents((_set(a - amount, 1_000 + len(txn)), _set(b + amount, 1_000 + len(txn))), answer="ok")
+    return WriteTxn(txn, (src, dst), decide, expires_micros=expires)
+
+
+async def _world(test: Any) -> Any:
+    async with BigtableDataClientAsync(project=PROJECT) as client:
+        stores = {n: Store(client.get_table(INSTANCE, n), n) for n in TABLES}
+        return await test(Rows(stores.__getitem__, lambda _name: ("cf",)))
+
+
+async def _balances(rows: Rows, keys: list[tuple[str, bytes]]) -> list[int]:
+    return [int(_balance(View(k, (await run(ReadItem(k), rows)).value, None))) for k in keys]
+
+
+def test_a_transfer_across_two_tables_commits_and_leaves_no_lock(tables) -> None:
+    a, b = ("accounts", b"a1"), ("ledger", b"b1")
+
+    async def test(rows: Rows) -> None:
+        for key in (a, b):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        assert await run(transfer("t-ok", a, b, 30, expiry_micros(0)), rows) == Finished("committed", "ok")
+        assert await _balances(rows, [a, b]) == [70, 130]
+        views = [await rows.perform(ReadItem(k).step()) for k in (a, b)]
+        assert [v.lock for v in views] == [None, None]
+        assert all(c.family != cells.FAMILY for v in views for c in v.data)
+        snapshot = await run(SnapshotRead((a, b)), rows)
+        assert [_balance(View(k, d, None)) for k, d in zip((a, b), snapshot.value, strict=True)] == [70, 130]
+
+    asyncio.run(_world(test))
+
+
+async def _until(machine: Any, rows: Rows, stop: type) -> Any:
+    """Run `machine` until it is about to perform a `stop` step: a worker killed there."""
+    while not isinstance(step := machine.step(), stop | Finished):
+        machine = machine.after(await rows.perform(step))
+    return machine
+
+
+def test_a_worker_killed_after_the_commit_point_leaves_a_whole_transfer(tables) -> None:
+    a, b = ("accounts", b"a2"), ("accounts", b"b2")
+
+    async def test(rows: Rows) -> None:
+        for key in (a, b):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        stopped = await _until(transfer("t-commit", a, b, 40, 2**62), rows, Commit)
+        await rows.perform(stopped.step())  # the commit point, then the worker dies
+        assert (await rows.perform(ReadItem(b).step())).lock is not None  # b still holds its intent
+        assert await _balances(rows, [b, a]) == [140, 60]  # a reader rolls b forward
+        assert await run(Sweep((a, b)), rows) == Finished("answered", ())
+        assert [(await rows.perform(ReadItem(k).step())).lock for k in (a, b)] == [None, None]
+
+    asyncio.run(_world(test))
+
+
+def test_a_worker_killed_before_the_commit_point_conflicts_then_is_aborted(tables) -> None:
+    a, b = ("accounts", b"a3"), ("ledger", b"b3")
+
+    async def test(rows: Rows) -> None:
+        for key in (a, b):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        await _until(transfer("t-live", a, b, 50, 2**62), rows, Commit)  # both locked, then killed
+        assert await _balances(rows, [a, b]) == [100, 100]  # readers see the rows as before
+        assert (await run(SingleWrite(b, lambda _d: _set(1, 20)), rows)).kind == "conflict"
+        assert (await run(SnapshotRead((a, b)), rows)).kind == "conflict"
+        await _until(transfer("t-dead", ("accounts", b"a4"), ("ledger", b"b4"), 5, 0), rows, Commit)  # expired
+        assert await run(Sweep((("accounts", b"a4"), ("ledger", b"b4"))), rows) == Finished("answered", ())
+        assert [(await rows.perform(ReadItem(k).step())).lock for k in (("accounts", b"a4"), ("ledger", b"b4"))] \
+            == [None, None]
+        assert await _balances(rows, [("accounts", b"a4"), ("ledger", b"b4")]) == [0, 0]  # never applied
+
+    asyncio.run(_world(test))
