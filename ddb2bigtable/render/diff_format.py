@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..plan.model import ClusterPlan
 from ..review.change import Change
-from ..review.diff import StageDiff, summary
+from ..review.diff import StageDiff, stage_summary, summary
 from .markdown_blocks import CELL_LIMIT, arithmetic, contrast, escape, folded, nodes, nodes_chart, table
 
 MARKER = "<!-- ddb2bigtable-diff -->"  # a CI job finds and updates its own comment by this
@@ -125,26 +125,32 @@ def _stage(d: StageDiff, base: str, head: str, folds: bool = True) -> list[str]:
                  if cell != original or (index, column) in clipped_at]
         if c.brief and c.why not in (c.brief, c.before, c.after, *arithmetic_shown):
             full.append(f"- `{c.scope}` {escape(c.what)}, why in full: {escape(c.why)}")
-    out = [f"#### {d.stage}: {len(d.changes)} change{'s' if len(d.changes) != 1 else ''}", "", *lines, ""]
-    out += _chart(d)
+    out = [*lines, "", *_chart(d)]
     if not folds:
-        return out + [f"_{d.stage}'s arithmetic and full texts are left out to keep this comment under GitHub's "
-                      f"{COMMENT_LIMIT:,}-character limit: `ddb2bigtable diff --stage {d.stage} --format markdown` "
-                      f"prints them._", ""]
-    out += _arithmetic(d, base, head)
-    if full:
-        out += folded(f"{d.stage}: the full text behind {len(full)} short cell{'s' if len(full) != 1 else ''}", full)
-    return out
+        out += [f"_{d.stage}'s arithmetic and full texts are left out to keep this comment under GitHub's "
+                f"{COMMENT_LIMIT:,}-character limit: `ddb2bigtable diff --stage {d.stage} --format markdown` "
+                f"prints them._", ""]
+    else:
+        out += _arithmetic(d, base, head)
+        if full:
+            out += folded(f"{d.stage}: the full text behind {len(full)} short cell{'s' if len(full) != 1 else ''}",
+                          full)
+    count = len(d.changes)
+    flags = _flags(d)
+    return folded(f"<b>{d.stage}</b>: {count} change{'s' if count != 1 else ''}"
+                  + (f" ({flags})" if flags != "-" else ""), out)
 
 
 def to_markdown(diffs: list[StageDiff], base: str, head: str | None) -> str:
-    """The pull-request comment: per-stage totals, the destructive and risky changes one line each,
-    then per stage the changes table (short cells), a chart of nodes and the folded arithmetic."""
+    """The pull-request comment. Its first screen: one line per stage, the totals table, the destructive
+    and risky changes one line each. Below, each changed stage folded in one `<details>`: the changes
+    table (short cells), a chart of nodes and the arithmetic folded again."""
     head = head or "working tree"
     lines, _ = table(("stage", "nodes", "Bigtable / month", "DynamoDB / month", "flags"), [
         (d.stage, _nodes(d), _money(d.bigtable_before, d.bigtable_after), _money(d.dynamodb_before, d.dynamodb_after),
          _flags(d)) for d in diffs])
-    out = [MARKER, f"### ddb2bigtable diff: `{base}` → `{head}`", "", f"**{escape(summary(diffs))}**", "", *lines, ""]
+    out = [MARKER, f"### ddb2bigtable diff: `{base}` → `{head}`", "",
+           *(f"- {escape(stage_summary(d))}" for d in diffs), "", *lines, ""]
     flagged = [_flagged(d.stage, c) for flag in ("DESTRUCTIVE", "RISK") for d in diffs for c in d.changes
                if c.flag == flag]
     if flagged:
@@ -159,7 +165,9 @@ def to_markdown(diffs: list[StageDiff], base: str, head: str | None) -> str:
 
 
 def print_diff(diffs: list[StageDiff], base: str, head: str | None, console: Console) -> None:
-    console.print(Text(f"{base} → {head or 'working tree'}: {summary(diffs)}", style="bold"))
+    console.print(Text(f"{base} → {head or 'working tree'}", style="bold"))
+    for d in diffs:
+        console.print(Text(f"  {stage_summary(d)}", style="bold"))
     overview = Table()
     for header in ("stage", "nodes", "Bigtable / month", "DynamoDB / month", "flags"):
         overview.add_column(header)

@@ -233,20 +233,34 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
                      dynamodb_before, dynamodb_after, tuple(moves))
 
 
+def _cost_move(cloud: str, before: float, after: float) -> str:
+    """`Bigtable unchanged`, `DynamoDB +$57/month (+5 %)`: each cost names its cloud."""
+    delta = round(after - before, 2)
+    if abs(delta) < 0.5:
+        return f"{cloud} unchanged"
+    percent = f" ({100 * delta / before:+.0f} %)" if before else ""
+    return f"{cloud} {'+' if delta > 0 else '-'}${abs(delta):,.0f}/month{percent}"
+
+
+def stage_summary(d: StageDiff) -> str:
+    """One stage in one line: `prod: 21 changes, Bigtable -$215/month (-1 %), DynamoDB -$7,391/month
+    (-26 %), 1 DESTRUCTIVE, 2 RISK`. "Cost" alone would mean Bigtable's only, so both clouds are named."""
+    if d.status == "unchanged":
+        return f"{d.stage}: no change"
+    count = len(d.changes)
+    parts = [f"{count} change{'s' if count != 1 else ''}" if count else "prices only",
+             _cost_move("Bigtable", d.bigtable_before, d.bigtable_after),
+             _cost_move("DynamoDB", d.dynamodb_before, d.dynamodb_after)]
+    if parts[1:] == ["Bigtable unchanged", "DynamoDB unchanged"]:
+        parts[1:] = ["Bigtable and DynamoDB cost unchanged"]
+    parts += [f"{d.destructive} DESTRUCTIVE"] if d.destructive else []
+    parts += [f"{d.risks} RISK"] if d.risks else []
+    if d.status in ("added", "removed"):
+        parts.insert(0, f"stage {d.status}")
+    return f"{d.stage}: " + ", ".join(parts)
+
+
 def summary(diffs: list[StageDiff]) -> str:
-    """`prod: +$1,412/month (+18 %), staging: no change`."""
-    parts = []
-    for d in diffs:
-        if d.status == "unchanged":
-            parts.append(f"{d.stage}: no change")
-            continue
-        percent = d.bigtable_percent
-        if abs(d.bigtable_delta) < 0.5:
-            text = f"{d.stage}: {len(d.changes)} change(s), same cost"
-        else:
-            money = f"{'+' if d.bigtable_delta >= 0 else '-'}${abs(d.bigtable_delta):,.0f}/month"
-            text = f"{d.stage}: {money}" + (f" ({percent:+.0f} %)" if percent is not None else f" ({d.status})")
-        if d.destructive:
-            text += f", {d.destructive} DESTRUCTIVE"
-        parts.append(text)
-    return ", ".join(parts)
+    """Every stage's line, joined by `; ` (a comma separates the items of one stage):
+    `prod: 2 changes, Bigtable +$1,412/month (+18 %), DynamoDB unchanged; staging: no change`."""
+    return "; ".join(stage_summary(d) for d in diffs)

@@ -76,7 +76,8 @@ def test_a_capacity_increase_shows_more_nodes_and_cost_with_the_plans_numbers(re
     east = [c for c in prod["changes"] if c["scope"] == "shop-global/cluster us-east4"]
     assert east and east[0]["what"] == "autoscaling" and not prod["destructive"]
     delta = prod["cost"]["bigtable"]["delta"]
-    assert f"prod: +${delta:,.0f}/month ({100 * delta / cost_before:+.0f} %)" in document["summary"]
+    assert f"prod: {len(prod['changes'])} changes, Bigtable +${delta:,.0f}/month ({100 * delta / cost_before:+.0f} %), DynamoDB +" \
+        in document["summary"]
 
 
 def test_a_new_replica_region_adds_a_cluster_costs_more_and_warns(repo):
@@ -150,7 +151,7 @@ def test_a_comment_only_change_reports_nothing(repo):
     change(repo, "specs/shop-global.yaml", "# A realistic multi-table instance", "# A realistic, commented instance")
     document = diff_json(repo)
     assert all(s["status"] == "unchanged" and not s["changes"] for s in document["stages"])
-    assert document["summary"] == ", ".join(f"{s['stage']}: no change" for s in document["stages"])
+    assert document["summary"] == "; ".join(f"{s['stage']}: no change" for s in document["stages"])
 
 
 def test_an_invalid_spec_at_head_exits_2_with_the_located_error(repo):
@@ -229,12 +230,57 @@ def test_the_pull_request_comment_matches_the_reviewed_snapshot(repo):
 def test_the_comment_reads_top_down_flagged_changes_first_one_line_each(repo):
     realistic_change(repo)
     text = comment(repo)
-    top = text[:text.index("#### ")]
+    top = text[:text.index("<details>")]
     assert "| prod | 38 → 44 |" in top and "| dev |" in top  # one line per stage: nodes, costs, flags
     flagged = [line for line in top.splitlines() if line.startswith("- **")]
     assert [line.split("**")[1] for line in flagged] == ["DESTRUCTIVE", "DESTRUCTIVE", "RISK", "RISK"]
     assert any("TTL attribute (expiresAt → purgeAt): cell timestamps hold" in line for line in flagged)
     assert any("cluster removed" in line and "loses its replica" in line for line in flagged)
+
+
+def visible_lines(markdown: str) -> list[str]:
+    """The lines GitHub shows before anything is unfolded: outside every `<details>`, plus each
+    outer fold's summary line."""
+    shown, depth = [], 0
+    for line in markdown.splitlines():
+        if line.startswith("<details"):
+            shown += [line] if depth == 0 else []
+            depth += 1
+        elif depth == 0:
+            shown.append(line)
+        if line == "</details>":
+            depth -= 1
+    return shown
+
+
+def test_the_headline_is_one_line_per_stage_and_each_cost_names_its_cloud(repo):
+    """Before: one bold run-on line where commas separated both stages and items, and "same cost"
+    stood beside a DynamoDB figure that changed (dev's DynamoDB cost rises here, its Bigtable cost
+    does not)."""
+    realistic_change(repo)
+    text = comment(repo)
+    assert "same cost" not in text
+    headline = text.split("\n\n")[1].splitlines()
+    assert [line.split(":")[0] for line in headline] == ["- prod", "- dev"]
+    dev = stage(diff_json(repo, "--stage", "dev"), "dev")["cost"]["dynamodb"]
+    assert dev["delta"] > 0
+    assert headline[1] == (f"- dev: 2 changes, Bigtable unchanged, DynamoDB +${dev['delta']:,.0f}/month "
+                           f"(+{100 * dev['delta'] / dev['before']:.0f} %), 1 DESTRUCTIVE")
+    assert "Bigtable -$" in headline[0] and ", DynamoDB -$" in headline[0] and "2 RISK" in headline[0]
+
+
+def test_the_first_screen_is_the_totals_and_the_flagged_changes_the_detail_is_folded(repo):
+    """Every stage's changes table, chart and arithmetic are folded in one `<details>` per stage;
+    what shows unfolded is the headline, the totals, the flagged changes and one summary line per
+    stage (the issue's comment showed 436 lines)."""
+    realistic_change(repo)
+    text = comment(repo)
+    shown = visible_lines(text)
+    assert len([line for line in shown if line]) <= 25, shown
+    assert not [line for line in shown if line.startswith("| where |") or "mermaid" in line]
+    summaries = [line for line in shown if line.startswith("<details>")]
+    assert summaries == ["<details><summary><b>prod</b>: 21 changes (1 DESTRUCTIVE, 2 RISK)</summary>",
+                         "<details><summary><b>dev</b>: 2 changes (1 DESTRUCTIVE)</summary>"]
 
 
 def test_no_table_cell_exceeds_the_limit_and_every_figure_of_the_plans_why_is_in_the_comment(repo):
@@ -360,7 +406,7 @@ def test_no_change_line_has_an_empty_side(repo):
     assert len(lines) == len(prod["changes"]), table
     assert not [line for line in lines if "  → " in line or "→  " in line or line.rstrip().endswith("→")]
     markdown = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--stage", "prod", "--format", "markdown").stdout
-    cells = table_cells(markdown[markdown.index("#### prod"):])
+    cells = table_cells(markdown[markdown.index("<summary><b>prod</b>"):])
     rows = [cells[i:i + 6] for i in range(6, len(cells), 6)]  # after the header: where, what, before, after, ...
     assert len(rows) == len(prod["changes"]) and all(row[2] and row[3] for row in rows)
 
@@ -377,4 +423,4 @@ def test_a_comment_too_long_for_github_drops_the_folded_text_of_its_last_stages_
     assert len(text) < len(whole) and text.count("<details>") < whole.count("<details>")
     assert "prod <code>shop-global/cluster us-east4</code>" in text  # the first stage keeps its arithmetic
     assert "_dev's arithmetic and full texts are left out" in text and "`ddb2bigtable diff --stage dev" in text
-    assert text.index("#### dev") > 0 and table_row_widths(text)[-1]  # dev's table stays
+    assert text.index("<summary><b>dev</b>") > 0 and table_row_widths(text)[-1]  # dev's table stays
