@@ -3,7 +3,7 @@
 Commands only parse arguments, call the engine and print; every decision is elsewhere.
 One module per command group: `plan` (validate, plan), `diff`, `load` (load, verify, up),
 `replicate_cmd` (replicate), `cutover_cmd` (cutover check), `import_cmd` (import), `advise_cmd` (advise),
-`prices_cmd` (prices refresh), `serve_cmd` (serve).
+`prices_cmd` (prices refresh), `serve_cmd` (serve), `export_cmd` (export).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..spec.errors import Ddb2BigtableError
 from .advise_cmd import advise_command
 from .cutover_cmd import cutover
 from .diff import diff
+from .export_cmd import export
 from .import_cmd import import_
 from .load import load, up, verify
 from .output import report_error
@@ -42,5 +43,6 @@ def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
 
 
-for command in (validate, plan, load, verify, up, diff, replicate, cutover, import_, advise_command, prices, serve):
+for command in (validate, plan, load, verify, up, export, diff, replicate, cutover, import_, advise_command, prices,
+                serve):
     main.add_command(command)

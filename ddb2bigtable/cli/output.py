@@ -19,6 +19,7 @@ NOT_DONE = {
     "load": "the load stopped before its end",
     "verify": "no verdict was given",
     "up": "the local stage is not ready",
+    "export": "no export was finished (after a crash or Ctrl-C, the same command resumes)",
     "replicate": "replicate stopped",
     "cutover": "no verdict was given",
     "import": "no spec was written",

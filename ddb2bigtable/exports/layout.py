@@ -30,7 +30,7 @@ _GZIP_LEVEL = 6  # zlib's default; levels 1 and 9 would change the header's XFL 
 class S3Location:
     """Where the manifests say the export lives in S3; the folder written plays the prefix."""
 
-    bucket: str = "ddb2bigtable-exports"
+    bucket: str | None = "ddb2bigtable-exports"  # None: written to a folder, never to S3
     prefix: str | None = None
 
 
