@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from ..sources.aws_clients import DEFAULT_DAYS, LiveOptions
+from ..sources.aws.clients import DEFAULT_DAYS, LiveOptions
 from ..sources.detect import KINDS, all_tables, read_sources
 from ..sources.emit import build, to_json, to_yaml
 from ..sources.export_types import DEFAULT_SAMPLE, add_mappings, sample_export

@@ -27,12 +27,12 @@ import click
 def serve(stage: str, host: str, port: int, workers: int, unsigned: bool, root: Path) -> None:
     """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here."""
     from ..bigtable.emulator import quiet_connection_warning
-    from ..serve.server import run
+    from ..serve.protocol.server import run
 
     keys = _keys()
     loopback = ipaddress.ip_address(_literal(host)).is_loopback
     if not loopback and keys is None and not unsigned:
-        from ..serve.signatures import KEYS_ENV
+        from ..serve.protocol.signatures import KEYS_ENV
         from ..spec.errors import InputError, Problem
 
         raise InputError([Problem.about("--host", "", f"{host} is not a loopback address and no key pairs are set: "
@@ -57,7 +57,7 @@ def serve(stage: str, host: str, port: int, workers: int, unsigned: bool, root: 
 def _keys() -> dict[str, str] | None:
     """The key pairs of DDB2BIGTABLE_SERVE_KEYS, or None; a malformed value is bad input that
     names the variable and the pair, never a secret."""
-    from ..serve.signatures import KEYS_ENV, parse_keys
+    from ..serve.protocol.signatures import KEYS_ENV, parse_keys
     from ..spec.errors import InputError, Problem
 
     text = os.environ.get(KEYS_ENV)

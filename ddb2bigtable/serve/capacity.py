@@ -39,8 +39,8 @@ from typing import Any
 
 from ..codec.items import Item
 from ..spec.model import Gsi, KeySchema
+from .catalog import ServedTable
 from .errors import validation
-from .tables import ServedTable
 from .wire import item_bytes
 
 MODES = ("INDEXES", "TOTAL", "NONE")

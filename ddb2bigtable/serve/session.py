@@ -14,9 +14,9 @@ from typing import Any
 
 from ..codec.items import AttributeValue, Item
 from ..codec.mutations import Cell, CodecError
+from .catalog import Catalog, ServedTable
 from .errors import internal
 from .store import Store, live_cells, now_micros, raw_cells
-from .tables import Catalog, ServedTable
 
 
 def key_text(value: AttributeValue) -> Any:

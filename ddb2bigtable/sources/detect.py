@@ -18,10 +18,13 @@ from typing import Any
 
 from ..spec.errors import InputError, Problem
 from ..spec.file_limits import read_text
-from . import aws_live, cloudformation, describe_table, terraform
-from .aws_clients import LiveOptions
+from .aws import describe_table
+from .aws import live as aws_live
+from .aws.clients import LiveOptions
+from .cloudformation import template as cloudformation
 from .located import Located, parse
 from .model import Imported, Options, TableDefinition
+from .terraform import reader as terraform
 
 Reader = Callable[[Located, Options], Imported]
 Probe = Callable[[Any], bool]

@@ -17,7 +17,7 @@ import yaml
 
 from ddb2bigtable.cli.serve_cmd import serve as serve_command
 from ddb2bigtable.program import plan_for_stack
-from ddb2bigtable.serve.signatures import KEYS_ENV
+from ddb2bigtable.serve.protocol.signatures import KEYS_ENV
 from ddb2bigtable.spec.errors import InputError
 
 from ..conftest import ROOT

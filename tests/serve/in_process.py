@@ -17,10 +17,10 @@ def answered(served, operation: Operation, bodies: list[dict], monkeypatch) -> t
     from google.cloud.bigtable.data import BigtableDataClientAsync
 
     from ddb2bigtable.cli.serve_cmd import _tables
-    from ddb2bigtable.serve import created_tables
+    from ddb2bigtable.serve.catalog import catalog
     from ddb2bigtable.serve.session import Session
     from ddb2bigtable.serve.store import Store
-    from ddb2bigtable.serve.tables import catalog
+    from ddb2bigtable.serve.tables import created_tables
 
     from .conftest import STAGE
 

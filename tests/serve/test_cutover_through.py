@@ -3,7 +3,7 @@ will read it after switching its endpoint_url. The live table is DynamoDB Local 
 the Movies export; Bigtable holds it too, loaded by `up`; serve runs on it. A serve that decodes the same cells into other items (here: one started while the table's
 record of its types said the `info` map is a string) is not ready, and the items it gets
 wrong are named. (A work folder of another load can no longer do that: serve refuses to
-start on it, tests/serve/test_types_record.py.)"""
+start on it, tests/serve/tables/test_types_record.py.)"""
 
 from __future__ import annotations
 

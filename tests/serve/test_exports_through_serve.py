@@ -64,7 +64,7 @@ def test_four_parallel_segments_cover_the_movies_once(served):
     segments = [scan_all(client, "Movies", Segment=s, TotalSegments=4, ProjectionExpression="#y, title",
                          ExpressionAttributeNames={"#y": "year"}) for s in range(4)]
     keys = [(i["year"]["N"], i["title"]["S"]) for part in segments for i in part]
-    # segments are row ranges cut without looking at the data (serve/key_ranges.py): Movies'
+    # segments are row ranges cut without looking at the data (serve/queries/key_ranges.py): Movies'
     # keys all start with "d" (a year's ordered form), so one segment holds them all
     assert len(keys) == len(set(keys)) == 4609
 

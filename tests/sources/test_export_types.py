@@ -14,7 +14,7 @@ from ddb2bigtable.exports.writer import item_from_plain, write_export
 from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT
-from .test_aws_live import REGION, _key
+from .aws.test_aws_live import REGION, _key
 
 MOVIES = ROOT / "exports" / "movies"
 TABLE = """\

@@ -1,0 +1,325 @@
+"""DynamoDB expressions (condition, filter, update, key condition, projection) through moto.
+
+moto's DynamoDB expression parser and evaluator (Apache-2.0; `moto.dynamodb.parsing` and
+`moto.dynamodb.comparisons`, pinned with moto in pyproject.toml) is what thousands of test
+suites run their DynamoDB code against, so its grammar, functions, reserved words and
+error messages follow DynamoDB's closely; writing a parser here would repeat that work
+with fewer users. It evaluates items in wire form (binary as base64 text, as DynamoDB JSON
+has it), which is why the operations keep items in wire form around this module and
+convert to the codec's form only at Bigtable (wire.py). moto is used as a library only:
+no mock is started, nothing is patched. This module is the one place that calls its
+parser; conditions.py (evaluation with DynamoDB's types), validation.py and
+validation_keys.py (what DynamoDB refuses and moto accepts) read the tree it returns, so a
+later parser can replace it behind the same functions (docs/serve.md, "Choices").
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from moto.core.exceptions import JsonRESTError
+from moto.dynamodb.comparisons import get_filter_expression
+from moto.dynamodb.exceptions import InvalidConditionExpression
+from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.dynamo_type import Item as MotoItem
+from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
+from moto.dynamodb.parsing.validators import UpdateExpressionValidator
+
+from ..errors import PREFIX, ServeError, UnsupportedExpression
+from ..errors import validation as invalid
+from ..wire import WireItem, item_to_wire, to_codec
+from . import conditions, list_updates, nested_functions, validation, validation_keys, validation_updates
+from .validation_keys import KeyCondition
+
+Names = dict[str, str]
+Values = dict[str, Any]
+_PART = re.compile(r"([^\[\]]+)((?:\[\d+\])*)")
+
+
+@contextmanager
+def dynamodb_errors() -> Iterator[None]:
+    """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text.
+    moto meets some bad input with Python's own errors (an undefined `:value` is a KeyError,
+    an unbalanced parenthesis a ValueError): inside its calls they are the request's fault.
+    Its NotImplementedError (an update action or operator it does not execute) is answered
+    as serve's own unsupported constructs are (UnsupportedExpression, a ServeError that
+    passes through here)."""
+    try:
+        yield
+    except JsonRESTError as error:
+        name = str(getattr(error, "error_type", "ValidationException")).removeprefix(PREFIX)
+        raise ServeError(name, str(getattr(error, "message", error))) from None
+    except NotImplementedError as error:
+        raise UnsupportedExpression(str(error)) from None
+    except RecursionError:
+        raise invalid("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
+    except AssertionError:  # moto's validator asserts a value where a path names no attribute (list_append's 2nd)
+        raise invalid("The provided expression refers to an attribute that does not exist in the item") from None
+    except KeyError as error:
+        what = "name" if str(error.args[0]).startswith("#") else "value"
+        raise invalid(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
+                         f"attribute {what}: {error.args[0]}") from None
+    except (ValueError, TypeError, AttributeError, IndexError) as error:
+        raise invalid(f"Invalid expression: {error}") from None
+
+
+EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpression", "FilterExpression",
+               "ProjectionExpression")
+# "Maximum length of any expression string: 4 KB" (AWS, "Quotas in Amazon DynamoDB",
+# Expression parameters, https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html,
+# read 2026-11-25); it also keeps moto's recursive parser far from Python's recursion limit.
+MAX_EXPRESSION_BYTES = 4 * 1024
+# "The maximum number of operators or functions allowed in any expression is 300" (same
+# page; AWS, "Count expression operators in DynamoDB with an AWS SDK",
+# https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/example_dynamodb_Scenario_ExpressionOperatorCounting_section.html,
+# read 2026-11-25, counts them). DynamoDB counts the operators alone (comparisons, AND, OR, NOT, BETWEEN, IN, + and
+# -): 1,355 nested function calls under 4 KB are refused for their name, not their count
+# (the Alternator suite's test_limits.py, run against DynamoDB). Parentheses nested past
+# MAX_OPERATORS levels (redundant ones, or calls no expression needs) are refused too,
+# before moto's recursive parser meets Python's recursion limit.
+MAX_OPERATORS = 300
+_OPERATOR = re.compile(r"<>|<=|>=|[=<>+-]|(?<![\w#:])(?:AND|OR|NOT|BETWEEN|IN)(?!\w)", re.IGNORECASE)
+_NAME, _VALUE = re.compile(r"#[A-Za-z0-9_]+"), re.compile(r":[A-Za-z0-9_]+")
+
+
+def _check_operators(field: str, text: str) -> None:
+    count = len(_OPERATOR.findall(text))
+    if count > MAX_OPERATORS:
+        raise invalid(f"Invalid {field}: The expression contains too many operators; operator count: {count}")
+    depth = deepest = 0
+    for char in text:
+        depth += 1 if char == "(" else -1 if char == ")" else 0
+        deepest = max(deepest, depth)
+    if deepest > MAX_OPERATORS:
+        raise invalid(f"Invalid {field}: The expression nests parentheses {deepest} levels deep; ddb2bigtable serve "
+                      f"reads at most {MAX_OPERATORS}, as many as DynamoDB's operators in one expression")
+
+
+def check_used(request: dict[str, Any]) -> None:
+    """DynamoDB refuses an expression over 4 KB or 300 operators, ExpressionAttributeNames or Values a
+    request's expressions never use (a typo in a placeholder would otherwise pass silently),
+    and either without an expression."""
+    for field in EXPRESSIONS:
+        text = request.get(field)
+        if isinstance(text, str) and len(text.encode()) > MAX_EXPRESSION_BYTES:
+            raise invalid(f"Invalid {field}: Expression size has exceeded the maximum allowed size; "
+                             f"expression size: {len(text.encode())}")
+        if isinstance(text, str):
+            _check_operators(field, text)
+    texts = [t for t in (request.get(f) for f in EXPRESSIONS) if isinstance(t, str)]
+    for field, pattern in (("ExpressionAttributeNames", _NAME), ("ExpressionAttributeValues", _VALUE)):
+        given = request.get(field)
+        if not given or not isinstance(given, dict):
+            continue
+        if not texts:
+            raise invalid(f"{field} can only be specified when using expressions")
+        used = {m for t in texts for m in pattern.findall(t)}
+        unused = sorted(set(given) - used)
+        if unused:
+            for parsed in ("ConditionExpression", "FilterExpression"):  # DynamoDB names a syntax error first
+                if isinstance(request.get(parsed), str):
+                    parsed_condition(parsed, request[parsed], request.get("ExpressionAttributeNames"),
+                                     request.get("ExpressionAttributeValues"))
+            raise invalid(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
+
+
+MAX_NAME_BYTES = 65535  # an attribute name's UTF-8 bytes at most (DynamoDB Local refuses 65,536)
+
+
+def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
+    """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
+    value, normalised as stored), refused in DynamoDB's words when they have another shape."""
+    names, values = names or {}, values or {}
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+        raise invalid("ExpressionAttributeNames must be a map of strings to strings")
+    for key, name in names.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-25)
+        if not name or len(name.encode()) > MAX_NAME_BYTES:
+            raise invalid("ExpressionAttributeNames contains invalid value: " + (
+                f"Attribute name is too large, must be less than {MAX_NAME_BYTES + 1} bytes for key {key}" if name
+                else f"Empty attribute name for key {key}"))
+    if not isinstance(values, dict):
+        raise invalid("ExpressionAttributeValues must be a map of strings to attribute values")
+    # checked (a ValidationException when malformed) and normalised: numbers in their plain
+    # digits (`9E+125` as moto's arithmetic reads integers, the sum's overflow then named)
+    return names, item_to_wire({name: to_codec(value, f"ExpressionAttributeValues.{name}")
+                                for name, value in values.items()})
+
+
+def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
+    hash_key = DynamoType(item[keys[0]])
+    range_key = DynamoType(item[keys[1]]) if len(keys) > 1 else None
+    return MotoItem(hash_key, range_key, copy.deepcopy(item))
+
+
+def condition(expression: str | None, names: Names | None, values: Values | None, keys: tuple[str, ...],
+              field: str = "ConditionExpression") -> Callable[[WireItem | None], bool]:
+    """A ConditionExpression or FilterExpression (`field`) as a test of one item (None: no
+    item): parsed by moto, checked (validation.py) and evaluated (conditions.py) as DynamoDB does."""
+    if expression is None:
+        return lambda item: True
+    tree = parsed_condition(field, expression, names, values)
+    return lambda item: conditions.holds(tree, item)
+
+
+def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> Any:
+    """moto's tree of a condition, refused in DynamoDB's words where DynamoDB refuses it."""
+    names, values = checked_placeholders(names, values)
+    text, names, values = validation.prepared(field, expression, names, values)
+    with dynamodb_errors():
+        try:
+            tree = get_filter_expression(text, names, values)
+        except ValueError as error:
+            raise validation.syntax_error(field, error) from None
+        except InvalidConditionExpression as error:  # moto names every field ConditionExpression
+            raise validation.refused(field, error.condition_expression_error) from None
+        except KeyError as error:
+            name = str(error.args[0])
+            raise (validation.refused(field, f"An expression attribute name used in the document path is not defined; "
+                                             f"attribute name: {name}") if name.startswith("#") else
+                   validation.refused(field, f"An expression attribute value used in expression is not defined; "
+                                             f"attribute value: {name}")) from None
+    validation.check_tree(field, tree)
+    return tree
+
+
+def written_paths(expression: str, names: Names | None) -> list[Path]:
+    """The document paths an UpdateExpression's actions write (for ReturnValues UPDATED_*)."""
+    text, _ = nested_functions.folded(expression, lambda _operand: {"NULL": True})  # values do not matter here
+    with dynamodb_errors():
+        return validation_updates.targets(UpdateExpressionParser.make(text), names or {})
+
+
+def _resolver(item: WireItem, names: Names, values: Values) -> nested_functions.Resolve:
+    """An operand of a nested if_not_exists as its wire value in the item (None: missing)."""
+    def resolve(operand: str) -> Any:
+        if operand.startswith(":"):
+            return values.get(operand)
+        paths = projection(operand, names)
+        return _follow({"M": item}, paths[0]) if paths else None
+    return resolve
+
+
+@dataclass(frozen=True)
+class _KeyTable:
+    """What moto's update validator asks of a table: its key attributes and their types."""
+
+    table_key_attrs: list[str]
+    attr: list[dict[str, str]]
+
+    @property
+    def attribute_keys(self) -> list[str]:
+        return self.table_key_attrs
+
+
+def update(item: WireItem, expression: str, names: Names | None, values: Values | None,
+           key_types: dict[str, str]) -> WireItem:
+    """The item after an UpdateExpression (SET, REMOVE, ADD, DELETE), in wire form.
+    `item` holds at least the key attributes (a new item is just its key)."""
+    keys = tuple(key_types)
+    names, values = checked_placeholders(names, values)
+    # no key attributes for moto's validator, which refuses a key read as well as written:
+    # validation_updates checks the written paths
+    table = _KeyTable([], [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
+    validation_updates.check_text(expression)
+    expression, nested = nested_functions.folded(expression, _resolver(item, names, values))
+    values = {**values, **nested}
+    with dynamodb_errors():
+        tree = UpdateExpressionParser.make(expression)
+        validation_updates.check_tree(tree, names, values, keys)
+        validation_updates.check_targets(tree, names, item)
+        target = _moto_item(item, keys)
+        for text in list_updates.passes(expression):  # list elements updated against the original list
+            checked = UpdateExpressionValidator(UpdateExpressionParser.make(text), expression_attribute_names=names,
+                                                expression_attribute_values=values, item=target,
+                                                table=table).validate()  # type: ignore[arg-type] # its key fields
+            checked.normalize()
+            UpdateExpressionExecutor(checked, target, names).execute()
+        return dict(target.to_json()["Attributes"])
+
+
+def key_condition(expression: str, names: Names | None, values: Values | None,
+                  keys: tuple[str, ...]) -> KeyCondition:
+    """A Query's KeyConditionExpression: equality on the partition key, at most one
+    comparison on the sort key (validation_keys.py). Query parses it once per shape
+    (parsed_keys.py)."""
+    return validation_keys.key_condition(parsed_condition(validation_keys.FIELD, expression, names, values), keys)
+
+
+Path = list[str | int]
+
+
+def projection(expression: str | None, names: Names | None) -> list[Path] | None:
+    """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
+    if expression is None:
+        return None
+    names, _ = checked_placeholders(names, None)
+    if not isinstance(expression, str) or not expression.strip():
+        raise invalid("Invalid ProjectionExpression: The expression can not be empty;")
+    paths: list[Path] = []
+    for text in expression.split(","):
+        path: Path = []
+        for part in text.strip().split("."):
+            found = _PART.fullmatch(part.strip())
+            if not found:
+                raise invalid(f"Invalid ProjectionExpression: Syntax error; token: {part!r}")
+            name = found.group(1)
+            if name.startswith("#"):
+                if name not in names:
+                    raise invalid(f"Value provided in ExpressionAttributeNames unused in expressions: "
+                                     f"An expression attribute name used in the document path is not defined; "
+                                     f"attribute name: {name}")
+                name = names[name]
+            path.append(name)
+            path += [int(i) for i in re.findall(r"\d+", found.group(2))]
+        paths.append(path)
+    validation.check_paths("ProjectionExpression", paths)
+    return paths
+
+
+def project(item: WireItem, paths: list[Path] | None) -> WireItem:
+    """The parts of the item the paths name (DynamoDB keeps the document's shape; list
+    elements picked by index come back as a shorter list, in path order)."""
+    if paths is None:
+        return item
+    out: WireItem = {}
+    for path in paths:
+        value = _follow({"M": item}, path)
+        if value is not None:
+            _place(out, path, value)
+    return out
+
+
+def _follow(value: Any, path: Path) -> Any:
+    for step in path:
+        (tag, inner), = value.items()
+        if isinstance(step, int):
+            if tag != "L" or step >= len(inner):
+                return None
+            value = inner[step]
+        else:
+            if tag != "M" or step not in inner:
+                return None
+            value = inner[step]
+    return value
+
+
+def _place(out: WireItem, path: Path, value: Any) -> None:
+    node: Any = out  # the inner dict of a map, or the inner list of a list
+    for step, following in zip(path, path[1:], strict=False):
+        fresh: dict[str, Any] = {"L": []} if isinstance(following, int) else {"M": {}}
+        if isinstance(node, dict):
+            child = node.setdefault(step, fresh)
+        else:  # elements picked from a list are appended in path order
+            node.append(fresh)
+            child = fresh
+        node = next(iter(child.values()))
+    if isinstance(node, dict):
+        node[path[-1]] = value
+    else:
+        node.append(value)

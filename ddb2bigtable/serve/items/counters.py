@@ -1,0 +1,68 @@
+"""UpdateItem `ADD` on counter attributes as Bigtable AddToCell, with no read.
+
+A `counter` attribute lives in an aggregate (int64 Sum) family (spec/families.py), where
+Bigtable merges every addition into one cell, whichever cluster takes it. So an UpdateItem
+that only adds integers to counters, with no condition and nothing to return, is one
+MutateRow of AddToCell (`app_writes.counter_add`), through the `serving` profile: no read, no
+single-cluster profile, and concurrent increments from every region all count, which is
+what DynamoDB's `ADD` promises. Anything else (a condition, ReturnValues, SET next to the
+ADD, a counter whose cell carries the item's expiry) takes the read-check-write path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...codec.app_writes import counter_add
+from ...codec.cell_values import COUNTER, counter_number
+from ...codec.items import Item
+from ...codec.mutations import CodecError, RowMutation
+from ..catalog import ServedTable
+from ..errors import ServeError
+
+_ADDS = re.compile(r"\s*ADD\s+(#?\w+)\s+(:\w+)((?:\s*,\s*#?\w+\s+:\w+)*)\s*", re.IGNORECASE)
+_MORE = re.compile(r"\s*,\s*(#?\w+)\s+(:\w+)")
+
+
+def counter_adds(table: ServedTable, key: Item, body: dict[str, Any], returns: str) -> RowMutation | None:
+    """The one row mutation of AddToCells this UpdateItem is, or None when it is not only
+    additions to counters (then it is a read-check-write)."""
+    expression = body.get("UpdateExpression") or ""
+    if not isinstance(expression, str):  # matched below: it was a 500
+        raise ServeError("SerializationException", "UpdateExpression must be a string")
+    found = _ADDS.fullmatch(expression)
+    if found is None or body.get("ConditionExpression") or returns != "NONE":
+        return None
+    names, values = body.get("ExpressionAttributeNames") or {}, body.get("ExpressionAttributeValues") or {}
+    pairs = [(found.group(1), found.group(2)), *_MORE.findall(found.group(3))]
+    amounts: dict[str, int] = {}
+    for path, placeholder in pairs:
+        name = names.get(path) if path.startswith("#") else path
+        value = values.get(placeholder)
+        if name is None or name in amounts or not isinstance(value, dict) or set(value) != {"N"}:
+            return None
+        if table.codec.mapping.stored(name) != COUNTER:
+            return None
+        try:
+            amounts[name] = counter_number(value["N"])
+        except CodecError:
+            return None
+    return _adds(table, key, amounts)
+
+
+def _adds(table: ServedTable, key: Item, amounts: dict[str, int]) -> RowMutation | None:
+    from ..store import now_micros
+
+    rows = []
+    for name, amount in amounts.items():
+        try:
+            row = counter_add(table.codec, key, name, amount, now_micros=now_micros())
+        except CodecError:
+            return None  # not placeable from the key alone (a TTL-stamped counter, another layout)
+        if any(getattr(m, "timestamp_micros", 0) != 0 for m in row.mutations):
+            return None  # its cell carries the item's expiry, which only a read knows
+        rows.append(row)
+    if len({r.key for r in rows}) != 1:
+        return None
+    return RowMutation(rows[0].key, tuple(m for r in rows for m in r.mutations))

@@ -1,0 +1,7 @@
+"""HTTP in, one operation, HTTP out: the only room of `serve` that knows the wire protocol.
+
+- `server.run`: uvicorn with N worker processes on 127.0.0.1 (by default) and a port.
+- `app.ServeApp`: the ASGI application (DynamoDB's JSON 1.0 protocol, dispatch, errors);
+  `app.OPERATIONS` maps each `X-Amz-Target` to its operation.
+- `signatures.check`: SigV4 verification against the key pairs of `DDB2BIGTABLE_SERVE_KEYS`.
+"""

@@ -1,0 +1,169 @@
+"""The ASGI application: DynamoDB's JSON 1.0 protocol in, an operation, JSON out.
+
+A request is `POST /` with `X-Amz-Target: DynamoDB_20120810.<Operation>` and a JSON body
+(`application/x-amz-json-1.0`); the answer is the operation's JSON, or an error in
+DynamoDB's shape (errors.py). Each worker process builds its catalog and one Bigtable
+data client at startup (ASGI lifespan) and closes the client at shutdown.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import logging
+import os
+import traceback
+import uuid
+import zlib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from ..catalog import Catalog, catalog
+from ..errors import ServeError, internal, validation
+from ..items import batch_ops, item_ops
+from ..queries import query_ops
+from ..session import Session
+from ..tables import admin_ops, created_tables, ttl_ops, types_record
+from ..wire import ARITHMETIC
+from . import signatures
+
+TARGET_PREFIX = "DynamoDB_20120810."
+CONTENT_TYPE = b"application/x-amz-json-1.0"
+MAX_BODY = 16 * 1024 * 1024  # DynamoDB's largest request (BatchWriteItem): 16 MB
+# A larger answer (a Query page reaches 1 MB) goes out in pieces of this size with chunked
+# transfer encoding, as DynamoDB Local 1.25.1 streams a large answer (the suite's
+# test_batch_write_item_large_broken_connection breaks such a stream half-way)
+CHUNK = 64 * 1024
+CONFIG_ENV = "DDB2BIGTABLE_SERVE_CONFIG"  # how `serve` hands its settings to worker processes
+Operation = Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]
+OPERATIONS: dict[str, Operation] = {
+    "GetItem": item_ops.get_item, "PutItem": item_ops.put_item, "DeleteItem": item_ops.delete_item,
+    "UpdateItem": item_ops.update_item, "Query": query_ops.query, "Scan": query_ops.scan,
+    "BatchGetItem": batch_ops.batch_get_item, "BatchWriteItem": batch_ops.batch_write_item,
+    "TransactGetItems": batch_ops.transact_get_items, "TransactWriteItems": batch_ops.transact_write_items,
+    "DescribeTable": admin_ops.describe_table, "ListTables": admin_ops.list_tables,
+    "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table, "UpdateTable": admin_ops.update_table,
+    "DescribeTimeToLive": ttl_ops.describe_time_to_live, "UpdateTimeToLive": ttl_ops.update_time_to_live,
+}
+log = logging.getLogger("ddb2bigtable.serve")
+
+
+class ServeApp:
+    """One worker's application; `build` makes its catalog at startup."""
+
+    def __init__(self, build: Callable[[], Catalog], keys: dict[str, str] | None = None):
+        self.build = build
+        self.keys = keys  # SigV4 key pairs every request must be signed with (signatures.py); None: unsigned
+        self.session: Session | None = None
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+        elif scope["type"] == "http":
+            status, body = await self._answer(scope, receive)
+            payload = json.dumps(body, separators=(",", ":")).encode()
+            headers = [(b"content-type", CONTENT_TYPE), (b"x-amzn-requestid", str(uuid.uuid4()).encode()),
+                       (b"x-amz-crc32", str(zlib.crc32(payload)).encode())]
+            if len(payload) <= CHUNK:
+                headers.append((b"content-length", str(len(payload)).encode()))
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            for start in range(0, len(payload), CHUNK) if len(payload) > CHUNK else (0,):
+                await send({"type": "http.response.body", "body": payload[start:start + CHUNK],
+                            "more_body": start + CHUNK < len(payload)})
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        from google.cloud.bigtable.data import BigtableDataClientAsync
+
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    decimal.setcontext(ARITHMETIC)  # `SET n = n + :d` (moto's Decimal sums) at 38 digits
+                    built = self.build()
+                    self.session = Session(built, BigtableDataClientAsync(project=built.project))
+                except Exception as error:  # noqa: BLE001 - the server refuses to start, saying why
+                    await send({"type": "lifespan.startup.failed", "message": str(error)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self.session is not None:
+                    await self.session.client.close()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _answer(self, scope: dict[str, Any], receive: Any) -> tuple[int, dict[str, Any]]:
+        try:
+            headers, raw = await _request(scope, receive)
+            if self.keys is not None:  # before anything else is said about the request
+                query = scope.get("query_string", b"").decode("latin-1")
+                path = scope.get("path", "/") + (f"?{query}" if query else "")
+                signatures.check(self.keys, scope.get("method", ""), path, headers, raw)
+            operation, body = _operation(scope, headers), _json(raw)
+            if self.session is None:
+                raise internal("the server is still starting")
+            await created_tables.resolve(self.session, body)  # tables CreateTable made, in any worker
+            await types_record.refresh_stale(self.session)  # types recorded since a row failed to decode
+            return 200, await operation(self.session, body)
+        except ServeError as error:
+            return error.status, error.body()
+        except Exception:  # noqa: BLE001 - a fault of serve itself: DynamoDB's 500, logged with its cause
+            log.error("request failed:\n%s", traceback.format_exc())
+            return 500, internal("ddb2bigtable serve failed on this request; its log has the cause").body()
+
+
+async def _request(scope: dict[str, Any], receive: Any) -> tuple[dict[str, str], bytes]:
+    """The headers (lower-case names) and the body as sent."""
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    declared = headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise _too_large()
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise _too_large()
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            break
+    return headers, b"".join(chunks)
+
+
+def _too_large() -> ServeError:
+    """HTTP 413, as DynamoDB answers a request over 16 MB (DynamoDB Local 1.25.1 too), told
+    from the Content-Length before the body is read when the client sends one."""
+    return ServeError("RequestEntityTooLarge", "the request is larger than DynamoDB's 16 MB limit", status=413)
+
+
+def _operation(scope: dict[str, Any], headers: dict[str, str]) -> Operation:
+    if scope.get("method") != "POST":
+        raise validation("DynamoDB requests are HTTP POST")
+    target = headers.get("x-amz-target", "")
+    if not target.startswith(TARGET_PREFIX):
+        raise ServeError("UnknownOperationException", f"no DynamoDB operation in X-Amz-Target {target!r}")
+    operation = OPERATIONS.get(target.removeprefix(TARGET_PREFIX))
+    if operation is None:
+        raise ServeError("UnknownOperationException",
+                         f"{target.removeprefix(TARGET_PREFIX)} is not an operation ddb2bigtable serve offers")
+    return operation
+
+
+def _json(raw: bytes) -> dict[str, Any]:
+    try:
+        body = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise ServeError("SerializationException", "the request body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise ServeError("SerializationException", "the request body must be a JSON object")
+    return body
+
+
+def from_environment() -> ServeApp:
+    """The worker's application, from the settings `serve` put in CONFIG_ENV (uvicorn's
+    factory: each worker process calls it)."""
+    settings = json.loads(os.environ[CONFIG_ENV])
+    keys = os.environ.get(signatures.KEYS_ENV)
+    return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
+                                    settings["project"]), signatures.parse_keys(keys) if keys else None)

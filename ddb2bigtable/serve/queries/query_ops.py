@@ -1,0 +1,233 @@
+"""Query and Scan (on an index: index_ops.py).
+
+Query on a table with the default mapping alone reads only the key range of its
+condition and its Limit of rows (key_ranges.py: the row key keeps DynamoDB's order).
+Otherwise it reads the rows that can hold the partition (tables.partition_ranges: one
+range per mapping rule; the whole table only when a rule's row key does not start with
+the partition key), decodes their items, keeps those of the partition whose sort key
+meets the key condition, orders them by sort key as DynamoDB does (S and B by bytes, N by
+value) and pages them. Either way Limit counts items evaluated, a page stops at 1 MB of
+items read, and LastEvaluatedKey / ExclusiveStartKey carry the position. Scan reads rows in key order
+from ExclusiveStartKey's row, a row's items by key; Segment/TotalSegments cut the table
+into contiguous row ranges that depend only on the mapping and TotalSegments
+(key_ranges.segment_range), so each segment reads only its own rows and every item is in
+exactly one segment, on every page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...codec.items import AttributeValue, Item
+from ..catalog import ServedTable
+from ..errors import validation as invalid
+from ..expressions import parsed_keys, validation
+from ..expressions import parsing as expressions
+from ..items.item_ops import prepare
+from ..session import Session, key_text
+from ..store import Store
+from ..wire import item_to_codec, to_codec
+from . import index_ops, key_ranges
+from .paging import check_limit, check_select, check_start_within, item_order, meets, page, take
+
+SCAN_ROWS = 200  # rows read per Bigtable call while scanning
+
+
+async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    legacy_filter = body.get("QueryFilter")
+    check_select(body)
+    body = prepare(body)
+    table = session.catalog.get(body.get("TableName"))
+    if body.get("IndexName"):
+        return await index_ops.query_index(session, table, body)
+    limit = check_limit(body)
+    expression = body.get("KeyConditionExpression")
+    if expression is None:
+        raise invalid("Either the KeyConditions or KeyConditionExpression parameter must be specified")
+    found = parsed_keys.key_condition(expression, body.get("ExpressionAttributeNames"),
+                                      body.get("ExpressionAttributeValues"), table.keys)
+    _no_key_in_filter(table, body, legacy_filter)
+    partition = to_codec(found.partition[1], "KeyConditionExpression")
+    _same_types(table, found)
+    op, wanted = None, []
+    if found.sort is not None:
+        _, op, raw_bounds = found.sort
+        wanted = [to_codec(b, "KeyConditionExpression") for b in raw_bounds]
+    if body.get("ExclusiveStartKey") is not None:
+        check_start_within(table.checked_key(item_to_codec(body["ExclusiveStartKey"], "ExclusiveStartKey")),
+                           table.keys, partition, (op, wanted) if op is not None else None)
+    reverse = body.get("ScanIndexForward", True) is False
+    consistent = bool(body.get("ConsistentRead"))
+    if key_ranges.ordered(table):
+        taken, more = await _ranged(session, table, body, key_ranges.sort_range(table, partition, op, wanted),
+                                    reverse, consistent, limit)
+        return page(table, body, taken, more)
+    items = await _partition_items(session, table, partition, consistent)
+    if op is not None:
+        items = [i for i in items if meets(i.get(table.keys[1]), op, wanted)]
+    items.sort(key=lambda i: item_order(table, i), reverse=reverse)
+    items = _after(table, items, body.get("ExclusiveStartKey"), reverse)
+    taken, more = take(items, limit)
+    return page(table, body, taken, more)
+
+
+async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], found: key_ranges.RowRange,
+                  reverse: bool, consistent: bool, limit: int | None) -> tuple[list[Item], bool]:
+    """One page of an `ordered` table's query, reading only its rows, as many as Limit asks
+    (or 1 MB): forward, or in reverse with Bigtable's reverse scan. Where the server
+    refuses reverse scans, the range is read forward whole and reversed."""
+    start = body.get("ExclusiveStartKey")
+    start_row = table.row_key(table.checked_key(item_to_codec(start, "ExclusiveStartKey"))) if start else None
+    found = key_ranges.resumed(found, start_row, reverse)
+    store = session.store(table, consistent)
+    if reverse:
+        read = await _backwards(session, table, store, found, limit)
+        if read is not None:
+            return read
+    items: list[Item] = []
+    position, start_open, exhausted = found.start, found.start_open, False
+    while True:
+        want = SCAN_ROWS if reverse or limit is None else min(SCAN_ROWS, limit - len(items))
+        rows = await store.scan(position, found.end, start_open=start_open, limit=want)
+        for row in rows:
+            items += session.decode(table, row)
+        exhausted = len(rows) < want
+        if exhausted or (not reverse and _page_full(items, limit)):
+            break
+        position, start_open = rows[-1].row_key, True
+    if reverse:
+        items.reverse()
+        return take(items, limit)
+    taken, more = take(items, limit)
+    return taken, more or not exhausted
+
+
+async def _backwards(session: Session, table: ServedTable, store: Store, found: key_ranges.RowRange,
+                     limit: int | None) -> tuple[list[Item], bool] | None:
+    """A reverse page through Bigtable's reverse scan, from the range's end down (an
+    `ordered` table's row is one item, so rows come in the page's order); None when the
+    server refuses reverse scans."""
+    items: list[Item] = []
+    end = found.end
+    if end is not None and end <= found.start:  # resumed at the range's first row: nothing left
+        return [], False
+    while True:
+        want = SCAN_ROWS if limit is None else min(SCAN_ROWS, limit - len(items))
+        rows = await store.scan_reversed(found.start, end, start_open=found.start_open, limit=want)
+        if rows is None:
+            return None
+        for row in rows:
+            items += session.decode(table, row)
+        exhausted = len(rows) < want
+        if exhausted or _page_full(items, limit):
+            break
+        end = rows[-1].row_key
+    taken, more = take(items, limit)
+    return taken, more or not exhausted
+
+
+def _page_full(items: list[Item], limit: int | None) -> bool:
+    return (limit is not None and len(items) >= limit) or take(items, None)[1]
+
+
+def _no_key_in_filter(table: ServedTable, body: dict[str, Any], legacy_filter: Any) -> None:
+    """DynamoDB refuses a Query filter that reads a key attribute (the key condition is where
+    keys go), in the words of the parameter the request used."""
+    if body.get("FilterExpression") is None:
+        return
+    tree = expressions.parsed_condition("FilterExpression", body["FilterExpression"],
+                                        body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"))
+    keys = [str(p[0]) for p in validation.paths(tree) if p[0] in table.keys]
+    if keys:
+        raise invalid(f"{'QueryFilter' if legacy_filter else 'Filter Expression'} can only contain non-primary key "
+                      f"attributes: Primary key attribute: {keys[0]}")
+
+
+def _same_types(table: ServedTable, found: expressions.KeyCondition) -> None:
+    kinds = table.key_types
+    given = [(found.partition[0], found.partition[1])] + ([(found.sort[0], b) for b in found.sort[2]]
+                                                          if found.sort else [])
+    for name, value in given:
+        if not isinstance(value, dict) or next(iter(value), None) != kinds.get(name):
+            raise invalid("One or more parameter values were invalid: Condition parameter type does not match "
+                             "schema type")
+
+
+def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:
+    """The items past ExclusiveStartKey in the query's direction (the item itself may be gone)."""
+    if start is None:
+        return items
+    mark = item_order(table, table.checked_key(item_to_codec(start, "ExclusiveStartKey")))
+    return [i for i in items if (item_order(table, i) < mark if reverse else item_order(table, i) > mark)]
+
+
+async def _partition_items(session: Session, table: ServedTable, partition: AttributeValue,
+                           consistent: bool) -> list[Item]:
+    ranges = table.partition_ranges(partition) or [(b"", None)]
+    store = session.store(table, consistent)
+    pk = table.keys[0]
+    items: list[Item] = []
+    for start, end in ranges:
+        position, open_start = start, False
+        while True:
+            rows = await store.scan(position or None, end, start_open=open_start, limit=SCAN_ROWS)
+            for row in rows:
+                items += [i for i in session.decode(table, row) if pk in i and key_text(i[pk]) == key_text(partition)]
+            if len(rows) < SCAN_ROWS:
+                break
+            position, open_start = rows[-1].row_key, True
+    return items
+
+
+async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    check_select(body)
+    body = prepare(body)
+    table = session.catalog.get(body.get("TableName"))
+    if body.get("IndexName"):
+        return await index_ops.scan_index(session, table, body)
+    limit = check_limit(body)
+    segment, total = _segments(body)
+    bounds = (key_ranges.segment_range(table.codec.mapping.salt, table.codec.mapping.delimiter, segment, total)
+              if total else key_ranges.RowRange(b"", None))
+    store = session.store(table, bool(body.get("ConsistentRead")))
+    start = body.get("ExclusiveStartKey")
+    start_key = table.checked_key(item_to_codec(start, "ExclusiveStartKey")) if start is not None else None
+    position = table.row_key(start_key) if start_key else bounds.start
+    if start_key and not bounds.holds(position):
+        raise invalid("The provided Exclusive start key does not map to the provided segment; "
+                      "Exclusive start key must lie within the segment")
+    open_start, items, done = False, [], False
+    while not done:
+        rows = await store.scan(position or None, bounds.end, start_open=open_start, limit=SCAN_ROWS)
+        for row in rows:
+            found = sorted(session.decode(table, row), key=lambda i: item_order(table, i))
+            if start_key is not None and row.row_key == position and not open_start:
+                found = [i for i in found if item_order(table, i) > item_order(table, start_key)]
+            items += found
+        done = len(rows) < SCAN_ROWS or take(items, limit)[1]
+        if rows:
+            position, open_start = rows[-1].row_key, True
+    taken, more = take(items, limit)
+    return page(table, body, taken, more)
+
+
+def _segments(body: dict[str, Any]) -> tuple[int, int]:
+    segment, total = body.get("Segment"), body.get("TotalSegments")
+    if (segment is None) != (total is None):
+        raise invalid("The TotalSegments parameter is required but was not present in the request when "
+                         "Segment parameter is present" if total is None else
+                         "The Segment parameter is required but was not present in the request when parameter "
+                         "TotalSegments is present")
+    if total is None:
+        return 0, 0
+    for value, where, least, most in ((total, "totalSegments", 1, 1000000), (segment, "segment", 0, 999999)):
+        if isinstance(value, int) and not least <= value <= most:  # AWS's request validation words
+            rule = f"greater than or equal to {least}" if value < least else f"less than or equal to {most}"
+            raise invalid(f"1 validation error detected: Value '{value}' at '{where}' failed to satisfy constraint: "
+                          f"Member must have value {rule}")
+    if not isinstance(total, int) or isinstance(total, bool):
+        raise invalid("1 validation error detected: Value at 'totalSegments' failed to satisfy constraint")
+    if not isinstance(segment, int) or not 0 <= segment < total:
+        raise invalid(f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+                         f"Segment: {segment} is not less than TotalSegments: {total}")
+    return segment, total

@@ -1,0 +1,168 @@
+"""DescribeTable, ListTables, CreateTable, DeleteTable, UpdateTable (TTL: ttl_ops.py).
+
+The stage's spec tables are the plan's: described from the spec (key schema, billing,
+TTL); CreateTable of one answers that it exists, DeleteTable of one is refused. On
+emulator stages an application may create and delete tables of its own (created_tables.py),
+described from the request that created them; on cloud stages the plan alone decides what
+exists in Bigtable (`pulumi up`), so CreateTable and DeleteTable of other tables are refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...spec.model import Gsi, KeySchema, Lsi
+from ..catalog import ServedTable
+from ..errors import ServeError, unsupported, validation
+from ..session import Session
+from . import created_tables
+from .table_counts import Counts, counted
+from .table_requests import check_name, checked_request
+from .table_updates import updated_definition
+
+ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
+
+
+def _arn(table: ServedTable) -> str:
+    return f"arn:aws:dynamodb:{table.spec.source.region}:{ACCOUNT}:table/{table.name}"
+
+
+def _key_schema(key: KeySchema) -> list[dict[str, str]]:
+    return [{"AttributeName": k.name, "KeyType": kind} for k, kind in ((key.partition, "HASH"), (key.sort, "RANGE"))
+            if k is not None]
+
+
+def _index(table: ServedTable, gsi: Gsi, counts: Counts | None) -> dict[str, Any]:
+    if gsi.projection in ("all", "keys_only"):
+        projection: dict[str, Any] = {"ProjectionType": str(gsi.projection).upper()}
+    else:
+        projection = {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(gsi.projection)}
+    out: dict[str, Any] = {"IndexName": gsi.name, "KeySchema": _key_schema(gsi.key), "Projection": projection,
+                           "IndexStatus": "ACTIVE", "IndexArn": f"{_arn(table)}/index/{gsi.name}"}
+    out["ProvisionedThroughput"] = {"ReadCapacityUnits": gsi.reads or 0, "WriteCapacityUnits": gsi.writes or 0}
+    if table.created is not None:  # counted as the table's own ItemCount (table_counts.py)
+        entries, size = counts.indexes.get(gsi.name, (0, 0)) if counts is not None else (0, 0)
+        out |= {"IndexSizeBytes": size, "ItemCount": entries}
+    return out
+
+
+def _local_index(table: ServedTable, lsi: Lsi, counts: Counts | None) -> dict[str, Any]:
+    out = _index(table, Gsi(lsi.name, KeySchema(table.spec.source.key.partition, lsi.sort), lsi.projection), counts)
+    return {k: v for k, v in out.items() if k not in ("IndexStatus", "ProvisionedThroughput")}
+
+
+def description(table: ServedTable, counts: Counts | None = None) -> dict[str, Any]:
+    """The table as DescribeTable answers it; a created table's ItemCount and sizes are
+    `counts` (0 without: a table just created or deleted)."""
+    source = table.spec.source
+    keys = [k for schema in (source.key, *(g.key for g in source.gsis)) for k in (schema.partition, schema.sort)
+            if k is not None] + [s.sort for s in source.lsis]
+    out: dict[str, Any] = {
+        "TableName": table.name, "TableStatus": "ACTIVE", "TableArn": _arn(table),
+        "KeySchema": _key_schema(source.key),
+        "AttributeDefinitions": [{"AttributeName": n, "AttributeType": t}
+                                 for n, t in dict((k.name, k.type) for k in keys).items()],
+        "ItemCount": source.item_count or 0, "TableSizeBytes": int((source.storage_gb or 0) * 1024**3),
+        "BillingModeSummary": {"BillingMode": "PROVISIONED" if source.billing == "provisioned" else "PAY_PER_REQUEST"},
+    }
+    if source.billing == "provisioned":
+        out["ProvisionedThroughput"] = {"ReadCapacityUnits": source.reads, "WriteCapacityUnits": source.writes,
+                                        "NumberOfDecreasesToday": 0}
+    if source.gsis:
+        out["GlobalSecondaryIndexes"] = [_index(table, g, counts) for g in source.gsis]
+    if source.lsis:
+        out["LocalSecondaryIndexes"] = [_local_index(table, s, counts) for s in source.lsis]
+    if table.created is not None:  # a table serve created: when, its id, DynamoDB's fields for a new table
+        out |= {"CreationDateTime": table.created.created_seconds, "TableId": table.created.table_uuid,
+                "DeletionProtectionEnabled": False, "ItemCount": counts.items if counts else 0,
+                "TableSizeBytes": counts.size if counts else 0}
+        out.setdefault("ProvisionedThroughput", {"ReadCapacityUnits": 0, "WriteCapacityUnits": 0,
+                                                 "NumberOfDecreasesToday": 0})
+        if source.billing != "provisioned":
+            out["BillingModeSummary"]["LastUpdateToPayPerRequestDateTime"] = table.created.created_seconds
+    return out
+
+
+async def describe_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    await created_tables.resolve(session, body, fresh=True)  # what another worker created or deleted just now
+    table = session.catalog.get(body.get("TableName"))
+    return {"Table": description(table, await counted(session, table) if table.created is not None else None)}
+
+
+async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    limit = body.get("Limit", 100)
+    if not isinstance(limit, int) or not 1 <= limit <= 100:
+        raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
+                         "Member must have value between 1 and 100")
+    after = body.get("ExclusiveStartTableName")
+    if after is not None and not isinstance(after, str):  # compared with names below: it was a 500
+        raise ServeError("SerializationException", "ExclusiveStartTableName must be a string")
+    every = {*session.catalog.tables, *await created_tables.names(session)}
+    names = [n for n in sorted(every) if after is None or n > after]
+    out: dict[str, Any] = {"TableNames": names[:limit]}
+    if len(names) > limit:
+        out["LastEvaluatedTableName"] = names[limit - 1]
+    return out
+
+
+async def create_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    """A table of the stage's specs exists already (the plan made it): ResourceInUseException,
+    DynamoDB's answer for an existing table, which "create if missing" start-up code expects.
+    Another table is created on emulator stages (created_tables.py) and refused on cloud
+    stages, where the plan, not the application, decides what exists."""
+    name = body.get("TableName")
+    table = session.catalog.tables.get(name) if isinstance(name, str) else None
+    if table is not None:
+        await _exists(session, table)
+    if not session.catalog.emulator:
+        raise unsupported("CreateTable", "on a cloud stage the plan makes the tables (`pulumi up`): add the table "
+                          "to a spec of the stage and deploy; emulator stages create tables on request")
+    definition = checked_request(body)
+    stream = body.get("StreamSpecification")
+    if isinstance(stream, dict) and stream.get("StreamEnabled"):
+        raise unsupported("StreamSpecification (DynamoDB Streams)", "serve keeps no change stream of a table")
+    created = await created_tables.create(session, definition)
+    return {"TableDescription": description(created)}
+
+
+async def _exists(session: Session, table: ServedTable) -> None:
+    try:
+        await session.store(table, consistent=False).scan(None, None, start_open=False, limit=1)
+    except ServeError as error:
+        if error.name != "ResourceNotFoundException":
+            raise
+        raise validation(f"{table.name} is in the stage's specs but its Bigtable table {table.spec.id} does not "
+                         f"exist: create it with `ddb2bigtable up --stage local` (emulator) or `pulumi up`") from None
+    raise ServeError("ResourceInUseException", f"Table already exists: {table.name}")
+
+
+async def update_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    """A created table's billing and global indexes changed (table_updates.py) in its
+    registry row; a spec table's UpdateTable is refused, saying to change its spec.
+    ResourceNotFoundException first for a table that does not exist, as DynamoDB answers."""
+    await created_tables.resolve(session, body, fresh=True)
+    table = session.catalog.get(body.get("TableName"))
+    if table.created is None:
+        raise unsupported(f"UpdateTable of {table.name}", "the plan owns the tables of the stage's specs: change its "
+                          "spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
+
+    def edit(record: dict[str, Any]) -> dict[str, Any]:
+        return record | {"definition": updated_definition(record["definition"], body)}
+
+    changed = await created_tables.change(session, table.name, edit)
+    return {"TableDescription": description(changed, await counted(session, changed))}
+
+
+async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    """A table serve created, deleted on emulator stages; DynamoDB's answer: the table's
+    name, id, ARN, billing and status DELETING (no key schema), though it is gone already."""
+    name = check_name(body.get("TableName"), "tableName")
+    if name in session.catalog.tables:
+        raise unsupported(f"DeleteTable of {name}", "the plan owns the tables of the stage's specs; remove the "
+                          "table from its spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
+    if not session.catalog.emulator:
+        raise unsupported("DeleteTable", "on a cloud stage the plan owns the tables (`pulumi up`)")
+    gone = description(await created_tables.delete(session, name))
+    kept = ("TableName", "TableId", "TableArn", "BillingModeSummary", "ProvisionedThroughput", "ItemCount",
+            "TableSizeBytes", "DeletionProtectionEnabled")
+    return {"TableDescription": {k: gone[k] for k in kept if k in gone} | {"TableStatus": "DELETING"}}

@@ -1,0 +1,65 @@
+"""ItemCount and TableSizeBytes of a created table (and of each of its indexes) for
+DescribeTable.
+
+DynamoDB updates these figures about every six hours, so they are estimates there too
+(AWS, "DescribeTable", TableDescription.ItemCount and TableSizeBytes,
+https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TableDescription.html,
+read 2026-11-25). Bigtable keeps no item count, so serve counts: a scan of the table
+through the serving profile, at most COUNT_ROWS rows, decoding each row's items (expired
+ones left out) and sizing them as DynamoDB does (wire.item_bytes), an index's entries by
+its projection. The figures are kept by the worker for FRESH_SECONDS, so a waiter polling
+DescribeTable does not scan the table at every poll. Past COUNT_ROWS rows the figures are
+those of the rows counted (a lower bound): created tables live on emulator stages, whose
+tables are small. A spec table is described with its spec's figures (the source table's,
+from its export), as before.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..capacity import index_entry, indexes
+from ..catalog import ServedTable
+from ..session import Session
+from ..wire import item_bytes
+
+COUNT_ROWS = 10_000
+FRESH_SECONDS = 60.0
+PAGE_ROWS = 500
+
+
+@dataclass(frozen=True)
+class Counts:
+    items: int
+    size: int
+    indexes: dict[str, tuple[int, int]]  # index name -> (entries, bytes)
+
+
+async def counted(session: Session, table: ServedTable) -> Counts:
+    """The table's counts, as this worker last made them if they are fresh enough."""
+    key = (table.instance_id, table.spec.id, repr(table.created))  # a changed definition counts anew
+    kept = session.counts.get(key)
+    if kept is not None and time.monotonic() - kept[0] < FRESH_SECONDS:
+        return kept[1]
+    store = session.store(table, consistent=False)
+    items = size = rows_read = 0
+    by_index = {index.name: [0, 0] for _, index in indexes(table)}
+    position, start_open = None, False
+    while rows_read < COUNT_ROWS:
+        rows = await store.scan(position, None, start_open=start_open, limit=min(PAGE_ROWS, COUNT_ROWS - rows_read))
+        for row in rows:
+            for item in session.decode(table, row):
+                items, size = items + 1, size + item_bytes(item)
+                for _, index in indexes(table):
+                    entry = index_entry(table, index, item)
+                    if entry is not None:
+                        by_index[index.name][0] += 1
+                        by_index[index.name][1] += item_bytes(entry)
+        rows_read += len(rows)
+        if len(rows) < PAGE_ROWS:
+            break
+        position, start_open = rows[-1].row_key, True
+    found = Counts(items, size, {name: (n, b) for name, (n, b) in by_index.items()})
+    session.counts[key] = (time.monotonic(), found)
+    return found
