@@ -37,6 +37,24 @@ ALLOWED: dict[str, set[str]] = {
     "program": {"load", "plan", "spec"},
     "__main__": {"cli"},
 }
+# Inside `serve` and `sources`, the rooms (subpackages) and the rooms each may import. Every room
+# may import its package's top-level modules, the kernel all rooms share (serve: errors, the
+# wire form, the catalog, the store, the session, capacity; sources: the model, located
+# values, emitting, estimates); the kernel imports no room, but for the dispatchers named below.
+ROOMS: dict[str, set[str]] = {
+    "serve.protocol": {"serve.expressions", "serve.items", "serve.queries", "serve.tables", "serve.transactions"},  # HTTP in, an operation, HTTP out
+    "serve.expressions": set(),
+    "serve.tables": set(),
+    "serve.items": {"serve.expressions", "serve.tables"},  # a write records its new attribute types in the table's record
+    "serve.queries": {"serve.expressions", "serve.items"},  # a Query starts with the checks every single-table request makes
+    "serve.transactions": {"serve.expressions", "serve.items", "serve.tables"},  # multi-row transactions over the items' writes
+    "sources.cloudformation": set(),
+    "sources.terraform": {"sources.cloudformation"},  # aws_dynamodb_table read through CloudFormation's field readers
+    "sources.aws": set(),
+}
+DISPATCHERS = {f"{ENGINE}.sources.detect": {"sources.aws", "sources.cloudformation", "sources.terraform"}}
+# The libraries that speak HTTP: only serve's protocol room imports them.
+HTTP_LIBRARIES = {"uvicorn", "h11", "httptools", "starlette", "websockets"}
 # `components/` turns a plan into resources and decides nothing: it reads these modules only.
 COMPONENTS_MAY_IMPORT = {
     f"{ENGINE}.plan.model",
@@ -114,6 +132,31 @@ def wrong_arrows(graph: dict[str, dict[str, int]]) -> list[str]:
     return found
 
 
+def _room(module: str) -> str | None:
+    """`serve.items` for ddb2bigtable.serve.items.item_ops; the package (`serve`) for its kernel."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] not in {room.split(".")[0] for room in ROOMS}:
+        return None
+    return f"{parts[1]}.{parts[2]}" if f"{parts[1]}.{parts[2]}" in ROOMS or len(parts) > 3 else parts[1]
+
+
+def wrong_room_arrows(graph: dict[str, dict[str, int]]) -> list[str]:
+    """Imports between the rooms of `serve` and `sources` against ROOMS."""
+    found = []
+    for module, edges in sorted(graph.items()):
+        source = _room(module)
+        for target, line in sorted(edges.items()):
+            goal = _room(target)
+            if source is None or goal is None or goal == source or goal.split(".")[0] != source.split(".")[0]:
+                continue
+            if "." not in goal:
+                continue  # the kernel, shared by every room
+            allowed = DISPATCHERS.get(module, set()) if "." not in source else ROOMS.get(source, set())
+            if goal not in allowed:
+                found.append(f"{module}:{line}: {source} -> {goal} ({target})")
+    return found
+
+
 def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}
@@ -168,6 +211,51 @@ def test_the_engine_never_imports_pulumi():
     found = [f"{m}:{line}: {name}" for m, p in _modules(ROOT / ENGINE) for line, name in _imports(m, p)
              if name.split(".")[0] == "pulumi" or name.startswith("pulumi_")]
     assert found == []
+
+
+def test_every_room_is_in_the_arrows(graph):
+    rooms = {r for m in graph if (r := _room(m)) and "." in r}
+    assert rooms <= set(ROOMS), f"new rooms need their arrows here: {sorted(rooms - set(ROOMS))}"
+
+
+def test_rooms_import_as_the_arrows_say(graph):
+    assert wrong_room_arrows(graph) == []
+
+
+def test_only_serve_protocol_speaks_http():
+    found = [f"{m}:{line}: {name}" for m, p in _modules(ROOT / ENGINE) for line, name in _imports(m, p)
+             if name.split(".")[0] in HTTP_LIBRARIES and m.startswith(f"{ENGINE}.serve.")
+             and not m.startswith(f"{ENGINE}.serve.protocol")]
+    assert found == []
+
+
+def test_a_forbidden_room_arrow_is_caught():
+    """The room checks themselves: an operation that reaches back into HTTP, the kernel
+    importing a room, and Terraform's reader importing AWS's live tables."""
+    graph = {
+        f"{ENGINE}.serve.items.item_ops": {f"{ENGINE}.serve.protocol.app": 12, f"{ENGINE}.serve.store": 3},
+        f"{ENGINE}.serve.queries.query_ops": {f"{ENGINE}.serve.items.item_ops": 24, f"{ENGINE}.serve.tables.admin_ops": 9},
+        f"{ENGINE}.serve.store": {f"{ENGINE}.serve.items.counters": 7},
+        f"{ENGINE}.sources.terraform.reader": {f"{ENGINE}.sources.aws.live": 5, f"{ENGINE}.sources.cloudformation.fields": 6},
+        f"{ENGINE}.sources.detect": {f"{ENGINE}.sources.aws.live": 20},
+    }
+    assert wrong_room_arrows(graph) == [
+        f"{ENGINE}.serve.items.item_ops:12: serve.items -> serve.protocol ({ENGINE}.serve.protocol.app)",
+        f"{ENGINE}.serve.queries.query_ops:9: serve.queries -> serve.tables ({ENGINE}.serve.tables.admin_ops)",
+        f"{ENGINE}.serve.store:7: serve -> serve.items ({ENGINE}.serve.items.counters)",
+        f"{ENGINE}.sources.terraform.reader:5: sources.terraform -> sources.aws ({ENGINE}.sources.aws.live)",
+    ]
+
+
+def test_rooms_stay_small():
+    """At most 12 modules a folder in serve and sources: a room that grows past it holds two."""
+    crowded = {}
+    for package in ("serve", "sources"):
+        for folder in [ROOT / ENGINE / package, *(p.parent for p in (ROOT / ENGINE / package).glob("*/__init__.py"))]:
+            count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+            if count > 12:
+                crowded[str(folder.relative_to(ROOT))] = count
+    assert crowded == {}
 
 
 def test_a_forbidden_arrow_is_caught():
