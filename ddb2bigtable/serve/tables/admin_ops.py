@@ -68,6 +68,8 @@ def description(table: ServedTable, counts: Counts | None = None) -> dict[str, A
     if source.billing == "provisioned":
         out["ProvisionedThroughput"] = {"ReadCapacityUnits": source.reads, "WriteCapacityUnits": source.writes,
                                         "NumberOfDecreasesToday": 0}
+    if source.stream != "none":  # the spec's stream; serve answers no Streams API, so no LatestStreamArn
+        out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": source.stream.upper()}
     if source.gsis:
         out["GlobalSecondaryIndexes"] = [_index(table, g, counts) for g in source.gsis]
     if source.lsis:
