@@ -81,3 +81,11 @@ def test_no_expression_in_a_script_and_least_privilege(name):
             assert not EXPRESSION.search(s.get("run", "")), (job_id, s.get("name"))
             if s.get("uses", "").startswith("actions/checkout@"):
                 assert s["with"]["persist-credentials"] is False, job_id
+
+
+def test_the_readme_records_every_pinned_commit_with_its_tag():
+    readme = (CI / "README.md").read_text()
+    recorded = set(re.findall(r"^\| ([\w.-]+/[\w.-]+) \| (v[\d.]+) \| `([0-9a-f]{40})` \|", readme, re.MULTILINE))
+    pinned = {m for name in GITHUB for m in re.findall(r"uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # (v[\d.]+)",
+                                                       (CI / name).read_text())}
+    assert {(action, tag, sha) for action, sha, tag in pinned} == recorded
