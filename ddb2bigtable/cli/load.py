@@ -59,13 +59,21 @@ def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None
 
 
 @click.command()
+@click.argument("specs", nargs=-1)
 @click.option("--stage", default="local", show_default=True)
+@click.option("--export", "exports", type=click.Path(path_type=Path), default=None,
+              help="Folder holding one export per table id (<DIR>/<table id>/); default: the stage's load.export.")
 @click.option("--keep-running", is_flag=True, help="Leave the emulator running for your application.")
+@click.option("--verbose", is_flag=True, help="Also print the whole plan and every load's and verify's report.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
-def up(stage: str, keep_running: bool, fmt: str, root: Path) -> None:
-    """The emulator stage: create tables, families and GC; load the exports; verify; report."""
+def up(specs: tuple[str, ...], stage: str, exports: Path | None, keep_running: bool, verbose: bool, fmt: str,
+       root: Path) -> None:
+    """The emulator stage: create tables, families and GC; load the exports; verify; report.
+
+    Without SPEC arguments, the specs the stage lists. The whole report (plan, loads,
+    verifies, the mapping's notes) is written to .ddb2bigtable/<stage>/up-report.txt."""
     from .load_runs import run_up_command
 
-    code = run_up_command(root, stage, keep_running, fmt)
+    code = run_up_command(root, stage, keep_running, fmt, specs=list(specs), exports=exports, verbose=verbose)
     sys.exit(code)

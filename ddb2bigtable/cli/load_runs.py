@@ -36,15 +36,16 @@ from ..bigtable.table_types import types_profile
 from ..exports.errors import ExportUnavailable
 from ..exports.manifests import ExportError
 from ..load.chain_runs import run_chain
-from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, up
+from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR, UpResult, up
 from ..load.reports import LoadReport
 from ..load.run import LoadOptions, run_load
 from ..load.verify import run_verify
-from ..load.work_folder import private_dir
+from ..load.work_folder import private_dir, private_open
 from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
 from ..render.load_report import load_json, print_load, print_up_summary, print_verify, verify_json
+from ..render.terminal import print_plan
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from ..spec.reading import read_specs
@@ -177,27 +178,37 @@ def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_
 
 
 @_quiet
-def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) -> int:
+def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *, specs: list[str] | None = None,
+                   exports: Path | None = None, verbose: bool = False) -> int:
     console = Console(stderr=fmt == "json")
     try:
         with progress_bars(console) as bars:
-            result = up(root, stage_name, keep_running=keep_running, progress=bars)
+            result = up(root, stage_name, keep_running=keep_running, specs=specs, exports=exports, progress=bars)
     except (ExportError, EmulatorError) as error:
         raise InputError([Problem.about(stage_name, "", str(error))]) from None
     served = start_beside(root, stage_name, result.emulator) if keep_running and result.ok else None
+    report = _write_up_report(root / WORK_DIR / stage_name, result)
     if fmt == "json":
-        click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok,
+        click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok, "report": str(report),
                                "serve": {"endpoint_url": served[1], "pid": served[0]} if served else None,
                                "tables_created": [f"{a.table}: {a.what}" for a in result.actions],
                                "loads": [load_json(r) for r in result.loads],
                                "verifies": [verify_json(v) for v in result.verifies],
                                "without_export": result.without_export}, indent=2))
         return 0 if result.ok else 1
-    console.print(f"emulator {result.emulator}: {len(result.actions)} table-admin changes")
-    print_up_summary(result.loads, result.verifies, console)
+    if verbose and result.plan:
+        print_plan(result.plan, console)
+    instances = result.plan.instances if result.plan else ()
+    console.print(f"emulator {result.emulator}: {len(instances)} instance(s), "
+                  f"{sum(len(i.tables) for i in instances)} table(s), {len(result.actions)} table-admin changes"
+                  + ("" if verbose else "; the plan: --verbose"))
+    print_up_summary(result.loads, result.verifies, console, notes=verbose)
     if result.without_export:
-        console.print(f"tables created without data (no export under the stage's load.export): "
+        console.print(f"tables created without data (no <export>/<table id>/ folder): "
                       f"{', '.join(result.without_export)}")
+    notes = sum(len(r.lossy) + len(r.typed_json) for r in result.loads)
+    noted = f", {notes} notes on what the mapping keeps of the items" if notes else ""
+    console.print(f"the whole report (plan, loads, verifies{noted}): {report}")
     if keep_running:
         console.print(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}"
                       + (f"; stop it with: kill {result.emulator_pid}" if result.emulator_pid else ""))
@@ -206,3 +217,21 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str) ->
                       f"stop it with: kill {served[0]}; its log: {served[2]}")
     console.print("[green]local stage ready[/]" if result.ok else "[red]local stage FAILED[/]")
     return 0 if result.ok else 1
+
+
+def _write_up_report(folder: Path, result: UpResult) -> Path:
+    """Everything `up` knows, for reading after the one-screen summary: the plan, each
+    load's and verify's whole report (the mapping's notes with them). Owner-only, as
+    the work folder it is in."""
+    path = private_dir(folder) / "up-report.txt"
+    with private_open(path) as out:
+        console = Console(file=out, width=110, color_system=None, force_terminal=False)
+        if result.plan:
+            print_plan(result.plan, console)
+        for r, v in zip(result.loads, result.verifies, strict=True):
+            console.rule(r.table)
+            print_load(r, console)
+            print_verify(v, console)
+        if result.without_export:
+            console.print(f"tables created without data: {', '.join(result.without_export)}")
+    return path

@@ -2,8 +2,10 @@
 
 The emulator has no instance admin, so the plan's instances exist only as names; tables,
 families and GC rules are created through the table-admin API, then each table whose
-export is under the stage's `load.export` folder (`<export>/<table id>/`) is loaded and
-verified. A fresh emulator starts empty, so its resume state starts empty too.
+export is under the exports folder (`<export>/<table id>/`) is loaded and verified. The
+specs and the exports folder are the stage's (`specs`, `load.export`) unless given: so a
+team rehearses its own table on the `local` stage without a stage file of its own. A
+fresh emulator starts empty, so its resume state starts empty too.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from ..bigtable import emulator
 from ..bigtable.table_admin import AdminAction, ensure_tables
 from ..bigtable.table_types import types_profile
 from ..plan.app_profiles import load_profile_id
-from ..plan.model import InstancePlan
+from ..plan.model import InstancePlan, StagePlan
 from ..plan.planner import plan_stage
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
@@ -39,31 +41,42 @@ class UpResult:
     loads: list[LoadReport] = field(default_factory=list)
     verifies: list[VerifyReport] = field(default_factory=list)
     without_export: list[str] = field(default_factory=list)
+    plan: StagePlan | None = None
 
     @property
     def ok(self) -> bool:
         return all(r.complete for r in self.loads) and all(v.ok for v in self.verifies)
 
 
-def up(root: Path, stage_name: str, *, keep_running: bool = False,
+def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[str] | None = None,
+       exports: Path | None = None,
        progress: Callable[[str], Callable[..., None]] = lambda table: (lambda n, total=None: None)) -> UpResult:
+    """The stage's tables created, loaded and verified on the emulator. `specs` (paths as
+    given) replace the stage's list; `exports` (a folder of `<table id>/` exports) its
+    `load.export`."""
     stage = load_stage(stage_name, root)
     if not stage.emulator:
         where = stage.location
         raise InputError([Problem.at(where, stage.file, "emulator",
                                      f"`up` runs emulator stages; {stage_name!r} is a cloud stage: deploy it with "
                                      f"`pulumi up --stack {stage_name}`")])
-    specs = read_specs([str(p) for p in stage.spec_paths(root)])
-    plan = plan_stage(stage, specs)
+    if exports is not None and not exports.is_dir():
+        raise InputError([Problem.about(str(exports), "--export", "no such folder: give the folder holding one "
+                                        "export folder per table id (<DIR>/<table id>/AWSDynamoDB/...)")])
+    read = read_specs(specs or [str(p) for p in stage.spec_paths(root)])
+    plan = plan_stage(stage, read)
+    if exports is None and stage.load and stage.load.export:
+        exports = root / stage.load.export
     project = stage.gcp_project or DEFAULT_PROJECT
     running = emulator.running_or_start()
-    result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None)
+    result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None,
+                      plan=plan)
     try:
         with emulator.pointed_at(running.address):  # the clients find it; restored after
-            for spec, instance in zip(specs, plan.instances, strict=True):
+            for spec, instance in zip(read, plan.instances, strict=True):
                 result.actions += ensure_tables(project, instance)
                 for table in spec.tables:
-                    _load_and_verify(root, stage, instance, table, project, fresh=running.process is not None,
+                    _load_and_verify(root, stage, instance, table, exports, fresh=running.process is not None,
                                      result=result, progress=progress)
     finally:
         if not keep_running:
@@ -71,10 +84,11 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False,
     return result
 
 
-def _load_and_verify(root: Path, stage: Stage, instance: InstancePlan, table: TableSpec, project: str, *,
+def _load_and_verify(root: Path, stage: Stage, instance: InstancePlan, table: TableSpec, exports: Path | None, *,
                      fresh: bool, result: UpResult, progress: Callable[[str], Callable[..., None]]) -> None:
-    """One table's export (`<load.export>/<table id>/`) loaded and verified, if it has one."""
-    export = root / stage.load.export / table.id if stage.load and stage.load.export else None
+    """One table's export (`<exports>/<table id>/`) loaded and verified, if it has one."""
+    export = exports / table.id if exports else None
+    project = stage.gcp_project or DEFAULT_PROJECT
     if export is None or not export.is_dir():
         result.without_export.append(f"{instance.id}/{table.id}")
         return

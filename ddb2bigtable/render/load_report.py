@@ -82,8 +82,11 @@ def print_verify(r: VerifyReport, console: Console) -> None:
         console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
 
 
-def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], console: Console) -> None:
-    """One line per table: what the export held, where each item went, whether verify agreed."""
+def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], console: Console, *,
+                     notes: bool = True) -> None:
+    """One line per table: what the export held, where each item went, whether verify agreed;
+    a failed table's whole report; the mapping's notes unless `notes` is False (`up`'s
+    one screen: they are in its report file)."""
     table = Table(title="Loaded and verified", title_justify="left")
     for header in ("table", "export", "items", "loaded", "expired", "dead", "verified", "items/s"):
         table.add_column(header, justify="left" if header in ("table", "export", "verified") else "right")
@@ -101,6 +104,8 @@ def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], cons
             continue
         if r.dead_letters:
             console.print(Text(f"  {r.table}: dead letters in {r.dead_letters}/"))
+        if not notes:
+            continue
         for sentence in r.lossy:
             console.print(Text(f"  {r.table}: the mapping keeps less than the item: {sentence}", style="dim"))
         for sentence in r.typed_json:

@@ -1,0 +1,70 @@
+"""`up --stage local [SPEC...] [--export DIR] [--verbose]`: a team's own spec and exports on
+the local stage without a stage file of its own, and one screen of output by default."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from ..conftest import ROOT
+
+
+def _project(tmp_path: Path) -> Path:
+    for folder in ("specs", "stacks", "exports"):
+        shutil.copytree(ROOT / folder, tmp_path / folder)
+    return tmp_path
+
+
+def _up(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "BIGTABLE_EMULATOR_HOST"}  # up starts its own
+    return subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", "local", "--root", str(root),
+                           *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_up_takes_the_given_spec_and_exports_instead_of_the_stages(tmp_path):
+    root = _project(tmp_path / "project")
+    mine = tmp_path / "mine"
+    (mine / "specs").mkdir(parents=True)
+    spec = mine / "specs" / "catalog.yaml"
+    shutil.copy(ROOT / "specs" / "product-catalog.yaml", spec)
+    shutil.copytree(ROOT / "exports" / "products", mine / "exports" / "products")
+    out = _up(root, str(spec), "--export", str(mine / "exports"), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert [r["table"] for r in report["loads"]] == ["products"]  # not the stage's five specs
+    assert report["loads"][0]["export"].startswith(str(mine / "exports" / "products"))
+    assert report["verifies"][0]["ok"] and report["verifies"][0]["matched"] == 5
+    assert report["without_export"] == []
+
+    verbose = _up(root, str(spec), "--export", str(mine / "exports"), "--verbose")
+    assert verbose.returncode == 0, verbose.stderr
+    assert "Stage local" in verbose.stdout and "product-catalog-local" in verbose.stdout  # the whole plan
+
+
+def test_up_refuses_an_export_folder_that_is_not_there(tmp_path):
+    root = _project(tmp_path)
+    out = _up(root, "--export", str(tmp_path / "nowhere"))
+    assert out.returncode == 2 and "--export" in out.stderr and "no such folder" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_the_quick_start_fits_one_screen_and_the_rest_is_in_the_report(tmp_path):
+    root = _project(tmp_path)
+    out = _up(root)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    # scripts/up-local.sh adds one line per spec (validate) and one at the end: 60 at most in all
+    assert len(lines) + len(list((ROOT / "specs").glob("*.yaml"))) + 1 <= 60, out.stdout
+    assert lines[-1] == "local stage ready"
+    assert "Stage local" not in out.stdout and "mapping keeps less" not in out.stdout
+    assert all(table in out.stdout for table in ("movies", "products", "videos", "invoices", "carts"))
+    report = root / ".ddb2bigtable" / "local" / "up-report.txt"
+    assert str(report) in out.stdout.replace("\n", "")  # where the rest is
+    text = " ".join(report.read_text().split())
+    assert "Stage local" in text and "mapping keeps less than the item" in text and "verify movies" in text
+    assert stat.S_IMODE(report.stat().st_mode) == 0o600
