@@ -53,8 +53,8 @@ def _loads(jobs: dict[str, str]) -> list[str]:
     if not jobs:
         return ["No load launched: the stage has no `load` with `runner: dataflow`, or no table was "
                 "created or replaced by this deploy."]
-    lines = ["Post-deploy loads (Dataflow job ids; `gcloud dataflow jobs describe <id>` follows one):", "",
-             "| table | job id |", "|---|---|"]
+    lines = ["Post-deploy loads (Dataflow job ids; `gcloud dataflow jobs describe <id> --region <region>` "
+             "follows one):", "", "| table | job id |", "|---|---|"]
     lines += [f"| `{table}` | `{job}` |" for table, job in sorted(jobs.items())]
     return lines
 

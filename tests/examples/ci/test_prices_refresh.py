@@ -37,6 +37,7 @@ def run_refresh(tmp_path, fake, regions: str):
     return bash(script, project(tmp_path / "project"), env)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("regions", ["us-east-1,eu-west-1", ""])
 def test_the_refresh_step_writes_the_lock_and_plans_prod_with_it(tmp_path, fake, regions):
     ran = run_refresh(tmp_path, fake, regions)
