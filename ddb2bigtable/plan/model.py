@@ -142,8 +142,9 @@ TYPES_TABLE = TablePlan(
     families=(FamilyPlan("a", GcPolicy(None, None), "one cell per attribute, its type; every version kept: the "
                          "oldest is the type (the first writer's, also across clusters after replication)"),),
     deletion_protection=False, materialized_views=(), storage_gib=0.0, ttl_attribute=None,
-    why="the attribute types each table's cells are written with, one row per table: load, replicate and serve "
-        "write and read the same record")
+    why="made by ddb2bigtable in every instance (pulumi up and up --stage local): the attribute types each "
+        "table's cells are written with, one row per table, so load, replicate and serve write and read the same "
+        "record")
 
 
 @dataclass(frozen=True)

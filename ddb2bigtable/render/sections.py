@@ -67,6 +67,12 @@ def instance_sections(i: InstancePlan) -> list[Section]:
         f"{t.id}: {t.why}" + "".join(f"; family {f.name} ({f.gc.describe()}): {f.why}" for f in t.families)
         + (f"; {t.backup.why}" if t.backup else "")
         + "".join(f"; view {v.id}: {v.why}" for v in t.materialized_views) for t in i.tables))
+    # What `pulumi up` (and `up`) also makes in the instance: its own table beside the spec's, apart
+    # so the spec's table keeps its columns.
+    own = Section("Tables ddb2bigtable adds", ("table", "family", "GC rule", "protected"), tuple(
+        (t.id, f.name, f.gc.describe(), "yes" if t.deletion_protection else "no")
+        for t in i.metadata_tables for f in t.families), tuple(
+        f"{t.id}: {t.why}" + "".join(f"; family {f.name}: {f.why}" for f in t.families) for t in i.metadata_tables))
     profiles = Section("App profiles", ("profile", "routing", "clusters", "priority"), tuple(
         (p.id, p.routing + (" + row affinity" if p.row_affinity else "")
          + (" + transactional writes" if p.allow_transactional_writes else ""),
@@ -84,7 +90,7 @@ def instance_sections(i: InstancePlan) -> list[Section]:
         (line.item, f"{amount(line.quantity)} {line.unit}", _unit_price(line), money(line.monthly_usd),
          line.origin) for line in group), _cost_notes(group))
         for service, group in (("Bigtable", cost.bigtable), ("DynamoDB", cost.dynamodb)) if group]
-    return [clusters, tables, profiles, *_alerts(i), summary, *lines]
+    return [clusters, tables, own, profiles, *_alerts(i), summary, *lines]
 
 
 def _alerts(i: InstancePlan) -> list[Section]:

@@ -133,8 +133,8 @@ def _instance(old: InstancePlan, new: InstancePlan) -> tuple[list[Change], list[
     if old.node_scaling_factor != new.node_scaling_factor:
         out.append(Change(scope, "node scaling factor", f"{old.node_scaling_factor}X", f"{new.node_scaling_factor}X",
                           "DESTRUCTIVE", "changing the node scaling factor replaces the whole instance and its data"))
-    tables_before = {t.id: t for t in old.tables}
-    tables_after = {t.id: t for t in new.tables}
+    tables_before = {t.id: t for t in (*old.tables, *old.metadata_tables)}  # all that pulumi up makes
+    tables_after = {t.id: t for t in (*new.tables, *new.metadata_tables)}
     for table_id in sorted(tables_before.keys() - tables_after.keys()):
         out.append(Change(f"{scope}/table {table_id}", "table removed", table_id, "removed", "DESTRUCTIVE",
                           "removing a table deletes its data"))
@@ -192,6 +192,11 @@ def _totals(plan: StagePlan | None) -> tuple[int, float, float]:
             round(sum(i.cost.dynamodb_monthly_usd for i in plan.instances), 2))
 
 
+def _made(i: InstancePlan) -> str:
+    """An added instance as `pulumi up` makes it: its id and every table, ddb2bigtable's own included."""
+    return f"{i.id} (tables {', '.join(t.id for t in (*i.tables, *i.metadata_tables))})"
+
+
 def _whole(i: InstancePlan, gone: bool) -> list[ClusterMove]:
     """The clusters of an instance that comes or goes, for the chart and the arithmetic."""
     return [ClusterMove(i.id, c.gcp_region, c if gone else None, None if gone else c) for c in i.clusters]
@@ -208,7 +213,7 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
                                   "removing an instance deletes every table in it"))
             moves += _whole(before[iid], gone=True)
         for iid in sorted(after.keys() - before.keys()):
-            changes.append(Change(iid, "instance added", "absent", iid))
+            changes.append(Change(iid, "instance added", "absent", _made(after[iid])))
             moves += _whole(after[iid], gone=False)
         for iid in sorted(before.keys() & after.keys()):
             instance_changes, instance_moves = _instance(before[iid], after[iid])
@@ -221,7 +226,7 @@ def diff_stage(stage: str, old: StagePlan | None, new: StagePlan | None) -> Stag
                           f"stage {stage} is gone: its instances are deleted") for i in old.instances]
         moves = [m for i in old.instances for m in _whole(i, gone=True)]
     elif new is not None:
-        changes = [Change(i.id, "instance added", "absent", i.id) for i in new.instances]
+        changes = [Change(i.id, "instance added", "absent", _made(i)) for i in new.instances]
         moves = [m for i in new.instances for m in _whole(i, gone=False)]
     status: Status = ("added" if old is None else "removed" if new is None else "changed" if changes
                       else "unchanged")

@@ -130,6 +130,36 @@ def test_every_cloud_stack_registers_exactly_its_plan(deployed):
     assert_matches_plan(run, plan)
 
 
+def test_the_plan_json_lists_every_table_the_program_registers_one_for_one(deployed):
+    """What a reviewer reads (`plan --format json`: `tables` and `metadata_tables`) is what `pulumi up`
+    makes: the same tables, each with the same families and GC rules, nothing the JSON leaves out
+    (before, the program's `_ddb2bigtable_types` in every instance appeared in no plan output)."""
+    from ddb2bigtable.render.json_format import to_json
+
+    _, run, plan = deployed
+    listed = {(i["id"], t["id"]): t for i in to_json(plan)["instances"]
+              for t in (*i["tables"], *i["metadata_tables"])}
+    registered = {(r.inputs["instanceName"], r.inputs["name"]): r for r in run.of_type(TABLE)}
+    assert sorted(listed) == sorted(registered)
+    assert {t == "_ddb2bigtable_types" for _, t in listed} == {True, False}
+    assert {i for i, t in listed if t == "_ddb2bigtable_types"} == {i.id for i in plan.instances}
+    policies = {(r.inputs["instanceName"], r.inputs["table"], r.inputs["columnFamily"]): gc_limits(r.inputs["gcRules"])
+                for r in run.of_type(GC)}
+    for (instance, table), planned in listed.items():
+        families = [f["family"] for f in registered[(instance, table)].inputs["columnFamilies"]]
+        assert families == [f["name"] for f in planned["families"]]
+        for f in planned["families"]:
+            gc = f["gc"]
+            if gc["max_age_seconds"] is None and gc["max_versions"] is None:  # keep everything: no policy
+                assert (instance, table, f["name"]) not in policies
+                continue
+            age, versions, _ = policies.pop((instance, table, f["name"]))
+            assert (age, versions) == (gc["max_age_seconds"], gc["max_versions"])
+            assert f["why"]
+        assert planned["why"] and planned["deletion_protection"] == registered[(instance, table)].protect
+    assert policies == {}  # no GC policy of a family the JSON does not list
+
+
 def test_ids_satisfy_bigtable_rules(deployed):
     _, run, _ = deployed
     for r in run.of_type(INSTANCE):

@@ -106,7 +106,8 @@ def test_a_new_instance_is_charted_and_its_arithmetic_folded(repo):
         "  id: movies-sample", "  id: movies-second"))
     change(repo, "stacks/Pulumi.prod.yaml", "      - specs/movies.yaml\n", "      - specs/movies.yaml\n      - specs/movies2.yaml\n")
     prod = stage(diff_json(repo, "--stage", "prod"), "prod")
-    assert [c["what"] for c in prod["changes"]] == ["instance added"]
+    assert [(c["what"], c["after"]) for c in prod["changes"]] == [
+        ("instance added", "movies-second (tables movies, _ddb2bigtable_types)")]  # all that pulumi up makes
     assert prod["clusters"] == [{"scope": "movies-second/cluster us-west1", "nodes": {"before": None, "after": 1},
                                  "buy": {"before": None, "after": "1"}}]
     text = run(repo, "--base", "HEAD~1", "--head", "HEAD", "--stage", "prod", "--format", "markdown").stdout
@@ -161,6 +162,17 @@ def test_an_invalid_spec_at_head_exits_2_with_the_located_error(repo):
     assert "HEAD:specs/movies.yaml:" in out.stderr and "did you mean 'reads'" in out.stderr
     out = run(repo, "--base", "HEAD~1")  # the working tree as head: real paths
     assert out.returncode == 2 and "specs/movies.yaml:" in out.stderr
+
+
+def test_the_record_of_types_is_diffed_like_the_spec_tables(repo):
+    """`_ddb2bigtable_types`, which pulumi up makes in every instance, is in the diff too: its
+    protection follows the stage's like every table's (before, the diff never named it)."""
+    change(repo, "stacks/Pulumi.dev.yaml", "    deletion_protection: false", "    deletion_protection: true")
+    dev = stage(diff_json(repo, "--stage", "dev"), "dev")
+    protected = {c["scope"] for c in dev["changes"] if c["what"] == "deletion protection"}
+    instances = {i.id for i in plan_files(repo, "dev").instances}
+    assert {f"{i}/table _ddb2bigtable_types" for i in instances} <= protected
+    assert len(protected) == sum(len(i.tables) + 1 for i in plan_files(repo, "dev").instances)
 
 
 def test_fail_on_destructive_exits_1(repo):
