@@ -39,17 +39,22 @@ def test_the_plan_of_the_stage_goes_to_the_job_summary(tmp_path, stage):
     assert f"shop-global{instances}" in ran.summary and ran.summary.lstrip().startswith("#")
 
 
-def test_the_job_summary_shows_the_stacks_outputs_after_up(tmp_path):
+@pytest.mark.parametrize("stage", ["dev", "prod"])
+def test_the_job_summary_shows_the_stacks_outputs_after_up(tmp_path, stage):
     root = project(tmp_path)
-    outputs = run_program("dev").outputs  # the real program under Pulumi's mocks
+    outputs = run_program(stage).outputs  # the real program under Pulumi's mocks
     (root / "outputs.json").write_text(json.dumps(outputs))  # what `pulumi stack output --json` writes
-    summary = step(WORKFLOW, "dev", "job summary")
-    ran = bash(summary["run"], root, github_env(WORKFLOW, "dev", summary, {}))
+    summary = step(WORKFLOW, stage, "job summary")
+    ran = bash(summary["run"], root, github_env(WORKFLOW, stage, summary, {}))
     assert ran.returncode == 0, ran.stderr
-    assert ran.summary.startswith(f"### Stage `dev` deployed: ${outputs['monthly_estimate_usd']:,.2f}/month")
+    assert ran.summary.startswith(f"### Stage `{stage}` deployed: ${outputs['monthly_estimate_usd']:,.2f}/month")
     for instance, details in outputs["instances"].items():
-        assert f"| `{instance}` |" in ran.summary and ", ".join(details["tables"]) in ran.summary
-    assert "No serve endpoint" in ran.summary and "No load launched" in ran.summary  # dev has neither
+        row = next(line for line in ran.summary.splitlines() if line.startswith(f"| `{instance}` |"))
+        assert ", ".join(details["tables"]) in row and f"${details['monthly_estimate_usd']:,.2f}" in row
+        for c in details["clusters"]:
+            size = f"{c['nodes']} node" if "nodes" in c else f"{c['min_nodes']}-{c['max_nodes']} nodes"
+            assert f"{c['zone']}: {size}" in row
+    assert "No serve endpoint" in ran.summary and "No load launched" in ran.summary  # neither stage has them
 
 
 def test_a_missing_outputs_file_fails_the_summary_with_what_to_run(tmp_path):
