@@ -186,7 +186,7 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *,
             result = up(root, stage_name, keep_running=keep_running, specs=specs, exports=exports, progress=bars)
     except (ExportError, EmulatorError) as error:
         raise InputError([Problem.about(stage_name, "", str(error))]) from None
-    served = start_beside(root, stage_name, result.emulator) if keep_running and result.ok else None
+    served = start_beside(root, stage_name, result.emulator, specs) if keep_running and result.ok else None
     report = _write_up_report(root / WORK_DIR / stage_name, result)
     if fmt == "json":
         click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok, "report": str(report),
@@ -209,12 +209,13 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *,
     notes = sum(len(r.lossy) + len(r.typed_json) for r in result.loads)
     noted = f", {notes} notes on what the mapping keeps of the items" if notes else ""
     console.print(f"the whole report (plan, loads, verifies{noted}): {report}")
+    # unwrapped (click, not rich), so a script can take the address and PID from its line
     if keep_running:
-        console.print(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}"
-                      + (f"; stop it with: kill {result.emulator_pid}" if result.emulator_pid else ""))
+        click.echo(f"the emulator keeps running: export {EMULATOR_ENV}={result.emulator}"
+                   + (f"; stop it with: kill {result.emulator_pid}" if result.emulator_pid else ""))
     if served:
-        console.print(f"serve answers DynamoDB's API at {served[1]} (the application's endpoint_url, any key); "
-                      f"stop it with: kill {served[0]}; its log: {served[2]}")
+        click.echo(f"serve answers DynamoDB's API at {served[1]} (the application's endpoint_url, any key); "
+                   f"stop it with: kill {served[0]}; its log: {served[2]}")
     console.print("[green]local stage ready[/]" if result.ok else "[red]local stage FAILED[/]")
     return 0 if result.ok else 1
 

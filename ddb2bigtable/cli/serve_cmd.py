@@ -11,8 +11,10 @@ import click
 
 
 @click.command()
+@click.argument("specs", nargs=-1)
 @click.option("--stage", required=True,
-              help="The stage whose specs' tables are served (its plan names instances and tables).")
+              help="The stage whose specs' tables are served (its plan names instances and tables); SPEC "
+                   "arguments replace its list.")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on. Loopback by default; any other address needs key pairs in "
                    "DDB2BIGTABLE_SERVE_KEYS (every request then signed with one) or --unsigned.")
@@ -24,11 +26,17 @@ import click
                    "(Cloud Run IAM).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and specs/.")
-def serve(stage: str, host: str, port: int, workers: int, unsigned: bool, root: Path) -> None:
-    """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here."""
+def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int, unsigned: bool, root: Path) -> None:
+    """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here.
+
+    Without SPEC arguments, the tables of the specs the stage lists."""
     from ..bigtable.emulator import quiet_connection_warning
     from ..serve.protocol.server import run
 
+    if specs:  # the stage with these specs, as a root of the tool's own (cli/given_specs.py)
+        from .given_specs import root_with_specs
+
+        root = root_with_specs(root, stage, list(specs))
     keys = _keys()
     loopback = ipaddress.ip_address(_literal(host)).is_loopback
     if not loopback and keys is None and not unsigned:
@@ -129,11 +137,12 @@ async def _records(project: str, tables: list[tuple[str, str]]) -> dict[tuple[st
                 for instance_id, table_id in tables}
 
 
-def start_beside(root: Path, stage: str, emulator: str) -> tuple[int, str, Path]:
-    """`serve` for an emulator stage in the background, beside the emulator `up --keep-running`
-    leaves: a process in a session of its own (it outlives this command, as the emulator
-    does) on a free loopback port, its output in .ddb2bigtable/<stage>/serve.log (owner
-    only). (pid, endpoint_url, log); ServiceError with the log when it does not listen."""
+def start_beside(root: Path, stage: str, emulator: str, specs: list[str] | None = None) -> tuple[int, str, Path]:
+    """`serve` for an emulator stage (with `specs` instead of its list, when given) in the
+    background, beside the emulator `up --keep-running` leaves: a process in a session of
+    its own (it outlives this command, as the emulator does) on a free loopback port, its
+    output in .ddb2bigtable/<stage>/serve.log (owner only). (pid, endpoint_url, log);
+    ServiceError with the log when it does not listen."""
     import subprocess
     import sys
 
@@ -146,8 +155,9 @@ def start_beside(root: Path, stage: str, emulator: str) -> tuple[int, str, Path]
     log_path = private_dir(root / WORK_DIR / stage) / "serve.log"
     log = os.fdopen(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600), "ab")
     with log:
+        given = [str(Path(spec).resolve()) for spec in specs or ()]
         process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", stage, "--root",
-                                    str(root), "--port", str(port)], stdin=subprocess.DEVNULL, stdout=log,
+                                    str(root), "--port", str(port), *given], stdin=subprocess.DEVNULL, stdout=log,
                                    stderr=log, env={**os.environ, EMULATOR_ENV: emulator}, start_new_session=True)
     try:
         wait_for_port("127.0.0.1", port, 60.0)
