@@ -89,3 +89,21 @@ def test_the_readme_records_every_pinned_commit_with_its_tag():
     pinned = {m for name in GITHUB for m in re.findall(r"uses: ([\w.-]+/[\w.-]+)@([0-9a-f]{40}) # (v[\d.]+)",
                                                        (CI / name).read_text())}
     assert {(action, tag, sha) for action, sha, tag in pinned} == recorded
+
+
+def scripts() -> list[tuple[str, str, str]]:
+    """(file, where, script) of every GitHub `run:` and every GitLab job's scripts."""
+    found = [(name, f"{job_id}/{s.get('name', s.get('run', '')[:30])}", s["run"]) for name in GITHUB
+             for job_id, job in load(name)["jobs"].items() for s in job["steps"] if "run" in s]
+    gitlab = load("gitlab-ci.yml")
+    found += [("gitlab-ci.yml", f"{job_id}/{key}", "\n".join(body[key])) for job_id, body in gitlab.items()
+              if isinstance(body, dict) for key in ("before_script", "script") if key in body]
+    return found
+
+
+@pytest.mark.parametrize("name,where,script", scripts(), ids=[f"{n}:{w}" for n, w, _ in scripts()])
+def test_every_script_is_valid_bash(tmp_path, name, where, script):
+    """The scripts no test runs (the `pulumi` ones) are at least read by bash."""
+    (tmp_path / "step.sh").write_text(script)
+    out = subprocess.run(["bash", "-n", str(tmp_path / "step.sh")], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
