@@ -1,4 +1,6 @@
-"""The cost finding: instances that carry less than one node of load, priced merged.
+"""The cost findings: instances that carry less than one node of load, priced merged; and an
+instance whose clusters are all at Bigtable's one-node minimum, with the instances of the
+specs given that could hold its tables at no node more.
 
 An instance runs at least one node per cluster whatever its tables ask; several small
 tables in several instances each pay for that node. The seeds keep similar data
@@ -14,8 +16,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..plan.cost import amount
-from ..plan.model import InstancePlan
+from ..plan import sizing
+from ..plan.cost import amount, at_minimum, expected_load
+from ..plan.model import ClusterPlan, InstancePlan
 from ..plan.planner import plan_instance
 from ..plan.price_lock import PriceLock
 from ..spec.errors import InputError
@@ -66,3 +69,58 @@ def _merged(stage: Stage, group: list[tuple[Spec, InstancePlan]], lock: PriceLoc
         "with a row-key prefix each, as Google advises); every table keeps its families and GC",
         "instance:\n  id: " + first.instance.id + "   # the shared instance\ntables:\n"
         + "".join(f"  - id: {t.id}   # from {spec.path}\n" for spec, _ in group for t in spec.tables))]
+
+
+def _room(host: ClusterPlan, guest: ClusterPlan) -> bool:
+    """The host cluster takes the guest's load and storage without a node more."""
+    return sizing.node_need(expected_load(host) + expected_load(guest), host.cpu_target,
+                            host.storage_gib + guest.storage_gib, host.storage_type) <= host.nodes
+
+
+def _hosts(small: InstancePlan, candidates: list[tuple[Spec, InstancePlan]]) -> list[tuple[Spec, InstancePlan]]:
+    """Instances with a cluster of the same storage in each of `small`'s regions, each with room;
+    those that would copy the tables to fewer other regions first."""
+    out = []
+    for spec, host in candidates:
+        by_region = {c.gcp_region: c for c in host.clusters}
+        if host.storage_type == small.storage_type and all(
+                c.gcp_region in by_region and _room(by_region[c.gcp_region], c) for c in small.clusters):
+            out.append((spec, host))
+    return sorted(out, key=lambda pair: len(pair[1].clusters))
+
+
+def minimum_nodes(specs: list[Spec], instances: list[InstancePlan]) -> list[Finding]:
+    """An instance whose every cluster runs Bigtable's minimum because its tables ask for less:
+    its cost is those nodes whatever the traffic. Other tables' instances that could hold its
+    tables with no node more are named (with the regions they would add)."""
+    pairs = list(zip(specs, instances, strict=True))
+    out = []
+    for spec, small in pairs:
+        if not small.clusters or not all(at_minimum(c, spec.instance.node_scaling_factor) for c in small.clusters):
+            continue
+        need = max(sizing.node_need(expected_load(c), c.cpu_target, c.storage_gib, c.storage_type)
+                   for c in small.clusters)
+        tables = ", ".join(t.id for t in spec.tables)
+        regions = ", ".join(c.gcp_region for c in small.clusters)
+        hosts = _hosts(small, [(s, i) for s, i in pairs if i is not small])
+        named = "; ".join(
+            f"{host.id} ({host_spec.path}" + (f"; it also copies them to {', '.join(extra)}" if (extra := sorted(
+                {c.gcp_region for c in host.clusters} - {c.gcp_region for c in small.clusters})) else "") + ")"
+            for host_spec, host in hosts)
+        where = (f"one of these, which have {small.storage_type.upper()} clusters in {regions} with room for them: "
+                 f"{named}" if hosts else
+                 f"none of the specs given has one with {small.storage_type.upper()} clusters in {regions} and "
+                 f"room: add them to such an instance's spec (give its spec to advise to check)")
+        out.append(Finding(
+            "minimum-node", "info", small.id,
+            f"{small.id} ({tables}) asks for {need:.2g} of a node, yet "
+            + ("its cluster runs" if len(small.clusters) == 1 else f"each of its {len(small.clusters)} clusters runs")
+            + f" Bigtable's minimum of {small.clusters[0].nodes} node ({sizing.MIN_NODES_SOURCE}): "
+            f"${small.cost.bigtable_monthly_usd:,.2f}/month against DynamoDB's "
+            f"${small.cost.dynamodb_monthly_usd:,.2f}",
+            TABLES,
+            f"put {tables} on an instance other tables already pay for: {where}; every table keeps its "
+            "families and GC",
+            "".join(f"# in {host_spec.path} (instance {host.id}), under tables:\n" for host_spec, host in hosts[:1])
+            + "".join(f"  - id: {t.id}   # from {spec.path}\n" for t in spec.tables) if hosts else ""))
+    return out

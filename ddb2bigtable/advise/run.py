@@ -19,7 +19,7 @@ from ..spec.errors import InputError, Problem
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import load_stage
 from . import habits, key_numbers, keys
-from .cost import consolidation
+from .cost import consolidation, minimum_nodes
 from .findings import ROW_KEYS, Finding
 from .limits import long_family_names, many_cells, row_sizes, size_findings
 from .retention import lists_in_default_family, mixed_retention
@@ -130,5 +130,6 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
                                taken.files, time.perf_counter() - start, taken.bad_lines))
     if stage is not None:
         planned = load_stage(stage, root)
-        findings += consolidation(planned, specs, list(plan_stage(planned, specs, lock).instances), lock)
+        instances = list(plan_stage(planned, specs, lock).instances)
+        findings += consolidation(planned, specs, instances, lock) + minimum_nodes(specs, instances)
     return Report(tuple(s.path for s in specs), tuple(t.id for t in tables), tuple(sampled), tuple(findings))

@@ -9,9 +9,11 @@ reference region and the line says so (`estimate`). Every line carries its `orig
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..spec.model import Spec, TableSpec
 from ..spec.stage import DiscountSettings, Stage
-from . import capacity, pricing
+from . import capacity, pricing, sizing
 from .discounts import Step, bigtable_steps, discounted, dynamodb_steps
 from .model import ClusterPlan, CostEstimate, CostLine
 from .price_lock import PriceLock
@@ -64,13 +66,35 @@ class _Priced:
         return self.line(item, quantity, unit, price, dynamodb_steps(self.discounts, unit, region, standard_class))
 
 
+def expected_load(c: ClusterPlan) -> float:
+    """The cluster's load in nodes at 100 % CPU at the capacity it is bought for: the expected
+    level when it autoscales, else the sized one."""
+    levels = dict(c.levels)
+    return levels.get("expected", levels.get("sized", sum(s.nodes for s in c.load)))
+
+
+def at_minimum(c: ClusterPlan, scaling_factor: int) -> str:
+    """Why a cluster's nodes are Bigtable's minimum rather than what its load asks for, or "":
+    a small table's cost is then that one node, whatever its traffic (`advise --stage` suggests
+    an instance other tables already pay for)."""
+    smallest = sizing.round_to_factor(1, scaling_factor)
+    need = sizing.node_need(expected_load(c), c.cpu_target, c.storage_gib, c.storage_type)
+    if c.nodes != smallest or need >= smallest:
+        return ""
+    return (f"{c.id} is at Bigtable's minimum of {smallest} node{'s' if smallest != 1 else ''} a cluster "
+            f"({sizing.MIN_NODES_SOURCE}): its load and storage ask for {need:.2g} of a node, so the node's hours "
+            f"are its cost whatever the traffic; `advise --stage` names instances other tables already pay for")
+
+
 def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan], priced: _Priced) -> list[CostLine]:
     lock = priced.lock
     lines = []
     for c in clusters:
         nodes = f"{c.nodes} node{'s' if c.nodes != 1 else ''}"
-        lines.append(priced.bigtable(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h", c.nodes * HOURS_PER_MONTH,
-                                 "node-hour", pricing.bigtable_node_hour(c.gcp_region, lock)))
+        minimum = at_minimum(c, spec.instance.node_scaling_factor)
+        line = priced.bigtable(f"{c.id}: {nodes} x {HOURS_PER_MONTH} h" + (", the minimum" if minimum else ""),
+                               c.nodes * HOURS_PER_MONTH, "node-hour", pricing.bigtable_node_hour(c.gcp_region, lock))
+        lines.append(replace(line, why=minimum))
         lines.append(priced.bigtable(f"{c.id}: {c.storage_type.upper()} storage", c.storage_gib, "GiB-month",
                                  pricing.bigtable_storage(c.gcp_region, c.storage_type, lock)))
     home = clusters[0].gcp_region

@@ -176,6 +176,7 @@ class CostLine:
     list_monthly_usd: float | None = None
     discount: str = ""  # "committed use 3y -40 %; negotiated -5 %"
     discount_notes: tuple[str, ...] = ()  # each discount's figure, source and date
+    why: str = ""  # why the quantity is what it is, when a reader would ask (a cluster at Bigtable's minimum)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,11 @@ NODE_FIGURES: dict[str, NodeFigures] = {
 }
 FIGURES_SOURCE = "cloud.google.com/bigtable/docs/performance, .../autoscaling (read 2026-11-21)"
 
+# Google, "Instances, clusters, and nodes": "Each cluster has at least 1 node"
+# (cloud.google.com/bigtable/docs/instances-clusters-nodes, read 2026-11-29). With 2X node
+# scaling the smallest cluster is 2 nodes (`round_to_factor`).
+MIN_NODES_SOURCE = "cloud.google.com/bigtable/docs/instances-clusters-nodes (read 2026-11-29)"
+
 BASE_CPU_TARGET = 70  # percent; Google's recommended CPU for a single-cluster instance
 CPU_TARGET_MIN, CPU_TARGET_MAX = 10, 80  # autoscaling accepts 10-80 %
 AUTOSCALING_MAX_RATIO = 10  # Bigtable: max nodes <= 10 x min nodes
@@ -115,6 +120,12 @@ def nodes_by_cpu(load_nodes: float, cpu_target_percent: int) -> int:
 def nodes_for(load_nodes: float, cpu_target_percent: int, floor: int, scaling_factor: int) -> int:
     """max(1, ceil(load / target), storage floor), rounded up to the scaling factor."""
     return round_to_factor(max(nodes_by_cpu(load_nodes, cpu_target_percent), floor), scaling_factor)
+
+
+def node_need(load_nodes: float, cpu_target_percent: int, storage_gib: float, storage_type: str) -> float:
+    """The nodes a cluster's load and storage ask for before any rounding up or minimum:
+    load ÷ CPU target, or storage ÷ the per-node storage target, whichever is more."""
+    return max(load_nodes / (cpu_target_percent / 100), storage_gib / NODE_FIGURES[storage_type].storage_target_gib)
 
 
 def autoscaling_range(min_nodes: int, max_nodes: int, scaling_factor: int) -> tuple[int, int, bool]:

@@ -75,7 +75,7 @@ def _line(line: CostLine) -> dict[str, Any]:
             "monthly_usd": line.monthly_usd, "source": line.source, "as_of": line.as_of,
             "estimate": line.estimate, "note": line.note, "origin": line.origin, "sku": line.sku or None,
             "list_unit_price": line.list_unit_price, "list_monthly_usd": line.list_monthly_usd,
-            "discount": line.discount or None}
+            "discount": line.discount or None, "why": line.why or None}
 
 
 def _cost(c: CostEstimate) -> dict[str, Any]:

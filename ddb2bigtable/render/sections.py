@@ -37,7 +37,8 @@ def _cost_notes(lines: tuple[CostLine, ...]) -> tuple[str, ...]:
                          f"effective {line.as_of}" for line in lines if line.origin == "lock")
     discounts = dict.fromkeys(f"discount: {note}" for line in lines for note in line.discount_notes)
     estimates = dict.fromkeys(f"estimate: {line.note}" for line in lines if line.estimate and line.note)
-    return (*sources, *skus, *discounts, *estimates)
+    reasons = tuple(line.why for line in lines if line.why)
+    return (*reasons, *sources, *skus, *discounts, *estimates)
 
 
 def _list_price(line: CostLine) -> float:

@@ -92,3 +92,26 @@ def test_an_on_demand_gsi_without_capacity_counts_the_table_s_writes_and_warns_a
                                         (10776.9012, "10,777"), (730.0, "730"), (1.0, "1")])
 def test_quantities_read_as_they_are(value, text):
     assert amount(value) == text
+
+
+def test_a_cluster_at_bigtables_one_node_minimum_says_so_on_its_cost_line():
+    """Movies (4,609 items) plans one node, most of its Bigtable cost, for a load of a fraction of a
+    node: the node line says it is the minimum and why, in every format; shop-global's do not."""
+    import json
+
+    from ddb2bigtable.render.json_format import to_json
+    from ddb2bigtable.render.markdown import to_markdown
+
+    plan = plan_files(ROOT, "prod")
+    movies = next(i for i in plan.instances if i.id == "movies-sample")
+    (node,) = [line for line in movies.cost.bigtable if line.unit == "node-hour"]
+    assert node.item.endswith("1 node x 730 h, the minimum")
+    assert node.monthly_usd > 0.9 * movies.cost.bigtable_monthly_usd  # the node is the cost
+    assert "at Bigtable's minimum of 1 node a cluster (cloud.google.com/bigtable/docs/instances-clusters-nodes" \
+           in node.why and "ask for 0.0027 of a node" in node.why
+    shop = next(i for i in plan.instances if i.id == "shop-global")
+    assert not [line for line in shop.cost.bigtable if line.why or "minimum" in line.item]
+    lines = [line for i in json.loads(json.dumps(to_json(plan)))["instances"] for line in i["cost"]["bigtable"]]
+    assert [line["why"] for line in lines if line["why"]] == [
+        line.why for i in plan.instances for line in i.cost.bigtable if line.why]
+    assert node.why in to_markdown(plan)
