@@ -40,15 +40,21 @@ def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool,
 
 @click.command()
 @click.argument("spec")
-@click.option("--table", "table_id", required=True)
-@click.option("--export", "export", required=True)
-@click.option("--stage", default="local", show_default=True)
+@click.option("--table", "table_id", required=True, help="The spec's table id to verify.")
+@click.option("--export", "export", required=True,
+              help="The DynamoDB export the table was loaded from: local folder, gs:// or s3://.")
+@click.option("--stage", default="local", show_default=True,
+              help="Stage giving project and instance suffix (local: the emulator).")
 @click.option("--sample", type=click.IntRange(min=1), default=None, help="Check N items chosen at random.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for a person, json (docs/json-formats.md) for a pipeline.")
+@click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The load's work folder, whose dead letters and skips are not counted missing "
+                   "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--chain", is_flag=True,
               help="--export is a prefix holding a full export and its incrementals: compare with their final state.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ and the specs.")
 def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None, fmt: str,
            work_dir: Path | None, chain: bool, root: Path) -> None:
     """Decode every row back into DynamoDB items and compare with the export; exit 1 on any difference."""

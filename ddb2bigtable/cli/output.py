@@ -18,7 +18,7 @@ NOT_DONE = {
     "diff": "no diff was made",
     "load": "the load stopped before its end",
     "verify": "no verdict was given",
-    "up": "the local stage is not ready",
+    "up": "up stopped before its end",
     "export": "no export was finished (after a crash or Ctrl-C, the same command resumes)",
     "replicate": "replicate stopped",
     "cutover": "no verdict was given",

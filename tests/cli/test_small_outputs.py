@@ -1,0 +1,55 @@
+"""The smaller findings of issue 45, each as a user meets it: `verify --help` explains every
+option, `replicate --until-caught-up` is what a run without `--follow` does, `up` of a cloud
+stage does not end "the local stage is not ready", and replicate's lag says what it counts from."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import click
+from click.testing import CliRunner
+
+from ddb2bigtable.cli import replicate_cmd
+from ddb2bigtable.cli.app import main
+from ddb2bigtable.replicate.report import ReplicateReport
+
+from ..conftest import ROOT
+
+
+def test_every_option_of_verify_has_help():
+    command = main.commands["verify"]
+    missing = [p.name for p in command.params if isinstance(p, click.Option) and not p.help]
+    assert missing == []
+
+
+def test_a_run_without_follow_stops_when_caught_up_as_the_flag_says(monkeypatch):
+    """`--until-caught-up` is described as what a run without `--follow` does: both reach the
+    engine with follow off, and the help says the flag changes nothing."""
+    seen = []
+    monkeypatch.setattr(replicate_cmd, "_run", lambda *args, **kwargs: seen.append(args[5]) or 0)
+    for flags in ([], ["--until-caught-up"], ["--follow"]):
+        result = CliRunner().invoke(main, ["replicate", "specs/movies.yaml", "--table", "movies", *flags])
+        assert result.exit_code == 0, result.output
+    assert seen == [False, False, True]
+    help_text = CliRunner().invoke(main, ["replicate", "--help"]).output
+    assert "what a run without --follow does" in " ".join(help_text.split())
+
+
+def test_up_of_a_cloud_stage_says_why_and_claims_no_local_stage():
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", "prod"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "'prod' is a cloud stage: deploy it with `pulumi up --stack prod`" in out.stderr
+    assert "local stage" not in out.stderr
+    assert out.stderr.splitlines()[-1] == "1 problem found; up stopped before its end."
+
+
+def test_replicates_lag_says_what_it_counts_from_and_why_cutover_check_reads_lower():
+    report = ReplicateReport("movies", "arn", 0, resumed=False, newest_micros=1_000_000, ended_micros=50_900_000)
+    lines = replicate_cmd.text_lines(report, "movies")
+    assert lines[0].endswith("lag 49.9 s")
+    assert lines[1] == replicate_cmd.LAG_WHY
+    assert "DynamoDB Local: to the minute" in lines[1] and "`cutover check` counts from" in lines[1]
+    nothing = replicate_cmd.text_lines(ReplicateReport("movies", "arn", 0, resumed=False), "movies")
+    assert nothing[0].endswith("lag -") and replicate_cmd.LAG_WHY not in nothing
