@@ -55,12 +55,6 @@ def check_mode(body: dict[str, Any]) -> str:
     return str(mode)
 
 
-def wanted(body: dict[str, Any]) -> bool:
-    """Whether the request asks for its consumed capacity (then a write reads the old item
-    first, which DynamoDB's figure depends on)."""
-    return body.get("ReturnConsumedCapacity", "NONE") in ("INDEXES", "TOTAL")
-
-
 def read_units(size: int, consistent: bool, *, least: int = 1) -> float:
     """Units of reading `size` bytes: 4 KB each, rounded up (at least `least`), halved when
     eventually consistent."""
@@ -99,7 +93,11 @@ class Units:
 
 def answer(body: dict[str, Any], table_name: str, units: Units) -> dict[str, Any]:
     """`ConsumedCapacity` for a one-table answer ({} unless asked)."""
-    mode = check_mode(body)
+    return consumed(check_mode(body), table_name, units)
+
+
+def consumed(mode: str, table_name: str, units: Units) -> dict[str, Any]:
+    """`ConsumedCapacity` for a one-table answer in ReturnConsumedCapacity's `mode`, checked."""
     return {} if mode == "NONE" else {"ConsumedCapacity": units.described(table_name, mode)}
 
 

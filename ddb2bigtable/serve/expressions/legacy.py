@@ -9,13 +9,18 @@ ConditionExpression or UpdateExpression with placeholders of its own (`#l0`, `:l
 where the request uses those), so one path evaluates both forms. A request mixing the two
 forms is refused, as DynamoDB does, except `KeyConditions`, which DynamoDB takes with a
 FilterExpression or ProjectionExpression (DynamoDB Local 1.25.1, checked 2026-11-25).
+`prepared` is that translation with the checks every single-table request starts with,
+the first step of reading a request (protocol/item_requests.py, queries/query_ops.py).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .. import capacity
 from ..errors import ServeError, validation
+from .parsing import check_used
+from .validation import check_table_name
 
 _ONE = {"EQ": "{a} = {v}", "NE": "{a} <> {v}", "LE": "{a} <= {v}", "LT": "{a} < {v}", "GE": "{a} >= {v}",
         "GT": "{a} > {v}", "CONTAINS": "contains({a}, {v})", "BEGINS_WITH": "begins_with({a}, {v})",
@@ -196,3 +201,18 @@ def _updates(updates: dict[str, Any], marks: _Placeholders) -> str:
             raise validation(f"One or more parameter values were invalid: Action {action} on {attribute} needs "
                              f"{'a' if action != 'DELETE' else 'no or a set'} Value")
     return " ".join(f"{kind} {', '.join(parts)}" for kind, parts in clauses.items() if parts)
+
+
+def prepared(body: dict[str, Any]) -> dict[str, Any]:
+    """The checks every single-table request starts with: a table name DynamoDB allows, its
+    legacy parameters in expression form (below), and no expression attribute name or
+    value that its expressions leave unused."""
+    check_table_name(body.get("TableName"))
+    capacity.check_mode(body)
+    failure = body.get("ReturnValuesOnConditionCheckFailure", "NONE")
+    if failure not in ("NONE", "ALL_OLD"):
+        raise validation(f"1 validation error detected: Value '{failure}' at 'returnValuesOnConditionCheckFailure' "
+                         f"failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]")
+    body = translated(body)
+    check_used(body)
+    return body

@@ -20,6 +20,7 @@ from ..catalog import ServedTable
 from ..errors import ServeError, condition_failed, throttled, unsupported, validation
 from ..expressions import legacy
 from ..expressions import parsing as expressions
+from ..requests import WriteRequest
 from ..session import Found, Session, key_text, same_key
 from ..store import raw_cells
 from ..tables.types_record import recorded
@@ -90,7 +91,7 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
 
 async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     requests = _requests(body)
-    asked = {"ReturnConsumedCapacity": capacity.check_mode(body)}
+    mode = capacity.check_mode(body)
     if sum(len(_listed(r, f"RequestItems.{n}")) for n, r in requests.items()) > MAX_WRITES:
         raise validation("Too many items requested for the BatchWriteItem call")
     empty = [name for name, ws in requests.items() if not ws]
@@ -104,7 +105,8 @@ async def batch_write_item(session: Session, body: dict[str, Any]) -> dict[str, 
     for table, write in writes:
         key, new = _batch_write_image(table, write)
         try:
-            old = await replace_item(session, table, key, asked, "NONE", new)
+            old = await replace_item(session, WriteRequest(table, key, mode, condition=None, returns="NONE",
+                                                           old_on_failure=False), new)
         except ServeError as error:
             if error.name not in RETRYABLE:
                 raise

@@ -12,29 +12,26 @@ ADD, a counter whose cell carries the item's expiry) takes the read-check-write 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ...codec.app_writes import counter_add
 from ...codec.cell_values import COUNTER, counter_number
 from ...codec.items import Item
 from ...codec.mutations import CodecError, RowMutation
 from ..catalog import ServedTable
-from ..errors import ServeError
+from ..requests import UpdateItem
 
 _ADDS = re.compile(r"\s*ADD\s+(#?\w+)\s+(:\w+)((?:\s*,\s*#?\w+\s+:\w+)*)\s*", re.IGNORECASE)
 _MORE = re.compile(r"\s*,\s*(#?\w+)\s+(:\w+)")
 
 
-def counter_adds(table: ServedTable, key: Item, body: dict[str, Any], returns: str) -> RowMutation | None:
+def counter_adds(request: UpdateItem) -> RowMutation | None:
     """The one row mutation of AddToCells this UpdateItem is, or None when it is not only
     additions to counters (then it is a read-check-write)."""
-    expression = body.get("UpdateExpression") or ""
-    if not isinstance(expression, str):  # matched below: it was a 500
-        raise ServeError("SerializationException", "UpdateExpression must be a string")
-    found = _ADDS.fullmatch(expression)
-    if found is None or body.get("ConditionExpression") or returns != "NONE":
+    found = _ADDS.fullmatch(request.expression or "")
+    if found is None or request.condition is not None or request.returns != "NONE":
         return None
-    names, values = body.get("ExpressionAttributeNames") or {}, body.get("ExpressionAttributeValues") or {}
+    table, key = request.table, request.key
+    names, values = request.names or {}, request.values or {}
     pairs = [(found.group(1), found.group(2)), *_MORE.findall(found.group(3))]
     amounts: dict[str, int] = {}
     for path, placeholder in pairs:

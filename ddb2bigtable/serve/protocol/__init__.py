@@ -2,6 +2,7 @@
 
 - `server.run`: uvicorn with N worker processes on 127.0.0.1 (by default) and a port.
 - `app.ServeApp`: the ASGI application (DynamoDB's JSON 1.0 protocol, dispatch, errors);
-  `app.OPERATIONS` maps each `X-Amz-Target` to its operation.
+  `app.OPERATIONS` maps each `X-Amz-Target` to how its body is read and its operation.
+- `item_requests.get_item`, `put_item`, `delete_item`, `update_item`: bodies -> typed requests.
 - `signatures.check`: SigV4 verification against the key pairs of `DDB2BIGTABLE_SERVE_KEYS`.
 """

@@ -23,7 +23,7 @@ from ..catalog import ServedTable
 from ..errors import validation as invalid
 from ..expressions import parsed_keys, validation
 from ..expressions import parsing as expressions
-from ..items.item_ops import prepare
+from ..expressions.legacy import prepared
 from ..session import Session, key_text
 from ..store import Store
 from ..wire import item_to_codec, to_codec
@@ -36,7 +36,7 @@ SCAN_ROWS = 200  # rows read per Bigtable call while scanning
 async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     legacy_filter = body.get("QueryFilter")
     check_select(body)
-    body = prepare(body)
+    body = prepared(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
         return await index_ops.query_index(session, table, body)
@@ -181,7 +181,7 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
 
 async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     check_select(body)
-    body = prepare(body)
+    body = prepared(body)
     table = session.catalog.get(body.get("TableName"))
     if body.get("IndexName"):
         return await index_ops.scan_index(session, table, body)

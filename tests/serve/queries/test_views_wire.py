@@ -30,7 +30,7 @@ from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.plan.tables import view_id, view_query
 from ddb2bigtable.serve.catalog import catalog
 from ddb2bigtable.serve.errors import ServeError
-from ddb2bigtable.serve.items import item_ops
+from ddb2bigtable.serve.protocol.app import operation
 from ddb2bigtable.serve.queries import prepared_views, query_ops, view_reads
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.spec.reading import read_specs
@@ -152,7 +152,7 @@ def cloud(bigtable_emulator, tmp_path_factory) -> Iterator[Harness]:
                 item[name] = {"S": value}
         if size is not None:
             item["size"] = {"N": str(size)}
-        harness.run(item_ops.put_item, {"TableName": "Shirts", "Item": item})
+        harness.run(operation("PutItem"), {"TableName": "Shirts", "Item": item})
     harness.session = Session(harness.cloud, harness.client)
     harness.refresh_views()
     yield harness
@@ -210,7 +210,7 @@ def test_a_scan_of_the_index_holds_only_items_with_its_key_and_its_projection(cl
 
 def test_an_item_changed_since_the_view_was_written_is_left_out(cloud):
     cloud.session = Session(dataclasses.replace(cloud.cloud, emulator=True), cloud.client)
-    cloud.run(item_ops.put_item, {"TableName": "Shirts", "Item": {
+    cloud.run(operation("PutItem"), {"TableName": "Shirts", "Item": {
         "pk": {"S": "shirt"}, "sk": {"N": "4"}, "color": {"S": "green"}, "size": {"N": "10"}, "label": {"S": "a"}}})
     cloud.session = Session(cloud.cloud, cloud.client)
     blue = cloud.query("by-size", KeyConditionExpression="color = :c", ExpressionAttributeValues={":c": {"S": "blue"}})
@@ -335,7 +335,7 @@ def test_a_long_backward_range_on_a_number_is_found_by_halving_not_read_from_its
     sizes += [str(10**16 + n) for n in range(5)] + [f"1234567890123456789012345678901234567{n}" for n in range(10)]
     cloud.session = Session(dataclasses.replace(cloud.cloud, emulator=True), cloud.client)
     for n, size in enumerate(sizes):
-        cloud.run(item_ops.put_item, {"TableName": "Shirts", "Item": {
+        cloud.run(operation("PutItem"), {"TableName": "Shirts", "Item": {
             "pk": {"S": "shirt"}, "sk": {"N": str(100 + n)}, "color": {"S": "many"}, "size": {"N": size}}})
     cloud.session = Session(cloud.cloud, cloud.client)
     cloud.refresh_views()
@@ -358,7 +358,7 @@ def test_a_long_backward_range_on_a_string_is_found_by_halving_its_bytes(cloud, 
     labels = sorted(set(labels) - {""})
     cloud.session = Session(dataclasses.replace(cloud.cloud, emulator=True), cloud.client)
     for n, label in enumerate(labels):
-        cloud.run(item_ops.put_item, {"TableName": "Shirts", "Item": {
+        cloud.run(operation("PutItem"), {"TableName": "Shirts", "Item": {
             "pk": {"S": "shirt"}, "sk": {"N": str(200 + n)}, "color": {"S": "words"}, "label": {"S": label}}})
     cloud.session = Session(cloud.cloud, cloud.client)
     cloud.refresh_views()

@@ -1,0 +1,74 @@
+"""Requests as the operations take them: typed, checked, made once from the JSON body.
+
+`protocol/` reads each operation's JSON body into one of these (protocol/item_requests.py)
+after the table is resolved and before any other room sees the request, in the order
+DynamoDB checks its parameters, so an error names the same parameter DynamoDB's would.
+The operations then read fields, never the body: the table is looked up once, the key
+and the item are in the codec's form, legacy parameters are already expressions, and a
+ConditionExpression is already a test of one item. They live in the kernel because the
+rooms that answer them (items/, queries/) never import protocol/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..codec.items import Item
+from .catalog import ServedTable
+from .wire import WireItem
+
+Path = list[str | int]  # a document path: `a.b[2]` is ['a', 'b', 2]
+Condition = Callable[[WireItem | None], bool]  # a ConditionExpression on the item as it is (None: no item)
+
+
+@dataclass(frozen=True)
+class ItemRequest:
+    """What every request on one item names: its table, the item's key (checked against the
+    table's key schema) and ReturnConsumedCapacity (NONE, TOTAL or INDEXES)."""
+
+    table: ServedTable
+    key: Item
+    capacity: str
+
+    @property
+    def capacity_wanted(self) -> bool:
+        return self.capacity != "NONE"
+
+
+@dataclass(frozen=True)
+class GetItem(ItemRequest):
+    projection: list[Path] | None  # None: the whole item
+    consistent: bool
+
+
+@dataclass(frozen=True)
+class WriteRequest(ItemRequest):
+    """A write of one item: its condition (None: unconditional), ReturnValues and whether a
+    failed condition returns the item as it was (ReturnValuesOnConditionCheckFailure)."""
+
+    condition: Condition | None
+    returns: str
+    old_on_failure: bool
+
+
+@dataclass(frozen=True)
+class PutItem(WriteRequest):
+    item: Item  # the whole new item, key included, its size checked
+
+
+@dataclass(frozen=True)
+class DeleteItem(WriteRequest):
+    pass
+
+
+@dataclass(frozen=True)
+class UpdateItem(WriteRequest):
+    """The UpdateExpression stays text with its placeholders: it is applied to the item as
+    read (an `if_not_exists` operand depends on it), by expressions.parsing.update."""
+
+    expression: str | None  # None: the item is only created if missing (its key alone)
+    names: dict[str, str] | None
+    values: dict[str, Any] | None
+    legacy: bool  # from AttributeUpdates: a type mismatch is said in its words
