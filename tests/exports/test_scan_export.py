@@ -154,3 +154,43 @@ def test_the_budget_holds_reads_to_its_rate():
     assert 18.9 <= now[0] <= 20.0
     budget.slow_down()
     assert budget.rate == 5.0
+
+
+def test_a_checkpoint_older_than_the_stream_keeps_is_not_resumed(dynamodb, tmp_path):
+    from ddb2bigtable.exports import scan_state
+
+    make_table(dynamodb.client(), "ScanStale", 3)
+    arn = dynamodb.client().describe_table(TableName="ScanStale")["Table"]["TableArn"]
+    (tmp_path / "old").mkdir()
+    start = datetime.now(UTC) - timedelta(hours=25)
+    scan_state.save(tmp_path / "old", scan_state.ScanState(arn, "x", start, 10_000, [scan_state.Segment()] * 4))
+    out = _export(dynamodb, "ScanStale", tmp_path / "old")
+    assert out.returncode == 2 and "more than 24 h" in out.stderr and "new folder" in out.stderr
+    assert not (tmp_path / "old" / "AWSDynamoDB").exists()
+
+
+def test_a_throttled_page_is_asked_again_after_a_pause_at_half_the_rate(monkeypatch, tmp_path):
+    """DynamoDB's ProvisionedThroughputExceededException past botocore's retries: the same
+    page is asked again (same ExclusiveStartKey) after 1 s, then 2 s, the budget halved each time."""
+    from botocore.exceptions import ClientError
+
+    from ddb2bigtable.exports import scan_export
+
+    pauses: list[float] = []
+    monkeypatch.setattr(scan_export.time, "sleep", pauses.append)
+    export = scan_export.ScanExport(scan_export.ScanOptions("us-west-2", "Busy", tmp_path, endpoint_url="http://127.0.0.1:9"))
+    export.budget = Budget(100.0)
+    asked: list[dict] = []
+
+    def scan(**request):
+        asked.append(request)
+        if len(asked) < 3:
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
+                              "Scan")
+        return {"Items": [], "Count": 0}
+
+    monkeypatch.setattr(export, "_db", type("Db", (), {"scan": staticmethod(scan)}))
+    key = {"pk": {"S": "a"}, "sk": {"N": "1"}}
+    assert export._page(1, key, 10) == {"Items": [], "Count": 0}
+    assert [r["ExclusiveStartKey"] for r in asked] == [key] * 3 and pauses == [1, 2]
+    assert export.budget.rate == 25.0
