@@ -9,6 +9,10 @@ from pathlib import Path
 
 import click
 
+from ..serve.protocol.limits import Exposure, Guard
+
+GUARD = Guard()  # the defaults of the connection options
+
 
 @click.command()
 @click.argument("specs", nargs=-1)
@@ -24,14 +28,33 @@ import click
 @click.option("--unsigned", is_flag=True,
               help="Accept unsigned requests on a non-loopback --host: only behind an authenticating proxy "
                    "(Cloud Run IAM).")
+@click.option("--public-host", "public_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="A name clients reach this endpoint by (a DNS name, a load balancer's, Cloud Run's service "
+                   "URL host), as their Host header carries it; repeatable. Signed requests must name one of "
+                   "these, the --host address with --port, localhost or 127.0.0.1.")
+@click.option("--region", "regions", multiple=True, metavar="AWS_REGION",
+              help="An AWS region a signature's credential scope may name besides the regions of the stage's "
+                   "tables (the region the application's SDK is configured with); repeatable.")
+@click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=GUARD.header_seconds,
+              show_default=True, help="Seconds a request has to send its headers, from its first byte.")
+@click.option("--body-timeout", type=click.FloatRange(0.1, 3600), default=GUARD.body_seconds,
+              show_default=True, help="Seconds a request has to send its body, once its headers are in.")
+@click.option("--idle-timeout", type=click.IntRange(1, 3600), default=GUARD.idle_seconds, show_default=True,
+              help="Seconds a kept-alive connection may wait for its next request.")
+@click.option("--max-connections", type=click.IntRange(1, 1_000_000), default=GUARD.max_connections,
+              show_default=True, help="Open connections per worker; past it the one waiting longest for a "
+                                      "request is closed.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and specs/.")
-def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int, unsigned: bool, root: Path) -> None:
+def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int, unsigned: bool,
+          public_hosts: tuple[str, ...], regions: tuple[str, ...], header_timeout: float, body_timeout: float,
+          idle_timeout: int, max_connections: int, root: Path) -> None:
     """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here.
 
     Without SPEC arguments, the tables of the specs the stage lists."""
     from ..bigtable.emulator import quiet_connection_warning
     from ..serve.protocol.server import run
+    from ..serve.protocol.signatures import answering_hosts
 
     if specs:  # the stage with these specs, as a root of the tool's own (cli/given_specs.py)
         from .given_specs import root_with_specs
@@ -58,8 +81,24 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
             click.echo(f"warning: listening on {host} without checking signatures (--unsigned): whoever reaches "
                        f"this address can read and write these tables unless a proxy authenticates them", err=True)
 
+    exposure = Exposure(frozenset({*_stage_regions(root, stage), *regions}),
+                        answering_hosts(host, port, public_hosts),
+                        Guard(header_timeout, body_timeout, idle_timeout, max_connections))
     with quiet_connection_warning():
-        run(root, stage, project, types, host=host, port=port, workers=workers, listening=listening)
+        run(root, stage, project, types, host=host, port=port, workers=workers, exposure=exposure,
+            listening=listening)
+
+
+def _stage_regions(root: Path, stage_name: str) -> set[str]:
+    """The AWS regions of the served tables the stage keeps (home and replicas, as the plan
+    keeps them): the regions an application signs for by default."""
+    from ..plan.topology import kept_regions
+    from ..spec.reading import read_specs
+    from ..spec.stage import load_stage
+
+    stage = load_stage(stage_name, root)
+    specs = read_specs([str(p) for p in stage.spec_paths(root)])
+    return {region for spec in specs for table in spec.tables for region in kept_regions(table.source, stage)}
 
 
 def _keys() -> dict[str, str] | None:

@@ -26,7 +26,7 @@ from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC
-from . import item_requests, signatures
+from . import signatures
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -36,50 +36,25 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's largest request (BatchWriteItem): 16 M
 # test_batch_write_item_large_broken_connection breaks such a stream half-way)
 CHUNK = 64 * 1024
 CONFIG_ENV = "DDB2BIGTABLE_SERVE_CONFIG"  # how `serve` hands its settings to worker processes
-Parse = Callable[[Catalog, dict[str, Any]], Any]  # a body -> the operation's typed request (requests.py)
-Run = Callable[[Session, Any], Awaitable[dict[str, Any]]]
-
-
-def _body(_catalog: Catalog, body: dict[str, Any]) -> dict[str, Any]:
-    """The body as it is, for the operations that still read it themselves."""
-    return body
-
-
-OPERATIONS: dict[str, tuple[Parse, Run]] = {
-    "GetItem": (item_requests.get_item, item_ops.get_item), "PutItem": (item_requests.put_item, item_ops.put_item),
-    "DeleteItem": (item_requests.delete_item, item_ops.delete_item),
-    "UpdateItem": (item_requests.update_item, item_ops.update_item),
-    "Query": (_body, query_ops.query), "Scan": (_body, query_ops.scan),
-    "BatchGetItem": (_body, batch_ops.batch_get_item), "BatchWriteItem": (_body, batch_ops.batch_write_item),
-    "TransactGetItems": (_body, batch_ops.transact_get_items),
-    "TransactWriteItems": (_body, batch_ops.transact_write_items),
-    "DescribeTable": (_body, admin_ops.describe_table), "ListTables": (_body, admin_ops.list_tables),
-    "CreateTable": (_body, admin_ops.create_table), "DeleteTable": (_body, admin_ops.delete_table),
-    "UpdateTable": (_body, admin_ops.update_table),
-    "DescribeTimeToLive": (_body, ttl_ops.describe_time_to_live),
-    "UpdateTimeToLive": (_body, ttl_ops.update_time_to_live),
+Operation = Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]
+OPERATIONS: dict[str, Operation] = {
+    "GetItem": item_ops.get_item, "PutItem": item_ops.put_item, "DeleteItem": item_ops.delete_item,
+    "UpdateItem": item_ops.update_item, "Query": query_ops.query, "Scan": query_ops.scan,
+    "BatchGetItem": batch_ops.batch_get_item, "BatchWriteItem": batch_ops.batch_write_item,
+    "TransactGetItems": batch_ops.transact_get_items, "TransactWriteItems": batch_ops.transact_write_items,
+    "DescribeTable": admin_ops.describe_table, "ListTables": admin_ops.list_tables,
+    "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table, "UpdateTable": admin_ops.update_table,
+    "DescribeTimeToLive": ttl_ops.describe_time_to_live, "UpdateTimeToLive": ttl_ops.update_time_to_live,
 }
-
-
-def operation(name: str) -> Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]:
-    """The operation as the protocol answers it: its body parsed into its request, then run
-    (tests answer requests in process through it)."""
-    parse, run = OPERATIONS[name]
-
-    async def answered(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-        return await run(session, parse(session.catalog, body))
-    return answered
-
-
 log = logging.getLogger("ddb2bigtable.serve")
 
 
 class ServeApp:
     """One worker's application; `build` makes its catalog at startup."""
 
-    def __init__(self, build: Callable[[], Catalog], keys: dict[str, str] | None = None):
+    def __init__(self, build: Callable[[], Catalog], signing: signatures.Signing | None = None):
         self.build = build
-        self.keys = keys  # SigV4 key pairs every request must be signed with (signatures.py); None: unsigned
+        self.signing = signing  # what every request must be signed with (signatures.py); None: unsigned
         self.session: Session | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -120,16 +95,16 @@ class ServeApp:
     async def _answer(self, scope: dict[str, Any], receive: Any) -> tuple[int, dict[str, Any]]:
         try:
             headers, raw = await _request(scope, receive)
-            if self.keys is not None:  # before anything else is said about the request
+            if self.signing is not None:  # before anything else is said about the request
                 query = scope.get("query_string", b"").decode("latin-1")
                 path = scope.get("path", "/") + (f"?{query}" if query else "")
-                signatures.check(self.keys, scope.get("method", ""), path, headers, raw)
-            (parse, run), body = _operation(scope, headers), _json(raw)
+                signatures.check(self.signing, scope.get("method", ""), path, scope.get("headers", []), raw)
+            operation, body = _operation(scope, headers), _json(raw)
             if self.session is None:
                 raise internal("the server is still starting")
             await created_tables.resolve(self.session, body)  # tables CreateTable made, in any worker
             await types_record.refresh_stale(self.session)  # types recorded since a row failed to decode
-            return 200, await run(self.session, parse(self.session.catalog, body))
+            return 200, await operation(self.session, body)
         except ServeError as error:
             return error.status, error.body()
         except Exception:  # noqa: BLE001 - a fault of serve itself: DynamoDB's 500, logged with its cause
@@ -146,6 +121,8 @@ async def _request(scope: dict[str, Any], receive: Any) -> tuple[dict[str, str],
     chunks, size = [], 0
     while True:
         message = await receive()
+        if message["type"] == "http.disconnect":  # closed mid-body (connections.py's deadlines): nothing is done
+            raise ServeError("SerializationException", "the connection closed before the request's body was complete")
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:
@@ -162,7 +139,7 @@ def _too_large() -> ServeError:
     return ServeError("RequestEntityTooLarge", "the request is larger than DynamoDB's 16 MB limit", status=413)
 
 
-def _operation(scope: dict[str, Any], headers: dict[str, str]) -> tuple[Parse, Run]:
+def _operation(scope: dict[str, Any], headers: dict[str, str]) -> Operation:
     if scope.get("method") != "POST":
         raise validation("DynamoDB requests are HTTP POST")
     target = headers.get("x-amz-target", "")
@@ -190,5 +167,7 @@ def from_environment() -> ServeApp:
     factory: each worker process calls it)."""
     settings = json.loads(os.environ[CONFIG_ENV])
     keys = os.environ.get(signatures.KEYS_ENV)
+    signing = signatures.Signing(signatures.parse_keys(keys), frozenset(settings["regions"]),
+                                 frozenset(settings["hosts"])) if keys else None
     return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
-                                    settings["project"]), signatures.parse_keys(keys) if keys else None)
+                                    settings["project"]), signing)

@@ -5,14 +5,16 @@ uvicorn (a well-kept ASGI server, pinned in pyproject.toml) runs the application
 `workers` above 1 its supervisor spawns that many processes sharing one listening socket
 and replaces one that dies. Each imports the application through `app.from_environment`,
 which reads the settings this process put in the environment (a spawned worker inherits
-nothing else): the project root, the stage, the Bigtable project and each table's
-recorded attribute types, as plain JSON.
+nothing else): the project root, the stage, the Bigtable project, each table's recorded
+attribute types, and what a signature must be scoped to (regions, hosts), as plain JSON.
+Connections are held as connections.py says (read deadlines, a cap per worker).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import sys
 from collections.abc import Callable
@@ -21,25 +23,33 @@ from pathlib import Path
 from ...codec.type_inference import AttributeTypes
 from ...spec.errors import InputError, Problem
 from .app import CONFIG_ENV
+from .connections import ServeConfig
+from .limits import Exposure
 
 LOOPBACK = "127.0.0.1"
 QUIET = "ignore:Connecting to Bigtable emulator:RuntimeWarning"
-APP = "ddb2bigtable.serve.protocol.app:from_environment"
+APP = "ddb2bigtable.serve.protocol.connections:application"
+EXPOSURE = Exposure()  # loopback use: no signature scope (unsigned), the default limits
+SPARE_FILES = 64  # descriptors a worker needs besides its connections (Bigtable channels, logs, modules)
 STARTUP_FAILURE = 3  # uvicorn's exit status when the application does not start
 
 
-def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], *, host: str = LOOPBACK,
-        port: int = 8000, workers: int = 1, listening: Callable[[], None] = lambda: None) -> None:
+def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], *, host: str = LOOPBACK,  # noqa: PLR0913
+        port: int = 8000, workers: int = 1, exposure: Exposure = EXPOSURE,
+        listening: Callable[[], None] = lambda: None) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM: uvicorn finishes open requests first);
+    a signature must be scoped to one of the exposure's regions and hosts (signatures.py);
     `listening` is called once the port is bound."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    os.environ[CONFIG_ENV] = json.dumps({"root": str(root), "stage": stage, "project": project, "types": types})
+    os.environ[CONFIG_ENV] = json.dumps({"root": str(root), "stage": stage, "project": project, "types": types,
+                                         "regions": sorted(exposure.regions), "hosts": sorted(exposure.hosts)})
     # The client warns "Connecting to Bigtable emulator" in every worker; the user set the variable.
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), QUIET]))
-    config = uvicorn.Config(APP, factory=True, host=host, port=port, workers=workers, log_level="warning",
-                            access_log=False, timeout_graceful_shutdown=10, lifespan="on")
+    enough_files(exposure.guard.max_connections)
+    config = ServeConfig(APP, exposure.guard, factory=True, host=host, port=port, workers=workers, log_level="warning",
+                         access_log=False, timeout_graceful_shutdown=10, lifespan="on")
     sock = listening_socket(host, port)
     listening()
     if workers > 1:
@@ -49,6 +59,17 @@ def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], 
     server.run(sockets=[sock])
     if not server.started:
         sys.exit(STARTUP_FAILURE)
+
+
+def enough_files(connections: int) -> None:
+    """Raise this process's open-file limit (inherited by its workers) so `connections`
+    sockets fit: the soft limit is often 1,024 while the hard one allows far more. The
+    guard's cap stays what bounds a worker; a hard limit below it is left as it is."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + SPARE_FILES
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard),
+                                                    hard))
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

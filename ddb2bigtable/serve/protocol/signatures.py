@@ -1,13 +1,19 @@
-"""AWS Signature Version 4 checked on every request, against key pairs the operator gives.
+"""AWS Signature Version 4 checked on every request, against key pairs the operator gives,
+bound to this endpoint, to DynamoDB and to the request's operation.
 
 An AWS SDK signs each request with the caller's access key and secret (AWS, "Signature
 Version 4 signing process", https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_sigv.html,
 read 2026-11-25). With key pairs configured (KEYS_ENV: `ACCESS_KEY_ID:SECRET` pairs,
 comma separated, from the environment so no secret is on a command line), serve computes
-the same signature with botocore's own signer over the headers the request says it signed
-and refuses, in DynamoDB's words, a request without one, with an unknown key, with another
-signature, a body that does not match its signed hash, or a time more than 15 minutes off.
-The application keeps its SDK: it only needs one of these key pairs as its credentials.
+the same signature with botocore's own signer over the headers the request says it signed.
+
+A signature proves only what it covers, so serve requires it to cover what decides the
+request (docs/security.md): `host`, `content-type` and every `x-amz-*` header the request
+carries (`x-amz-target` names the operation: a GetItem signed without it could be replayed
+as a DeleteItem), a credential scope of service `dynamodb` in a region the operator allows,
+and a Host this endpoint answers as (two deployments sharing a key pair do not accept
+each other's requests). Each refusal is DynamoDB's error and wording where DynamoDB has
+one, decided from the headers before the body is parsed or a table touched.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from botocore.auth import SigV4Auth
@@ -24,9 +32,22 @@ from botocore.credentials import Credentials
 from ..errors import ServeError
 
 KEYS_ENV = "DDB2BIGTABLE_SERVE_KEYS"
+SERVICE = "dynamodb"
 SKEW = timedelta(minutes=15)  # DynamoDB's allowance between a request's time and its own
 _AUTHORIZATION = re.compile(r"AWS4-HMAC-SHA256 Credential=([^/\s]+)/(\d{8})/([^/\s]+)/([^/\s]+)/aws4_request,\s*"
                             r"SignedHeaders=([a-z0-9;\-]+),\s*Signature=([0-9a-f]{64})")
+ALWAYS_SIGNED = ("host", "content-type")  # with every x-amz-* header present
+
+
+@dataclass(frozen=True)
+class Signing:
+    """What a request must be signed with: one of `keys` ({access key id: secret}), for a
+    region of `regions`, addressed to a Host of `hosts` (lower case, `name` or `name:port`
+    exactly as the client's Host header carries it)."""
+
+    keys: dict[str, str]
+    regions: frozenset[str]
+    hosts: frozenset[str]
 
 
 def parse_keys(text: str) -> dict[str, str]:
@@ -40,40 +61,95 @@ def parse_keys(text: str) -> dict[str, str]:
     return keys
 
 
+def answering_hosts(bind: str, port: int, public: Iterable[str]) -> frozenset[str]:
+    """The Host values a client of this endpoint sends: the bind address with the port, the
+    loopback names with the port (a client on the machine itself), and the public names the
+    operator gives (`name` or `name:port`, as clients write them: Cloud Run's service URL
+    carries no port)."""
+    names = {bind, "localhost", "127.0.0.1", "[::1]"} if bind not in ("0.0.0.0", "::") else {"localhost", "127.0.0.1"}
+    bracketed = {f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names}
+    return frozenset({f"{n}:{port}".lower() for n in bracketed} | {p.lower() for p in public})
+
+
 def _refused(name: str, message: str) -> ServeError:
     return ServeError(name, message, status=400 if name != "MissingAuthenticationTokenException" else 403)
 
 
-def check(keys: dict[str, str], method: str, path: str, headers: dict[str, str], body: bytes,
+def _invalid(message: str) -> ServeError:
+    return _refused("InvalidSignatureException", message)
+
+
+def check(signing: Signing, method: str, path: str, raw_headers: Iterable[tuple[bytes, bytes]], body: bytes,
           now: datetime | None = None) -> None:
-    """Nothing when the request carries a valid signature by one of `keys`; else ServeError."""
-    found = _AUTHORIZATION.fullmatch(headers.get("authorization", "").strip())
-    if found is None:
+    """Nothing when the request carries a valid signature that binds it (module doc); else ServeError."""
+    headers: dict[str, str] = {}
+    repeated: set[str] = set()
+    for raw_name, raw_value in raw_headers:
+        name = raw_name.decode("latin-1").lower()
+        if name in headers:
+            repeated.add(name)
+        headers[name] = raw_value.decode("latin-1")
+    authorization = headers.get("authorization")
+    if authorization is None:
         raise _refused("MissingAuthenticationTokenException", "Request is missing Authentication Token")
+    found = _AUTHORIZATION.fullmatch(authorization.strip())
+    if found is None or "authorization" in repeated:
+        raise _refused("IncompleteSignatureException", "Authorization header requires 'Credential', "
+                       "'SignedHeaders' and 'Signature' parameters, once each (AWS4-HMAC-SHA256)")
     key_id, day, region, service, signed, signature = found.groups()
-    secret = keys.get(key_id)
-    if secret is None:
-        raise _refused("UnrecognizedClientException", "The security token included in the request is invalid.")
+    secret = _secret(signing, key_id, region, service)
     stamp = headers.get("x-amz-date", "")
     try:
         when = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     except ValueError:
-        raise _refused("InvalidSignatureException", "X-Amz-Date is missing or not YYYYMMDDTHHMMSSZ") from None
+        raise _invalid("X-Amz-Date is missing or not YYYYMMDDTHHMMSSZ") from None
     now = now or datetime.now(UTC)
     if abs(now - when) > SKEW or stamp[:8] != day:
-        raise _refused("InvalidSignatureException", f"Signature expired: {stamp} is now earlier or later than "
+        raise _invalid(f"Signature expired: {stamp} is now earlier or later than "
                        f"{(now - SKEW):%Y%m%dT%H%M%SZ} to {(now + SKEW):%Y%m%dT%H%M%SZ}")
     names = signed.split(";")
-    if "host" not in names or any(n not in headers for n in names):
-        raise _refused("InvalidSignatureException", "the signed headers must include host and be present")
+    _check_coverage(names, headers, repeated)
+    host = headers["host"].lower()
+    if host not in signing.hosts:
+        raise _invalid(f"the signed Host '{host[:100]}' is not a name this endpoint answers as: sign for the "
+                       f"address the endpoint was given (serve --public-host names it)")
     claimed = headers.get("x-amz-content-sha256")
     if claimed is not None and claimed != hashlib.sha256(body).hexdigest():
-        raise _refused("InvalidSignatureException", "the body does not match its signed X-Amz-Content-SHA256")
+        raise _invalid("the body does not match its signed X-Amz-Content-SHA256")
     request = AWSRequest(method=method, url=f"http://{headers['host']}{path}", data=body,
                          headers={n: headers[n] for n in names})
     request.context["timestamp"] = stamp
     signer = SigV4Auth(Credentials(key_id, secret), service, region)
     expected = signer.signature(signer.string_to_sign(request, signer.canonical_request(request)), request)
     if not hmac.compare_digest(expected, signature):
-        raise _refused("InvalidSignatureException", "The request signature we calculated does not match the "
-                       "signature you provided. Check your AWS Secret Access Key and signing method.")
+        raise _invalid("The request signature we calculated does not match the signature you provided. "
+                       "Check your AWS Secret Access Key and signing method.")
+
+
+def _secret(signing: Signing, key_id: str, region: str, service: str) -> str:
+    """The key's secret, once the credential scope is one this endpoint answers for."""
+    if service != SERVICE:
+        raise _invalid(f"Credential should be scoped to correct service: '{SERVICE}'. ")
+    if region not in signing.regions:
+        raise _invalid(f"Credential should be scoped to a valid region, not '{region[:64]}'. ")
+    secret = signing.keys.get(key_id)
+    if secret is None:
+        raise _refused("UnrecognizedClientException", "The security token included in the request is invalid.")
+    return secret
+
+
+def _check_coverage(names: list[str], headers: dict[str, str], repeated: set[str]) -> None:
+    """The signed headers are present, once each, and include every header that decides the
+    request (ALWAYS_SIGNED and every x-amz-* one)."""
+    if "host" not in names:
+        raise _invalid("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+    for name in names:
+        if name not in headers:
+            raise _refused("IncompleteSignatureException",
+                           f"'{name}' is named as a SignedHeader, but it does not exist in the HTTP request.")
+    twice = sorted(n for n in repeated if n in names or n.startswith("x-amz-") or n in ALWAYS_SIGNED)
+    if twice:
+        raise _refused("IncompleteSignatureException", f"the header(s) {', '.join(twice)} appear more than once")
+    unsigned = sorted(n for n in headers if (n in ALWAYS_SIGNED or n.startswith("x-amz-")) and n not in names)
+    if unsigned:
+        raise _invalid(f"There were headers present in the request which were not signed: {', '.join(unsigned)}")
