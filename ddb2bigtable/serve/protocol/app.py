@@ -26,7 +26,7 @@ from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC
-from . import signatures
+from . import item_requests, signatures
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -36,16 +36,41 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's largest request (BatchWriteItem): 16 M
 # test_batch_write_item_large_broken_connection breaks such a stream half-way)
 CHUNK = 64 * 1024
 CONFIG_ENV = "DDB2BIGTABLE_SERVE_CONFIG"  # how `serve` hands its settings to worker processes
-Operation = Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]
-OPERATIONS: dict[str, Operation] = {
-    "GetItem": item_ops.get_item, "PutItem": item_ops.put_item, "DeleteItem": item_ops.delete_item,
-    "UpdateItem": item_ops.update_item, "Query": query_ops.query, "Scan": query_ops.scan,
-    "BatchGetItem": batch_ops.batch_get_item, "BatchWriteItem": batch_ops.batch_write_item,
-    "TransactGetItems": batch_ops.transact_get_items, "TransactWriteItems": batch_ops.transact_write_items,
-    "DescribeTable": admin_ops.describe_table, "ListTables": admin_ops.list_tables,
-    "CreateTable": admin_ops.create_table, "DeleteTable": admin_ops.delete_table, "UpdateTable": admin_ops.update_table,
-    "DescribeTimeToLive": ttl_ops.describe_time_to_live, "UpdateTimeToLive": ttl_ops.update_time_to_live,
+Parse = Callable[[Catalog, dict[str, Any]], Any]  # a body -> the operation's typed request (requests.py)
+Run = Callable[[Session, Any], Awaitable[dict[str, Any]]]
+
+
+def _body(_catalog: Catalog, body: dict[str, Any]) -> dict[str, Any]:
+    """The body as it is, for the operations that still read it themselves."""
+    return body
+
+
+OPERATIONS: dict[str, tuple[Parse, Run]] = {
+    "GetItem": (item_requests.get_item, item_ops.get_item), "PutItem": (item_requests.put_item, item_ops.put_item),
+    "DeleteItem": (item_requests.delete_item, item_ops.delete_item),
+    "UpdateItem": (item_requests.update_item, item_ops.update_item),
+    "Query": (_body, query_ops.query), "Scan": (_body, query_ops.scan),
+    "BatchGetItem": (_body, batch_ops.batch_get_item), "BatchWriteItem": (_body, batch_ops.batch_write_item),
+    "TransactGetItems": (_body, batch_ops.transact_get_items),
+    "TransactWriteItems": (_body, batch_ops.transact_write_items),
+    "DescribeTable": (_body, admin_ops.describe_table), "ListTables": (_body, admin_ops.list_tables),
+    "CreateTable": (_body, admin_ops.create_table), "DeleteTable": (_body, admin_ops.delete_table),
+    "UpdateTable": (_body, admin_ops.update_table),
+    "DescribeTimeToLive": (_body, ttl_ops.describe_time_to_live),
+    "UpdateTimeToLive": (_body, ttl_ops.update_time_to_live),
 }
+
+
+def operation(name: str) -> Callable[[Session, dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """The operation as the protocol answers it: its body parsed into its request, then run
+    (tests answer requests in process through it)."""
+    parse, run = OPERATIONS[name]
+
+    async def answered(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+        return await run(session, parse(session.catalog, body))
+    return answered
+
+
 log = logging.getLogger("ddb2bigtable.serve")
 
 
@@ -99,12 +124,12 @@ class ServeApp:
                 query = scope.get("query_string", b"").decode("latin-1")
                 path = scope.get("path", "/") + (f"?{query}" if query else "")
                 signatures.check(self.signing, scope.get("method", ""), path, scope.get("headers", []), raw)
-            operation, body = _operation(scope, headers), _json(raw)
+            (parse, run), body = _operation(scope, headers), _json(raw)
             if self.session is None:
                 raise internal("the server is still starting")
             await created_tables.resolve(self.session, body)  # tables CreateTable made, in any worker
             await types_record.refresh_stale(self.session)  # types recorded since a row failed to decode
-            return 200, await operation(self.session, body)
+            return 200, await run(self.session, parse(self.session.catalog, body))
         except ServeError as error:
             return error.status, error.body()
         except Exception:  # noqa: BLE001 - a fault of serve itself: DynamoDB's 500, logged with its cause
@@ -139,7 +164,7 @@ def _too_large() -> ServeError:
     return ServeError("RequestEntityTooLarge", "the request is larger than DynamoDB's 16 MB limit", status=413)
 
 
-def _operation(scope: dict[str, Any], headers: dict[str, str]) -> Operation:
+def _operation(scope: dict[str, Any], headers: dict[str, str]) -> tuple[Parse, Run]:
     if scope.get("method") != "POST":
         raise validation("DynamoDB requests are HTTP POST")
     target = headers.get("x-amz-target", "")
