@@ -11,7 +11,7 @@ Sum takes Int64 inputs, BigEndianBytes encoding; an existing family cannot be co
 
 from __future__ import annotations
 
-from ..spec.families import FamilyGc, counter_families, family_gc
+from ..spec.families import ONE_VERSION, TXN_FAMILY, FamilyGc, counter_families, family_gc
 from ..spec.model import TableSpec
 from .model import INT64_SUM, FamilyPlan, GcPolicy, PlanWarning
 
@@ -39,6 +39,9 @@ def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan],
                 "ttl-not-enforced", instance_id, table.id,
                 f"family {family.name} takes its cell timestamps from an attribute, so {ttl.attribute} expiry "
                 f"cannot be applied to it by GC; delete expired rows in the application"))
+    families.append(FamilyPlan(name=TXN_FAMILY, gc=GcPolicy(None, ONE_VERSION.max_versions, ONE_VERSION.mode),
+                               why="serve's transaction locks and ClientRequestToken records (docs/transactions.md): "
+                                   "one version, never aged out"))
     return families, warnings + _counter_time_warnings(table, instance_id)
 
 

@@ -24,6 +24,10 @@ from typing import Literal
 
 from .model import GcRule, TableSpec
 
+# serve's transaction locks (docs/transactions.md): a family of every table that no mapping
+# writes and every reader of items skips; one version of each cell, never aged out (a lock
+# collected by a TTL family's max_age would break a transaction in flight)
+TXN_FAMILY = "_ddb2bigtable_txn"
 TTL_RULE = GcRule(max_versions=1, max_age_seconds=1, mode="union")
 ONE_VERSION = GcRule(max_versions=1)
 KEEP_ALL = GcRule()

@@ -32,7 +32,7 @@ def _videos(plan: StagePlan):
 def test_the_counter_family_is_an_int64_sum_aggregate_and_says_why(prod):
     _, videos = _videos(prod)
     kinds = {f.name: f.aggregate for f in videos.families}
-    assert kinds == {"cf": None, "Video": None, "Stats": "int64_sum", "UserComments": None}
+    assert kinds == {"cf": None, "Video": None, "Stats": "int64_sum", "UserComments": None, "_ddb2bigtable_txn": None}
     (stats,) = [f for f in videos.families if f.name == "Stats"]
     assert "AddToCell through any app profile" in stats.why and "no txn- profile" in stats.why
     assert "counters (Count)" in stats.why

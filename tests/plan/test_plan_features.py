@@ -100,11 +100,14 @@ def test_app_profiles_route_serving_transactions_and_the_load(plans):
 
 def test_ttl_uses_one_second_expiration_and_other_tables_keep_one_version(plans):
     shop = instance(plans["prod"], "shop-global")
-    (orders_cf,) = table(shop, "orders")["families"]
+    orders_cf, orders_txn = table(shop, "orders")["families"]
     assert orders_cf["gc"] == {"max_age_seconds": 1, "max_versions": 1, "mode": "union"}
     assert "one-second expiration" in orders_cf["why"]
-    (customers_cf,) = table(shop, "customers")["families"]
+    customers_cf, _ = table(shop, "customers")["families"]
     assert customers_cf["gc"] == {"max_age_seconds": None, "max_versions": 1, "mode": "union"}
+    # serve's transaction locks: never aged out, even beside a TTL family (docs/transactions.md)
+    assert orders_txn["name"] == "_ddb2bigtable_txn"
+    assert orders_txn["gc"] == {"max_age_seconds": None, "max_versions": 1, "mode": "union"}
 
 
 def test_explicit_gc_from_the_mapping_keeps_the_newest_comments(plans):
