@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..spec.families import TXN_FAMILY
 from .cell_values import EMPTY_MARKER, decode_value, element_from_value, member_from_qualifier
 from .compiled import CompiledMapping
 from .items import AttributeValue, Item
@@ -32,10 +33,11 @@ class RowDecoder:
     def decode(self, key: bytes, cells: Iterable[Cell]) -> list[Item]:
         """The items one row holds (one for the default mapping; several for rule designs).
         The default mapping's rows are read by the table's compiled decoder
-        (`table_decoder`) when it can answer, the same items faster."""
+        (`table_decoder`) when it can answer, the same items faster. Cells of serve's
+        transaction family (locks, intents, ClientRequestToken records) are no item's."""
+        cells = [c for c in cells if c.family != TXN_FAMILY]  # serve's transaction locks hold no item
         if self._fast is None:
             return self._claimed(key, cells)
-        cells = cells if isinstance(cells, list | tuple) else list(cells)
         items = self._fast.decode(key, cells)
         return items if items is not None else self._claimed(key, cells)
 
