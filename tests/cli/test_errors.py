@@ -108,6 +108,7 @@ def _bad_input_runs(tmp_path) -> dict[str, list[str]]:
         "up": ["--stage", "no-such-stage", "--root", str(tmp_path)], "replicate": [spec, *table],
         "cutover": ["check", spec, *table], "import": [spec, "--instance", "X"], "advise": [spec],
         "prices": ["refresh", "--regions", "nowhere-1"], "serve": ["--stage", "no-such-stage", "--root", str(tmp_path)],
+        "export": ["dynamodb://us-east-1/Orders", "-o", str(tmp_path / "export")],
     }
 
 
@@ -124,3 +125,4 @@ def test_bad_input_says_what_the_command_did_not_do(tmp_path):
         last[command] = result.stderr.rstrip().splitlines()[-1]
         assert last[command].endswith(f"found; {NOT_DONE[command]}."), (command, last[command])
     assert last["import"].endswith("no spec was written.") and last["advise"].endswith("no advice was given.")
+    assert last["export"].endswith("no export was finished (after a crash or Ctrl-C, the same command resumes).")
