@@ -16,6 +16,7 @@ from typing import Any
 
 from .checks import (
     check_instance,
+    check_keys_and_mapping,
     check_sound_source,
     check_source,
     check_source_regions,
@@ -136,6 +137,10 @@ def _check_sound_parts(doc: YamlDocument, issues: list[Issue], i: int, raw: dict
         out += check_source_regions(doc, ("tables", i, "source"), home, regions)
         if (partial := _sound_source(source, lambda field: sound("source", field))) is not None:
             out += check_sound_source(doc, ("tables", i, "source"), partial, lambda field: sound("source", field))
+            if sound("mapping") and all(sound("source", field) for field in ("ttl", "gsis", "lsis")):
+                mapping = _mapping(raw["mapping"]) if isinstance(raw.get("mapping"), dict) else Mapping()
+                table = TableSpec(id=str(raw.get("id", "")), source=partial, mapping=mapping)
+                out += check_keys_and_mapping(doc, ("tables", i), table)
     return out
 
 

@@ -389,3 +389,27 @@ def test_the_semantic_checks_of_a_source_run_beside_its_own_schema_problems(tmp_
         (15, "tables[1].source.peak"), (20, "tables[1].source.writes"), (21, "tables[1].source.ttl.attribute"),
         (23, "tables[1].mapping.families[0].gc.max_versions"),
         (30, "tables[2].source.peak.reads_per_second"), (31, "tables[2].source.ttl.attribute")], found
+
+
+def test_the_mapping_checks_of_a_table_run_beside_a_schema_problem_in_its_source(tmp_path):
+    """A negative `writes` no longer hides that a rule names a family nobody declared."""
+    path = tmp_path / "rules.yaml"
+    path.write_text(textwrap.dedent("""\
+        version: 1
+        instance: {id: shop-two}
+        tables:
+          - id: orders
+            source:
+              table: Orders
+              region: us-east-1
+              key: {partition: {name: customerId, type: S}}
+              reads: 10
+              writes: -1
+            mapping:
+              rules:
+                - {family: nope}
+        """))
+    with pytest.raises(InputError) as caught:
+        read_spec(path)
+    found = [(p.line, p.path) for p in caught.value.problems]
+    assert found == [(10, "tables[0].source.writes"), (13, "tables[0].mapping.rules[0].family")], found
