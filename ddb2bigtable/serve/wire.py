@@ -17,7 +17,8 @@ from typing import Any
 from ..codec.items import ALL_TYPES, AttributeValue, Item
 from ..codec.scalars import binary_from_text, is_number
 from ..codec.value_forms import to_typed
-from .errors import validation
+from ..spec.errors import clip
+from .errors import ServeError, validation
 
 MAX_DIGITS = 38
 MAX_EXPONENT = 125  # the largest number is 9.99...E+125
@@ -87,6 +88,7 @@ def _inner_to_codec(tag: str, inner: Any, where: str) -> AttributeValue:  # noqa
     if tag == "M":
         if not isinstance(inner, dict):
             raise TypeError
+        check_names(inner)
         return {"M": {k: to_codec(v, f"{where}.{k}") for k, v in inner.items()}}
     if not isinstance(inner, list):
         raise TypeError
@@ -100,6 +102,47 @@ def _text(value: Any) -> str:
 
 
 MAX_NESTING = 31  # maps and lists inside an attribute; DynamoDB Local 1.25.1 refuses 32 (checked 2026-11-25)
+MAX_NAME_BYTES = 65535  # an attribute name's UTF-8 bytes, a map's keys too (DynamoDB Local 1.25.1 refuses 65,536)
+
+
+def nesting_refused() -> ServeError:
+    return validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
+                      "beyond supported limit")
+
+
+def check_names(attributes: dict[str, Any]) -> None:
+    """DynamoDB Local 1.25.1's words for a name over 64 KB, top level or in a map (checked
+    2026-11-29); a name of 16,384 characters or fewer cannot be over (4 bytes a character)."""
+    for name in attributes:
+        if len(name) > MAX_NAME_BYTES // 4 and len(name.encode()) > MAX_NAME_BYTES:
+            raise validation(f"Attribute name is too large, must be less than {MAX_NAME_BYTES + 1} bytes")
+
+
+def check_text(value: Any) -> None:
+    """ValidationException for half a UTF-16 surrogate pair (`\\ud800` alone) in any string
+    or name of a JSON value, walked without recursion. Python's JSON reader keeps it; UTF-8,
+    which DynamoDB and Bigtable store, cannot encode it (DynamoDB Local 1.25.1 stores it, a
+    Java string; serve cannot, so it refuses it before anything reads the request)."""
+    waiting = [value]
+    while waiting:
+        here = waiting.pop()
+        if isinstance(here, dict):
+            waiting.extend(here)
+            waiting.extend(here.values())
+        elif isinstance(here, list):
+            waiting.extend(here)
+        elif isinstance(here, str) and not _encodes(here):
+            raise validation(f"One or more parameter values were invalid: {clip(ascii(here))} holds half of a "
+                             f"UTF-16 surrogate pair, which is not Unicode text; send the whole pair or another "
+                             f"character")
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def item_to_codec(item: Any, what: str = "Item") -> Item:
@@ -107,13 +150,13 @@ def item_to_codec(item: Any, what: str = "Item") -> Item:
         raise validation(f"One or more parameter values were invalid: {what} must be a map of attributes")
     if "" in item:  # DynamoDB Local 1.25.1's words (checked 2026-11-25); the attribute was lost
         raise validation("Empty attribute name")
-    if any(_nesting(value) > MAX_NESTING for value in item.values()):
-        raise validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels "
-                         "beyond supported limit")
+    if any(nesting(value) > MAX_NESTING for value in item.values()):
+        raise nesting_refused()
+    check_names(item)
     return {name: to_codec(value, f"{what}.{name}") for name, value in item.items()}
 
 
-def _nesting(value: Any) -> int:
+def nesting(value: Any) -> int:
     """How many maps and lists hold one another in a wire value, counted without recursion
     (a hostile request may nest far deeper than Python's stack) and only up to the limit."""
     deepest, level = 0, [value]

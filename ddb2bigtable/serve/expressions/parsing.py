@@ -33,7 +33,7 @@ from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
 from ..errors import PREFIX, ServeError, UnsupportedExpression
 from ..errors import validation as invalid
-from ..wire import WireItem, item_to_wire, to_codec
+from ..wire import MAX_NESTING, WireItem, item_to_wire, nesting, to_codec
 from . import conditions, list_updates, nested_functions, validation, validation_keys, validation_updates
 from .validation_keys import KeyCondition
 
@@ -65,7 +65,7 @@ def dynamodb_errors() -> Iterator[None]:
         what = "name" if str(error.args[0]).startswith("#") else "value"
         raise invalid(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
                          f"attribute {what}: {error.args[0]}") from None
-    except (ValueError, TypeError, AttributeError, IndexError) as error:
+    except (ValueError, TypeError, AttributeError, IndexError, OverflowError) as error:
         raise invalid(f"Invalid expression: {error}") from None
 
 
@@ -145,6 +145,11 @@ def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
                 else f"Empty attribute name for key {key}"))
     if not isinstance(values, dict):
         raise invalid("ExpressionAttributeValues must be a map of strings to attribute values")
+    for key, value in values.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-29)
+        if nesting(value) > MAX_NESTING:
+            raise invalid(f"ExpressionAttributeValues contains invalid value: Nesting Levels have exceeded "
+                          f"supported limits: Attributes in the item have nested levels beyond supported limit "
+                          f"for key {key}")
     # checked (a ValidationException when malformed) and normalised: numbers in their plain
     # digits (`9E+125` as moto's arithmetic reads integers, the sum's overflow then named)
     return names, item_to_wire({name: to_codec(value, f"ExpressionAttributeValues.{name}")
@@ -261,6 +266,7 @@ def projection(expression: str | None, names: Names | None) -> list[Path] | None
     names, _ = checked_placeholders(names, None)
     if not isinstance(expression, str) or not expression.strip():
         raise invalid("Invalid ProjectionExpression: The expression can not be empty;")
+    validation.check_list_indexes("ProjectionExpression", expression)
     paths: list[Path] = []
     for text in expression.split(","):
         path: Path = []

@@ -23,6 +23,7 @@ from .conditions import ORDERED, size, typed
 FUNCTIONS = {"attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "size"}
 UPDATE_FUNCTIONS = {"if_not_exists", "list_append"}
 KEYWORDS = {"and", "or", "not", "in", "between"}
+MAX_IN_OPERANDS = 100  # DynamoDB Local 1.25.1 refuses 101 with the words below (checked 2026-11-29)
 TYPES = ("N", "BS", "L", "B", "NULL", "M", "S", "SS", "NS", "BOOL")  # in DynamoDB's message order
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _SIZE_OF_VALUE = re.compile(r"\bsize\s*\(\s*(:[A-Za-z0-9_]+)\s*\)")
@@ -43,6 +44,7 @@ def prepared(field: str, text: Any, names: dict[str, str],
     Refuses what DynamoDB refuses on the text."""
     if not isinstance(text, str) or not text.strip():
         raise refused(field, "The expression can not be empty;")
+    check_list_indexes(field, text)
     for found in _CALL.finditer(text):
         name = found.group(1)
         if name.lower() in KEYWORDS or name in FUNCTIONS:
@@ -69,6 +71,19 @@ def prepared(field: str, text: Any, names: dict[str, str],
                                  f"operand type: {next(iter(values[placeholder]))}")
         values[f"{placeholder}__size"] = {"N": str(measured[1])}
     return _SIZE_OF_VALUE.sub(lambda m: f"{m.group(1)}__size", text), names, values
+
+
+MAX_LIST_INDEX = 2 ** 31 - 1  # Java's int: DynamoDB Local 1.25.1 refuses l[2147483648] (checked 2026-11-29)
+_INDEX = re.compile(r"\[\s*(\d+)\s*\]")
+
+
+def check_list_indexes(field: str, text: str) -> None:
+    """DynamoDB's refusal of a list index past its range, in any expression (moto's
+    arithmetic overflowed on REMOVE, and SET appended)."""
+    for found in _INDEX.finditer(text):
+        digits = found.group(1).lstrip("0")
+        if len(digits) > len(str(MAX_LIST_INDEX)) or int(digits or "0") > MAX_LIST_INDEX:
+            raise refused(field, f"List index is not within the allowable range; index: [{clip(found.group(1))}]")
 
 
 def syntax_error(field: str, error: Exception) -> ServeError:
@@ -101,7 +116,7 @@ def check_tree(field: str, node: Any) -> None:
         _ordered_values(field, "BETWEEN", [node.attr, node.start, node.end])
         _bounds(field, node.start, node.end)
     elif isinstance(node, moto.FuncIn):
-        _distinct(field, "IN", [node.attr, *node.possible_values])
+        _in(field, node)
     elif isinstance(node, moto.FuncBeginsWith):
         _distinct(field, "begins_with", [node.attr, node.substr])
         for value in _values([node.attr, node.substr]):
@@ -111,6 +126,13 @@ def check_tree(field: str, node: Any) -> None:
         _distinct(field, "contains", [node.attr, node.operand])
     elif isinstance(node, moto.FuncAttrType):
         _attribute_type(field, node.type)
+
+
+def _in(field: str, node: moto.FuncIn) -> None:
+    if len(node.possible_values) > MAX_IN_OPERANDS:
+        raise refused(field, f"The IN operator is provided with too many operands; number of operands: "
+                             f"{len(node.possible_values)}")
+    _distinct(field, "IN", [node.attr, *node.possible_values])
 
 
 def _values(operands: list[Any]) -> list[moto.AttributeValue]:

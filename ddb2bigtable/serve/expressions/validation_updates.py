@@ -23,7 +23,7 @@ from moto.dynamodb.parsing import ast_nodes
 
 from ..errors import validation
 from .conditions import follow
-from .validation import check_paths, refused
+from .validation import check_list_indexes, check_paths, refused
 
 ast: Any = ast_nodes  # moto marks this module `# type: ignore`, so mypy knows none of its classes
 
@@ -35,6 +35,7 @@ ACTIONS = (ast.UpdateExpressionSetAction, ast.UpdateExpressionRemoveAction, ast.
 def check_text(expression: Any) -> None:
     if not isinstance(expression, str) or not expression.strip():
         raise refused(FIELD, "The expression can not be empty;")
+    check_list_indexes(FIELD, expression)
 
 
 def _nodes(node: Any, kinds: tuple[type, ...]) -> list[Any]:

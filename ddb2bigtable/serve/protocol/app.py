@@ -12,6 +12,7 @@ import decimal
 import json
 import logging
 import os
+import re
 import traceback
 import uuid
 import zlib
@@ -25,8 +26,8 @@ from ..items import batch_ops, item_ops
 from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
-from ..wire import ARITHMETIC
-from . import item_requests, signatures
+from ..wire import ARITHMETIC, check_text, nesting_refused
+from . import item_requests, shapes, signatures
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -124,7 +125,8 @@ class ServeApp:
                 query = scope.get("query_string", b"").decode("latin-1")
                 path = scope.get("path", "/") + (f"?{query}" if query else "")
                 signatures.check(self.signing, scope.get("method", ""), path, scope.get("headers", []), raw)
-            (parse, run), body = _operation(scope, headers), _json(raw)
+            (name, (parse, run)), body = _operation(scope, headers), _json(raw)
+            shapes.check(name, body)
             if self.session is None:
                 raise internal("the server is still starting")
             await created_tables.resolve(self.session, body)  # tables CreateTable made, in any worker
@@ -164,26 +166,40 @@ def _too_large() -> ServeError:
     return ServeError("RequestEntityTooLarge", "the request is larger than DynamoDB's 16 MB limit", status=413)
 
 
-def _operation(scope: dict[str, Any], headers: dict[str, str]) -> tuple[Parse, Run]:
+def _operation(scope: dict[str, Any], headers: dict[str, str]) -> tuple[str, tuple[Parse, Run]]:
     if scope.get("method") != "POST":
         raise validation("DynamoDB requests are HTTP POST")
     target = headers.get("x-amz-target", "")
     if not target.startswith(TARGET_PREFIX):
         raise ServeError("UnknownOperationException", f"no DynamoDB operation in X-Amz-Target {target!r}")
-    operation = OPERATIONS.get(target.removeprefix(TARGET_PREFIX))
+    name = target.removeprefix(TARGET_PREFIX)
+    operation = OPERATIONS.get(name)
     if operation is None:
-        raise ServeError("UnknownOperationException",
-                         f"{target.removeprefix(TARGET_PREFIX)} is not an operation ddb2bigtable serve offers")
-    return operation
+        raise ServeError("UnknownOperationException", f"{name} is not an operation ddb2bigtable serve offers")
+    return name, operation
+
+
+# a \uD800-\uDFFF escape, perhaps half of a pair, or one written as UTF-8 bytes (json.loads
+# reads bytes with "surrogatepass")
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
 
 
 def _json(raw: bytes) -> dict[str, Any]:
+    """The body as JSON. Nesting deeper than Python's parser goes is deeper than any request
+    DynamoDB takes (attribute values nest 32 levels), so it is refused as DynamoDB refuses
+    such an item; a string holding half a UTF-16 surrogate pair, which no UTF-8 text (what
+    DynamoDB and Bigtable store) can hold, is refused wherever it is (wire.check_text), looked
+    for only when the body escapes a surrogate at all."""
     try:
         body = json.loads(raw or b"{}")
+    except RecursionError:
+        raise nesting_refused() from None
     except (ValueError, UnicodeDecodeError):
         raise ServeError("SerializationException", "the request body is not valid JSON") from None
     if not isinstance(body, dict):
         raise ServeError("SerializationException", "the request body must be a JSON object")
+    if _SURROGATE.search(raw):
+        check_text(body)
     return body
 
 

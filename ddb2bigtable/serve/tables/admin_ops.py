@@ -86,6 +86,8 @@ def description(table: ServedTable, counts: Counts | None = None) -> dict[str, A
 
 
 async def describe_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+    if isinstance(body.get("TableName"), str):  # a name no table can have is DynamoDB's ValidationException
+        check_name(body["TableName"], "tableName")
     await created_tables.resolve(session, body, fresh=True)  # what another worker created or deleted just now
     table = session.catalog.get(body.get("TableName"))
     return {"Table": description(table, await counted(session, table) if table.created is not None else None)}
