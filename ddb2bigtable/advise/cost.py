@@ -89,6 +89,18 @@ def _hosts(small: InstancePlan, candidates: list[tuple[Spec, InstancePlan]]) -> 
     return sorted(out, key=lambda pair: len(pair[1].clusters))
 
 
+def _named(small: InstancePlan, hosts: list[tuple[Spec, InstancePlan]]) -> str:
+    """`video-library (specs/video.yaml); shop-global (specs/shop.yaml; it also copies them to
+    europe-west1)`: each host, its spec, and the regions it would add."""
+    own = {c.gcp_region for c in small.clusters}
+    parts = []
+    for spec, host in hosts:
+        extra = sorted({c.gcp_region for c in host.clusters} - own)
+        also = f"; it also copies them to {', '.join(extra)}" if extra else ""
+        parts.append(f"{host.id} ({spec.path}{also})")
+    return "; ".join(parts)
+
+
 def minimum_nodes(specs: list[Spec], instances: list[InstancePlan]) -> list[Finding]:
     """An instance whose every cluster runs Bigtable's minimum because its tables ask for less:
     its cost is those nodes whatever the traffic. Other tables' instances that could hold its
@@ -101,26 +113,20 @@ def minimum_nodes(specs: list[Spec], instances: list[InstancePlan]) -> list[Find
         need = max(sizing.node_need(expected_load(c), c.cpu_target, c.storage_gib, c.storage_type)
                    for c in small.clusters)
         tables = ", ".join(t.id for t in spec.tables)
-        regions = ", ".join(c.gcp_region for c in small.clusters)
+        clusters = f"{small.storage_type.upper()} clusters in {', '.join(c.gcp_region for c in small.clusters)}"
         hosts = _hosts(small, [(s, i) for s, i in pairs if i is not small])
-        named = "; ".join(
-            f"{host.id} ({host_spec.path}" + (f"; it also copies them to {', '.join(extra)}" if (extra := sorted(
-                {c.gcp_region for c in host.clusters} - {c.gcp_region for c in small.clusters})) else "") + ")"
-            for host_spec, host in hosts)
-        where = (f"one of these, which have {small.storage_type.upper()} clusters in {regions} with room for them: "
-                 f"{named}" if hosts else
-                 f"none of the specs given has one with {small.storage_type.upper()} clusters in {regions} and "
-                 f"room: add them to such an instance's spec (give its spec to advise to check)")
+        where = (f"one of these, which have {clusters} with room for them: {_named(small, hosts)}" if hosts else
+                 f"none of the specs given has one with {clusters} and room: add them to such an instance's spec "
+                 "(give its spec to advise to check)")
+        runs = "its cluster runs" if len(small.clusters) == 1 else f"each of its {len(small.clusters)} clusters runs"
+        snippet = "".join([f"# in {hosts[0][0].path} (instance {hosts[0][1].id}), under tables:\n",
+                           *(f"  - id: {t.id}   # from {spec.path}\n" for t in spec.tables)]) if hosts else ""
         out.append(Finding(
             "minimum-node", "info", small.id,
-            f"{small.id} ({tables}) asks for {need:.2g} of a node, yet "
-            + ("its cluster runs" if len(small.clusters) == 1 else f"each of its {len(small.clusters)} clusters runs")
-            + f" Bigtable's minimum of {small.clusters[0].nodes} node ({sizing.MIN_NODES_SOURCE}): "
-            f"${small.cost.bigtable_monthly_usd:,.2f}/month against DynamoDB's "
-            f"${small.cost.dynamodb_monthly_usd:,.2f}",
+            f"{small.id} ({tables}) asks for {need:.2g} of a node, yet {runs} Bigtable's minimum of "
+            f"{small.clusters[0].nodes} node ({sizing.MIN_NODES_SOURCE}): "
+            f"${small.cost.bigtable_monthly_usd:,.2f}/month against DynamoDB's ${small.cost.dynamodb_monthly_usd:,.2f}",
             TABLES,
-            f"put {tables} on an instance other tables already pay for: {where}; every table keeps its "
-            "families and GC",
-            "".join(f"# in {host_spec.path} (instance {host.id}), under tables:\n" for host_spec, host in hosts[:1])
-            + "".join(f"  - id: {t.id}   # from {spec.path}\n" for t in spec.tables) if hosts else ""))
+            f"put {tables} on an instance other tables already pay for: {where}; every table keeps its families and GC",
+            snippet))
     return out
