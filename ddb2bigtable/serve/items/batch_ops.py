@@ -25,7 +25,8 @@ from ..session import Found, Session, key_text, same_key
 from ..store import raw_cells
 from ..tables.types_record import recorded
 from ..wire import check_size, item_to_codec, item_to_wire
-from .item_ops import WRITE_TRIES, replace_item, write_of
+from .hot_rows import Deadline, tries
+from .item_ops import replace_item, write_of
 
 MAX_GET_KEYS = 100
 MAX_WRITES = 25
@@ -213,7 +214,7 @@ async def transact_write_items(session: Session, body: dict[str, Any]) -> dict[s
     _distinct_items(entries)
     table, row_key = _one_row(entries, "TransactWriteItems")
     store = session.store(table, consistent=True)
-    for _ in range(WRITE_TRIES):
+    async for _ in tries(Deadline()):  # a lost race tried again while the deadline allows (hot_rows.py)
         row = await store.read_row(row_key)
         cells = raw_cells(row) if row is not None else []
         items = session.decode(table, row) if row is not None else []

@@ -3,9 +3,11 @@
 Writes are read-check-write, atomic per row (store.py): the row is read through the
 single-cluster profile, the condition and the update are evaluated on the item as it is,
 and the new cells are written only if the row has not changed since; otherwise it starts
-over, up to WRITE_TRIES times, then answers ProvisionedThroughputExceededException (the
-SDK backs off and retries). A write also clears every cell of the item's previous image
-(`Codec.delete` of the old item) so an attribute the new image lacks does not survive.
+over; the writes of one row take turns within a worker and a lost race is tried again
+after a jittered pause while the request's deadline allows (hot_rows.py), then answers
+ProvisionedThroughputExceededException (the SDK backs off and retries). A write also
+clears every cell of the item's previous image (`Codec.delete` of the old item) so an
+attribute the new image lacks does not survive.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from ...codec.items import Item
 from ...codec.mutations import CodecError, Expired, RowMutation
 from .. import capacity
 from ..catalog import ServedTable
-from ..errors import ServeError, condition_failed, throttled, validation
+from ..errors import ServeError, condition_failed, validation
 from ..expressions import parsing as expressions
 from ..requests import DeleteItem, GetItem, Path, PutItem, UpdateItem, WriteRequest
 from ..session import Found, Session
@@ -24,8 +26,8 @@ from ..store import now_micros
 from ..tables.types_record import recorded
 from ..wire import WireItem, check_size, item_to_codec, item_to_wire
 from .counters import counter_adds
+from .hot_rows import Deadline, gave_up, one_writer, tries
 
-WRITE_TRIES = 8
 # an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
 MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
 
@@ -62,18 +64,20 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     table, key = request.table, request.key
     holds = request.condition or _always
     store = session.store(table, consistent=True)
-    for _ in range(WRITE_TRIES):
-        found = await session.find(table, key, consistent=True)
-        old = item_to_wire(found.item) if found.item is not None else None
-        if not holds(old):
-            raise condition_failed(old if request.old_on_failure and old is not None else None)
-        new = new_image(old)
-        if new is None and found.item is None:
-            return None, None  # nothing to delete
-        table = await recorded(session, table, new)  # its new attributes in the table's record of types
-        if await store.write_if_unchanged(write_of(table, found, new), found.cells):
-            return found.item, new
-    raise throttled(f"the item's row in {table.name} kept changing while this write was checked; retry")
+    deadline = Deadline()
+    async with one_writer(table.name, table.row_key(key), deadline):
+        async for _ in tries(deadline):
+            found = await session.find(table, key, consistent=True)
+            old = item_to_wire(found.item) if found.item is not None else None
+            if not holds(old):
+                raise condition_failed(old if request.old_on_failure and old is not None else None)
+            new = new_image(old)
+            if new is None and found.item is None:
+                return None, None  # nothing to delete
+            table = await recorded(session, table, new)  # its new attributes in the table's record of types
+            if await store.write_if_unchanged(write_of(table, found, new), found.cells):
+                return found.item, new
+    raise gave_up(table.name)
 
 
 def _always(_item: WireItem | None) -> bool:
