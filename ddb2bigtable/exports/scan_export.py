@@ -187,7 +187,17 @@ class ScanExport:
         table = call_aws("DescribeTable", lambda: self._db.describe_table(TableName=self.options.table),
                          self._failures)["Table"]
         rate, reason = read_budget(table, self.options.max_rcu)
-        state, resumed = self._opening(table["TableArn"])
+        dest = self.options.dest
+        if dest.exists() and not dest.is_dir():
+            raise InputError([Problem.about(str(dest), "-o", "is not a folder: give -o a folder (a new one is made)")])
+        _private_folders(dest)
+        with scan_state.only_writer(dest):
+            result = self._scan(table["TableArn"], rate, reason, began)
+        (dest / scan_state.LOCK).unlink()
+        return result
+
+    def _scan(self, table_arn: str, rate: float, reason: str, began: float) -> ScanResult:
+        state, resumed = self._opening(table_arn)
         self.budget = Budget(rate)
         self.state = state
         data_dir = self.options.dest / AWS_FOLDER / state.export_id / "data"
@@ -211,9 +221,7 @@ class ScanExport:
         """The checkpoint to resume, or a new one; refuses a folder that holds a finished
         export, a checkpoint of another table or shape, and one older than the stream keeps."""
         dest, opts = self.options.dest, self.options
-        if dest.exists() and not dest.is_dir():
-            raise InputError([Problem.about(str(dest), "-o", "is not a folder: give -o a folder (a new one is made)")])
-        saved = scan_state.load(dest) if dest.is_dir() else None
+        saved = scan_state.load(dest)
         where = str(scan_state.checkpoint_path(dest))
         if saved is None:
             if (dest / AWS_FOLDER).exists():
@@ -223,7 +231,6 @@ class ScanExport:
             export_id = f"{epoch_millis(start):014d}-{secrets.token_hex(4)}"
             state = ScanState(table_arn, export_id, start, opts.items_per_file,
                               [Segment() for _ in range(opts.segments)])
-            _private_folders(dest)
             scan_state.save(dest, state)
             return state, False
         if saved.table_arn != table_arn:

@@ -13,7 +13,10 @@ checkpoint is deleted once the manifests are written: then the folder is a finis
 from __future__ import annotations
 
 import base64
+import fcntl
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +28,7 @@ from ..codec.items import Item
 from ..spec.errors import InputError, Problem
 
 CHECKPOINT = ".ddb2bigtable-scan.json"
+LOCK = ".ddb2bigtable-scan.lock"
 VERSION = 1
 Key = Item  # a LastEvaluatedKey: the table's key attributes (S, N or B)
 
@@ -64,6 +68,24 @@ class ScanState:
             "segments": [{"files": [[f.name, f.count, f.md5, f.size] for f in s.files],
                           "key": _key_json(s.key), "done": s.done} for s in self.segments],
         })
+
+
+@contextmanager
+def only_writer(dest: Path) -> Iterator[None]:
+    """`dest` for this export alone: a second one would interleave its data files and
+    checkpoint with this one's. An flock, released when the process ends, so a killed
+    export never keeps its resume out; the lock file goes when the export is finished."""
+    fd = os.open(dest / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError([Problem.about(str(dest), "-o", "another `ddb2bigtable export` is writing this folder "
+                                            "now: wait for it to end (a rerun then resumes or refuses a finished "
+                                            "export), or give -o another folder")]) from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def checkpoint_path(dest: Path) -> Path:

@@ -194,3 +194,26 @@ def test_a_throttled_page_is_asked_again_after_a_pause_at_half_the_rate(monkeypa
     assert export._page(1, key, 10) == {"Items": [], "Count": 0}
     assert [r["ExclusiveStartKey"] for r in asked] == [key] * 3 and pauses == [1, 2]
     assert export.budget.rate == 25.0
+
+
+def test_a_second_export_into_the_same_folder_is_refused_while_the_first_runs(dynamodb, tmp_path):
+    make_table(dynamodb.client(), "ScanTwoAtOnce", 300)
+    env = {**os.environ, "AWS_ENDPOINT_URL_DYNAMODB": dynamodb.endpoint, "AWS_ACCESS_KEY_ID": "local",
+           "AWS_SECRET_ACCESS_KEY": "local"}
+    first = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "export", "aws://us-west-2/ScanTwoAtOnce", "-o",
+                              str(tmp_path / "out"), "--items-per-file", "20", "--max-rcu", "0.5"],
+                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "out" / CHECKPOINT).exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        second = _export(dynamodb, "ScanTwoAtOnce", tmp_path / "out", "--items-per-file", "20")
+        assert second.returncode == 2 and "another `ddb2bigtable export` is writing this folder" in second.stderr
+        assert first.poll() is None  # the first goes on
+    finally:
+        first.kill()
+        first.wait(10)
+    resumed = _export(dynamodb, "ScanTwoAtOnce", tmp_path / "out", "--items-per-file", "20")
+    assert resumed.returncode == 0, resumed.stderr  # the killed one's lock went with it
+    assert _exported(tmp_path / "out")[1]["itemCount"] == 300
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["AWSDynamoDB"]  # no checkpoint, no lock left
