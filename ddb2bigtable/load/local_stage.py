@@ -63,6 +63,10 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[s
     if exports is not None and not exports.is_dir():
         raise InputError([Problem.about(str(exports), "--export", "no such folder: give the folder holding one "
                                         "export folder per table id (<DIR>/<table id>/AWSDynamoDB/...)")])
+    if exports is not None and (exports / "AWSDynamoDB").is_dir():
+        raise InputError([Problem.about(str(exports), "--export", "is one export, not a folder of them: give its "
+                                        "parent, with the export in a folder named by its table id "
+                                        "(<DIR>/<table id>/AWSDynamoDB/...)")])
     read = read_specs(specs or [str(p) for p in stage.spec_paths(root)])
     plan = plan_stage(stage, read)
     if exports is None and stage.load and stage.load.export:

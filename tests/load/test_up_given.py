@@ -46,11 +46,13 @@ def test_up_takes_the_given_spec_and_exports_instead_of_the_stages(tmp_path):
     assert "Stage local" in verbose.stdout and "product-catalog-local" in verbose.stdout  # the whole plan
 
 
-def test_up_refuses_an_export_folder_that_is_not_there(tmp_path):
+def test_up_refuses_an_export_folder_that_is_not_there_or_is_one_export(tmp_path):
     root = _project(tmp_path)
     out = _up(root, "--export", str(tmp_path / "nowhere"))
     assert out.returncode == 2 and "--export" in out.stderr and "no such folder" in out.stderr
     assert "Traceback" not in out.stderr
+    one = _up(root, "--export", str(root / "exports" / "products"))  # an export, not a folder of them
+    assert one.returncode == 2 and "give its parent" in one.stderr
 
 
 def test_the_quick_start_fits_one_screen_and_the_rest_is_in_the_report(tmp_path):
