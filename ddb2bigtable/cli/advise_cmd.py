@@ -35,7 +35,7 @@ def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
               help="Items to read: a count (10000) or a fraction of the export (0.01).")
 @click.option("--stage", default=None, help="Also check this stage's plan for instances to consolidate.")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
-              show_default=True)
+              show_default=True, help="table for a terminal, markdown for a pull request, json for tools.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]), default=None,
               help="Exit 1 when a finding of this severity or worse exists, naming them on stderr.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,

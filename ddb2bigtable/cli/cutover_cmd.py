@@ -38,11 +38,13 @@ def cutover() -> None:
 @click.option("--through", default=None, metavar="URL",
               help="A `serve` endpoint of the stage: the sample is also read through it, as the application "
                    "will read once switched.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for a person, json (docs/json-formats.md) for a pipeline.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The load's work folder: its types and replicate's checkpoint "
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ and the specs.")
 def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_lag: float, endpoint_url: str | None,
           through: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
     """Compare a random sample of the live table with Bigtable; exit 0 when ready to switch, 1 when not."""

@@ -27,11 +27,12 @@ def _rules(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
 @click.option("--head", default=None, help="Git ref to compare to (default: the working tree).")
 @click.option("--stage", "stages", multiple=True, help="Only these stages (repeatable; default: all).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "json", "table"]), default="table",
-              show_default=True)
+              show_default=True, help="table for a terminal, markdown for the pull-request comment, json for tools.")
 @click.option("--fail-on", "fail_on", multiple=True, callback=_rules,
               help="Exit 1 on `destructive` changes, or on a stage's Bigtable cost rising by more than "
                    "`cost-increase:PCT` percent; repeatable. Each rule that trips is named on stderr with its figure.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root: a git work tree holding stacks/ and the specs.")
 @prices_option
 def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on: list[Rule], root: Path,
          prices: Path | None) -> None:

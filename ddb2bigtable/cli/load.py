@@ -16,8 +16,11 @@ import click
 @click.option("--export", "export", required=True, help="DynamoDB export: local folder, gs:// or s3://.")
 @click.option("--stage", default="local", show_default=True, help="Stage giving project, instance suffix, sample.")
 @click.option("--create-tables", is_flag=True, help="Create the plan's tables, families and GC rules when missing.")
-@click.option("--runner", type=click.Choice(["local", "beam"]), default="local", show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--runner", type=click.Choice(["local", "beam"]), default="local", show_default=True,
+              help="local: this machine's writer; beam: the Apache Beam pipeline (DirectRunner, or Dataflow "
+                   "per the stage's load settings).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for a person, json (docs/json-formats.md) for a pipeline.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Resume state and dead letters (default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--fresh", is_flag=True, help="Ignore the resume state: reload every data file.")
@@ -27,7 +30,8 @@ import click
               help="Dead letters keep the export file, line and reason, never the line's text or quoted values.")
 @click.option("--chain", is_flag=True,
               help="--export is a prefix holding a full export and its incrementals: load them all, in order.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ and the specs.")
 def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool, runner: str, fmt: str,
          work_dir: Path | None, fresh: bool, allow_other_table: bool, redact: bool, chain: bool, root: Path) -> None:
     """Load one table from a DynamoDB export; exit 1 unless every item is accounted for."""

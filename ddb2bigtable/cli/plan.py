@@ -53,7 +53,8 @@ def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> Non
 @click.command()
 @click.argument("specs", nargs=-1)
 @click.option("--stage", required=True, help="Stage name: stacks/Pulumi.<stage>.yaml.")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True,
+              help="table for a terminal, markdown for a pull request, json (docs/json-formats.md) for tools.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ (and the specs the stage lists).")
 @prices_option

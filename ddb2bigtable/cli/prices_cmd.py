@@ -57,7 +57,8 @@ def prices() -> None:
               help="Price List Query API endpoint (default: AWS_ENDPOINT_URL_PRICING, else AWS's).")
 @click.option("--aws-pricing-region", default="us-east-1", show_default=True,
               help="Region of the Price List Query API endpoint (us-east-1, eu-central-1 or ap-south-1).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root, where prices.lock.json is written unless -o says otherwise.")
 def refresh(regions: str | None, output: Path | None, gcp_endpoint: str | None, aws_endpoint: str | None,
             aws_pricing_region: str, root: Path) -> None:
     """Fetch Bigtable and DynamoDB prices and write the price lock (commit it beside the specs)."""

@@ -50,11 +50,13 @@ PARENTS_FINISHED = "the parent shards another --shards process reads are finishe
                    "the run ends with exit 1 [default: 900 with --follow, 60 otherwise].")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for a person, json (docs/json-formats.md) for a pipeline.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The load's work folder: its types, the checkpoint, dead letters "
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True)
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
+              help="Project root holding stacks/ and the specs.")
 def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
               fetch_keys_only: bool, shares: str, shard_workers: int, outage_limit: float | None,
               endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from ddb2bigtable.cli import replicate_cmd
@@ -17,9 +18,15 @@ from ddb2bigtable.replicate.report import ReplicateReport
 from ..conftest import ROOT
 
 
-def test_every_option_of_verify_has_help():
-    command = main.commands["verify"]
-    missing = [p.name for p in command.params if isinstance(p, click.Option) and not p.help]
+@pytest.mark.parametrize("path", ["verify", "load", "plan", "diff", "advise", "replicate", "cutover check",
+                                  "prices refresh"])
+def test_every_option_has_help(path):
+    """`verify --help` had four options without a word; these commands now explain every one."""
+    command: click.Command = main
+    for name in path.split():
+        assert isinstance(command, click.Group)
+        command = command.commands[name]
+    missing = [p.opts[0] for p in command.params if isinstance(p, click.Option) and not p.help]
     assert missing == []
 
 
