@@ -64,3 +64,26 @@ def _clean_up() -> None:
     shutil.rmtree(REHEARSAL, ignore_errors=True)
     shutil.rmtree(WORK, ignore_errors=True)
     shutil.rmtree(ROOT / ".ddb2bigtable" / "local" / "given-specs", ignore_errors=True)
+
+
+def test_stop_signals_only_the_processes_it_started(tmp_path, monkeypatch):
+    """scripts/local-servers.sh stop: a recorded PID now running another command (the PID
+    reused) is left alone; the record is removed."""
+    import importlib.util
+    import json
+    import sys
+
+    spec = importlib.util.spec_from_file_location("local_servers_script", ROOT / "scripts" / "local_servers.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    stranger = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        state = tmp_path / "local-servers.json"
+        state.write_text(json.dumps({"servers": [{"name": "DynamoDB Local", "pid": stranger.pid,
+                                                  "command": ["java", "-jar", "DynamoDBLocal.jar"]}]}))
+        monkeypatch.setattr(script, "STATE", state)
+        assert script.stop() == 0
+        assert stranger.poll() is None and not state.exists()
+    finally:
+        stranger.kill()
+        stranger.wait()
