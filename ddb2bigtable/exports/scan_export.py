@@ -53,8 +53,10 @@ from .scan_state import DoneFile, Key, ScanState, Segment
 from .writer import item_line
 
 # The share of the table's read capacity the export takes unless --max-rcu says otherwise:
-# a quarter, so the application keeps three quarters (AWS Glue's DynamoDB reader defaults
-# to half: `dynamodb.throughput.read.percent` 0.5).
+# a quarter, so the application keeps three quarters of a live table. (AWS Glue's crawler,
+# which reads a table while it serves, takes half of a provisioned table's RCU and a
+# quarter of an on-demand table's maximum by default: Glue API, DynamoDBTarget.scanRate;
+# read 2026-11-29.)
 DEFAULT_SHARE = 0.25
 # On-demand tables have no provisioned reads: the share is of their MaxReadRequestUnits
 # when set, else of the 12,000 reads/s a new on-demand table sustains (AWS, "DynamoDB
