@@ -7,6 +7,12 @@ standard endpoint variables `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_CLOUD
 `--metrics-endpoint-url` (CloudWatch and Application Auto Scaling) on the command line,
 so the same command runs against DynamoDB Local and moto. The region is the URL's.
 
+A local rehearsal never reaches AWS by accident: when DynamoDB's endpoint is not an AWS
+name (DynamoDB Local, moto) and CloudWatch's or Application Auto Scaling's would be AWS's
+own (no endpoint was given for it), that service is not asked at all (`NotAsked`: the
+import says so and keeps its estimates), so credentials in the shell never query the real
+account for a table that lives on this machine.
+
 What the user can fix is `InputError` (exit 2): no or rejected credentials, a missing
 permission, an unknown table. What may pass on a rerun is `ServiceError` (exit 1):
 throttling after botocore's retries, an endpoint that does not answer (within the
@@ -50,6 +56,23 @@ class LiveOptions:
 
 class Unsupported(ServiceError):
     """The endpoint does not implement this operation (DynamoDB Local: tags, backups)."""
+
+
+class NotAsked(Unsupported):
+    """A metrics service left alone: DynamoDB is local and this service's endpoint would be AWS's."""
+
+
+AWS_DOMAINS = (".amazonaws.com", ".amazonaws.com.cn", ".api.aws")  # AWS's endpoint names (botocore's endpoints)
+METRICS_VARIABLES = {"cloudwatch": "AWS_ENDPOINT_URL_CLOUDWATCH",
+                     "application-autoscaling": "AWS_ENDPOINT_URL_APPLICATION_AUTO_SCALING"}
+
+
+def is_aws(endpoint: str) -> bool:
+    """An endpoint URL on one of AWS's own names."""
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(endpoint).hostname or "").lower().rstrip(".")
+    return host.endswith(AWS_DOMAINS) or host in ("amazonaws.com", "api.aws")
 
 
 class Denied(Ddb2BigtableError):
@@ -107,7 +130,13 @@ class Clients:
                 raise InputError([Problem.about(self.url, "", f"cannot set up the {service} client: "
                                                 f"{redact_userinfo(str(error))}")]) from None
             _refuse_nonsense(self._made[service], self.url)
-        return self._made[service]
+        made = self._made[service]
+        if service in METRICS_VARIABLES and is_aws(made.meta.endpoint_url) \
+                and not is_aws(local := self.dynamodb.meta.endpoint_url):
+            raise NotAsked(f"{service} was not asked: DynamoDB is {redact_userinfo(local)}, not AWS, and no "
+                           f"{service} endpoint was given (--metrics-endpoint-url, {METRICS_VARIABLES[service]} or "
+                           f"AWS_ENDPOINT_URL), so nothing was sent to {made.meta.endpoint_url}")
+        return made
 
     @property
     def dynamodb(self) -> Any:
