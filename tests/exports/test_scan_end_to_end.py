@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -108,6 +109,15 @@ def test_writes_made_during_the_export_are_brought_over_by_replicate_since(aws, 
     assert before.returncode == 1, before.stderr  # the export alone misses writes made while it scanned
     missed = json.loads(before.stdout)
     assert missed["checked"] - missed["matches"] > 0, missed
+
+    stale = tmp_path / "stale"  # the same scan, as if it had begun 25 h ago
+    shutil.copytree(dest, stale)
+    (summary,) = stale.glob("AWSDynamoDB/*/manifest-summary.json")
+    old = (datetime.now(UTC) - timedelta(hours=25)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    summary.write_text(json.dumps({**json.loads(summary.read_text()), "exportTime": old}))
+    refused = _cli(env, "replicate", *common, "--since", str(stale), "--until-caught-up")
+    # refused: the stream cannot reach back to it (here it did not exist yet; past 24 h it is trimmed)
+    assert refused.returncode == 2 and "replicate within 24 h of its exportTime" in refused.stderr, refused.stderr
 
     replicated = _cli(env, "replicate", *common, "--since", str(dest), "--until-caught-up", "--format", "json")
     assert replicated.returncode == 0, replicated.stderr
