@@ -37,16 +37,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 
-from serve_throughput import STAGE, client, start_serve  # noqa: E402
+from serve_throughput import STAGE, client, movies_stage, start_serve  # noqa: E402
 
 from ddb2bigtable.bigtable import emulator  # noqa: E402
 from ddb2bigtable.cli.serve_cmd import _tables  # noqa: E402
-from ddb2bigtable.load.local_stage import up  # noqa: E402
 from ddb2bigtable.serve.catalog import after_prefix, catalog  # noqa: E402
 from ddb2bigtable.serve.protocol.app import TARGET_PREFIX, ServeApp, _request  # noqa: E402
 from ddb2bigtable.serve.store import client_mutations  # noqa: E402
 from ddb2bigtable.serve.wire import item_to_codec  # noqa: E402
-from tests.conftest import write_project  # noqa: E402
 
 CANNED_ENV = "DDB2BIGTABLE_CANNED_ANSWERS"  # the canned endpoint's answers by operation, as JSON
 KEY = {"year": {"N": "2013"}, "title": {"S": "Rush"}}
@@ -151,10 +149,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
             root = Path(tmp)
-            write_project(root, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
-                          {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
-                           "load": {"runner": "local", "export": str(ROOT / "exports")}}, stage_name=STAGE)
-            assert up(root, STAGE).ok
+            movies_stage(root)
             process, endpoint = start_serve(root, 1)
             processes.append(process)
             serve = calls(client(endpoint))

@@ -124,6 +124,14 @@ def start_serve(root: Path, workers: int) -> tuple[subprocess.Popen, str]:
     return process, endpoint
 
 
+def movies_stage(root: Path) -> None:
+    """A project under `root` whose stage STAGE (the emulator) holds Movies, loaded from AWS's export."""
+    write_project(root, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
+                  {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
+                   "load": {"runner": "local", "export": str(ROOT / "exports")}}, stage_name=STAGE)
+    assert up(root, STAGE).ok
+
+
 def fill_dynamodb_local(endpoint: str, items: list[dict]) -> None:
     c = client(endpoint)
     c.create_table(TableName="Movies", BillingMode="PAY_PER_REQUEST",
@@ -148,10 +156,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
             root = Path(tmp)
-            write_project(root, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
-                          {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
-                           "load": {"runner": "local", "export": str(ROOT / "exports")}}, stage_name=STAGE)
-            assert up(root, STAGE).ok
+            movies_stage(root)
             fill_dynamodb_local(local.endpoint, items)
             sides = {"DynamoDB Local": local.endpoint}
             for n in (int(w) for w in args.workers.split(",")):
