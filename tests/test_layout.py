@@ -45,9 +45,9 @@ ROOMS: dict[str, set[str]] = {
     "serve.protocol": {"serve.expressions", "serve.items", "serve.queries", "serve.tables", "serve.transactions"},  # HTTP in, an operation, HTTP out
     "serve.expressions": set(),
     "serve.tables": set(),
-    "serve.items": {"serve.expressions", "serve.tables"},  # a write records its new attribute types in the table's record
+    "serve.items": {"serve.expressions", "serve.tables", "serve.transactions"},  # a write records its new attribute types in the table's record; reads and writes meet transactions' locks, TransactWriteItems runs the protocol
     "serve.queries": {"serve.expressions", "serve.items"},  # a Query starts with the checks every single-table request makes
-    "serve.transactions": {"serve.expressions", "serve.items", "serve.tables"},  # multi-row transactions over the items' writes
+    "serve.transactions": set(),  # the protocol (docs/transactions.md) over the kernel's store: every room that reads or writes items uses it
     "sources.cloudformation": set(),
     "sources.terraform": {"sources.cloudformation"},  # aws_dynamodb_table read through CloudFormation's field readers
     "sources.aws": set(),

@@ -27,6 +27,7 @@ from ..tables.types_record import recorded
 from ..wire import check_size, item_to_codec, item_to_wire
 from .hot_rows import Deadline, tries
 from .item_ops import replace_item, write_of
+from .locked_rows import settled
 
 MAX_GET_KEYS = 100
 MAX_WRITES = 25
@@ -73,6 +74,7 @@ async def batch_get_item(session: Session, body: dict[str, Any]) -> dict[str, An
         try:
             rows = await session.store(table, bool(request.get("ConsistentRead"))).read_rows(
                 [table.row_key(k) for k in keys])
+            rows = dict(zip(rows, await settled(session, table, list(rows.values())), strict=True))
         except ServeError as error:
             if error.name not in RETRYABLE:
                 raise

@@ -27,6 +27,7 @@ from ..tables.types_record import recorded
 from ..wire import WireItem, check_size, item_to_codec, item_to_wire
 from .counters import counter_adds
 from .hot_rows import Deadline, gave_up, one_writer, tries
+from .locked_rows import read_item, unlocked, write_unless_locked
 
 # an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
 MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
@@ -34,11 +35,11 @@ MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data t
 
 async def get_item(session: Session, request: GetItem) -> dict[str, Any]:
     table = request.table
-    found = await session.find(table, request.key, consistent=request.consistent)
-    spent = capacity.consumed(request.capacity, table.name, capacity.read_item(found.item, request.consistent))
-    if found.item is None:
+    item = await read_item(session, table, request.key, consistent=request.consistent)
+    spent = capacity.consumed(request.capacity, table.name, capacity.read_item(item, request.consistent))
+    if item is None:
         return spent
-    return {"Item": expressions.project(item_to_wire(found.item), request.projection), **spent}
+    return {"Item": expressions.project(item_to_wire(item), request.projection), **spent}
 
 
 def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
@@ -68,6 +69,8 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     async with one_writer(table.name, table.row_key(key), deadline):
         async for _ in tries(deadline):
             found = await session.find(table, key, consistent=True)
+            if not await unlocked(session, table, found):  # a transaction's lock, settled: read again
+                continue
             old = item_to_wire(found.item) if found.item is not None else None
             if not holds(old):
                 raise condition_failed(old if request.old_on_failure and old is not None else None)
@@ -96,13 +99,14 @@ def needs_no_read(request: WriteRequest) -> bool:
 
 async def replace_item(session: Session, request: WriteRequest, new: Item | None) -> Item | None:
     """PutItem (`new`) or DeleteItem (None) of one item; the old image (None when unread or absent).
-    One MutateRow when `needs_no_read`, else `change_item`'s read-check-write."""
+    One CheckAndMutateRow refused by a locked row when `needs_no_read`, else `change_item`'s read-check-write."""
     key = request.key
     if needs_no_read(request):
         table = await recorded(session, request.table, new)
-        await session.store(table, consistent=True).write(write_of(table, Found(table.row_key(key), [], None), new)
-                                                          if new is not None else table.codec.delete(key))
-        return None
+        if await write_unless_locked(session, table, write_of(table, Found(table.row_key(key), [], None), new)
+                                     if new is not None else table.codec.delete(key)):
+            return None
+        # a locked row: the read-check-write below settles the lock or meets a live transaction
     return (await change_item(session, request, lambda _old: new))[0]
 
 

@@ -20,6 +20,7 @@ from ...spec.model import Gsi, KeySchema
 from ..catalog import ServedTable
 from ..errors import unsupported, validation
 from ..expressions import parsed_keys
+from ..items.locked_rows import settled
 from ..session import Session, key_text
 from ..wire import item_to_codec, item_to_wire, to_codec
 from . import views
@@ -75,7 +76,8 @@ async def _indexed(session: Session, table: ServedTable, gsi: Gsi) -> list[Item]
     position, start_open = None, False
     while True:
         rows = await store.scan(position, None, start_open=start_open, limit=SCAN_ROWS)
-        for row in rows:  # an empty key (an item written before UpdateTable added the index) is left out
+        # an empty key (an item written before UpdateTable added the index) is left out
+        for row in await settled(session, table, rows):
             items += [i for i in session.decode(table, row)
                       if all(n in i and next(iter(i[n])) == kind and i[n][kind] not in ("", b"")
                              for n, kind in kinds.items())]

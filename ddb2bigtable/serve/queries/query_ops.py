@@ -24,6 +24,7 @@ from ..errors import validation as invalid
 from ..expressions import parsed_keys, validation
 from ..expressions import parsing as expressions
 from ..expressions.legacy import prepared
+from ..items.locked_rows import settled
 from ..session import Session, key_text
 from ..store import Store
 from ..wire import item_to_codec, to_codec
@@ -89,7 +90,7 @@ async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], fo
     while True:
         want = SCAN_ROWS if reverse or limit is None else min(SCAN_ROWS, limit - len(items))
         rows = await store.scan(position, found.end, start_open=start_open, limit=want)
-        for row in rows:
+        for row in await settled(session, table, rows):
             items += session.decode(table, row)
         exhausted = len(rows) < want
         if exhausted or (not reverse and _page_full(items, limit)):
@@ -116,7 +117,7 @@ async def _backwards(session: Session, table: ServedTable, store: Store, found: 
         rows = await store.scan_reversed(found.start, end, start_open=found.start_open, limit=want)
         if rows is None:
             return None
-        for row in rows:
+        for row in await settled(session, table, rows):
             items += session.decode(table, row)
         exhausted = len(rows) < want
         if exhausted or _page_full(items, limit):
@@ -171,7 +172,7 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
         position, open_start = start, False
         while True:
             rows = await store.scan(position or None, end, start_open=open_start, limit=SCAN_ROWS)
-            for row in rows:
+            for row in await settled(session, table, rows):
                 items += [i for i in session.decode(table, row) if pk in i and key_text(i[pk]) == key_text(partition)]
             if len(rows) < SCAN_ROWS:
                 break
@@ -199,7 +200,7 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
     open_start, items, done = False, [], False
     while not done:
         rows = await store.scan(position or None, bounds.end, start_open=open_start, limit=SCAN_ROWS)
-        for row in rows:
+        for row in await settled(session, table, rows):
             found = sorted(session.decode(table, row), key=lambda i: item_order(table, i))
             if start_key is not None and row.row_key == position and not open_start:
                 found = [i for i in found if item_order(table, i) > item_order(table, start_key)]

@@ -35,6 +35,7 @@ from ...plan.tables import view_id
 from ...spec.model import Gsi
 from ..catalog import ServedTable, after_prefix
 from ..errors import unsupported, validation
+from ..items.locked_rows import settled
 from ..session import Session
 from ..wire import value_bytes
 from .paging import PAGE_BYTES
@@ -102,6 +103,7 @@ async def _evaluate(session: Session, table: ServedTable, gsi: Gsi, rows: list[V
     while done < len(chosen) and size < PAGE_BYTES:
         batch = chosen[done:done + FETCH_ROWS]
         read = await store.read_rows([r.source_key for r in batch])
+        read = dict(zip(read, await settled(session, table, list(read.values())), strict=True))
         for row in batch:
             done += 1
             found = session.decode(table, read[row.source_key]) if row.source_key in read else []

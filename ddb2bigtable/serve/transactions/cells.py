@@ -21,17 +21,28 @@ from google.cloud.bigtable_v2.types import CheckAndMutateRowRequest
 from google.cloud.bigtable_v2.types import data as data_pb
 
 from ...codec.mutations import Cell
+from ...spec.families import TXN_FAMILY
 from .steps import Lock, RowRef, View
 
-FAMILY = "_ddb2bigtable_txn"  # every table's reserved family (plan/tables.py); the codec never writes it
+FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
 LOCK, TXN, INTENT = b"lock", b"txn", b"intent"
 TOKEN = b"token:"  # + ClientRequestToken: the answer of a committed TransactWriteItems
 FIXED_MICROS = 0  # lock cells keep one fixed time, so a new value replaces the old (max_versions 1)
 
 
-def without_reserved(cells: Iterable[Any]) -> list[Any]:
-    """A row's cells as the codec reads them: the reserved family is not an item's."""
-    return [c for c in cells if c.family != FAMILY]
+def is_locked(cells: Iterable[Any]) -> bool:
+    """Whether a row as read holds a lock (a ReadRow returns its cells with the data's)."""
+    return any(c.family == FAMILY and c.qualifier == LOCK for c in cells)
+
+
+class RowCells:
+    """Cells shaped as the data client's row (`row_key`, iterable), for what decodes rows."""
+
+    def __init__(self, key: bytes, data: Iterable[Any]):
+        self.row_key, self.data = key, tuple(data)
+
+    def __iter__(self) -> Any:
+        return iter(self.data)
 
 
 def lock_value(txn: str, state: str) -> bytes:
