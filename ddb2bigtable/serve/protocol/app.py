@@ -22,7 +22,7 @@ from typing import Any
 
 from ..catalog import Catalog, catalog
 from ..errors import ServeError, internal, validation
-from ..items import batch_ops, item_ops
+from ..items import batch_ops, item_ops, transact_ops
 from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
@@ -52,8 +52,8 @@ OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "UpdateItem": (item_requests.update_item, item_ops.update_item),
     "Query": (_body, query_ops.query), "Scan": (_body, query_ops.scan),
     "BatchGetItem": (_body, batch_ops.batch_get_item), "BatchWriteItem": (_body, batch_ops.batch_write_item),
-    "TransactGetItems": (_body, batch_ops.transact_get_items),
-    "TransactWriteItems": (_body, batch_ops.transact_write_items),
+    "TransactGetItems": (_body, transact_ops.transact_get_items),
+    "TransactWriteItems": (_body, transact_ops.transact_write_items),
     "DescribeTable": (_body, admin_ops.describe_table), "ListTables": (_body, admin_ops.list_tables),
     "CreateTable": (_body, admin_ops.create_table), "DeleteTable": (_body, admin_ops.delete_table),
     "UpdateTable": (_body, admin_ops.update_table),
