@@ -14,6 +14,7 @@ happen and a refused one can be seen to leave the item as it was.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -62,15 +63,29 @@ def _model() -> Any:
     return botocore.session.get_session().get_service_model("dynamodb")
 
 
-LEGACY = ("AttributesToGet", "Expected", "ConditionalOperator", "KeyConditions", "QueryFilter", "ScanFilter",
-          "AttributeUpdates")  # mixed with expressions a request is refused: left to the mutated ones
+# mixed with expressions a request is refused, and Scratch has no index of these names:
+# left to the mutated requests
+MUTATED_ONLY = ("AttributesToGet", "Expected", "ConditionalOperator", "KeyConditions", "QueryFilter", "ScanFilter",
+                "AttributeUpdates", "IndexName")
 
 
 def request(operation: str) -> st.SearchStrategy[dict[str, Any]]:
     """A body for `operation`: its input shape's members as the model has them, or with
     about one value in five mutated (and the legacy parameters beside the expressions)."""
     shape = _model().operation_model(operation).input_shape
-    return _structure(shape, 0, False) | _structure(shape, 0, True)
+    return _structure(shape, 0, False).map(_coherent) | _structure(shape, 0, True)
+
+
+def _coherent(body: dict[str, Any]) -> dict[str, Any]:
+    """A valid body's placeholders made to match its expressions, as a client's are:
+    ExpressionAttributeNames and Values hold exactly those its expressions use (DynamoDB
+    refuses one left unused, and one used but not given)."""
+    texts = " ".join(v for k, v in body.items() if k in EXPRESSIONS and isinstance(v, str))
+    names = {k: NAMES[k] for k in NAMES if k in texts}
+    values = {k: VALUES[k] for k in VALUES if re.search(rf"{k}\b", texts)}
+    out = {k: v for k, v in body.items() if k not in ("ExpressionAttributeNames", "ExpressionAttributeValues")}
+    return out | ({"ExpressionAttributeNames": names} if names else {}) | (
+        {"ExpressionAttributeValues": values} if values else {})
 
 
 def _value(shape: Any, name: str, depth: int, mutate: bool) -> st.SearchStrategy[Any]:
@@ -129,7 +144,7 @@ def _string(shape: Any) -> st.SearchStrategy[str]:
 def _structure(shape: Any, depth: int, mutate: bool) -> st.SearchStrategy[dict[str, Any]]:
     required = set(shape.required_members)
     members = {n: _value(s, n, depth, mutate) for n, s in shape.members.items()
-               if (depth < 8 or n in required) and (mutate or n not in LEGACY)}
+               if (depth < 8 or n in required) and (mutate or n not in MUTATED_ONLY)}
     return st.fixed_dictionaries({n: v for n, v in members.items() if n in required},
                                  optional={n: v for n, v in members.items() if n not in required})
 
