@@ -55,9 +55,32 @@ def raw_cells(row: Any) -> list[Cell]:
     return [Cell(c.family, bytes(c.qualifier), bytes(c.value), c.timestamp_micros) for c in row]
 
 
+def in_column_order(mutations: tuple[Any, ...]) -> list[Any]:
+    """The mutations with each run of consecutive SetCells in (family, qualifier) order, as a
+    row keeps its columns; a stable sort within runs, so every delete keeps its place and
+    two writes to one cell keep theirs. The emulator's time for a wide row grows faster than
+    its width, much less so for columns that arrive in order: one MutateRow of 20,000 new
+    columns took it 4.3 s in the codec's order and 1.9 s in column order (2026-11-29, this
+    project's 2-core machine); Bigtable itself stores a row's columns in this order."""
+    ordered: list[Any] = []
+    run: list[SetCell] = []
+    for m in mutations:
+        if isinstance(m, SetCell):
+            run.append(m)
+            continue
+        ordered += sorted(run, key=_column)
+        run = []
+        ordered.append(m)
+    return ordered + sorted(run, key=_column)
+
+
+def _column(cell: SetCell) -> tuple[str, bytes]:
+    return cell.family, cell.qualifier
+
+
 def client_mutations(row: RowMutation) -> list[bt.Mutation]:
     found: list[bt.Mutation] = []
-    for m in row.mutations:
+    for m in in_column_order(row.mutations):
         if isinstance(m, SetCell):
             found.append(bt.SetCell(m.family, m.qualifier, m.value, m.timestamp_micros))
         elif isinstance(m, DeleteRow):

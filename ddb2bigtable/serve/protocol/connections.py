@@ -38,12 +38,19 @@ from ..errors import ServeError
 from .app import CONTENT_TYPE, from_environment
 from .limits import Guard
 
+WORKER_STARTUP_SECONDS = 60  # a worker's time to import, plan the stage and answer the supervisor's first ping
+
 
 class ServeConfig(uvicorn.Config):
-    """uvicorn's settings with the guard's (pickled whole into each worker process)."""
+    """uvicorn's settings with the guard's (pickled whole into each worker process). uvicorn's
+    supervisor kills a worker that does not answer its health check within 5 s by default,
+    and a worker busy starting (imports, the stage's plan) on a loaded machine missed it and
+    was started again, forever: `--workers 2` never listened on this project's 2-core test
+    machine at a load of 10 (2026-11-29); WORKER_STARTUP_SECONDS gives it a minute."""
 
     def __init__(self, app: str, guard: Guard, **settings: Any):
-        super().__init__(app, http=GuardedH11Protocol, timeout_keep_alive=guard.idle_seconds, **settings)
+        super().__init__(app, http=GuardedH11Protocol, timeout_keep_alive=guard.idle_seconds,
+                         timeout_worker_healthcheck=WORKER_STARTUP_SECONDS, **settings)
         self.guard = guard
 
 
