@@ -35,13 +35,17 @@ from ..transactions.steps import Finished, RowRef, View
 from ..transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
 from ..wire import check_size, item_bytes, item_to_codec, item_to_wire
 from .batch_ops import _add, _listed
-from .hot_rows import Deadline, one_writer
+from .hot_rows import Deadline, one_writer, tries
 from .item_ops import write_of
 from .locked_rows import rows_of
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
 TOKEN_MICROS = 10 * 60 * 1_000_000  # a ClientRequestToken is remembered 10 minutes (same page)
+# how long TransactGetItems looks again at rows that transactions keep locking or changing before it
+# answers TransactionConflict: each transaction holds its rows a few round trips, so a read of many
+# busy rows finds a moment with none held within this
+SNAPSHOT_SECONDS = 2.0
 CONFLICT_REASON = {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
 
 
@@ -104,8 +108,11 @@ async def transact_get_items(session: Session, body: dict[str, Any]) -> dict[str
         named.append(_Named("Get", get, table, table.checked_key(item_to_codec(get.get("Key"), "Key"))))  # type: ignore[arg-type,union-attr]
     _distinct_items([(n.table, n.key) for n in named])
     rows, engine = _rows_of(session, named)
-    await engine.prefetch(list(rows))
-    finished = await run(SnapshotRead(rows), engine)
+    async for _ in tries(Deadline(SNAPSHOT_SECONDS)):  # rows a transaction holds: look again after a pause
+        await engine.prefetch(list(rows))
+        finished = await run(SnapshotRead(rows), engine)
+        if finished.kind == "read":
+            break
     if finished.kind != "read":
         raise _conflict(named, finished.value)
     data = dict(zip(rows, finished.value, strict=True))
