@@ -59,6 +59,16 @@ def _regions(choice: str | tuple[str, ...], instances: tuple[InstancePlan, ...])
     return tuple(dict.fromkeys([home, *(c.gcp_region for i in instances for c in i.clusters)]))
 
 
+def _public_hosts(service: str, regions: tuple[str, ...]) -> list[str]:
+    """The names a client signs for when it calls the service (serve refuses a signature for
+    another Host): Cloud Run's URLs, `SERVICE-PROJECT_NUMBER.REGION.run.app` and the older
+    `SERVICE-HASH-REGION_CODE.a.run.app` (Google, "Invoke with an HTTPS request", service URL,
+    https://cloud.google.com/run/docs/triggering/https-request, read 2026-11-29), whose
+    number and hash the plan cannot know, as patterns (serve/protocol/signatures.py)."""
+    return [flag for pattern in (*(f"{service}-*.{r}.run.app" for r in regions), f"{service}-*.a.run.app")
+            for flag in ("--public-host", pattern)]
+
+
 def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[ServePlan | None, list[PlanWarning]]:
     """The stage's serve plan (None when `serve.enabled` is off) and what it warns about."""
     s = stage.serve
@@ -68,12 +78,12 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
     regions = _regions(s.regions, instances)
     signing = s.signing if not local or s.signing == "keys" else "none"
     command = ["ddb2bigtable", "serve", "--stage", stage.name]
+    service = _name("ddb2bigtable", stage.name, SERVICE_NAME_MAX)
     if not local:
         command += ["--host", "0.0.0.0", "--port", str(PORT), "--workers", str(s.cpu)]
-        command += ["--unsigned"] if signing == "iam" else []
+        command += ["--unsigned"] if signing == "iam" else _public_hosts(service, regions)
     protected = True if stage.deletion_protection is None else stage.deletion_protection
     reasons = _reasons(stage, regions, signing)
-    service = _name("ddb2bigtable", stage.name, SERVICE_NAME_MAX)
     watched = stage.alerts.enabled and not local
     plan = ServePlan(
         where="local" if local else "cloud-run", service=service,

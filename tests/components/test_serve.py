@@ -107,6 +107,9 @@ def test_key_signing_takes_the_pairs_from_secret_manager_as_an_env_ref():
                                                 "keys_secret": "serve-keys", "keys_secret_version": 3}))
     box = container(run)
     assert "--unsigned" not in box["args"]  # serve checks every signature itself
+    region = only(run, SERVICE).inputs["location"]  # a signature must name the service's own URL as its Host
+    hosts = [box["args"][i + 1] for i, flag in enumerate(box["args"]) if flag == "--public-host"]
+    assert hosts == [f"ddb2bigtable-dev-*.{region}.run.app", "ddb2bigtable-dev-*.a.run.app"]
     assert box["envs"] == [{"name": KEYS_ENV, "valueSource": {"secretKeyRef": {"secret": "serve-keys",
                                                                                 "version": "3"}}}]
     assert all("value" not in env for env in box["envs"])  # a reference, never the secret

@@ -18,6 +18,7 @@ one, decided from the headers before the body is parsed or a table touched.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -47,7 +48,17 @@ class Signing:
 
     keys: dict[str, str]
     regions: frozenset[str]
-    hosts: frozenset[str]
+    hosts: frozenset[str]  # a `*` in one stands for a run of letters, digits and '-' (no dot)
+
+    def answers_as(self, host: str) -> bool:
+        return host in self.hosts or any(_pattern(h).fullmatch(host) for h in self.hosts if "*" in h)
+
+
+@functools.cache
+def _pattern(host: str) -> re.Pattern[str]:
+    """`ddb2bigtable-dev-*.a.run.app` -> a regular expression: a Cloud Run URL's project
+    number or hash is not known to the plan, the service's name is."""
+    return re.compile("[a-z0-9-]+".join(re.escape(part) for part in host.split("*")))
 
 
 def parse_keys(text: str) -> dict[str, str]:
@@ -110,7 +121,7 @@ def check(signing: Signing, method: str, path: str, raw_headers: Iterable[tuple[
     names = signed.split(";")
     _check_coverage(names, headers, repeated)
     host = headers["host"].lower()
-    if host not in signing.hosts:
+    if not signing.answers_as(host):
         raise _invalid(f"the signed Host '{host[:100]}' is not a name this endpoint answers as: sign for the "
                        f"address the endpoint was given (serve --public-host names it)")
     claimed = headers.get("x-amz-content-sha256")

@@ -191,3 +191,14 @@ def test_signed_headers_must_be_there_once():
         with pytest.raises(ServeError) as caught:
             check(signing, "POST", "/", sent, BODY)
         assert caught.value.name == "IncompleteSignatureException" and words in caught.value.message
+
+
+def test_a_public_host_pattern_stands_for_one_run_of_a_name():
+    signing = Signing({}, frozenset(), answering_hosts("0.0.0.0", 8080, ("ddb2bigtable-prod-*.us-east4.run.app",
+                                                                          "ddb2bigtable-prod-*.a.run.app")))
+    for host in ("ddb2bigtable-prod-123456789012.us-east4.run.app", "ddb2bigtable-prod-x7k2q9ab-uk.a.run.app",
+                 "localhost:8080", "127.0.0.1:8080"):
+        assert signing.answers_as(host), host
+    for host in ("ddb2bigtable-dev-123456789012.us-east4.run.app", "ddb2bigtable-prod-1.evil.example.us-east4.run.app",
+                 "ddb2bigtable-prod-1.us-east4.run.app.evil.example", "0.0.0.0:8080", "localhost:8081"):
+        assert not signing.answers_as(host), host
