@@ -20,7 +20,7 @@ What every room shares stays here, the kernel no room may bypass:
 - `store.Store`: Bigtable calls with deadlines; the CheckAndMutate guard of a read-check-write
   (`reverse_rows` reads a range backwards).
 - `session.Session`: the catalog, one data client per process, the read of one item by key.
-- `capacity.answer`: ReturnConsumedCapacity's units, as DynamoDB counts them.
+- `capacity.consumed`: ReturnConsumedCapacity's units, as DynamoDB counts them.
 - `requests.GetItem`, `requests.PutItem`, ...: each operation's typed request, made by the
   protocol from the JSON body, taken by the operation.
 """

@@ -91,11 +91,6 @@ class Units:
         return out
 
 
-def answer(body: dict[str, Any], table_name: str, units: Units) -> dict[str, Any]:
-    """`ConsumedCapacity` for a one-table answer ({} unless asked)."""
-    return consumed(check_mode(body), table_name, units)
-
-
 def consumed(mode: str, table_name: str, units: Units) -> dict[str, Any]:
     """`ConsumedCapacity` for a one-table answer in ReturnConsumedCapacity's `mode`, checked."""
     return {} if mode == "NONE" else {"ConsumedCapacity": units.described(table_name, mode)}
@@ -156,17 +151,15 @@ def read_item(item: Item | None, consistent: bool, *, factor: float = 1.0) -> Un
     return Units(read=True, table=read_units(item_bytes(item) if item else 0, consistent) * factor)
 
 
-def read_page(table: ServedTable, body: dict[str, Any], items: list[Item]) -> dict[str, Any]:
+def read_page(table: ServedTable, mode: str, consistent: bool, index: str | None, items: list[Item]) -> dict[str, Any]:
     """`ConsumedCapacity` of a Query or Scan page: the items it read, on the table or the
-    index the request names (items then as the index holds them). Not sized unless asked:
+    index (`index`; items then as the index holds them). Not sized unless asked (`mode`):
     sizing a page's items is a sixth of a Query's CPU."""
-    if check_mode(body) == "NONE":
+    if mode == "NONE":
         return {}
-    size = sum(item_bytes(i) for i in items)
-    spent = read_units(size, bool(body.get("ConsistentRead")), least=0)
-    name = body.get("IndexName")
-    if not name:
-        return answer(body, table.name, Units(read=True, table=spent))
+    spent = read_units(sum(item_bytes(i) for i in items), consistent, least=0)
+    if not index:
+        return consumed(mode, table.name, Units(read=True, table=spent))
     units = Units(read=True)
-    units.indexes[(index_kind(table, name), name)] = spent
-    return answer(body, table.name, units)
+    units.indexes[(index_kind(table, index), index)] = spent
+    return consumed(mode, table.name, units)

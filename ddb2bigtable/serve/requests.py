@@ -1,8 +1,9 @@
 """Requests as the operations take them: typed, checked, made once from the JSON body.
 
-`protocol/` reads each operation's JSON body into one of these (protocol/item_requests.py)
-after the table is resolved and before any other room sees the request, in the order
-DynamoDB checks its parameters, so an error names the same parameter DynamoDB's would.
+`protocol/` reads each operation's JSON body into one of these (protocol/item_requests.py,
+protocol/query_requests.py) after the table is resolved and before any other room sees
+the request, in the order DynamoDB checks its parameters, so an error names the same
+parameter DynamoDB's would.
 The operations then read fields, never the body: the table is looked up once, the key
 and the item are in the codec's form, legacy parameters are already expressions, and a
 ConditionExpression is already a test of one item. They live in the kernel because the
@@ -15,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..codec.items import Item
+from ..codec.items import AttributeValue, Item
+from ..spec.model import Gsi
 from .catalog import ServedTable
 from .wire import WireItem
 
@@ -72,3 +74,31 @@ class UpdateItem(WriteRequest):
     names: dict[str, str] | None
     values: dict[str, Any] | None
     legacy: bool  # from AttributeUpdates: a type mismatch is said in its words
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a Query or Scan page needs, on the table or one of its indexes."""
+
+    table: ServedTable
+    index: Gsi | None  # the index read (a local one as the GSI of the table's partition key); None: the table
+    limit: int | None
+    start: Item | None  # ExclusiveStartKey, checked
+    filter: Condition | None
+    projection: list[Path] | None  # None: every attribute (of the index's projection)
+    select: str | None  # Select as given, checked (None: not given)
+    consistent: bool
+    capacity: str
+
+
+@dataclass(frozen=True)
+class Query(Reading):
+    partition: AttributeValue  # the key condition's partition value
+    sort: tuple[str, list[AttributeValue]] | None  # the sort key's operator and bounds
+    reverse: bool  # ScanIndexForward false
+
+
+@dataclass(frozen=True)
+class Scan(Reading):
+    segment: int
+    total: int  # TotalSegments; 0: not a parallel scan

@@ -10,7 +10,7 @@ where the request uses those), so one path evaluates both forms. A request mixin
 forms is refused, as DynamoDB does, except `KeyConditions`, which DynamoDB takes with a
 FilterExpression or ProjectionExpression (DynamoDB Local 1.25.1, checked 2026-11-25).
 `prepared` is that translation with the checks every single-table request starts with,
-the first step of reading a request (protocol/item_requests.py, queries/query_ops.py).
+the first step of reading a request (protocol/item_requests.py, protocol/query_requests.py).
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC, check_text, nesting_refused
-from . import item_requests, shapes, signatures
+from . import item_requests, query_requests, shapes, signatures
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -50,7 +50,7 @@ OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "GetItem": (item_requests.get_item, item_ops.get_item), "PutItem": (item_requests.put_item, item_ops.put_item),
     "DeleteItem": (item_requests.delete_item, item_ops.delete_item),
     "UpdateItem": (item_requests.update_item, item_ops.update_item),
-    "Query": (_body, query_ops.query), "Scan": (_body, query_ops.scan),
+    "Query": (query_requests.query, query_ops.query), "Scan": (query_requests.scan, query_ops.scan),
     "BatchGetItem": (_body, batch_ops.batch_get_item), "BatchWriteItem": (_body, batch_ops.batch_write_item),
     "TransactGetItems": (_body, transact_ops.transact_get_items),
     "TransactWriteItems": (_body, transact_ops.transact_write_items),

@@ -19,19 +19,20 @@ from ...codec.items import Item
 from ...spec.model import Gsi, KeySchema
 from ..catalog import ServedTable
 from ..errors import unsupported, validation
-from ..expressions import parsed_keys
 from ..items.locked_rows import settled
+from ..requests import Query, Reading, Scan
 from ..session import Session, key_text
-from ..wire import item_to_codec, item_to_wire, to_codec
+from ..wire import item_to_wire
 from . import views
-from .paging import check_limit, check_select, check_start_within, meets, page, sort_value, take
+from .paging import check_select, meets, page, sort_value, take
 
 SCAN_ROWS = 500
 
 
-def _index(session: Session, table: ServedTable, body: dict[str, Any]) -> Gsi:
-    """The index named, a local one as the GSI of the table's partition key and its sort
-    key (read the same way: a local index is a global one with the table's partition)."""
+def named_index(emulator: bool, table: ServedTable, body: dict[str, Any]) -> Gsi:
+    """The index a request names, a local one as the GSI of the table's partition key and
+    its sort key (read the same way: a local index is a global one with the table's
+    partition), checked as DynamoDB checks it (protocol/query_requests.py reads it)."""
     name = body.get("IndexName")
     source = table.spec.source
     gsi = next((g for g in source.gsis if g.name == name), None)
@@ -46,24 +47,24 @@ def _index(session: Session, table: ServedTable, body: dict[str, Any]) -> Gsi:
         raise validation(f"One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for "
                          f"global secondary index {name} because its projection type is not ALL")
     check_select(body)
-    if gsi is None and not session.catalog.emulator:
+    if gsi is None and not emulator:
         raise unsupported(f"the local secondary index {name} on a cloud stage", "the plan makes no view for a local "
                           "index (see its plan warning); query the table and filter on the sort attribute")
     return index
 
 
-def _keys(gsi: Gsi) -> tuple[str, ...]:
+def keys(gsi: Gsi) -> tuple[str, ...]:
     return tuple(k.name for k in (gsi.key.partition, gsi.key.sort) if k is not None)
 
 
-def _projected(table: ServedTable, gsi: Gsi, body: dict[str, Any], items: list[Item]) -> list[Item]:
+def _projected(request: Reading, gsi: Gsi, items: list[Item]) -> list[Item]:
     """The items as the index holds them; a local index asked for every attribute or named
     ones gives the whole item (DynamoDB fetches what it lacks from the table)."""
+    table = request.table
     local = any(s.name == gsi.name for s in table.spec.source.lsis)
-    if gsi.projection == "all" or (local and (body.get("Select") == "ALL_ATTRIBUTES"
-                                              or body.get("ProjectionExpression") or body.get("AttributesToGet"))):
+    if gsi.projection == "all" or (local and (request.select == "ALL_ATTRIBUTES" or request.projection)):
         return items
-    kept = {*table.keys, *_keys(gsi), *(() if gsi.projection == "keys_only" else gsi.projection)}
+    kept = {*table.keys, *keys(gsi), *(() if gsi.projection == "keys_only" else gsi.projection)}
     return [{n: v for n, v in item.items() if n in kept} for item in items]
 
 
@@ -86,76 +87,54 @@ async def _indexed(session: Session, table: ServedTable, gsi: Gsi) -> list[Item]
         position, start_open = rows[-1].row_key, True
 
 
-def _after(table: ServedTable, gsi: Gsi, items: list[Item], start: Any, order: Any) -> list[Item]:
+def _after(items: list[Item], start: Item | None, order: Any) -> list[Item]:
+    """The items past ExclusiveStartKey (the table's and the index's keys) in index order."""
     if start is None:
         return items
-    wanted = item_to_codec(start, "ExclusiveStartKey")
-    if set(wanted) != {*table.keys, *_keys(gsi)}:
-        raise validation("The provided starting key is invalid: it must hold the table's and the index's keys")
     for pos, item in enumerate(items):
-        if all(key_text(item[n]) == key_text(v) for n, v in wanted.items() if n in item):
+        if all(key_text(item[n]) == key_text(v) for n, v in start.items() if n in item):
             return items[pos + 1:]
-    mark = order(wanted)
+    mark = order(start)
     return [i for i in items if order(i) > mark]
 
 
-async def query_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
-    gsi = _index(session, table, body)
-    limit = check_limit(body)
-    keys = _keys(gsi)
-    expression = body.get("KeyConditionExpression")
-    if not expression:
-        raise validation("Either the KeyConditions or KeyConditionExpression parameter must be specified")
-    found = parsed_keys.key_condition(expression, body.get("ExpressionAttributeNames"),
-                                      body.get("ExpressionAttributeValues"), keys, gsi.name)
-    partition = to_codec(found.partition[1], "KeyConditionExpression")
-    reverse = body.get("ScanIndexForward", True) is False
-    sort = (found.sort[1], [to_codec(b, "KeyConditionExpression") for b in found.sort[2]]) if found.sort else None
-    given = body.get("ExclusiveStartKey")
-    start = item_to_codec(given, "ExclusiveStartKey") if given is not None else {}
-    check_start_within(start, keys, partition, sort)
+async def query_index(session: Session, request: Query, gsi: Gsi) -> dict[str, Any]:
+    table, limit, partition, sort = request.table, request.limit, request.partition, request.sort
+    names = keys(gsi)
     if not session.catalog.emulator:
-        taken, last = await views.query_page(session, table, gsi, partition, sort, start or None, reverse, limit)
-        return _cloud_page(table, gsi, body, taken, last)
-    items = [i for i in await _indexed(session, table, gsi) if key_text(i[keys[0]]) == key_text(partition)]
-    if found.sort is not None and sort is not None:
-        items = [i for i in items if meets(i.get(found.sort[0]), *sort)]
+        taken, last = await views.query_page(session, table, gsi, partition, sort, request.start or None,
+                                             request.reverse, limit)
+        return _cloud_page(request, gsi, taken, last)
+    items = [i for i in await _indexed(session, table, gsi) if key_text(i[names[0]]) == key_text(partition)]
+    if sort is not None and len(names) > 1:
+        items = [i for i in items if meets(i.get(names[1]), *sort)]
 
     def order(item: Item) -> tuple:
-        return tuple(sort_value(item.get(k)) for k in (*keys[1:], *table.keys))
+        return tuple(sort_value(item.get(k)) for k in (*names[1:], *table.keys))
 
-    items.sort(key=order, reverse=reverse)
-    items = _after(table, gsi, items, body.get("ExclusiveStartKey"), order)
-    taken, more = take(items, limit)
-    return page(table, body, _projected(table, gsi, body, taken), more, keys)
+    items.sort(key=order, reverse=request.reverse)
+    taken, more = take(_after(items, request.start, order), limit)
+    return page(request, _projected(request, gsi, taken), more, names)
 
 
-async def scan_index(session: Session, table: ServedTable, body: dict[str, Any]) -> dict[str, Any]:
-    gsi = _index(session, table, body)
-    if body.get("Segment") is not None or body.get("TotalSegments") is not None:
-        raise unsupported("a parallel Scan of an index", "scan the index in one segment")
-    limit = check_limit(body)
-    keys = _keys(gsi)
+async def scan_index(session: Session, request: Scan, gsi: Gsi) -> dict[str, Any]:
+    table, names = request.table, keys(gsi)
     if not session.catalog.emulator:
-        start = body.get("ExclusiveStartKey")
-        taken, last = await views.scan_page(session, table, gsi,
-                                            item_to_codec(start, "ExclusiveStartKey") if start else None, limit)
-        return _cloud_page(table, gsi, body, taken, last)
+        taken, last = await views.scan_page(session, table, gsi, request.start or None, request.limit)
+        return _cloud_page(request, gsi, taken, last)
 
     def order(item: Item) -> tuple:
-        return tuple(sort_value(item.get(k)) for k in (*table.keys, *keys))
+        return tuple(sort_value(item.get(k)) for k in (*table.keys, *names))
 
-    items = _after(table, gsi, await _indexed(session, table, gsi), body.get("ExclusiveStartKey"), order)
-    taken, more = take(items, limit)
-    return page(table, body, _projected(table, gsi, body, taken), more, keys)
+    taken, more = take(_after(await _indexed(session, table, gsi), request.start, order), request.limit)
+    return page(request, _projected(request, gsi, taken), more, names)
 
 
-def _cloud_page(table: ServedTable, gsi: Gsi, body: dict[str, Any], items: list[Item],
-                last: Item | None) -> dict[str, Any]:
+def _cloud_page(request: Reading, gsi: Gsi, items: list[Item], last: Item | None) -> dict[str, Any]:
     """A page read from the view: filter, projection and Select as on emulator stages, and
     LastEvaluatedKey at the last view row evaluated (an item left out as changed since its
     view row was written still moves the position on)."""
-    out = page(table, body, _projected(table, gsi, body, items), False, _keys(gsi))
+    out = page(request, _projected(request, gsi, items), False, keys(gsi))
     if last is not None:
         out["LastEvaluatedKey"] = item_to_wire(last)
     return out

@@ -12,6 +12,7 @@ from .. import capacity
 from ..catalog import ServedTable
 from ..errors import validation
 from ..expressions import parsing as expressions
+from ..requests import Reading
 from ..session import key_text
 from ..wire import item_bytes, item_to_wire
 
@@ -91,23 +92,21 @@ def check_limit(body: dict[str, Any]) -> int | None:
     return limit
 
 
-def page(table: ServedTable, body: dict[str, Any], items: list[Item], more: bool,
-         position: tuple[str, ...] = ()) -> dict[str, Any]:
+def page(request: Reading, items: list[Item], more: bool, position: tuple[str, ...] = ()) -> dict[str, Any]:
     """The evaluated items of one page as the response: filter, projection, Select, and the
     position (the table's key, plus an index's key attributes in `position`), and the
     capacity its items would consume in DynamoDB when asked (capacity.py)."""
-    names, values = body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues")
-    keep = expressions.condition(body.get("FilterExpression"), names, values, table.keys, "FilterExpression")
-    paths = expressions.projection(body.get("ProjectionExpression"), names)
+    table = request.table
     wire = [item_to_wire(i) for i in items]
-    matched = [w for w in wire if keep(w)]
+    matched = [w for w in wire if request.filter(w)] if request.filter is not None else wire
     out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(items)}
-    if check_select(body) != "COUNT":
-        out["Items"] = [expressions.project(w, paths) for w in matched]
+    if request.select != "COUNT":
+        out["Items"] = [expressions.project(w, request.projection) for w in matched]
     if more and items:
         last = items[-1]
         out["LastEvaluatedKey"] = item_to_wire({**table.key_of(last), **{k: last[k] for k in position if k in last}})
-    return out | capacity.read_page(table, body, items)
+    index = request.index.name if request.index is not None else None
+    return out | capacity.read_page(table, request.capacity, request.consistent, index, items)
 
 
 def take(items: list[Item], limit: int | None) -> tuple[list[Item], bool]:

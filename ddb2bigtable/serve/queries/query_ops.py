@@ -21,66 +21,40 @@ from typing import Any
 from ...codec.items import AttributeValue, Item
 from ..catalog import ServedTable
 from ..errors import validation as invalid
-from ..expressions import parsed_keys, validation
-from ..expressions import parsing as expressions
-from ..expressions.legacy import prepared
 from ..items.locked_rows import settled
+from ..requests import Query, Scan
 from ..session import Session, key_text
 from ..store import Store
-from ..wire import item_to_codec, to_codec
 from . import index_ops, key_ranges
-from .paging import check_limit, check_select, check_start_within, item_order, meets, page, take
+from .paging import item_order, meets, page, take
 
 SCAN_ROWS = 200  # rows read per Bigtable call while scanning
 
 
-async def query(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    legacy_filter = body.get("QueryFilter")
-    check_select(body)
-    body = prepared(body)
-    table = session.catalog.get(body.get("TableName"))
-    if body.get("IndexName"):
-        return await index_ops.query_index(session, table, body)
-    limit = check_limit(body)
-    expression = body.get("KeyConditionExpression")
-    if expression is None:
-        raise invalid("Either the KeyConditions or KeyConditionExpression parameter must be specified")
-    found = parsed_keys.key_condition(expression, body.get("ExpressionAttributeNames"),
-                                      body.get("ExpressionAttributeValues"), table.keys)
-    _no_key_in_filter(table, body, legacy_filter)
-    partition = to_codec(found.partition[1], "KeyConditionExpression")
-    _same_types(table, found)
-    op, wanted = None, []
-    if found.sort is not None:
-        _, op, raw_bounds = found.sort
-        wanted = [to_codec(b, "KeyConditionExpression") for b in raw_bounds]
-    if body.get("ExclusiveStartKey") is not None:
-        check_start_within(table.checked_key(item_to_codec(body["ExclusiveStartKey"], "ExclusiveStartKey")),
-                           table.keys, partition, (op, wanted) if op is not None else None)
-    reverse = body.get("ScanIndexForward", True) is False
-    consistent = bool(body.get("ConsistentRead"))
+async def query(session: Session, request: Query) -> dict[str, Any]:
+    table = request.table
+    if request.index is not None:
+        return await index_ops.query_index(session, request, request.index)
+    op, wanted = request.sort if request.sort is not None else (None, [])
     if key_ranges.ordered(table):
-        taken, more = await _ranged(session, table, body, key_ranges.sort_range(table, partition, op, wanted),
-                                    reverse, consistent, limit)
-        return page(table, body, taken, more)
-    items = await _partition_items(session, table, partition, consistent)
+        taken, more = await _ranged(session, request, key_ranges.sort_range(table, request.partition, op, wanted))
+        return page(request, taken, more)
+    items = await _partition_items(session, table, request.partition, request.consistent)
     if op is not None:
         items = [i for i in items if meets(i.get(table.keys[1]), op, wanted)]
-    items.sort(key=lambda i: item_order(table, i), reverse=reverse)
-    items = _after(table, items, body.get("ExclusiveStartKey"), reverse)
-    taken, more = take(items, limit)
-    return page(table, body, taken, more)
+    items.sort(key=lambda i: item_order(table, i), reverse=request.reverse)
+    taken, more = take(_after(table, items, request.start, request.reverse), request.limit)
+    return page(request, taken, more)
 
 
-async def _ranged(session: Session, table: ServedTable, body: dict[str, Any], found: key_ranges.RowRange,
-                  reverse: bool, consistent: bool, limit: int | None) -> tuple[list[Item], bool]:
+async def _ranged(session: Session, request: Query, found: key_ranges.RowRange) -> tuple[list[Item], bool]:
     """One page of an `ordered` table's query, reading only its rows, as many as Limit asks
     (or 1 MB): forward, or in reverse with Bigtable's reverse scan. Where the server
     refuses reverse scans, the range is read forward whole and reversed."""
-    start = body.get("ExclusiveStartKey")
-    start_row = table.row_key(table.checked_key(item_to_codec(start, "ExclusiveStartKey"))) if start else None
+    table, reverse, limit = request.table, request.reverse, request.limit
+    start_row = table.row_key(request.start) if request.start else None
     found = key_ranges.resumed(found, start_row, reverse)
-    store = session.store(table, consistent)
+    store = session.store(table, request.consistent)
     if reverse:
         read = await _backwards(session, table, store, found, limit)
         if read is not None:
@@ -131,34 +105,11 @@ def _page_full(items: list[Item], limit: int | None) -> bool:
     return (limit is not None and len(items) >= limit) or take(items, None)[1]
 
 
-def _no_key_in_filter(table: ServedTable, body: dict[str, Any], legacy_filter: Any) -> None:
-    """DynamoDB refuses a Query filter that reads a key attribute (the key condition is where
-    keys go), in the words of the parameter the request used."""
-    if body.get("FilterExpression") is None:
-        return
-    tree = expressions.parsed_condition("FilterExpression", body["FilterExpression"],
-                                        body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"))
-    keys = [str(p[0]) for p in validation.paths(tree) if p[0] in table.keys]
-    if keys:
-        raise invalid(f"{'QueryFilter' if legacy_filter else 'Filter Expression'} can only contain non-primary key "
-                      f"attributes: Primary key attribute: {keys[0]}")
-
-
-def _same_types(table: ServedTable, found: expressions.KeyCondition) -> None:
-    kinds = table.key_types
-    given = [(found.partition[0], found.partition[1])] + ([(found.sort[0], b) for b in found.sort[2]]
-                                                          if found.sort else [])
-    for name, value in given:
-        if not isinstance(value, dict) or next(iter(value), None) != kinds.get(name):
-            raise invalid("One or more parameter values were invalid: Condition parameter type does not match "
-                             "schema type")
-
-
-def _after(table: ServedTable, items: list[Item], start: Any, reverse: bool) -> list[Item]:
+def _after(table: ServedTable, items: list[Item], start: Item | None, reverse: bool) -> list[Item]:
     """The items past ExclusiveStartKey in the query's direction (the item itself may be gone)."""
     if start is None:
         return items
-    mark = item_order(table, table.checked_key(item_to_codec(start, "ExclusiveStartKey")))
+    mark = item_order(table, start)
     return [i for i in items if (item_order(table, i) < mark if reverse else item_order(table, i) > mark)]
 
 
@@ -180,19 +131,13 @@ async def _partition_items(session: Session, table: ServedTable, partition: Attr
     return items
 
 
-async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    check_select(body)
-    body = prepared(body)
-    table = session.catalog.get(body.get("TableName"))
-    if body.get("IndexName"):
-        return await index_ops.scan_index(session, table, body)
-    limit = check_limit(body)
-    segment, total = _segments(body)
-    bounds = (key_ranges.segment_range(table.codec.mapping.salt, table.codec.mapping.delimiter, segment, total)
-              if total else key_ranges.RowRange(b"", None))
-    store = session.store(table, bool(body.get("ConsistentRead")))
-    start = body.get("ExclusiveStartKey")
-    start_key = table.checked_key(item_to_codec(start, "ExclusiveStartKey")) if start is not None else None
+async def scan(session: Session, request: Scan) -> dict[str, Any]:
+    table, limit, start_key = request.table, request.limit, request.start
+    if request.index is not None:
+        return await index_ops.scan_index(session, request, request.index)
+    bounds = (key_ranges.segment_range(table.codec.mapping.salt, table.codec.mapping.delimiter, request.segment,
+                                       request.total) if request.total else key_ranges.RowRange(b"", None))
+    store = session.store(table, request.consistent)
     position = table.row_key(start_key) if start_key else bounds.start
     if start_key and not bounds.holds(position):
         raise invalid("The provided Exclusive start key does not map to the provided segment; "
@@ -209,26 +154,4 @@ async def scan(session: Session, body: dict[str, Any]) -> dict[str, Any]:
         if rows:
             position, open_start = rows[-1].row_key, True
     taken, more = take(items, limit)
-    return page(table, body, taken, more)
-
-
-def _segments(body: dict[str, Any]) -> tuple[int, int]:
-    segment, total = body.get("Segment"), body.get("TotalSegments")
-    if (segment is None) != (total is None):
-        raise invalid("The TotalSegments parameter is required but was not present in the request when "
-                         "Segment parameter is present" if total is None else
-                         "The Segment parameter is required but was not present in the request when parameter "
-                         "TotalSegments is present")
-    if total is None:
-        return 0, 0
-    for value, where, least, most in ((total, "totalSegments", 1, 1000000), (segment, "segment", 0, 999999)):
-        if isinstance(value, int) and not least <= value <= most:  # AWS's request validation words
-            rule = f"greater than or equal to {least}" if value < least else f"less than or equal to {most}"
-            raise invalid(f"1 validation error detected: Value '{value}' at '{where}' failed to satisfy constraint: "
-                          f"Member must have value {rule}")
-    if not isinstance(total, int) or isinstance(total, bool):
-        raise invalid("1 validation error detected: Value at 'totalSegments' failed to satisfy constraint")
-    if not isinstance(segment, int) or not 0 <= segment < total:
-        raise invalid(f"The Segment parameter is zero-based and must be less than parameter TotalSegments: "
-                         f"Segment: {segment} is not less than TotalSegments: {total}")
-    return segment, total
+    return page(request, taken, more)

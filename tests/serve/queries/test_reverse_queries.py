@@ -65,12 +65,12 @@ def _in_process(served, body: dict, monkeypatch, *, refuse: bool) -> tuple[dict,
     from google.cloud.bigtable_v2.types import FeatureFlags
 
     from ddb2bigtable.serve import reverse_rows
-    from ddb2bigtable.serve.queries.query_ops import query
+    from ddb2bigtable.serve.protocol.app import operation
 
     if refuse:
         monkeypatch.setattr(reverse_rows, "FEATURES", ("bigtable-features", reverse_rows.base64.urlsafe_b64encode(
             FeatureFlags.serialize(FeatureFlags(reverse_scans=False))).decode()))
-    (found,), read, session = answered(served, query, [body], monkeypatch)
+    (found,), read, session = answered(served, operation("Query"), [body], monkeypatch)
     return found, read, session.store(session.catalog.get("Movies"), False).reverse_refused
 
 

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ddb2bigtable.codec.row_keys import salt_prefix
+from ddb2bigtable.serve.protocol.app import operation
 from ddb2bigtable.serve.queries.key_ranges import segment_range
-from ddb2bigtable.serve.queries.query_ops import scan
 
 from ..client_calls import pages
 from ..in_process import answered
@@ -86,7 +86,7 @@ def test_each_segment_reads_only_its_rows(served, monkeypatch):
     client = served.client()
     count = fill(client, "segments_read", 3)
     bodies = [{"TableName": "segments_read", "Segment": s, "TotalSegments": 5} for s in range(5)]
-    pages, read, _ = answered(served, scan, bodies, monkeypatch)
+    pages, read, _ = answered(served, operation("Scan"), bodies, monkeypatch)
     assert sum(p["Count"] for p in pages) == count
     assert sum(read) == count  # every row read once in all (each segment read every row before)
     client.delete_table(TableName="segments_read")

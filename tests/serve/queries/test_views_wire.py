@@ -31,7 +31,7 @@ from ddb2bigtable.plan.tables import view_id, view_query
 from ddb2bigtable.serve.catalog import catalog
 from ddb2bigtable.serve.errors import ServeError
 from ddb2bigtable.serve.protocol.app import operation
-from ddb2bigtable.serve.queries import prepared_views, query_ops, view_reads
+from ddb2bigtable.serve.queries import prepared_views, view_reads
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.spec.reading import read_specs
 from ddb2bigtable.spec.stage import load_stage
@@ -105,7 +105,7 @@ class Harness:
         return self.loop.run_until_complete(operation(self.session, body))
 
     def query(self, index: str, **body: Any) -> dict[str, Any]:
-        return self.run(query_ops.query, {"TableName": "Shirts", "IndexName": index, **body})
+        return self.run(operation("Query"), {"TableName": "Shirts", "IndexName": index, **body})
 
     def refresh_views(self) -> None:
         """Each view as the plan's SQL (`view_query`) makes it from the table as it is now."""
@@ -202,7 +202,7 @@ def test_limit_pages_through_every_item_once_with_filter_and_count(cloud):
 
 
 def test_a_scan_of_the_index_holds_only_items_with_its_key_and_its_projection(cloud):
-    found = [i for got in pages(lambda **request: cloud.run(query_ops.scan, request),
+    found = [i for got in pages(lambda **request: cloud.run(operation("Scan"), request),
                                 TableName="Shirts", IndexName="by-shop", Limit=2) for i in got["Items"]]
     assert sorted(int(i["sk"]["N"]) for i in found) == [1, 2, 4, 5, 6]  # sk 3 has no shop
     assert all(set(i) == {"pk", "sk", "shop", "price"} for i in found)
@@ -258,7 +258,7 @@ def test_an_index_whose_view_is_not_made_yet_says_to_make_it(cloud):
 def test_a_parallel_scan_of_an_index_is_refused_before_any_sql(cloud):
     before = len(cloud.standin.seen)
     with pytest.raises(ServeError) as caught:
-        cloud.run(query_ops.scan, {"TableName": "Shirts", "IndexName": "by-shop", "Segment": 0, "TotalSegments": 2})
+        cloud.run(operation("Scan"), {"TableName": "Shirts", "IndexName": "by-shop", "Segment": 0, "TotalSegments": 2})
     assert "parallel Scan of an index" in caught.value.message and len(cloud.standin.seen) == before
 
 
