@@ -6,8 +6,11 @@ CheckAndMutateRow whose predicate is the step's condition (steps.py). A row is
 (DynamoDB table name, row key); `tables` gives each name its served table.
 
 Reads that the machine asks for one after another with nothing written between them are
-one ReadRows for all (`prefetch`): each row read atomically, which is all the protocol
-assumes of them (the model checker reads them one by one, in every order).
+one ReadRows for all (`prefetch`): each row read atomically, in whatever order, which is
+what the machine's reads of a round assume (the model checker reads them one by one).
+Settling a lock is different: the primary must be read after the locked row, and the
+locked row again after the primary (resolve.py), so a lock met drops what was prefetched
+and every read from there on is a fresh one, as is every read after a write.
 """
 
 from __future__ import annotations
@@ -62,10 +65,12 @@ class Rows:
     async def perform(self, step: Step) -> Any:  # noqa: PLR0911 - one branch per step
         if isinstance(step, Read):
             view = self.prefetched.pop(step.row, None)
-            if view is not None:
-                return view
-            table, key = cells.split_row(step.row)
-            return cells.view_of(step.row, await self.stores(table).read_row(key))
+            if view is None:
+                table, key = cells.split_row(step.row)
+                view = cells.view_of(step.row, await self.stores(table).read_row(key))
+            if view.lock is not None:  # settling it reads other rows after this one: never from before
+                self.prefetched.clear()
+            return view
         if isinstance(step, Expired):
             return time.time() * 1_000_000 > step.lock.expires_micros
         self.prefetched.clear()  # a write: later reads must see it

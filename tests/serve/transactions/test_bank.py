@@ -144,7 +144,8 @@ def _settled_balances(endpoints: Endpoints) -> dict[str, int]:
 
 def _check(endpoints: Endpoints, transfers: list[dict[str, Any]], audits: list[int]) -> None:
     print(f"\n{len(transfers)} transfers committed, {len(audits)} audits of {ACCOUNTS * START}")
-    assert audits and set(audits) == {ACCOUNTS * START}, "an audit saw half a transfer"
+    assert audits, "no audit was answered"
+    assert set(audits) == {ACCOUNTS * START}, "an audit saw half a transfer"
     assert len(transfers) > 50
     balances = _settled_balances(endpoints)
     client = _client(endpoints.pick(0))
