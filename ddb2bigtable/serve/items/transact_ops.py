@@ -13,6 +13,7 @@ is one CheckAndMutateRow.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -148,7 +149,8 @@ def _token(body: dict[str, Any]) -> str | None:
 def _request_hash(body: dict[str, Any]) -> str:
     """What a retry under the same token must repeat: the request, its options aside."""
     kept = {k: v for k, v in body.items() if k not in ("ReturnConsumedCapacity", "ReturnItemCollectionMetrics")}
-    return hashlib.sha256(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    # the stdlib's writer: a body is any JSON, numbers past 64 bits included (orjson refuses them)
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class _Decider:
