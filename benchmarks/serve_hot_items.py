@@ -35,10 +35,8 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: 
 import boto3  # noqa: E402
 from botocore.config import Config  # noqa: E402
 
-from benchmarks.serve_throughput import STAGE, fill_dynamodb_local, start_serve  # noqa: E402
+from benchmarks.serve_throughput import fill_dynamodb_local, movies_stage, start_serve  # noqa: E402
 from ddb2bigtable.bigtable import emulator  # noqa: E402
-from ddb2bigtable.load.local_stage import up  # noqa: E402
-from tests.conftest import write_project  # noqa: E402
 from tests.replicate import dynamodb_local  # noqa: E402
 
 HOT = {"year": {"N": "4000"}, "title": {"S": "hot"}}
@@ -121,10 +119,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
             root = Path(tmp)
-            write_project(root, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
-                          {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
-                           "load": {"runner": "local", "export": str(ROOT / "exports")}}, stage_name=STAGE)
-            assert up(root, STAGE).ok
+            movies_stage(root)
             fill_dynamodb_local(local.endpoint, [])
             sides = {"DynamoDB Local": local.endpoint}
             for n in (int(w) for w in args.workers.split(",")):

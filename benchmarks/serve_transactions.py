@@ -27,10 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 
-from benchmarks.serve_throughput import STAGE, client, drive, start_serve  # noqa: E402
+from benchmarks.serve_throughput import client, drive, movies_stage, start_serve  # noqa: E402
 from ddb2bigtable.bigtable import emulator  # noqa: E402
-from ddb2bigtable.load.local_stage import up  # noqa: E402
-from tests.conftest import write_project  # noqa: E402
 
 TABLE = "BenchAccounts"
 
@@ -70,10 +68,7 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
             root = Path(tmp)
-            write_project(root, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
-                          {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
-                           "load": {"runner": "local", "export": str(ROOT / "exports")}}, stage_name=STAGE)
-            assert up(root, STAGE).ok
+            movies_stage(root)
             process, endpoint = start_serve(root, 1)
             setup = client(endpoint)
             setup.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
