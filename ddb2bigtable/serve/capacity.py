@@ -97,8 +97,13 @@ def consumed(mode: str, table_name: str, units: Units) -> dict[str, Any]:
 
 
 def answer_tables(body: dict[str, Any], by_table: dict[str, Units]) -> dict[str, Any]:
-    """`ConsumedCapacity` of a batch or a transaction: a list, one entry per table."""
-    mode = check_mode(body)
+    """`ConsumedCapacity` of a transaction: a list, one entry per table."""
+    return consumed_tables(check_mode(body), by_table)
+
+
+def consumed_tables(mode: str, by_table: dict[str, Units]) -> dict[str, Any]:
+    """`ConsumedCapacity` of a batch or a transaction in ReturnConsumedCapacity's `mode`
+    (already checked): a list, one entry per table."""
     if mode == "NONE":
         return {}
     return {"ConsumedCapacity": [units.described(name, mode) for name, units in by_table.items()]}

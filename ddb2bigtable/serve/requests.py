@@ -102,3 +102,39 @@ class Query(Reading):
 class Scan(Reading):
     segment: int
     total: int  # TotalSegments; 0: not a parallel scan
+
+
+@dataclass(frozen=True)
+class TableKeys:
+    """BatchGetItem's keys of one table, checked and distinct. `sent` is the table's
+    request with its legacy parameters in expression form, returned as it is in
+    UnprocessedKeys when Bigtable throttles the read (the SDK sends it again)."""
+
+    table: ServedTable
+    keys: list[Item]
+    projection: list[Path] | None
+    consistent: bool
+    sent: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BatchGetItem:
+    tables: list[TableKeys]  # in the body's order
+    capacity: str
+
+
+@dataclass(frozen=True)
+class BatchWrite:
+    """One PutRequest or DeleteRequest of BatchWriteItem; `sent` is it as sent, returned in
+    UnprocessedItems when Bigtable throttles it."""
+
+    table: ServedTable
+    key: Item
+    item: Item | None  # the new item, its size and index keys checked; None: a delete
+    sent: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class BatchWriteItem:
+    writes: list[BatchWrite]  # in the body's order, every table's keys distinct
+    capacity: str

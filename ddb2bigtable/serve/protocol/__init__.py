@@ -5,6 +5,7 @@
   `app.OPERATIONS` maps each `X-Amz-Target` to how its body is read and its operation.
 - `item_requests.get_item`, `put_item`, `delete_item`, `update_item`: bodies -> typed requests.
 - `query_requests.query`, `query_requests.scan`: Query and Scan bodies -> typed requests.
+- `batch_requests.batch_get_item`, `batch_write_item`: batch bodies -> typed requests.
 - `shapes.check`: a body's top-level members against botocore's model of DynamoDB.
 - `signatures.check`: SigV4 verification against the key pairs of `DDB2BIGTABLE_SERVE_KEYS`.
 """

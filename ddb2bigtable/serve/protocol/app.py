@@ -8,7 +8,6 @@ data client at startup (ASGI lifespan) and closes the client at shutdown.
 
 from __future__ import annotations
 
-import asyncio
 import decimal
 import json
 import logging
@@ -23,12 +22,12 @@ from typing import Any
 
 from ..catalog import Catalog, catalog
 from ..errors import ServeError, internal, validation
-from ..items import batch_ops, item_ops, lock_sweep, transact_ops
+from ..items import batch_ops, item_ops, transact_ops
 from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC, check_text, nesting_refused
-from . import item_requests, query_requests, shapes, signatures
+from . import batch_requests, item_requests, query_requests, shapes, signatures
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -52,7 +51,8 @@ OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "DeleteItem": (item_requests.delete_item, item_ops.delete_item),
     "UpdateItem": (item_requests.update_item, item_ops.update_item),
     "Query": (query_requests.query, query_ops.query), "Scan": (query_requests.scan, query_ops.scan),
-    "BatchGetItem": (_body, batch_ops.batch_get_item), "BatchWriteItem": (_body, batch_ops.batch_write_item),
+    "BatchGetItem": (batch_requests.batch_get_item, batch_ops.batch_get_item),
+    "BatchWriteItem": (batch_requests.batch_write_item, batch_ops.batch_write_item),
     "TransactGetItems": (_body, transact_ops.transact_get_items),
     "TransactWriteItems": (_body, transact_ops.transact_write_items),
     "DescribeTable": (_body, admin_ops.describe_table), "ListTables": (_body, admin_ops.list_tables),
@@ -79,13 +79,10 @@ log = logging.getLogger("ddb2bigtable.serve")
 class ServeApp:
     """One worker's application; `build` makes its catalog at startup."""
 
-    def __init__(self, build: Callable[[], Catalog], signing: signatures.Signing | None = None,
-                 sweep_seconds: float | None = None):
+    def __init__(self, build: Callable[[], Catalog], signing: signatures.Signing | None = None):
         self.build = build
         self.signing = signing  # what every request must be signed with (signatures.py); None: unsigned
-        self.sweep_seconds = sweep_seconds  # the transaction sweep's interval (lock_sweep.py); None: no sweep
         self.session: Session | None = None
-        self.sweeping: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -115,12 +112,8 @@ class ServeApp:
                 except Exception as error:  # noqa: BLE001 - the server refuses to start, saying why
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
                     return
-                if self.sweep_seconds is not None:
-                    self.sweeping = asyncio.create_task(lock_sweep.sweep_forever(self.session, self.sweep_seconds))
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                if self.sweeping is not None:
-                    self.sweeping.cancel()
                 if self.session is not None:
                     await self.session.client.close()
                 await send({"type": "lifespan.shutdown.complete"})
@@ -219,5 +212,4 @@ def from_environment() -> ServeApp:
     signing = signatures.Signing(signatures.parse_keys(keys), frozenset(settings["regions"]),
                                  frozenset(settings["hosts"])) if keys else None
     return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
-                                    settings["project"]), signing,
-                     settings.get("sweep_seconds", lock_sweep.SWEEP_SECONDS))
+                                    settings["project"]), signing)
