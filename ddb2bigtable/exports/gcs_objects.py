@@ -33,6 +33,7 @@ TIMEOUT = (CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS)
 RETRY_SECONDS = 10.0
 EMULATOR_VARIABLE = "STORAGE_EMULATOR_HOST"
 READ_ONLY = "https://www.googleapis.com/auth/devstorage.read_only"
+READ_WRITE = "https://www.googleapis.com/auth/devstorage.read_write"  # `export -o gs://...` only
 _TRANSIENT_STATUS = (429, 500, 502, 503, 504)
 _SET_CREDENTIALS = ("set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, or run "
                     "`gcloud auth application-default login`")
@@ -60,8 +61,9 @@ def _retry() -> Any:
 
 
 @functools.cache
-def _client(pid: int) -> Any:
-    """This process's client (`pid`: a forked child makes its own)."""
+def _client(pid: int, scope: str = READ_ONLY) -> Any:
+    """This process's client (`pid`: a forked child makes its own); `scope` READ_WRITE for
+    `export`'s uploads, the readers' client stays read-only."""
     from google.cloud import storage  # type: ignore[attr-defined]
 
     emulator = os.environ.get(EMULATOR_VARIABLE)
@@ -74,7 +76,7 @@ def _client(pid: int) -> Any:
     from google.auth.exceptions import DefaultCredentialsError
 
     try:
-        credentials, _ = google.auth.default(scopes=[READ_ONLY])
+        credentials, _ = google.auth.default(scopes=[scope])
     except DefaultCredentialsError as error:
         raise ExportError(f"gs://: no Google credentials ({str(error).split('.')[0]}): {_SET_CREDENTIALS}") from None
     return storage.Client(project=None, credentials=credentials)
@@ -122,6 +124,11 @@ class GcsStore(BucketStore):
 
         return ranged(fetch, int(blob.size or 0), path)
 
+    def put(self, path: str, local: str) -> None:
+        bucket, key = split(path)
+        self._call("objects.insert", path, lambda: _client(os.getpid(), READ_WRITE).bucket(bucket).blob(key)
+                   .upload_from_filename(local, timeout=TIMEOUT, retry=_retry()))
+
     def _blob(self, path: str) -> Any:
         """The object's metadata (size, generation), None when there is none."""
         bucket, key = split(path)
@@ -152,7 +159,7 @@ class GcsStore(BucketStore):
         except api.Forbidden as error:
             raise ExportUnavailable(f"{path}: {operation}: {_said(error)}: access denied; the credentials need "
                                     f"roles/storage.objectViewer on the bucket (storage.objects.list and "
-                                    f"storage.objects.get)") from None
+                                    f"storage.objects.get; storage.objects.create to write an export)") from None
         except (api.Unauthorized, GoogleAuthError) as error:
             raise ExportError(f"{path}: {operation}: Cloud Storage refused the credentials ({_said(error)}); "
                               f"{_SET_CREDENTIALS}") from None

@@ -99,6 +99,14 @@ class S3Store(BucketStore):
 
         return ranged(fetch, int(head["ContentLength"]), path)
 
+    def put(self, path: str, local: str) -> None:
+        bucket, key = split(path)
+
+        def put_object() -> None:
+            with open(local, "rb") as body:  # botocore rewinds it for a retry
+                _client(os.getpid()).put_object(Bucket=bucket, Key=key, Body=body)
+        self._call("PutObject", path, put_object)
+
     def _head(self, path: str) -> dict[str, Any] | None:
         """HeadObject's answer, None when there is no such object (a key ending in `/` is a folder's marker)."""
         bucket, key = split(path)
@@ -136,7 +144,8 @@ def _client_error(url: str, operation: str, code: str, message: str) -> ExportEr
         return ExportUnavailable(f"{url}: {said}: no such object; copy the whole export to the bucket")
     if code in _DENIED:
         return ExportUnavailable(f"{url}: {said}: access denied; the credentials need s3:ListBucket on the bucket "
-                                 f"and s3:GetObject on the export's keys (and kms:Decrypt if it is SSE-KMS)")
+                                 f"and s3:GetObject on the export's keys (s3:PutObject to write one; kms:Decrypt or "
+                                 f"kms:GenerateDataKey if it is SSE-KMS)")
     if code in _CREDENTIALS:
         return ExportError(f"{url}: {said}: S3 refused the credentials; {SET_CREDENTIALS}, for this account")
     if code in _CHANGED:

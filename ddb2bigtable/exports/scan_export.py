@@ -16,6 +16,13 @@ no export API). `advise`, `load`, `verify` and `replicate --since DIR` read it u
   measured from each page's ConsumedCapacity; a throttled page is retried after a pause
   (botocore's retries first, then ours) and the rate halved.
 - Resume: scan_state.py. Every AWS call has the timeouts of spec/aws_endpoints.py.
+- To a bucket (`bucket`: `s3://BUCKET/PREFIX` or `gs://BUCKET/PREFIX`): the checkpoint, the
+  lock and each data file while it is written stay in the local `dest` (the work folder);
+  a finished data file is uploaded, through the readers' own store (s3_objects,
+  gcs_objects), before the checkpoint records it, then deleted here. The manifests are
+  uploaded last, manifest-summary.json the very last, so a reader (which starts from the
+  summary) finds either no export or a whole one. The objects are byte for byte the
+  files a local export would hold.
 """
 
 from __future__ import annotations
@@ -48,8 +55,10 @@ from .layout import (
     write_data_file,
     write_manifests,
 )
+from .locations import store_for
 from .manifests import AWS_FOLDER
 from .scan_state import DoneFile, Key, ScanState, Segment
+from .stores import BucketStore
 from .writer import item_line
 
 # The share of the table's read capacity the export takes unless --max-rcu says otherwise:
@@ -82,11 +91,12 @@ class ScanOptions:
     max_rcu: float | None = None  # None: DEFAULT_SHARE of the table's reads (ON_DEMAND_READS when on-demand)
     items_per_file: int = 10_000
     endpoint_url: str | None = None  # None: boto3's (AWS_ENDPOINT_URL_DYNAMODB, else AWS)
+    bucket: str | None = None  # s3:// or gs:// URL the export is uploaded to; `dest` is then the work folder
 
 
 @dataclass(frozen=True)
 class ScanResult:
-    export_dir: Path
+    export_dir: str  # the folder, or the bucket URL, holding manifest-summary.json
     items: int
     files: int
     consumed: float  # read capacity units
@@ -175,6 +185,11 @@ class ScanExport:
         self._db = bounded_retries(boto3.session.Session().client(
             "dynamodb", region_name=options.region, endpoint_url=options.endpoint_url, config=config))
         self._lock, self._stop = threading.Lock(), threading.Event()
+        self._store: BucketStore | None = None
+        if options.bucket is not None:
+            store, self._bucket = store_for(options.bucket)
+            assert isinstance(store, BucketStore), "the caller gives only s3:// or gs:// as bucket"
+            self._store = store
 
     def _client_error(self, operation: str, code: str, message: str) -> Exception:
         if code in _THROTTLED:
@@ -216,7 +231,9 @@ class ScanExport:
         files = [f for s in state.segments for f in s.files]
         self._manifests(state, files, rate)
         scan_state.checkpoint_path(self.options.dest).unlink()
-        return ScanResult(self.options.dest / AWS_FOLDER / state.export_id, sum(f.count for f in files), len(files),
+        where = f"{self._bucket}/{AWS_FOLDER}/{state.export_id}" if self._store else \
+            str(self.options.dest / AWS_FOLDER / state.export_id)
+        return ScanResult(where, sum(f.count for f in files), len(files),
                           state.consumed, rate, reason, state.start, time.monotonic() - began, resumed)
 
     def _opening(self, table_arn: str) -> tuple[ScanState, bool]:
@@ -226,6 +243,9 @@ class ScanExport:
         saved = scan_state.load(dest)
         where = str(scan_state.checkpoint_path(dest))
         if saved is None:
+            if self._store is not None and self._store.folders(f"{self._bucket}/{AWS_FOLDER}") is not None:
+                raise InputError([Problem.about(self._bucket, "-o", f"already holds {AWS_FOLDER}/ (an export) and "
+                                                f"{dest} holds no checkpoint to resume: give -o a new prefix")])
             if (dest / AWS_FOLDER).exists():
                 raise InputError([Problem.about(str(dest), "-o", f"already holds {AWS_FOLDER}/ (an export) and no "
                                                 f"checkpoint to resume: give -o a new folder")])
@@ -256,8 +276,12 @@ class ScanExport:
             path = data_dir / f"{name}.json.gz"
             cursor: list[Key | None] = [part.key]
             count, size, digest = write_data_file(path, self._lines(number, cursor))
+            kept = count or not part.files  # a segment's only file may be empty, as an empty partition's
+            if kept and self._store is not None:  # uploaded before the checkpoint says it is done
+                self._store.put(f"{self._bucket}/{AWS_FOLDER}/{self.state.export_id}/data/{name}.json.gz", str(path))
+                path.unlink()
             with self._lock:
-                if count or not part.files:  # a segment's only file may be empty, as an empty partition's
+                if kept:
                     part.files.append(DoneFile(name, count, base64.b64encode(digest).decode(), size))
                 else:
                     path.unlink()
@@ -320,6 +344,10 @@ class ScanExport:
             "ddb2bigtable": {"exportKind": "PARALLEL_SCAN", "scanStartTime": iso_millis(state.start),
                              "totalSegments": len(state.segments), "readCapacityUnits": round(state.consumed, 1),
                              "maxReadCapacityUnitsPerSecond": round(rate, 1)}})
+        if self._store is not None:  # the summary last: readers start from it
+            for name in ("_started", "manifest-files.json", "manifest-files.md5", "manifest-summary.md5",
+                         "manifest-summary.json"):
+                self._store.put(f"{self._bucket}/{AWS_FOLDER}/{state.export_id}/{name}", str(export_dir / name))
 
 
 def _private_folders(folder: Path) -> None:

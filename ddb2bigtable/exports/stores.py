@@ -56,6 +56,11 @@ class BucketStore(Store):
     def inside(self, root: str, path: str, where: str) -> None:
         """Nothing to follow: a key names its object."""
 
+    @abstractmethod
+    def put(self, path: str, local: str) -> None:
+        """Upload the local file `local` as the object `path` (`export -o s3://...`, `gs://...`),
+        through the same client, timeouts and error wording as the reads."""
+
 
 def split(path: str) -> tuple[str, str]:
     """(bucket, key) of a bucket URL."""

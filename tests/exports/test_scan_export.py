@@ -116,8 +116,8 @@ def test_export_refuses_what_it_cannot_do_with_what_to_do(dynamodb, tmp_path):
     missing = _export(dynamodb, "NoSuchTable", tmp_path / "a")
     assert missing.returncode == 2 and "no table 'NoSuchTable'" in missing.stderr
     assert "Traceback" not in missing.stderr and not (tmp_path / "a" / "AWSDynamoDB").exists()
-    bucket = _export(dynamodb, "NoSuchTable", "s3://bucket/prefix")
-    assert bucket.returncode == 2 and "local folder" in bucket.stderr
+    bucket = _export(dynamodb, "NoSuchTable", "ftp://bucket/prefix")  # s3:// and gs://: test_scan_to_bucket.py
+    assert bucket.returncode == 2 and "s3://BUCKET/PREFIX or gs://BUCKET/PREFIX" in bucket.stderr
     make_table(dynamodb.client(), "ScanTwice", 3)
     assert _export(dynamodb, "ScanTwice", tmp_path / "b").returncode == 0
     again = _export(dynamodb, "ScanTwice", tmp_path / "b")
