@@ -1,8 +1,9 @@
 """`ddb2bigtable export aws://REGION/TABLE -o s3://BUCKET/PREFIX` against DynamoDB Local and
 moto in server mode: the export lands in the bucket whole (read back by the exports reader,
 the same items as a local export), the checkpoint stays in the local work folder, and an
-export killed mid-run resumes to the same objects. gs:// goes through the same code with
-gcs_objects' client; it is not run here (no Cloud Storage emulator is installed)."""
+export killed mid-run resumes to the same objects. gs:// against gcp-storage-emulator (a
+dev dependency; a stand-in for Cloud Storage's JSON API, not Cloud Storage itself) on
+127.0.0.1, started and stopped by PID, reached through STORAGE_EMULATOR_HOST."""
 
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from pathlib import Path
 
 import pytest
 
+from ddb2bigtable.bigtable.emulator import free_port
 from ddb2bigtable.exports.manifests import open_export, verify_file
 from ddb2bigtable.exports.reader import read_records
 from ddb2bigtable.exports.scan_state import CHECKPOINT
 
+from ..local_servers import LocalServer, launch
 from ..replicate import dynamodb_local
 from ..sources import moto_server
 from .scan_tables import make_table
@@ -127,3 +130,30 @@ def test_a_killed_export_to_s3_resumes_to_the_same_objects(servers, monkeypatch,
     data = [k for k in _keys(servers, "killed/") if "/data/" in k]
     assert len(data) == len(counts)  # the file a kill cut short was uploaded again under its own name, once
     assert set(uploaded) <= set(_keys(servers, "killed/"))
+
+
+def test_an_export_to_gs_reads_back_whole_from_the_storage_emulator(servers, monkeypatch, tmp_path):
+    from ddb2bigtable.exports import gcs_objects
+
+    port = free_port()
+    gcs = launch(LocalServer, "gcp-storage-emulator", [
+        str(Path(sys.executable).parent / "gcp-storage-emulator"), "start", "--host", "127.0.0.1", "--port", str(port),
+        "--default-bucket", BUCKET, "--in-memory", "--quiet"], port, 60, "is gcp-storage-emulator installed (`uv sync`)?")
+    try:
+        monkeypatch.setenv(gcs_objects.EMULATOR_VARIABLE, gcs.endpoint)
+        items = make_table(servers[0].client(), "ToGcs", 120)
+        out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "export", "aws://us-west-2/ToGcs", "-o",
+                              f"gs://{BUCKET}/scan", "--work-dir", str(tmp_path / "work"), "--segments", "2",
+                              "--items-per-file", "50"], capture_output=True, text=True, timeout=180, cwd=ROOT,
+                             env={**_env(servers), gcs_objects.EMULATOR_VARIABLE: gcs.endpoint})
+        assert out.returncode == 0, out.stderr
+        gcs_objects._client.cache_clear()
+        manifest = open_export(f"gs://{BUCKET}/scan")
+        exported = []
+        for f in manifest.files:
+            verify_file(manifest, f)  # the md5 of the uploaded bytes, as the manifest says
+            exported += [r.item for r in read_records(manifest, f)]
+        assert sorted(exported, key=_key) == sorted(items, key=_key)
+    finally:
+        gcs_objects._client.cache_clear()
+        gcs.stop()
