@@ -98,6 +98,10 @@ def _print(report: CutoverReport) -> None:
                    f"{len(report.through_serve):,} differ")
     for served in report.through_serve[:SHOWN]:
         click.echo(f"  differs through serve: {key_text(served['key'])}: {served['detail']}")
+    if report.locked_rows:
+        from ..load.locks import locked_note
+
+        click.echo(f"note: {locked_note(report.locked_rows)}; a difference in such a row may be that transaction")
     lag = report.lag_note if report.lag_seconds is None else f"{report.lag_seconds:,.1f} s ({report.lag_note})"
     click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s (--max-lag)")
     if report.ready:

@@ -44,11 +44,15 @@ GUARD = Guard()  # the defaults of the connection options
 @click.option("--max-connections", type=click.IntRange(1, 1_000_000), default=GUARD.max_connections,
               show_default=True, help="Open connections per worker; past it the one waiting longest for a "
                                       "request is closed.")
+@click.option("--txn-sweep-seconds", type=click.FloatRange(1, 86400), default=60.0, show_default=True,
+              help="How often (times a random 0.5-1.5) each worker sweeps its tables' transaction locks: a "
+                   "lock past its expiry that no request met is settled by its transaction's fate, and "
+                   "ClientRequestToken records past 10 minutes are deleted (docs/transactions.md).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and specs/.")
 def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int, unsigned: bool,
           public_hosts: tuple[str, ...], regions: tuple[str, ...], header_timeout: float, body_timeout: float,
-          idle_timeout: int, max_connections: int, root: Path) -> None:
+          idle_timeout: int, max_connections: int, txn_sweep_seconds: float, root: Path) -> None:
     """Answer DynamoDB's API (JSON 1.0) over Bigtable: point an AWS SDK's endpoint_url here.
 
     Without SPEC arguments, the tables of the specs the stage lists."""
@@ -86,7 +90,7 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
                         Guard(header_timeout, body_timeout, idle_timeout, max_connections))
     with quiet_connection_warning():
         run(root, stage, project, types, host=host, port=port, workers=workers, exposure=exposure,
-            listening=listening)
+            listening=listening, sweep_seconds=txn_sweep_seconds)
 
 
 def _stage_regions(root: Path, stage_name: str) -> set[str]:

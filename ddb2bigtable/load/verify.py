@@ -32,6 +32,7 @@ from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
 from .chain import ordered_chain
+from .locks import locked_rows
 from .run import all_items, export_fingerprint
 from .state import STATE_FILE, LoadState, target
 from .work_folder import dead_letter_records
@@ -56,6 +57,7 @@ class VerifyReport:
     dead_lettered: int = 0
     deleted_absent: int = 0
     table_items: int | None = None  # items decoded from a full scan (full exports, no sample)
+    locked_rows: int = 0  # rows a serve transaction still holds (load/locks.py): said, not an error
     lossy: list[str] = field(default_factory=list)
     examples: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
@@ -220,6 +222,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
             await _compare(reader, batch, report)
         if sample is None and report.export_type in (FULL_EXPORT, CHAIN):
             report.table_items = await reader.count_items()
+        report.locked_rows = await locked_rows(reader.table)
     report.seconds = time.monotonic() - started
     return report
 

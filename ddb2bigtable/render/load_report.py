@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from ..load.locks import locked_note
 from ..load.reports import LoadReport
 from ..load.verify import VerifyReport
 from .sections import Section
@@ -37,6 +38,7 @@ def verify_json(r: VerifyReport) -> dict[str, Any]:
         "mismatched": r.mismatched, "expired": r.expired, "dead_lettered": r.dead_lettered,
         "deleted_absent": r.deleted_absent, "table_items": r.table_items, "accounted": r.accounted,
         "ok": r.ok, "lossy": r.lossy, "examples": r.examples, "seconds": round(r.seconds, 3),
+        "locked_rows": r.locked_rows,
     }
 
 
@@ -78,6 +80,8 @@ def print_verify(r: VerifyReport, console: Console) -> None:
                            f"should be: checked = the table's items + those"))
     if r.accounted is not None:
         console.print(Text(f"  accounted for {r.accounted:,} of the manifest's {r.manifest_items:,} items"))
+    if r.locked_rows:
+        console.print(Text(f"  note: {locked_note(r.locked_rows)}", style="yellow"))
     for example in r.examples:
         console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
 

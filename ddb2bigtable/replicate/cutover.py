@@ -33,6 +33,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 from ..bigtable.deadlines import READ_SECONDS, lookup_table
 from ..codec.codec import Codec, CodecError
 from ..codec.items import Item
+from ..load.locks import locked_rows
 from ..load.state import target
 from ..load.verify import Difference, RowReader, item_difference
 from ..spec.errors import InputError, Problem, ServiceError, redact_userinfo
@@ -86,6 +87,7 @@ class CutoverReport:
     through: str | None = None  # the `serve` endpoint read, if any
     through_checked: int = 0  # items read through it (those equal in Bigtable, not expired)
     through_serve: list[dict[str, Any]] = field(default_factory=list)  # key, attributes, detail
+    locked_rows: int = 0  # rows a serve transaction holds: read as before it, so they may differ (load/locks.py)
     lag_seconds: float | None = None
     lag_note: str = NOT_RUN  # where the lag comes from, or why it is unknown
     seconds: float = 0.0
@@ -120,7 +122,7 @@ class CutoverReport:
                 **({"through": self.through, "through_checked": self.through_checked,
                     "differ_through_serve": self.through_serve} if self.through else {}),
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
-                "lag": self.lag_note, "lag_limit_seconds": self.lag_limit_seconds,
+                "lag": self.lag_note, "lag_limit_seconds": self.lag_limit_seconds, "locked_rows": self.locked_rows,
                 "seconds": round(self.seconds, 3)}
 
 
@@ -216,6 +218,7 @@ async def _compared(table: TableSpec, options: CutoverOptions, codec: Codec, rea
             results = [r for r in results if not isinstance(r[1], Difference)] + await _judged(codec, rows, fresh)
         report.only_in_bigtable = await only_in_bigtable(rows.table, codec, reader, items, rows.now,
                                                          options.recheck_seconds, codec.row_key)
+        report.locked_rows = await locked_rows(rows.table)
     if options.through:
         matched = [item for item, result in results if result is None]
         await _through_serve(table, options.through, options.recheck_seconds, codec, reader, matched, report)

@@ -28,6 +28,7 @@ from .model import GcRule, TableSpec
 # writes and every reader of items skips; one version of each cell, never aged out (a lock
 # collected by a TTL family's max_age would break a transaction in flight)
 TXN_FAMILY = "_ddb2bigtable_txn"
+TXN_LOCK_COLUMN = b"lock"  # the column a locked row holds; `verify` counts rows by it
 TTL_RULE = GcRule(max_versions=1, max_age_seconds=1, mode="union")
 ONE_VERSION = GcRule(max_versions=1)
 KEEP_ALL = GcRule()

@@ -12,6 +12,7 @@ import sys
 import time
 
 from google.cloud.bigtable.data import BigtableDataClientAsync
+from google.cloud.bigtable.data import mutations as bt
 
 from ddb2bigtable.codec.mutations import RowMutation
 from ddb2bigtable.load.client_hooks import Source
@@ -20,6 +21,7 @@ from ddb2bigtable.load.writer import row_entry
 from ddb2bigtable.replicate.checkpoint import CHECKPOINT, Checkpoint, save_checkpoint
 from ddb2bigtable.replicate.cutover import NOT_RUN, CutoverOptions, run_cutover_check
 from ddb2bigtable.replicate.stream import StreamReader
+from ddb2bigtable.spec.families import TXN_FAMILY, TXN_LOCK_COLUMN
 
 from ..conftest import ROOT
 from .scenario import PROJECT, _codec, create, export_and_load, scan
@@ -77,6 +79,22 @@ def test_ready_after_replicate_then_a_planted_difference_is_named(dynamodb, bigt
     assert as_json["mismatches"] == [{"key": {"year": {"N": "1999"}, "title": {"S": "Live 11"}},
                                       "attributes": ["n"], "detail": "attributes differ: n"}]
     assert [m["key"]["title"]["S"] for m in as_json["missing_in_bigtable"]] == ["Live 12"]
+    assert as_json["locked_rows"] == 0
+
+    _lock(scenario, codec.row_key(changed))  # a serve transaction stopped after prewrite on the differing row
+    locked = cutover_check(scenario, dynamodb, "--sample", "100")
+    assert "note: 1 row(s) still hold a serve transaction's lock" in locked.stdout
+    assert "1 item(s) differ" in locked.stdout  # the comparison itself is unchanged
+    assert json.loads(cutover_check(scenario, dynamodb, "--format", "json").stdout)["locked_rows"] == 1
+
+
+def _lock(scenario, key: bytes) -> None:
+    """The lock cell a TransactWriteItems stopped after prewrite leaves."""
+    async def go():
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            table = client.get_table(scenario.instance_id, scenario.table.id)
+            await table.mutate_row(key, [bt.SetCell(TXN_FAMILY, TXN_LOCK_COLUMN, b"t1.0:prepared", 0)])
+    asyncio.run(go())
 
 
 def test_without_replicate_the_lag_is_unknown_and_the_sample_is_bounded(dynamodb, bigtable_emulator, tmp_path,

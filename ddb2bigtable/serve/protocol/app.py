@@ -8,6 +8,7 @@ data client at startup (ASGI lifespan) and closes the client at shutdown.
 
 from __future__ import annotations
 
+import asyncio
 import decimal
 import json
 import logging
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..catalog import Catalog, catalog
 from ..errors import ServeError, internal, validation
-from ..items import batch_ops, item_ops, transact_ops
+from ..items import batch_ops, item_ops, lock_sweep, transact_ops
 from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
@@ -79,10 +80,13 @@ log = logging.getLogger("ddb2bigtable.serve")
 class ServeApp:
     """One worker's application; `build` makes its catalog at startup."""
 
-    def __init__(self, build: Callable[[], Catalog], signing: signatures.Signing | None = None):
+    def __init__(self, build: Callable[[], Catalog], signing: signatures.Signing | None = None,
+                 sweep_seconds: float | None = None):
         self.build = build
         self.signing = signing  # what every request must be signed with (signatures.py); None: unsigned
+        self.sweep_seconds = sweep_seconds  # the transaction sweep's interval (lock_sweep.py); None: no sweep
         self.session: Session | None = None
+        self.sweeping: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -112,8 +116,12 @@ class ServeApp:
                 except Exception as error:  # noqa: BLE001 - the server refuses to start, saying why
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
                     return
+                if self.sweep_seconds is not None:
+                    self.sweeping = asyncio.create_task(lock_sweep.sweep_forever(self.session, self.sweep_seconds))
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                if self.sweeping is not None:
+                    self.sweeping.cancel()
                 if self.session is not None:
                     await self.session.client.close()
                 await send({"type": "lifespan.shutdown.complete"})
@@ -212,4 +220,5 @@ def from_environment() -> ServeApp:
     signing = signatures.Signing(signatures.parse_keys(keys), frozenset(settings["regions"]),
                                  frozenset(settings["hosts"])) if keys else None
     return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
-                                    settings["project"]), signing)
+                                    settings["project"]), signing,
+                     settings.get("sweep_seconds", lock_sweep.SWEEP_SECONDS))

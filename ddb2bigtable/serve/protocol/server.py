@@ -36,15 +36,17 @@ STARTUP_FAILURE = 3  # uvicorn's exit status when the application does not start
 
 def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], *, host: str = LOOPBACK,  # noqa: PLR0913
         port: int = 8000, workers: int = 1, exposure: Exposure = EXPOSURE,
-        listening: Callable[[], None] = lambda: None) -> None:
+        listening: Callable[[], None] = lambda: None, sweep_seconds: float | None = None) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM: uvicorn finishes open requests first);
     a signature must be scoped to one of the exposure's regions and hosts (signatures.py);
-    `listening` is called once the port is bound."""
+    `listening` is called once the port is bound; each worker sweeps transaction locks every
+    `sweep_seconds` (None: the default, lock_sweep.SWEEP_SECONDS)."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
     os.environ[CONFIG_ENV] = json.dumps({"root": str(root), "stage": stage, "project": project, "types": types,
-                                         "regions": sorted(exposure.regions), "hosts": sorted(exposure.hosts)})
+                                         "regions": sorted(exposure.regions), "hosts": sorted(exposure.hosts),
+                                         **({"sweep_seconds": sweep_seconds} if sweep_seconds else {})})
     # The client warns "Connecting to Bigtable emulator" in every worker; the user set the variable.
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [os.environ.get("PYTHONWARNINGS"), QUIET]))
     enough_files(exposure.guard.max_connections)

@@ -21,11 +21,11 @@ from google.cloud.bigtable_v2.types import CheckAndMutateRowRequest
 from google.cloud.bigtable_v2.types import data as data_pb
 
 from ...codec.mutations import Cell
-from ...spec.families import TXN_FAMILY
+from ...spec.families import TXN_FAMILY, TXN_LOCK_COLUMN
 from .steps import Lock, RowRef, View
 
 FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
-LOCK, TXN, INTENT = b"lock", b"txn", b"intent"
+LOCK, TXN, INTENT = TXN_LOCK_COLUMN, b"txn", b"intent"
 TOKEN = b"token:"  # + ClientRequestToken: the answer of a committed TransactWriteItems
 FIXED_MICROS = 0  # lock cells keep one fixed time, so a new value replaces the old (max_versions 1)
 
