@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from ddb2bigtable.bigtable.emulator import free_port
+from ddb2bigtable.exports.errors import ExportError
 from ddb2bigtable.exports.manifests import open_export, verify_file
 from ddb2bigtable.exports.reader import read_records
 from ddb2bigtable.exports.scan_state import CHECKPOINT
@@ -119,7 +120,7 @@ def test_a_killed_export_to_s3_resumes_to_the_same_objects(servers, monkeypatch,
     assert not all(s["done"] for s in saved["segments"]), "the export ended before it was killed"
     uploaded = _keys(servers, "killed/")
     assert uploaded and not any(k.endswith("manifest-summary.json") for k in uploaded)  # no reader sees it yet
-    with pytest.raises(Exception, match="manifest-summary|no export"):
+    with pytest.raises(ExportError, match="no AWSDynamoDB/<exportId>/manifest-summary.json"):
         _read_back(servers, monkeypatch, url)
 
     resumed = _export(servers, "ToBucketKilled", url, "--work-dir", str(work), "--segments", "2",
@@ -157,3 +158,16 @@ def test_an_export_to_gs_reads_back_whole_from_the_storage_emulator(servers, mon
     finally:
         gcs_objects._client.cache_clear()
         gcs.stop()
+
+
+@pytest.mark.parametrize(("dest", "extra", "said"), [
+    ("s3://Bad_Bucket!/p", [], "not a bucket URL"),
+    ("ftp://bucket/p", [], "s3://BUCKET/PREFIX or gs://BUCKET/PREFIX"),
+    ("local-folder", ["--work-dir", "w"], "--work-dir: is for a bucket -o"),
+])
+def test_a_bad_output_is_exit_2_before_any_request(dest, extra, said, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "export", "aws://us-east-1/Orders", "-o", dest,
+                          *extra], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                         env={**os.environ, "AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:9"})
+    assert out.returncode == 2 and said in out.stderr and "Traceback" not in out.stderr, out.stderr
+    assert not list(tmp_path.iterdir())  # nothing made
