@@ -1,4 +1,5 @@
-"""An export in an S3 bucket (`s3://BUCKET/PREFIX`), read with boto3's S3 client.
+"""An export in an S3 bucket (`s3://BUCKET/PREFIX`), read with boto3's S3 client (and written,
+`put`, by `export -o s3://...`).
 
 The client is set up as every AWS client of this tool (spec/aws_endpoints.py): 5 s to
 connect, 10 s for an answer, a timed-out request not retried, a refused connection tried
