@@ -10,8 +10,9 @@ RETRY_SECONDS.
 
 Credentials are Application Default Credentials (`GOOGLE_APPLICATION_CREDENTIALS`, or
 `gcloud auth application-default login`), read-only scope (read-write for `export -o gs://`'s
-uploads, `put`); none is exit 2 saying what to set. `STORAGE_EMULATOR_HOST` (http://HOST:PORT, the library's own variable) points the
-client at an emulator or test server, with anonymous credentials. One client per process
+uploads, `put`); none is exit 2 saying what to set. `STORAGE_EMULATOR_HOST` (http://HOST:PORT,
+the library's own variable) points the client at an emulator or test server, with
+anonymous credentials. One client per process
 (the load's encoders are forked). Failures are worded as in s3_objects: no or rejected
 credentials exit 2, a missing bucket or object, access denied, no answer exit 1.
 """
