@@ -138,3 +138,39 @@ class BatchWrite:
 class BatchWriteItem:
     writes: list[BatchWrite]  # in the body's order, every table's keys distinct
     capacity: str
+
+
+@dataclass(frozen=True)
+class TableNamed:
+    """A table operation's TableName, a string (checked against DynamoDB's pattern where
+    DynamoDB checks it). The operation looks the table up itself, after reading the
+    registry of created tables, which may have changed in another worker just now."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class DescribeTable(TableNamed):
+    pass
+
+
+@dataclass(frozen=True)
+class DeleteTable(TableNamed):
+    pass
+
+
+@dataclass(frozen=True)
+class DescribeTimeToLive(TableNamed):
+    pass
+
+
+@dataclass(frozen=True)
+class UpdateTimeToLive(TableNamed):
+    attribute: str
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class ListTables:
+    limit: int  # 1 to 100
+    after: str | None  # ExclusiveStartTableName

@@ -28,7 +28,7 @@ from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC, check_text, nesting_refused
-from . import batch_requests, item_requests, query_requests, shapes, signatures
+from . import admin_requests, batch_requests, item_requests, query_requests, shapes, signatures
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -56,11 +56,13 @@ OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "BatchWriteItem": (batch_requests.batch_write_item, batch_ops.batch_write_item),
     "TransactGetItems": (_body, transact_ops.transact_get_items),
     "TransactWriteItems": (_body, transact_ops.transact_write_items),
-    "DescribeTable": (_body, admin_ops.describe_table), "ListTables": (_body, admin_ops.list_tables),
-    "CreateTable": (_body, admin_ops.create_table), "DeleteTable": (_body, admin_ops.delete_table),
+    "DescribeTable": (admin_requests.describe_table, admin_ops.describe_table),
+    "ListTables": (admin_requests.list_tables, admin_ops.list_tables),
+    "CreateTable": (_body, admin_ops.create_table),
+    "DeleteTable": (admin_requests.delete_table, admin_ops.delete_table),
     "UpdateTable": (_body, admin_ops.update_table),
-    "DescribeTimeToLive": (_body, ttl_ops.describe_time_to_live),
-    "UpdateTimeToLive": (_body, ttl_ops.update_time_to_live),
+    "DescribeTimeToLive": (admin_requests.describe_time_to_live, ttl_ops.describe_time_to_live),
+    "UpdateTimeToLive": (admin_requests.update_time_to_live, ttl_ops.update_time_to_live),
 }
 
 

@@ -14,10 +14,11 @@ from typing import Any
 from ...spec.model import Gsi, KeySchema, Lsi
 from ..catalog import ServedTable
 from ..errors import ServeError, unsupported, validation
+from ..requests import DeleteTable, DescribeTable, ListTables
 from ..session import Session
 from . import created_tables
 from .table_counts import Counts, counted
-from .table_requests import check_name, checked_request
+from .table_requests import checked_request
 from .table_updates import updated_definition
 
 ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
@@ -85,27 +86,18 @@ def description(table: ServedTable, counts: Counts | None = None) -> dict[str, A
     return out
 
 
-async def describe_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(body.get("TableName"), str):  # a name no table can have is DynamoDB's ValidationException
-        check_name(body["TableName"], "tableName")
-    await created_tables.resolve(session, body, fresh=True)  # what another worker created or deleted just now
-    table = session.catalog.get(body.get("TableName"))
+async def describe_table(session: Session, request: DescribeTable) -> dict[str, Any]:
+    await created_tables.resolve_names(session, {request.name}, fresh=True)  # created or deleted just now
+    table = session.catalog.get(request.name)
     return {"Table": description(table, await counted(session, table) if table.created is not None else None)}
 
 
-async def list_tables(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    limit = body.get("Limit", 100)
-    if not isinstance(limit, int) or not 1 <= limit <= 100:
-        raise validation("1 validation error detected: Value at 'limit' failed to satisfy constraint: "
-                         "Member must have value between 1 and 100")
-    after = body.get("ExclusiveStartTableName")
-    if after is not None and not isinstance(after, str):  # compared with names below: it was a 500
-        raise ServeError("SerializationException", "ExclusiveStartTableName must be a string")
+async def list_tables(session: Session, request: ListTables) -> dict[str, Any]:
     every = {*session.catalog.tables, *await created_tables.names(session)}
-    names = [n for n in sorted(every) if after is None or n > after]
-    out: dict[str, Any] = {"TableNames": names[:limit]}
-    if len(names) > limit:
-        out["LastEvaluatedTableName"] = names[limit - 1]
+    names = [n for n in sorted(every) if request.after is None or n > request.after]
+    out: dict[str, Any] = {"TableNames": names[:request.limit]}
+    if len(names) > request.limit:
+        out["LastEvaluatedTableName"] = names[request.limit - 1]
     return out
 
 
@@ -157,10 +149,10 @@ async def update_table(session: Session, body: dict[str, Any]) -> dict[str, Any]
     return {"TableDescription": description(changed, await counted(session, changed))}
 
 
-async def delete_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+async def delete_table(session: Session, request: DeleteTable) -> dict[str, Any]:
     """A table serve created, deleted on emulator stages; DynamoDB's answer: the table's
     name, id, ARN, billing and status DELETING (no key schema), though it is gone already."""
-    name = check_name(body.get("TableName"), "tableName")
+    name = request.name
     if name in session.catalog.tables:
         raise unsupported(f"DeleteTable of {name}", "the plan owns the tables of the stage's specs; remove the "
                           "table from its spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")

@@ -270,15 +270,20 @@ async def names(session: Session) -> list[str]:
 
 
 async def resolve(session: Session, body: dict[str, Any], *, fresh: bool = False) -> None:
-    """The created tables a request names, read from the registry into the catalog when
-    this worker does not know them or its copy is older than REFRESH_SECONDS (or always,
-    `fresh`: DescribeTable, which waiters poll); one that is gone (or not ACTIVE) leaves
-    the catalog, so the operation answers ResourceNotFound."""
+    """The created tables a request's body names, brought up to date (resolve_names)."""
+    await resolve_names(session, named_tables(body), fresh=fresh)
+
+
+async def resolve_names(session: Session, names: set[str], *, fresh: bool = False) -> None:
+    """The created tables named, read from the registry into the catalog when this worker
+    does not know them or its copy is older than REFRESH_SECONDS (or always, `fresh`:
+    DescribeTable, which waiters poll); one that is gone (or not ACTIVE) leaves the
+    catalog, so the operation answers ResourceNotFound."""
     catalog = session.catalog
     if not catalog.emulator or catalog.home is None:
         return
     now = time.monotonic()
-    for name in named_tables(body) - set(catalog.tables):
+    for name in names - set(catalog.tables):
         if not fresh and name in catalog.created and now - session.fetched.get(name, 0.0) < REFRESH_SECONDS:
             continue
         record, _ = await _read(session, name)

@@ -20,48 +20,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import ServeError, unsupported, validation
+from ..errors import unsupported, validation
+from ..requests import DescribeTimeToLive, UpdateTimeToLive
 from ..session import Session
 from . import created_tables
-from .table_requests import MAX_ATTRIBUTE_NAME, check_name
 
 
-async def describe_time_to_live(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    await created_tables.resolve(session, body, fresh=True)
-    attribute = session.catalog.get(body.get("TableName")).ttl_attribute
+async def describe_time_to_live(session: Session, request: DescribeTimeToLive) -> dict[str, Any]:
+    await created_tables.resolve_names(session, {request.name}, fresh=True)
+    attribute = session.catalog.get(request.name).ttl_attribute
     if attribute is None:
         return {"TimeToLiveDescription": {"TimeToLiveStatus": "DISABLED"}}
     return {"TimeToLiveDescription": {"TimeToLiveStatus": "ENABLED", "AttributeName": attribute}}
 
 
-def _specification(body: dict[str, Any]) -> tuple[str, bool]:
-    """The request's TimeToLiveSpecification: (attribute, enabled), checked as DynamoDB does."""
-    given = body.get("TimeToLiveSpecification")
-    if not isinstance(given, dict):
-        raise validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy "
-                         "constraint: Member must not be null")
-    attribute, enabled = given.get("AttributeName"), given.get("Enabled")
-    where = "timeToLiveSpecification.attributeName"
-    if attribute is None:
-        raise validation(f"1 validation error detected: Value null at '{where}' failed to satisfy constraint: "
-                         f"Member must not be null")
-    if enabled is None:
-        raise validation("1 validation error detected: Value null at 'timeToLiveSpecification.enabled' failed to "
-                         "satisfy constraint: Member must not be null")
-    if not isinstance(attribute, str) or not isinstance(enabled, bool):
-        raise ServeError("SerializationException", "TimeToLiveSpecification takes AttributeName as a string and "
-                         "Enabled as a boolean")
-    if not 1 <= len(attribute) <= MAX_ATTRIBUTE_NAME:
-        bound = "greater than or equal to 1" if not attribute else f"less than or equal to {MAX_ATTRIBUTE_NAME}"
-        raise validation(f"1 validation error detected: Value '{attribute[:200]}' at '{where}' failed to satisfy "
-                         f"constraint: Member must have length {bound}")
-    return attribute, enabled
-
-
-async def update_time_to_live(session: Session, body: dict[str, Any]) -> dict[str, Any]:
-    name = check_name(body.get("TableName"), "tableName")
-    attribute, enabled = _specification(body)
-    await created_tables.resolve(session, body, fresh=True)
+async def update_time_to_live(session: Session, request: UpdateTimeToLive) -> dict[str, Any]:
+    name, attribute, enabled = request.name, request.attribute, request.enabled
+    await created_tables.resolve_names(session, {name}, fresh=True)
     table = session.catalog.get(name)
     if table.created is None:
         raise unsupported(f"UpdateTimeToLive of {name}", "the table's spec owns its TTL (source.ttl, which the "

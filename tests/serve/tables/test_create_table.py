@@ -14,8 +14,8 @@ from google.cloud.bigtable import Client
 from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.serve.catalog import catalog
 from ddb2bigtable.serve.errors import ServeError
+from ddb2bigtable.serve.protocol.app import operation
 from ddb2bigtable.serve.session import Session
-from ddb2bigtable.serve.tables.admin_ops import create_table, delete_table
 from ddb2bigtable.serve.tables.created_tables import REFRESH_SECONDS
 
 from ..client_calls import error_of
@@ -137,7 +137,8 @@ def test_a_spec_table_exists_and_cannot_be_deleted(served):
 
 def test_a_cloud_stage_refuses_both_before_any_bigtable_call(served):
     cloud = Session(dataclasses.replace(catalog(served.root, STAGE, {}, "p"), emulator=False), client=None)
-    for call, body in ((create_table, {"TableName": "new_table", **BASE}), (delete_table, {"TableName": "new_table"})):
+    for call, body in ((operation("CreateTable"), {"TableName": "new_table", **BASE}),
+                       (operation("DeleteTable"), {"TableName": "new_table"})):
         with pytest.raises(ServeError) as caught:
             asyncio.run(call(cloud, body))
         assert caught.value.name == "ValidationException" and "`pulumi up`" in caught.value.message
