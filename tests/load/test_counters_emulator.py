@@ -36,6 +36,7 @@ from ddb2bigtable.replicate.apply import record_rows
 from ddb2bigtable.replicate.stream import StreamRecord
 from ddb2bigtable.serve.store import client_mutations
 from ddb2bigtable.spec.errors import InputError, ServiceError
+from ddb2bigtable.spec.families import TXN_FAMILY
 from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
@@ -80,7 +81,8 @@ def test_up_local_creates_the_counter_family_as_an_int64_sum_aggregate(bigtable_
     found = admin.get_table(request={"name": f"projects/{PROJECT}/instances/{instance.id}/tables/videos",
                                      "view": "SCHEMA_VIEW"})
     kinds = {name: family_kind(f.value_type) for name, f in found.column_families.items()}
-    assert kinds == {"cf": None, "Video": None, "Stats": "int64_sum", "UserComments": None}
+    assert kinds == {"cf": None, "Video": None, "Stats": "int64_sum", "UserComments": None,
+                     TXN_FAMILY: None}  # serve's transaction locks: every table has the family (docs/transactions.md)
 
 
 def test_the_export_loads_likes_3_and_views_156_and_verify_reads_them_back(bigtable_emulator, tmp_path):
