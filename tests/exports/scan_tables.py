@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
 from typing import Any
 
 
@@ -32,3 +37,18 @@ def make_table(client: Any, name: str, count: int, *, stream: bool = False) -> l
         client.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": item}}
                                                      for item in items[start:start + 25]]})
     return items
+
+
+def killed_after_files(export: subprocess.Popen, checkpoint: Path, files: int = 2) -> dict[str, Any]:
+    """SIGKILL a running `export` once its checkpoint records `files` finished data files (with
+    more to come), and return the checkpoint as the kill left it."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done = json.loads(checkpoint.read_text())["segments"] if checkpoint.exists() else []
+        if sum(len(s["files"]) for s in done) >= files:
+            break
+        time.sleep(0.05)
+    export.send_signal(signal.SIGKILL)
+    export.wait(10)
+    saved: dict[str, Any] = json.loads(checkpoint.read_text())
+    return saved

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from ddb2bigtable.exports.scan_export import Budget, read_budget
 from ddb2bigtable.exports.scan_state import CHECKPOINT
 
 from ..replicate import dynamodb_local
-from .scan_tables import make_table
+from .scan_tables import killed_after_files, make_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,15 +87,7 @@ def test_a_killed_export_resumes_to_the_same_items_and_counts(dynamodb, tmp_path
                              str(tmp_path / "killed"), "--segments", "2", "--items-per-file", "40", "--max-rcu", "3"],
                             env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     checkpoint = tmp_path / "killed" / CHECKPOINT
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # kill once some files are done, with more to come
-        done = json.loads(checkpoint.read_text())["segments"] if checkpoint.exists() else []
-        if sum(len(s["files"]) for s in done) >= 2:
-            break
-        time.sleep(0.05)
-    slow.send_signal(signal.SIGKILL)
-    slow.wait(10)
-    saved = json.loads(checkpoint.read_text())
+    saved = killed_after_files(slow, checkpoint)
     assert not all(s["done"] for s in saved["segments"]), "the export ended before it was killed"
     assert stat.S_IMODE(checkpoint.stat().st_mode) == 0o600  # it holds item keys
 

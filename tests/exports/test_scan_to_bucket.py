@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -27,7 +25,7 @@ from ddb2bigtable.exports.scan_state import CHECKPOINT
 from ..local_servers import LocalServer, launch
 from ..replicate import dynamodb_local
 from ..sources import moto_server
-from .scan_tables import make_table
+from .scan_tables import killed_after_files, make_table
 
 ROOT = Path(__file__).resolve().parents[2]
 BUCKET = "scan-exports"
@@ -108,15 +106,7 @@ def test_a_killed_export_to_s3_resumes_to_the_same_objects(servers, monkeypatch,
                              "--max-rcu", "3"], env=_env(servers), cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     checkpoint = work / CHECKPOINT
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # kill once some files are uploaded, with more to come
-        done = json.loads(checkpoint.read_text())["segments"] if checkpoint.exists() else []
-        if sum(len(s["files"]) for s in done) >= 2:
-            break
-        time.sleep(0.05)
-    slow.send_signal(signal.SIGKILL)
-    slow.wait(10)
-    saved = json.loads(checkpoint.read_text())
+    saved = killed_after_files(slow, checkpoint)  # files uploaded, more to come
     assert not all(s["done"] for s in saved["segments"]), "the export ended before it was killed"
     uploaded = _keys(servers, "killed/")
     assert uploaded and not any(k.endswith("manifest-summary.json") for k in uploaded)  # no reader sees it yet
