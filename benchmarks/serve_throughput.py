@@ -105,11 +105,13 @@ def drive(endpoint: str, operation: Operation, threads: int, seconds: float) -> 
     return len(flat) / elapsed, flat
 
 
-def start_serve(root: Path, workers: int) -> tuple[subprocess.Popen, str]:
+def start_serve(root: Path, workers: int, tree: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """serve on `root`'s stage, run from the checkout `tree` (another checkout: its code, the same venv)."""
     port = emulator.free_port()
-    log = open(root / f"serve-{workers}.log", "ab")  # noqa: SIM115 - kept open while serve runs
+    log = open(root / f"serve-{workers}-{tree.name}.log", "ab")  # noqa: SIM115 - kept open while serve runs
     process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", "--stage", STAGE, "--root", str(root),
-                                "--port", str(port), "--workers", str(workers)], stdout=log, stderr=log)
+                                "--port", str(port), "--workers", str(workers)], stdout=log, stderr=log,
+                               cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)})
     emulator.wait_for_port("127.0.0.1", port, 60)
     endpoint = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
