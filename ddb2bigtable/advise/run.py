@@ -1,4 +1,5 @@
-"""`advise`: the spec's checks, then the sample's, then the stage's cost, as one report.
+"""`advise`: the spec's checks, then the sample's, then the cost (the stage's plan, or the
+specs planned as written), as one report.
 
 I/O stays here (reading the export, timing it); every check it calls is a pure function
 of the spec, the sampled items or the plan.
@@ -13,11 +14,12 @@ from pathlib import Path
 from ..codec.codec import Codec
 from ..codec.type_inference import infer_types
 from ..exports.manifests import open_export
+from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
 from ..plan.price_lock import PriceLock
 from ..spec.errors import InputError, Problem
 from ..spec.model import Spec, TableSpec
-from ..spec.stage import load_stage
+from ..spec.stage import Stage, load_stage
 from . import habits, key_numbers, keys
 from .cost import consolidation, minimum_nodes
 from .findings import ROW_KEYS, Finding
@@ -105,13 +107,24 @@ def _exported(chosen: list[tuple[Spec, TableSpec]], exported: str | None, export
                                     f"the table {exported}")])
 
 
+def _as_written(specs: list[Spec], lock: PriceLock | None) -> list[InstancePlan] | None:
+    """The specs planned as written (a stage that changes nothing: every region, full capacity,
+    as `prod` plans them), for the one-node minimum without --stage; None when the specs do not
+    plan (CMEK, a region with no counterpart): `plan` and `validate` report that, not advice."""
+    try:
+        return list(plan_stage(Stage(name="as-written", file="", gcp_project=None,
+                                     specs=tuple(s.path for s in specs)), specs, lock).instances)
+    except InputError:
+        return None
+
+
 def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None = None,
            sample: str = DEFAULT_SAMPLE, root: Path = Path("."), stage: str | None = None,
            lock: PriceLock | None = None) -> Report:
     """Every finding for the chosen tables; the sample's when `export` is given (one table),
-    the stage's cost when `stage` is (priced from `lock` where it has the figure). Raises
-    InputError (bad table or stage), ExportError (the export cannot be read) and ValueError
-    (`sample` is neither a count nor a fraction)."""
+    the stage's cost when `stage` is, else the one-node minimum of the specs as written (priced
+    from `lock` where it has the figure). Raises InputError (bad table or stage), ExportError
+    (the export cannot be read) and ValueError (`sample` is neither a count nor a fraction)."""
     chosen = _chosen(specs, table_id)
     start = time.perf_counter()
     manifest = open_export(export) if export is not None else None
@@ -132,4 +145,8 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
         planned = load_stage(stage, root)
         instances = list(plan_stage(planned, specs, lock).instances)
         findings += consolidation(planned, specs, instances, lock) + minimum_nodes(specs, instances)
+    elif (written := _as_written(specs, lock)) is not None:
+        # the chosen tables' instances only; the other specs are offered as hosts
+        mine = {spec.instance.id for spec, _ in chosen}
+        findings += [f for f in minimum_nodes(specs, written) if f.table in mine]
     return Report(tuple(s.path for s in specs), tuple(t.id for t in tables), tuple(sampled), tuple(findings))

@@ -33,18 +33,19 @@ def _sample(ctx: click.Context, param: click.Parameter, value: str) -> str:
 @click.option("--export", default=None, help="DynamoDB export of the table to sample: local folder, gs:// or s3://.")
 @click.option("--sample", default=DEFAULT_SAMPLE, show_default=True, callback=_sample,
               help="Items to read: a count (10000) or a fraction of the export (0.01).")
-@click.option("--stage", default=None, help="Also check this stage's plan for instances to consolidate.")
+@click.option("--stage", default=None,
+              help="Price this stage's plan (default: the specs as written) and check it for instances to consolidate.")
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table",
               show_default=True, help="table for a terminal, markdown for a pull request, json for tools.")
 @click.option("--fail-on", type=click.Choice(["warning", "error"]), default=None,
               help="Exit 1 when a finding of this severity or worse exists, naming them on stderr.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
-              help="Project root holding stacks/ (for --stage).")
+              help="Project root holding stacks/ (for --stage) and the price lock.")
 @prices_option
 def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | None, sample: str,
                    stage: str | None, fmt: str, fail_on: str | None, root: Path, prices: Path | None) -> None:
     """Check specs (and a sample of an export) against Bigtable's schema design advice."""
-    lock = read_prices(root, prices) if stage is not None else None  # only --stage prices anything
+    lock = read_prices(root, prices)
     report = advise(read_specs(list(specs)), table_id=table_id, export=export, sample=sample, root=root,
                     stage=stage, lock=lock)
     if fmt == "json":

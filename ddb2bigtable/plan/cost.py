@@ -75,7 +75,7 @@ def expected_load(c: ClusterPlan) -> float:
 
 def at_minimum(c: ClusterPlan, scaling_factor: int) -> str:
     """Why a cluster's nodes are Bigtable's minimum rather than what its load asks for, or "":
-    a small table's cost is then that one node, whatever its traffic (`advise --stage` suggests
+    a small table's cost is then that one node, whatever its traffic (`advise` suggests
     an instance other tables already pay for)."""
     smallest = sizing.round_to_factor(1, scaling_factor)
     need = sizing.node_need(expected_load(c), c.cpu_target, c.storage_gib, c.storage_type)
@@ -83,7 +83,7 @@ def at_minimum(c: ClusterPlan, scaling_factor: int) -> str:
         return ""
     return (f"{c.id} is at Bigtable's minimum of {smallest} node{'s' if smallest != 1 else ''} a cluster "
             f"({sizing.MIN_NODES_SOURCE}): its load and storage ask for {need:.2g} of a node, so the node's hours "
-            f"are its cost whatever the traffic; `advise --stage` names instances other tables already pay for")
+            f"are its cost whatever the traffic; `advise` names instances other tables already pay for")
 
 
 def bigtable_lines(spec: Spec, stage: Stage, clusters: list[ClusterPlan], priced: _Priced) -> list[CostLine]:

@@ -155,11 +155,12 @@ def test_too_many_families(tmp_path):
 
 
 def _specs_with(tmp_path, tables: dict[str, dict | None]) -> str:
+    """One spec of these tables, each past one node (no `minimum-node` among what is counted)."""
     import yaml
 
     path = tmp_path / "many.yaml"
     path.write_text(yaml.safe_dump({"version": 1, "instance": {"id": "many-inst"}, "tables": [
-        {"id": name, "source": {"table": name.title(), "region": "us-east-1", "reads": 10, "writes": 10,
+        {"id": name, "source": {"table": name.title(), "region": "us-east-1", "reads": 30000, "writes": 10,
                                 "key": {"partition": {"name": "id", "type": "S"}}}} | ({"mapping": m} if m else {})
         for name, m in tables.items()]}))
     return str(path)

@@ -1,8 +1,14 @@
-"""consolidate-instances: small instances of a stage, priced apart and merged by the plan."""
+"""consolidate-instances: small instances of a stage, priced apart and merged by the plan;
+minimum-node: an instance at Bigtable's one-node minimum, with a stage or the specs as written."""
 
 from __future__ import annotations
 
+import json
+
+from click.testing import CliRunner
+
 from ddb2bigtable.advise.run import advise
+from ddb2bigtable.cli.app import main
 from ddb2bigtable.plan.planner import plan_files
 from ddb2bigtable.spec.reading import read_specs
 
@@ -87,3 +93,34 @@ def test_with_no_instance_in_the_specs_the_advice_says_so(tmp_path):
 def test_a_cluster_its_load_fills_gets_no_minimum_advice():
     specs = read_specs([str(ROOT / "specs/shop-global.yaml")])
     assert not [f for f in advise(specs, root=ROOT, stage="prod").findings if f.code == "minimum-node"]
+
+
+def test_without_a_stage_the_specs_as_written_show_a_small_tables_one_node():
+    """No --stage: the specs planned as written. Movies (4,609 items) is told what its one node
+    costs against DynamoDB, and the instances of the other specs given that could hold it."""
+    specs = read_specs([str(ROOT / p) for p in ("specs/movies.yaml", "specs/shop-global.yaml",
+                                                 "specs/video-single-table.yaml")])
+    found = {f.table: f for f in advise(specs).findings if f.code == "minimum-node"}
+    movies = found["movies-sample"]
+    assert "asks for 0.0027 of a node, yet its cluster runs Bigtable's minimum of 1 node" in movies.evidence
+    assert "$474.50/month against DynamoDB's $" in movies.evidence
+    videos, shop = (ROOT / "specs/video-single-table.yaml", ROOT / "specs/shop-global.yaml")
+    assert f"video-library ({videos}); shop-global ({shop}; it also copies them to europe-west1, us-east4)" \
+        in movies.suggestion
+    assert "shop-global" not in found
+
+
+def test_without_a_stage_only_the_chosen_tables_instance_is_advised():
+    specs = read_specs([str(ROOT / p) for p in ("specs/movies.yaml", "specs/video-single-table.yaml")])
+    (found,) = [f for f in advise(specs, table_id="movies").findings if f.code == "minimum-node"]
+    assert found.table == "movies-sample" and "video-library (" in found.suggestion
+
+
+def test_an_export_of_a_small_table_is_told_its_one_node_with_no_stage():
+    """`advise SPEC --export DIR`, as the rehearsal runs it: the data's findings and the cost."""
+    result = CliRunner().invoke(main, ["advise", str(ROOT / "specs/movies.yaml"), "--export",
+                                       str(ROOT / "exports/movies"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    (found,) = json.loads(result.output)["findings"]
+    assert found["code"] == "minimum-node" and found["table"] == "movies-sample"
+    assert "none of the specs given has one with SSD clusters in us-west1" in found["suggestion"]

@@ -198,14 +198,14 @@ def test_prices_option_overrides_the_root_lock(tmp_path):
     assert document["instances"][0]["cost"]["bigtable"][0]["unit_price"] == 1.44
 
 
-def test_advise_stage_reads_the_lock_too(tmp_path):
+def test_advise_reads_the_lock_too(tmp_path):
+    """With --stage or without (the specs as written), advise prices the one-node minimum."""
     root = write_project(tmp_path, {"trips": THREE_CONTINENTS})
     broken = lock_document()
     broken["dynamodb"]["us-east-1"]["rcu_hour"]["sku"] = ""
     write_lock(root, broken)
     spec = str(root / "specs" / "trips.yaml")
-    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "advise", spec, "--stage", "test", "--root",
-                          str(root)], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2 and "dynamodb.us-east-1.rcu_hour.sku: must name the SKU" in out.stderr
-    assert subprocess.run([sys.executable, "-m", "ddb2bigtable", "advise", spec, "--root", str(root)],
-                          capture_output=True, text=True, timeout=120).returncode == 0  # no --stage: no prices
+    for stage in (["--stage", "test"], []):
+        out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "advise", spec, *stage, "--root", str(root)],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 2 and "dynamodb.us-east-1.rcu_hour.sku: must name the SKU" in out.stderr
