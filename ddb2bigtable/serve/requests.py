@@ -8,6 +8,8 @@ The operations then read fields, never the body: the table is looked up once, th
 and the item are in the codec's form, legacy parameters are already expressions, and a
 ConditionExpression is already a test of one item. They live in the kernel because the
 rooms that answer them (items/, queries/) never import protocol/.
+Where DynamoDB names a problem of the body only after it has looked for the table
+(CreateTable, UpdateTable), the request carries the problem, raised by the operation then.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from ..codec.items import AttributeValue, Item
 from ..spec.model import Gsi
 from .catalog import ServedTable
+from .errors import ServeError
 from .wire import WireItem
 
 Path = list[str | int]  # a document path: `a.b[2]` is ['a', 'b', 2]
@@ -157,6 +160,52 @@ class DescribeTable(TableNamed):
 @dataclass(frozen=True)
 class DeleteTable(TableNamed):
     pass
+
+
+@dataclass(frozen=True)
+class CreateTable:
+    """CreateTable's table as DynamoDB would accept it (tables/table_requests.checked_request),
+    or the first thing DynamoDB finds wrong with it. Neither is said before the operation
+    has looked the name up: a table of the stage's specs is ResourceInUse, and a cloud stage
+    refuses CreateTable, whatever the definition holds."""
+
+    name: str | None  # TableName, if a string
+    definition: dict[str, Any] | ServeError  # as the registry keeps it (JSON), or its first problem
+    stream: bool  # StreamSpecification enables a stream: refused once the definition is checked
+
+
+@dataclass(frozen=True)
+class IndexUpdate:
+    """One of UpdateTable's GlobalSecondaryIndexUpdates: Create (`index`: the new index as
+    sent, checked with the whole new definition; `keys`: its KeySchema's attribute names),
+    Update (`index` holds its new ProvisionedThroughput) or Delete."""
+
+    kind: str  # Create, Update or Delete
+    name: str
+    index: dict[str, Any]
+    keys: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class TableChanges:
+    """What an UpdateTable asks of the table's definition (tables/table_updates.py), its
+    shape checked; the values themselves are checked with the new definition."""
+
+    billing: str | None  # BillingMode given (null: PROVISIONED, CreateTable's default); None: kept
+    throughput: Any  # ProvisionedThroughput as sent
+    sets_throughput: bool  # the body has ProvisionedThroughput (null: the table's is dropped)
+    indexes: tuple[IndexUpdate, ...]
+    types: dict[Any, Any]  # AttributeDefinitions, name -> type: where a created index's keys are defined
+
+
+@dataclass(frozen=True)
+class UpdateTable:
+    """UpdateTable's changes, or the first thing DynamoDB finds wrong in the body alone:
+    said only once the table is found, a created one (tables/admin_ops.py), as DynamoDB
+    answers ResourceNotFound before any of it."""
+
+    name: str | None  # TableName, if a string and not empty
+    changes: TableChanges | ServeError
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@
 - `item_requests.get_item`, `put_item`, `delete_item`, `update_item`: bodies -> typed requests.
 - `query_requests.query`, `query_requests.scan`: Query and Scan bodies -> typed requests.
 - `batch_requests.batch_get_item`, `batch_write_item`: batch bodies -> typed requests.
-- `admin_requests`: DescribeTable, ListTables, DeleteTable, Describe/UpdateTimeToLive bodies
-  -> typed requests (CreateTable and UpdateTable still take the body).
+- `admin_requests`: DescribeTable, ListTables, CreateTable, DeleteTable, UpdateTable,
+  Describe/UpdateTimeToLive bodies -> typed requests.
 - `shapes.check`: a body's top-level members against botocore's model of DynamoDB.
 - `signatures.check`: SigV4 verification against the key pairs of `DDB2BIGTABLE_SERVE_KEYS`.
 """

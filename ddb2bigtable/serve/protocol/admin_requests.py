@@ -5,20 +5,41 @@ a DescribeTable, DeleteTable or UpdateTimeToLive TableName against DynamoDB's pa
 DescribeTimeToLive's only present (a name no table has is ResourceNotFound there, as
 DynamoDB answers), ListTables' Limit and ExclusiveStartTableName, UpdateTimeToLive's
 specification. The table itself is looked up by the operation, after the registry of
-created tables is read (tables/created_tables.py). CreateTable and UpdateTable still
-read their bodies: their checks come after the registry's (an existing table is
-ResourceInUse before its definition is checked; an index update is checked against
-the table's definition as stored).
+created tables is read (tables/created_tables.py).
+
+CreateTable's and UpdateTable's checks come after that lookup in DynamoDB (a table that
+exists is ResourceInUse before its definition is checked, one that does not is
+ResourceNotFound before an update's problems), so their requests carry the body's
+first problem for the operation to raise at that point. CreateTable's definition is
+checked whole here (tables/table_requests.checked_request); of an UpdateTable, what the
+body alone tells: parameters serve does not change, an update with nothing to change,
+each index update's shape and how many indexes it creates or deletes. What depends on
+the table's definition as stored (an index that exists or not, a type redefined, the
+new definition as CreateTable would check it) is tables/table_updates.py's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import ServeError, validation
-from ..requests import DeleteTable, DescribeTable, DescribeTimeToLive, ListTables, UpdateTimeToLive
-from ..tables.table_requests import MAX_ATTRIBUTE_NAME, check_name
+from ..errors import ServeError, unsupported, validation
+from ..requests import (
+    CreateTable,
+    DeleteTable,
+    DescribeTable,
+    DescribeTimeToLive,
+    IndexUpdate,
+    ListTables,
+    TableChanges,
+    UpdateTable,
+    UpdateTimeToLive,
+)
+from ..tables.table_requests import MAX_ATTRIBUTE_NAME, check_name, checked_request
+
+ACTIONS = ("Create", "Update", "Delete")
+CHANGES = ("BillingMode", "ProvisionedThroughput", "GlobalSecondaryIndexUpdates", "AttributeDefinitions")
 
 
 def describe_table(_catalog: Catalog, body: dict[str, Any]) -> DescribeTable:
@@ -40,6 +61,63 @@ def describe_time_to_live(_catalog: Catalog, body: dict[str, Any]) -> DescribeTi
 def update_time_to_live(_catalog: Catalog, body: dict[str, Any]) -> UpdateTimeToLive:
     name = check_name(body.get("TableName"), "tableName")
     return UpdateTimeToLive(name, *_specification(body))
+
+
+def create_table(_catalog: Catalog, body: dict[str, Any]) -> CreateTable:
+    name = body.get("TableName")
+    try:
+        definition: dict[str, Any] | ServeError = checked_request(body)
+    except ServeError as error:
+        definition = error
+    stream = body.get("StreamSpecification")
+    return CreateTable(name if isinstance(name, str) else None, definition,
+                       isinstance(stream, dict) and bool(stream.get("StreamEnabled")))
+
+
+def update_table(_catalog: Catalog, body: dict[str, Any]) -> UpdateTable:
+    name = body.get("TableName")
+    try:
+        changes: TableChanges | ServeError = _changes(body)
+    except ServeError as error:
+        changes = error
+    return UpdateTable(name if isinstance(name, str) and name else None, changes)
+
+
+def _changes(body: dict[str, Any]) -> TableChanges:
+    """What an UpdateTable changes, or DynamoDB's error for what the body alone tells, in its order."""
+    other = sorted(k for k in body if k not in (*CHANGES, "TableName"))
+    stream = body.get("StreamSpecification")
+    if isinstance(stream, dict) and not stream.get("StreamEnabled") and other == ["StreamSpecification"]:
+        other = []  # turning off a stream that was never on changes nothing
+    if other:
+        raise unsupported(f"UpdateTable of {', '.join(other)}", "serve keeps a created table's key schema, "
+                          "billing and global secondary indexes only; delete and create the table for the rest")
+    updates = body.get("GlobalSecondaryIndexUpdates") or []
+    if "BillingMode" not in body and "ProvisionedThroughput" not in body and not updates:
+        raise validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+                         "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+    indexes = tuple(_index_update(u) for u in (updates if isinstance(updates, list) else [None]))
+    if sum(u.kind != "Update" for u in indexes) > 1:
+        raise ServeError("LimitExceededException", "Subscriber limit exceeded: Only 1 online index can be created "
+                         "or deleted simultaneously per table")
+    listed = body.get("AttributeDefinitions")
+    types = {d.get("AttributeName"): d.get("AttributeType") for d in listed if isinstance(d, dict)
+             and isinstance(d.get("AttributeName"), Hashable)} if isinstance(listed, list) else {}
+    billing = ("PROVISIONED" if body["BillingMode"] is None else body["BillingMode"]) if "BillingMode" in body else None
+    return TableChanges(billing, body.get("ProvisionedThroughput"), "ProvisionedThroughput" in body, indexes, types)
+
+
+def _index_update(update: Any) -> IndexUpdate:
+    if not isinstance(update, dict) or len(update) != 1 or next(iter(update)) not in ACTIONS:
+        raise validation("One or more parameter values were invalid: a GlobalSecondaryIndexUpdate must hold "
+                         "exactly one of Create, Update or Delete")
+    (kind, request), = update.items()
+    if not isinstance(request, dict) or not isinstance(request.get("IndexName"), str):
+        raise validation(f"1 validation error detected: Value null at 'globalSecondaryIndexUpdates.1.member."
+                         f"{kind.lower()}.indexName' failed to satisfy constraint: Member must not be null")
+    schema = request.get("KeySchema") if kind == "Create" else None
+    keys = tuple(k.get("AttributeName") for k in schema if isinstance(k, dict)) if isinstance(schema, list) else ()
+    return IndexUpdate(kind, request["IndexName"], request, keys)
 
 
 def list_tables(_catalog: Catalog, body: dict[str, Any]) -> ListTables:

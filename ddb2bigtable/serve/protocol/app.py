@@ -58,9 +58,9 @@ OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "TransactWriteItems": (_body, transact_ops.transact_write_items),
     "DescribeTable": (admin_requests.describe_table, admin_ops.describe_table),
     "ListTables": (admin_requests.list_tables, admin_ops.list_tables),
-    "CreateTable": (_body, admin_ops.create_table),
+    "CreateTable": (admin_requests.create_table, admin_ops.create_table),
     "DeleteTable": (admin_requests.delete_table, admin_ops.delete_table),
-    "UpdateTable": (_body, admin_ops.update_table),
+    "UpdateTable": (admin_requests.update_table, admin_ops.update_table),
     "DescribeTimeToLive": (admin_requests.describe_time_to_live, ttl_ops.describe_time_to_live),
     "UpdateTimeToLive": (admin_requests.update_time_to_live, ttl_ops.update_time_to_live),
 }

@@ -14,11 +14,10 @@ from typing import Any
 from ...spec.model import Gsi, KeySchema, Lsi
 from ..catalog import ServedTable
 from ..errors import ServeError, unsupported, validation
-from ..requests import DeleteTable, DescribeTable, ListTables
+from ..requests import CreateTable, DeleteTable, DescribeTable, ListTables, UpdateTable
 from ..session import Session
 from . import created_tables
 from .table_counts import Counts, counted
-from .table_requests import checked_request
 from .table_updates import updated_definition
 
 ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
@@ -101,23 +100,23 @@ async def list_tables(session: Session, request: ListTables) -> dict[str, Any]:
     return out
 
 
-async def create_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+async def create_table(session: Session, request: CreateTable) -> dict[str, Any]:
     """A table of the stage's specs exists already (the plan made it): ResourceInUseException,
     DynamoDB's answer for an existing table, which "create if missing" start-up code expects.
     Another table is created on emulator stages (created_tables.py) and refused on cloud
-    stages, where the plan, not the application, decides what exists."""
-    name = body.get("TableName")
-    table = session.catalog.tables.get(name) if isinstance(name, str) else None
+    stages, where the plan, not the application, decides what exists. Only then is the
+    definition's first problem said, as DynamoDB orders them."""
+    table = session.catalog.tables.get(request.name) if request.name is not None else None
     if table is not None:
         await _exists(session, table)
     if not session.catalog.emulator:
         raise unsupported("CreateTable", "on a cloud stage the plan makes the tables (`pulumi up`): add the table "
                           "to a spec of the stage and deploy; emulator stages create tables on request")
-    definition = checked_request(body)
-    stream = body.get("StreamSpecification")
-    if isinstance(stream, dict) and stream.get("StreamEnabled"):
+    if isinstance(request.definition, ServeError):
+        raise request.definition
+    if request.stream:
         raise unsupported("StreamSpecification (DynamoDB Streams)", "serve keeps no change stream of a table")
-    created = await created_tables.create(session, definition)
+    created = await created_tables.create(session, request.definition)
     return {"TableDescription": description(created)}
 
 
@@ -132,18 +131,22 @@ async def _exists(session: Session, table: ServedTable) -> None:
     raise ServeError("ResourceInUseException", f"Table already exists: {table.name}")
 
 
-async def update_table(session: Session, body: dict[str, Any]) -> dict[str, Any]:
+async def update_table(session: Session, request: UpdateTable) -> dict[str, Any]:
     """A created table's billing and global indexes changed (table_updates.py) in its
     registry row; a spec table's UpdateTable is refused, saying to change its spec.
-    ResourceNotFoundException first for a table that does not exist, as DynamoDB answers."""
-    await created_tables.resolve(session, body, fresh=True)
-    table = session.catalog.get(body.get("TableName"))
+    ResourceNotFoundException first for a table that does not exist, as DynamoDB answers,
+    then what is wrong with the request."""
+    await created_tables.resolve_names(session, {request.name} if request.name else set(), fresh=True)
+    table = session.catalog.get(request.name)
     if table.created is None:
         raise unsupported(f"UpdateTable of {table.name}", "the plan owns the tables of the stage's specs: change its "
                           "spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
+    changes = request.changes
 
     def edit(record: dict[str, Any]) -> dict[str, Any]:
-        return record | {"definition": updated_definition(record["definition"], body)}
+        if isinstance(changes, ServeError):
+            raise changes
+        return record | {"definition": updated_definition(record["definition"], changes)}
 
     changed = await created_tables.change(session, table.name, edit)
     return {"TableDescription": description(changed, await counted(session, changed))}

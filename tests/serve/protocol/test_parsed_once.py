@@ -7,9 +7,8 @@ import inspect
 from ddb2bigtable.serve import requests
 from ddb2bigtable.serve.protocol import app
 
-# still reading their own bodies: the transactions (another area's), and CreateTable and
-# UpdateTable, whose checks come after the registry of created tables is read (docs/serve.md)
-STILL_BODY = {"TransactGetItems", "TransactWriteItems", "CreateTable", "UpdateTable"}
+# still reading their own bodies: the transactions (another area's)
+STILL_BODY = {"TransactGetItems", "TransactWriteItems"}
 
 
 def _request_annotation(run):
