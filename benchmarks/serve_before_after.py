@@ -54,7 +54,12 @@ def main() -> None:
         parser.error(f"--before {args.before}: no ddb2bigtable/serve there; expected a checkout (git worktree add)")
     items = list(all_items(open_export(str(ROOT / "exports" / "movies"))))
     keys = [item_to_wire({"year": i["year"], "title": i["title"]}) for i in items]
-    bigtable, local, served = emulator.start(), dynamodb_local.start(), []
+    bigtable, served = emulator.start(), []
+    try:
+        local = dynamodb_local.start()
+    except BaseException:
+        bigtable.stop()
+        raise
     try:
         with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
             root = Path(tmp)

@@ -30,11 +30,13 @@ GUARD = Guard()  # the defaults of the connection options
                    "(Cloud Run IAM).")
 @click.option("--public-host", "public_hosts", multiple=True, metavar="NAME[:PORT]",
               help="A name clients reach this endpoint by (a DNS name, a load balancer's, Cloud Run's service "
-                   "URL host), as their Host header carries it; repeatable. Signed requests must name one of "
-                   "these, the --host address with --port, localhost or 127.0.0.1.")
+                   "URL host), as their Host header carries it, besides the stage's serve.public_hosts; "
+                   "repeatable. Signed requests must name one of these, the --host address with --port, "
+                   "localhost or 127.0.0.1.")
 @click.option("--region", "regions", multiple=True, metavar="AWS_REGION",
               help="An AWS region a signature's credential scope may name besides the regions of the stage's "
-                   "tables (the region the application's SDK is configured with); repeatable.")
+                   "tables and its serve.signing_regions (the region the application's SDK is configured with); "
+                   "repeatable.")
 @click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=GUARD.header_seconds,
               show_default=True, help="Seconds a request has to send its headers, from its first byte.")
 @click.option("--body-timeout", type=click.FloatRange(0.1, 3600), default=GUARD.body_seconds,
@@ -85,24 +87,28 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
             click.echo(f"warning: listening on {host} without checking signatures (--unsigned): whoever reaches "
                        f"this address can read and write these tables unless a proxy authenticates them", err=True)
 
-    exposure = Exposure(frozenset({*_stage_regions(root, stage), *regions}),
-                        answering_hosts(host, port, public_hosts),
+    stage_regions, stage_hosts = _signed_for(root, stage)
+    exposure = Exposure(frozenset({*stage_regions, *regions}),
+                        answering_hosts(host, port, (*stage_hosts, *public_hosts)),
                         Guard(header_timeout, body_timeout, idle_timeout, max_connections))
     with quiet_connection_warning():
         run(root, stage, project, types, host=host, port=port, workers=workers, exposure=exposure,
             listening=listening, sweep_seconds=txn_sweep_seconds)
 
 
-def _stage_regions(root: Path, stage_name: str) -> set[str]:
+def _signed_for(root: Path, stage_name: str) -> tuple[set[str], tuple[str, ...]]:
     """The AWS regions of the served tables the stage keeps (home and replicas, as the plan
-    keeps them): the regions an application signs for by default."""
+    keeps them) with the stage's `serve.signing_regions`, and its `serve.public_hosts`: what
+    a signature may be scoped to without a flag, so `serve --stage S` on a laptop answers as
+    the deployed one does."""
     from ..plan.topology import kept_regions
     from ..spec.reading import read_specs
     from ..spec.stage import load_stage
 
     stage = load_stage(stage_name, root)
     specs = read_specs([str(p) for p in stage.spec_paths(root)])
-    return {region for spec in specs for table in spec.tables for region in kept_regions(table.source, stage)}
+    tables = {region for spec in specs for table in spec.tables for region in kept_regions(table.source, stage)}
+    return tables | set(stage.serve.signing_regions), stage.serve.public_hosts
 
 
 def _keys() -> dict[str, str] | None:

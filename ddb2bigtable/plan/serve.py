@@ -69,6 +69,11 @@ def _public_hosts(service: str, regions: tuple[str, ...]) -> list[str]:
             for flag in ("--public-host", pattern)]
 
 
+def _scope_flags(regions: tuple[str, ...], hosts: tuple[str, ...]) -> list[str]:
+    """The stage's `serve.signing_regions` and `serve.public_hosts` as serve's flags."""
+    return [*(f for r in regions for f in ("--region", r)), *(f for h in hosts for f in ("--public-host", h))]
+
+
 def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[ServePlan | None, list[PlanWarning]]:
     """The stage's serve plan (None when `serve.enabled` is off) and what it warns about."""
     s = stage.serve
@@ -82,8 +87,10 @@ def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[Serve
     if not local:
         command += ["--host", "0.0.0.0", "--port", str(PORT), "--workers", str(s.cpu)]
         command += ["--unsigned"] if signing == "iam" else _public_hosts(service, regions)
+    if signing != "iam":  # the spec refuses these settings behind IAM, where serve checks no signature
+        command += _scope_flags(s.signing_regions, s.public_hosts)
     protected = True if stage.deletion_protection is None else stage.deletion_protection
-    reasons = _reasons(stage, regions, signing)
+    reasons = _reasons(stage, regions, signing) + _scope_reason(stage, signing)
     watched = stage.alerts.enabled and not local
     plan = ServePlan(
         where="local" if local else "cloud-run", service=service,
@@ -150,3 +157,17 @@ def _reasons(stage: Stage, regions: tuple[str, ...], signing: str) -> tuple[tupl
                   "mapping, or reads of undeclared ones fail"),
     )
 
+
+def _scope_reason(stage: Stage, signing: str) -> tuple[tuple[str, str], ...]:
+    """What a signature must be scoped to, where serve checks signatures."""
+    s = stage.serve
+    if signing == "iam" or not (signing == "keys" or s.signing_regions or s.public_hosts):
+        return ()
+    regions = f", and {', '.join(s.signing_regions)} (serve.signing_regions: --region)" if s.signing_regions else ""
+    own = "127.0.0.1 and localhost with the port" if stage.emulator else "the service's Cloud Run URLs"
+    hosts = f", and {', '.join(s.public_hosts)} (serve.public_hosts: --public-host)" if s.public_hosts else ""
+    checked = f"with key pairs in {KEYS_ENV}, " if signing == "none" else ""
+    return (("signed for", f"{checked}a credential scope in the AWS regions of the stage's tables{regions}; a Host of "
+                           f"{own}{hosts}: serve refuses any other (another deployment's capture signed with a "
+                           f"shared key pair). In the command as well as read from the stage by serve, so the "
+                           f"deployed arguments show them and take effect without a rebuilt image"),)

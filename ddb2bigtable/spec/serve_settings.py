@@ -25,6 +25,14 @@ tag to 128 (a digest is 71),
 <https://github.com/opencontainers/distribution-spec/blob/main/spec.md#pulling-manifests>,
 and an e-mail address, a principal's longest part, is at most 254 (RFC 5321, 4.5.3.1.3;
 both read 2026-11-25); the schema's patterns alone let 100 KB through into the plan.
+
+`signing_regions` and `public_hosts` widen what a SigV4 signature may be scoped to (serve
+refuses a credential scope of another region and a Host it does not answer as, issue 43):
+they matter only where serve checks signatures, so with `signing: iam` outside the emulator
+(serve runs `--unsigned` behind Cloud Run's check) they are refused as settings that do nothing.
+A public host is a Host header value, `name[:port]`, as clients send it; a `*` stands for one
+run of letters, digits and `-` (serve/protocol/signatures.py) and must leave at least two
+labels of the name after it, so `*.example.com` is a subdomain pattern and `*.com` is refused.
 """
 
 from __future__ import annotations
@@ -34,7 +42,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .checks import region_problem
 from .errors import Problem, clip
+from .yaml_source import JsonPath
 
 MIB_PER_GIB = 1024
 MIN_MEMORY_MIB = 512
@@ -45,6 +55,11 @@ MEMORY_FOR_CPUS = {4: 2 * MIB_PER_GIB, 6: 4 * MIB_PER_GIB, 8: 4 * MIB_PER_GIB}  
 _MEMORY = re.compile(r"^([1-9][0-9]*)(Mi|Gi)$")
 _MEMORY_DIGITS = 9  # more is far past Cloud Run's 32Gi (and Python will not read 4,300 digits as a number)
 LONGEST_TEXT = 512
+# A Host header value: a DNS name (labels of letters, digits, '-' and '*'), an IPv4 address or a
+# bracketed IPv6 one, then an optional port; the name 253 characters at most (RFC 1035, 2.3.4)
+_HOST = re.compile(r"^(?:(?:[a-z0-9*](?:[a-z0-9*-]{0,61}[a-z0-9*])?\.)*[a-z0-9*](?:[a-z0-9*-]{0,61}[a-z0-9*])?"
+                   r"|\[[0-9a-f:.]+\])(?::(?P<port>[0-9]{1,5}))?$")
+_LONGEST_HOST = 253 + len(":65535")
 
 Signing = Literal["iam", "keys", "none"]
 
@@ -66,6 +81,8 @@ class ServeSettings:
     keys_secret: str | None = None  # signing keys: the Secret Manager secret holding the key pairs
     keys_secret_version: str = "latest"
     ingress: Literal["all", "internal", "internal-and-cloud-load-balancing"] = "all"
+    signing_regions: tuple[str, ...] = ()  # AWS regions a signature may name besides the tables' own
+    public_hosts: tuple[str, ...] = ()  # Host values clients send besides Cloud Run's URLs: custom domains
 
 
 def serve_settings(data: dict[str, Any]) -> ServeSettings:
@@ -73,8 +90,11 @@ def serve_settings(data: dict[str, Any]) -> ServeSettings:
     fields = dict(data)
     if isinstance(fields.get("regions"), list):
         fields["regions"] = tuple(fields["regions"])
-    if "invokers" in fields:
-        fields["invokers"] = tuple(fields["invokers"])
+    for key in ("invokers", "signing_regions"):
+        if key in fields:
+            fields[key] = tuple(fields[key])
+    if "public_hosts" in fields:
+        fields["public_hosts"] = tuple(h.lower() for h in fields["public_hosts"])  # Host is case-insensitive
     if "keys_secret_version" in fields:
         fields["keys_secret_version"] = str(fields["keys_secret_version"])
     return ServeSettings(**fields)
@@ -90,7 +110,7 @@ def memory_mib(text: str) -> int:
     return number * (MIB_PER_GIB if match.group(2) == "Gi" else 1)
 
 
-def serve_problems(data: dict[str, Any], emulator: bool, problem: Callable[[tuple[str, ...], str], Problem]
+def serve_problems(data: dict[str, Any], emulator: bool, problem: Callable[[JsonPath, str], Problem]
                    ) -> list[Problem]:
     """What the fields of a schema-valid `serve:` mapping break together; `problem(path, message)`
     locates a message at a key under `serve`."""
@@ -120,10 +140,44 @@ def serve_problems(data: dict[str, Any], emulator: bool, problem: Callable[[tupl
             out.append(problem((key,), f"{key} holds a value of more than {LONGEST_TEXT} characters, longer than "
                                        f"any image reference or principal: check it"))
     out += _size_problems(s, data, problem)
+    return out + _scope_problems(s, data, emulator, problem)
+
+
+def _scope_problems(s: ServeSettings, data: dict[str, Any], emulator: bool,
+                    problem: Callable[[JsonPath, str], Problem]) -> list[Problem]:
+    """`signing_regions` and `public_hosts`: each value one a signature can name (module doc)."""
+    out: list[Problem] = []
+    for key in ("signing_regions", "public_hosts"):
+        if key in data and s.signing == "iam" and not emulator:
+            out.append(problem((key,), f"{key} applies where serve checks SigV4 signatures (signing: keys); with "
+                                       f"signing: iam Cloud Run checks callers and serve runs --unsigned: remove "
+                                       f"it or set signing: keys"))
+    for n, region in enumerate(s.signing_regions):
+        if why := region_problem(region[:64]):
+            out.append(problem(("signing_regions", n), f"{why}: name the AWS region the application's SDK signs "
+                                                      f"for (its region_name)"))
+    for n, host in enumerate(s.public_hosts):
+        if why := _host_problem(host):
+            out.append(problem(("public_hosts", n), f"{clip(host, 80)!r} {why}"))
     return out
 
 
-def _size_problems(s: ServeSettings, data: dict[str, Any], problem: Callable[[tuple[str, ...], str], Problem]
+def _host_problem(host: str) -> str | None:
+    """Why `host` (lower case) is not a Host header value a client of serve could send, or None."""
+    if "://" in host or "/" in host:
+        return ("is a URL; give the name clients reach serve by as their Host header carries it, without "
+                "scheme or path: api.example.com, or api.example.com:8443")
+    found = _HOST.match(host) if len(host) <= _LONGEST_HOST else None
+    if found is None or not 0 < int(found["port"] or 1) <= 65535:
+        return ("is not a host name, IP address or [IPv6 address], with an optional :PORT (1-65535), of at most "
+                f"{_LONGEST_HOST} characters: api.example.com")
+    if "*" in host and host.split(":")[0].rsplit("*", 1)[1].count(".") < 2:
+        return ("leaves less than two labels after its last '*', so it would match names nobody here owns: "
+                "write the domain out, as in *.ddb.example.com")
+    return None
+
+
+def _size_problems(s: ServeSettings, data: dict[str, Any], problem: Callable[[JsonPath, str], Problem]
                    ) -> list[Problem]:
     """Cloud Run's bounds on memory and its pairing with CPU (figures in the module docstring)."""
     mib = memory_mib(s.memory)

@@ -121,6 +121,22 @@ def test_key_signing_takes_the_pairs_from_secret_manager_as_an_env_ref():
     assert only(run, SECRET_IAM).urn in only(run, SERVICE).dependencies  # readable before a revision starts
 
 
+def test_key_signing_passes_the_stage_s_signing_regions_and_public_hosts_to_every_service():
+    """What a signature may be scoped to besides the tables' regions and Cloud Run's URLs reaches
+    each region's container as the serve CLI's own options."""
+    run = run_program("prod", with_serve("prod", {
+        "enabled": True, "image": IMAGE, "signing": "keys", "keys_secret": "serve-keys", "regions": "all",
+        "signing_regions": ["eu-west-1", "ap-south-1"], "public_hosts": ["ddb.example.com", "*.edge.example.com"]}))
+    services = run.of_type(SERVICE)
+    assert len(services) > 1
+    for service in services:
+        (box,) = service.inputs["template"]["containers"]
+        params = serve_command.make_context("serve", box["args"][1:]).params
+        assert params["regions"] == ("eu-west-1", "ap-south-1")
+        assert {"ddb.example.com", "*.edge.example.com",
+                f"ddb2bigtable-prod-*.{service.inputs['location']}.run.app"} <= set(params["public_hosts"])
+
+
 @pytest.mark.parametrize("serve", [
     {"enabled": True, "image": IMAGE, "invokers": [APP, "group:orders@example.com"]},
     {"enabled": True, "image": IMAGE, "signing": "keys", "keys_secret": "projects/p/secrets/serve-keys"},
