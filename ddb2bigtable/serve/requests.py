@@ -144,6 +144,46 @@ class BatchWriteItem:
 
 
 @dataclass(frozen=True)
+class TransactGet:
+    table: ServedTable
+    key: Item
+    projection: list[Path] | None  # None: the whole item
+
+
+@dataclass(frozen=True)
+class TransactGetItems:
+    gets: list[TransactGet]  # 1 to 100, distinct items, in the body's order
+    capacity: str
+
+
+@dataclass(frozen=True)
+class TransactAction:
+    """One action of TransactWriteItems on one item: `kind` is ConditionCheck, Put, Delete
+    or Update. An Update's expression stays text, applied to the item as read (as UpdateItem's)."""
+
+    kind: str
+    table: ServedTable
+    key: Item
+    condition: Condition | None
+    old_on_failure: bool  # ReturnValuesOnConditionCheckFailure ALL_OLD
+    item: Item | None = None  # a Put's new item, its size checked
+    expression: str | None = None  # an Update's UpdateExpression (None: the item only created if missing)
+    names: dict[str, str] | None = None
+    values: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class TransactWriteItems:
+    """`fingerprint` is what a retry under the same ClientRequestToken must repeat: a hash
+    of the body without the options a retry may change."""
+
+    actions: list[TransactAction]  # 1 to 100, distinct items, 4 MB of items at most
+    token: str | None  # ClientRequestToken
+    fingerprint: str
+    capacity: str
+
+
+@dataclass(frozen=True)
 class TableNamed:
     """A table operation's TableName, a string (checked against DynamoDB's pattern where
     DynamoDB checks it). The operation looks the table up itself, after reading the

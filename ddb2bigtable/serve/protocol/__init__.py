@@ -6,6 +6,7 @@
 - `item_requests.get_item`, `put_item`, `delete_item`, `update_item`: bodies -> typed requests.
 - `query_requests.query`, `query_requests.scan`: Query and Scan bodies -> typed requests.
 - `batch_requests.batch_get_item`, `batch_write_item`: batch bodies -> typed requests.
+- `transact_requests.transact_get_items`, `transact_write_items`: transaction bodies -> typed requests.
 - `admin_requests`: DescribeTable, ListTables, CreateTable, DeleteTable, UpdateTable,
   Describe/UpdateTimeToLive bodies -> typed requests.
 - `shapes.check`: a body's top-level members against botocore's model of DynamoDB.

@@ -28,7 +28,7 @@ from ..queries import query_ops
 from ..session import Session
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC, check_text, nesting_refused
-from . import admin_requests, batch_requests, item_requests, query_requests, shapes, signatures
+from . import admin_requests, batch_requests, item_requests, query_requests, shapes, signatures, transact_requests
 
 TARGET_PREFIX = "DynamoDB_20120810."
 CONTENT_TYPE = b"application/x-amz-json-1.0"
@@ -42,11 +42,6 @@ Parse = Callable[[Catalog, dict[str, Any]], Any]  # a body -> the operation's ty
 Run = Callable[[Session, Any], Awaitable[dict[str, Any]]]
 
 
-def _body(_catalog: Catalog, body: dict[str, Any]) -> dict[str, Any]:
-    """The body as it is, for the operations that still read it themselves."""
-    return body
-
-
 OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "GetItem": (item_requests.get_item, item_ops.get_item), "PutItem": (item_requests.put_item, item_ops.put_item),
     "DeleteItem": (item_requests.delete_item, item_ops.delete_item),
@@ -54,8 +49,8 @@ OPERATIONS: dict[str, tuple[Parse, Run]] = {
     "Query": (query_requests.query, query_ops.query), "Scan": (query_requests.scan, query_ops.scan),
     "BatchGetItem": (batch_requests.batch_get_item, batch_ops.batch_get_item),
     "BatchWriteItem": (batch_requests.batch_write_item, batch_ops.batch_write_item),
-    "TransactGetItems": (_body, transact_ops.transact_get_items),
-    "TransactWriteItems": (_body, transact_ops.transact_write_items),
+    "TransactGetItems": (transact_requests.transact_get_items, transact_ops.transact_get_items),
+    "TransactWriteItems": (transact_requests.transact_write_items, transact_ops.transact_write_items),
     "DescribeTable": (admin_requests.describe_table, admin_ops.describe_table),
     "ListTables": (admin_requests.list_tables, admin_ops.list_tables),
     "CreateTable": (admin_requests.create_table, admin_ops.create_table),

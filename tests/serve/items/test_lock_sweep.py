@@ -17,6 +17,7 @@ from google.cloud.bigtable.data import row_filters as rf
 from ddb2bigtable.cli.serve_cmd import _tables
 from ddb2bigtable.serve.catalog import catalog
 from ddb2bigtable.serve.items import lock_sweep, transact_ops
+from ddb2bigtable.serve.protocol import transact_requests
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.store import now_micros
 from ddb2bigtable.serve.transactions import cells, driver
@@ -79,7 +80,8 @@ def _sweep_after_crash(served, monkeypatch, where: str) -> tuple[int, int]:
             with monkeypatch.context() as patched:
                 _stop(patched, where)
                 with pytest.raises(Stopped):
-                    await transact_ops.transact_write_items(session, _transfer(where))
+                    await transact_ops.transact_write_items(session, transact_requests.transact_write_items(
+                        tables, _transfer(where)))
             before = _locked(await _family(session))
             await lock_sweep.sweep_all(session)
             return before, _locked(await _family(session))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from ddb2bigtable.serve.items.transact_ops import _request_hash
+from ddb2bigtable.serve.protocol.transact_requests import fingerprint as _request_hash
 
 BODY = {"ClientRequestToken": "t1", "TransactItems": [
     {"Put": {"TableName": "Scratch", "Item": {"pk": {"S": "a"}, "sk": {"N": "1"}}, "Unread": 99999999999999999999}}]}

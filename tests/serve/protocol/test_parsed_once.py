@@ -7,8 +7,8 @@ import inspect
 from ddb2bigtable.serve import requests
 from ddb2bigtable.serve.protocol import app
 
-# still reading their own bodies: the transactions (another area's)
-STILL_BODY = {"TransactGetItems", "TransactWriteItems"}
+# every operation takes a typed request now
+STILL_BODY: set[str] = set()
 
 
 def _request_annotation(run):

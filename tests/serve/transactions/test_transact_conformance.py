@@ -103,6 +103,13 @@ WRITES: dict[str, list[dict[str, Any]]] = {
     "an item over 400 KB": [put(A, {**acct("big"), "blob": {"S": "x" * 410_000}}), put(L, entry("q", 1))],
     "capacity counted twice": [put(A, {**acct("cap"), "balance": n(1)}), put(L, entry("cap", 1)),
                                check(A, acct("alice"), "attribute_exists(id)")],
+    "a condition with a syntax error": [put(L, entry("s", 1)), put(A, acct("s"), ConditionExpression="id === :a",
+                                                                     ExpressionAttributeValues={":a": n(1)})],
+    "a condition naming an undefined value": [put(A, acct("u"), ConditionExpression="id = :b"), put(L, entry("u", 1))],
+    "a value no expression uses": [put(A, acct("v"), ExpressionAttributeValues={":a": n(1)}), put(L, entry("v", 1))],
+    "a name no expression uses": [check(A, acct("alice"), "attribute_exists(id)", ExpressionAttributeNames={"#n": "x"})],
+    "one item twice before a missing table": [put(A, acct("d")), put(A, acct("d")), put("TxNoSuchTable", acct("d"))],
+    "a table name DynamoDB cannot hold": [put("ab", acct("d")), put(L, entry("d", 1))],
 }
 
 
@@ -147,6 +154,10 @@ GETS: dict[str, list[dict[str, Any]]] = {
     "one item twice": [get(A, acct("bob")), get(A, acct("bob"))],
     "101 gets": [get(L, entry("alice", i)) for i in range(101)],
     "capacity counted twice": [get(A, acct("alice")), get(L, entry("alice", 1))],
+    "one item twice before a missing table": [get(A, acct("bob")), get(A, acct("bob")), get("TxNoSuchTable", acct("a"))],
+    "a missing table before one item twice": [get("TxNoSuchTable", acct("a")), get(A, acct("bob")), get(A, acct("bob"))],
+    "a name no expression uses": [get(A, acct("bob"), ExpressionAttributeNames={"#n": "x"})],
+    "a table name DynamoDB cannot hold": [get("ab", acct("bob"))],
 }
 
 

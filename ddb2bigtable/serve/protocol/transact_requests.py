@@ -1,0 +1,151 @@
+"""TransactGetItems and TransactWriteItems bodies -> the typed requests of requests.py.
+
+Everything the body alone tells is checked before a row is read, in the order DynamoDB
+checks it (DynamoDB Local 1.25.1 beside serve, tests/serve/transactions): each entry's
+shape, then the count (1 to 100), ClientRequestToken, ReturnConsumedCapacity; then each
+action or get in the body's order: its table name and table, its options and unused
+placeholders, the item or key, its condition; an item named twice is refused when its
+second mention is met, so a missing table after it is not named. A key of the wrong type
+cancels the transaction (TransactionCanceledException, the action's reason
+ValidationError) once every action is read; then the 4 MB of items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from ...codec.items import Item
+from ..capacity import check_mode
+from ..catalog import Catalog, ServedTable
+from ..errors import ServeError, validation
+from ..expressions import parsing as expressions
+from ..expressions.validation import check_table_name
+from ..items.batch_ops import _listed
+from ..items.transact_ops import MAX_BYTES, MAX_TRANSACT, cancelled
+from ..requests import TransactAction, TransactGet, TransactGetItems, TransactWriteItems
+from ..session import key_text
+from ..wire import check_size, item_bytes, item_to_codec
+
+ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
+
+
+def transact_get_items(catalog: Catalog, body: dict[str, Any]) -> TransactGetItems:
+    listed = _listed(body.get("TransactItems") or [], "TransactItems")
+    gets = [g.get("Get") if isinstance(g, dict) else None for g in listed]
+    if not all(isinstance(g, dict) for g in gets):
+        raise validation("Each TransactItem must hold exactly one Get with TableName and Key")
+    _count(gets)
+    mode = check_mode(body)
+    seen: set[Any] = set()
+    out = []
+    for get in gets:
+        assert isinstance(get, dict)
+        table = catalog.get(get.get("TableName"))  # a name no table could have: not found (DynamoDB Local 1.25.1)
+        expressions.check_used(get)
+        key = table.checked_key(item_to_codec(get.get("Key"), "Key"))
+        paths = expressions.projection(get.get("ProjectionExpression"), get.get("ExpressionAttributeNames"))
+        _once(seen, table, key)
+        out.append(TransactGet(table, key, paths))
+    return TransactGetItems(out, mode)
+
+
+def transact_write_items(catalog: Catalog, body: dict[str, Any]) -> TransactWriteItems:
+    entries = [_action(e) for e in _listed(body.get("TransactItems") or [], "TransactItems")]
+    _count(entries)
+    token = _token(body)
+    mode = check_mode(body)
+    seen: set[Any] = set()
+    actions, refused = [], {}
+    for j, (kind, request) in enumerate(entries):
+        action, problem = _write(catalog, kind, request)
+        if problem is not None:
+            refused[j] = problem
+        _once(seen, action.table, action.key)
+        actions.append(action)
+    if refused:  # DynamoDB Local 1.25.1: the wrongly typed key's action is ValidationError, the others None
+        raise cancelled([{"Code": "ValidationError", "Message": refused[j]} if j in refused else {"Code": "None"}
+                         for j in range(len(actions))])
+    if sum(item_bytes(a.item) for a in actions if a.item is not None) > MAX_BYTES:
+        raise validation("Transaction request cannot be larger than 4 MB")
+    return TransactWriteItems(actions, token, fingerprint(body), mode)
+
+
+def _write(catalog: Catalog, kind: str, request: dict[str, Any]) -> tuple[TransactAction, str | None]:
+    """One action, and the message of its key's wrong type if it has one (the key is then as sent)."""
+    table = _table(catalog, request)
+    failure = request.get("ReturnValuesOnConditionCheckFailure", "NONE")
+    if failure not in ("NONE", "ALL_OLD"):
+        raise validation(f"1 validation error detected: Value '{failure}' at 'returnValuesOnConditionCheckFailure' "
+                         "failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]")
+    if kind == "ConditionCheck" and request.get("ConditionExpression") is None:
+        raise validation("1 validation error detected: Value null at 'conditionCheck.conditionExpression' failed "
+                         "to satisfy constraint: Member must not be null")
+    expressions.check_used(request)
+    item = None
+    if kind == "Put":
+        item = item_to_codec(request.get("Item"), "Item")
+        check_size(item)  # the whole request refused, as DynamoDB Local 1.25.1 does
+        key = table.key_of(item)
+    else:
+        key = item_to_codec(request.get("Key"), "Key")
+    problem = None
+    try:
+        key = table.checked_key(key)
+    except ServeError as error:  # a key of the wrong type cancels the transaction (DynamoDB Local 1.25.1)
+        if set(key) != set(table.keys):
+            raise
+        problem = error.message
+    condition = request.get("ConditionExpression")
+    names, values = request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
+    update = request.get("UpdateExpression") if kind == "Update" else None
+    if update is not None and not isinstance(update, str):
+        raise ServeError("SerializationException", "UpdateExpression must be a string")
+    test = expressions.condition(condition, names, values, table.keys) if condition is not None else None
+    return TransactAction(kind, table, key, test, failure == "ALL_OLD", item, update, names, values), problem
+
+
+def _table(catalog: Catalog, request: dict[str, Any]) -> ServedTable:
+    check_table_name(request.get("TableName"))
+    return catalog.get(request.get("TableName"))
+
+
+def _action(entry: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(entry, dict) or len(entry) != 1 or next(iter(entry)) not in ACTIONS:
+        raise validation("Each TransactItem must hold exactly one of ConditionCheck, Put, Delete, Update")
+    (kind, request), = entry.items()
+    if not isinstance(request, dict):
+        raise validation(f"{kind} must be a map holding TableName and the item or key")
+    return kind, request
+
+
+def _count(items: list[Any]) -> None:
+    if not 1 <= len(items) <= MAX_TRANSACT:
+        raise validation(f"1 validation error detected: Value at 'transactItems' failed to satisfy constraint: "
+                         f"Member must have length less than or equal to {MAX_TRANSACT}" if items else
+                         "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: "
+                         "Member must have length greater than or equal to 1")
+
+
+def _once(seen: set[Any], table: ServedTable, key: Item) -> None:
+    """DynamoDB refuses a transaction, TransactGetItems too, naming one item twice."""
+    named = (table.name, tuple((name, key_text(value)) for name, value in sorted(key.items())))
+    if named in seen:
+        raise validation("Transaction request cannot include multiple operations on one item")
+    seen.add(named)
+
+
+def _token(body: dict[str, Any]) -> str | None:
+    token = body.get("ClientRequestToken")
+    if token is not None and (not isinstance(token, str) or not 1 <= len(token) <= 36):
+        raise validation("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: "
+                         "Member must have length less than or equal to 36")
+    return token
+
+
+def fingerprint(body: dict[str, Any]) -> str:
+    """What a retry under the same token must repeat: the request, its options aside."""
+    kept = {k: v for k, v in body.items() if k not in ("ReturnConsumedCapacity", "ReturnItemCollectionMetrics")}
+    # the stdlib's writer: a body is any JSON, numbers past 64 bits included (orjson refuses them)
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
