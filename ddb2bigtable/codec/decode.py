@@ -36,6 +36,8 @@ class RowDecoder:
         (`table_decoder`) when it can answer, the same items faster. Cells of serve's
         transaction family (locks, intents, ClientRequestToken records) are no item's."""
         cells = [c for c in cells if c.family != TXN_FAMILY]  # serve's transaction locks hold no item
+        if not cells:  # a row of transaction cells alone (a token's record) holds no item, whatever its key
+            return []
         if self._fast is None:
             return self._claimed(key, cells)
         items = self._fast.decode(key, cells)

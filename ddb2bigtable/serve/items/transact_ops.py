@@ -55,9 +55,16 @@ def row_of(named: Named) -> RowRef:
     return named.table.name, named.table.row_key(named.key)
 
 
-def _rows_of(session: Session, named: list[Any]) -> tuple[tuple[RowRef, ...], Rows]:
-    rows = tuple(dict.fromkeys(row_of(n) for n in named))  # request order: the first action's row is the primary
-    return rows, rows_of(session, {n.table.name: n.table for n in named})
+def _rows_of(session: Session, named: list[Any], token: str | None = None) -> tuple[tuple[RowRef, ...], Rows]:
+    """The rows in request order, the first the primary: the token's row when there is a
+    ClientRequestToken (its record is written by the commit), else the first action's."""
+    rows = tuple(dict.fromkeys(row_of(n) for n in named))
+    tables = {n.table.name: n.table for n in named}
+    if token is not None:
+        home = next(iter(session.catalog.tables.values()), named[0].table)
+        tables[home.name] = home
+        rows = ((home.name, cells.TOKEN_ROW + token.encode()), *rows)
+    return rows, rows_of(session, tables)
 
 
 def _items(session: Session, table: ServedTable, view: View) -> list[Item]:
@@ -141,7 +148,7 @@ class _Decider:
         return out
 
     def __call__(self, views: tuple[View, ...]) -> Intents | Cancel | Finished:
-        earlier = self._earlier(views[0])
+        earlier = self.earlier(views[0])
         if earlier is not None:
             return earlier
         each = self._each(views)
@@ -163,11 +170,11 @@ class _Decider:
                 changes[row_of(n)] += client_mutations(change)
         answer = capacity.consumed_tables(self.request.capacity, spent)
         return Intents(tuple(cells.pack_intent(m) if m else None for m in changes.values()), answer,
-                       self._record(views[0], answer))
+                       self._record(answer))
 
-    def _earlier(self, primary: View) -> Finished | None:
-        """A token's record in the primary row, younger than 10 minutes: the earlier answer, or
-        a mismatch when another request used the token."""
+    def earlier(self, primary: View) -> Finished | None:
+        """The token's record in its row (the primary), younger than 10 minutes: the earlier
+        answer, or a mismatch (None as the answer) when another request used the token."""
         if self.token is None:
             return None
         qualifier, since = cells.TOKEN + self.token.encode(), now_micros() - TOKEN_MICROS
@@ -177,16 +184,13 @@ class _Decider:
                 return Finished("answered", record["answer"] if record["hash"] == self.hash else None)
         return None
 
-    def _record(self, primary: View, answer: dict[str, Any]) -> list[Any]:
-        """The token's record, written by the commit; records past 10 minutes are removed with it."""
+    def _record(self, answer: dict[str, Any]) -> list[Any]:
+        """The token's record, written by the commit in the token's row, replacing an older one."""
         if self.token is None:
             return []
-        now = now_micros()
-        stale = [bt.DeleteRangeFromColumn(cells.FAMILY, c.qualifier) for c in primary.data
-                 if c.family == cells.FAMILY and c.qualifier.startswith(cells.TOKEN)
-                 and c.timestamp_micros <= now - TOKEN_MICROS]
-        value = orjson.dumps({"hash": self.hash, "answer": answer})
-        return [*stale, bt.SetCell(cells.FAMILY, cells.TOKEN + self.token.encode(), value, now // 1000 * 1000)]
+        qualifier, value = cells.TOKEN + self.token.encode(), orjson.dumps({"hash": self.hash, "answer": answer})
+        return [bt.DeleteRangeFromColumn(cells.FAMILY, qualifier),
+                bt.SetCell(cells.FAMILY, qualifier, value, now_micros() // 1000 * 1000)]
 
 
 def _transact_one(table: ServedTable, action: TransactAction, item: Item | None,
@@ -215,9 +219,13 @@ def _transact_one(table: ServedTable, action: TransactAction, item: Item | None,
 
 async def transact_write_items(session: Session, request: TransactWriteItems) -> dict[str, Any]:
     named = request.actions
-    rows, engine = _rows_of(session, named)
+    rows, engine = _rows_of(session, named, request.token)
     decide = _Decider(session, request, rows)
     await engine.prefetch(list(rows))
+    first = engine.prefetched[rows[0]]
+    earlier = decide.earlier(first) if first.lock is None else None
+    if earlier is not None:  # a retry: answered from the token's record, nothing else read
+        return _answered(earlier)
     for name, new in decide.written(tuple(engine.prefetched[r] for r in rows)):  # new attributes' types first
         decide.tables[name] = await recorded(session, decide.tables[name], new)
     machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()))
@@ -226,11 +234,20 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
             finished = await run(machine, engine)
     else:
         finished = await run(machine, engine)
-    if finished.kind in ("committed", "answered") and finished.value is not None:
-        return dict(finished.value)
-    if finished.kind == "answered":  # the token's record is of another request
-        raise ServeError("IdempotentParameterMismatchException", "Request parameters do not match the "
-                         "original request made with the same ClientRequestToken")
+    if finished.kind in ("committed", "answered"):
+        return _answered(finished)
     if finished.kind == "cancelled":
         raise cancelled(finished.value)
+    if request.token is not None and finished.value == rows[0]:  # another request holds the token's row
+        raise ServeError("TransactionInProgressException", "The transaction with the given request token is "
+                         "already in progress")
     raise _conflict(named, finished.value)
+
+
+def _answered(finished: Finished) -> dict[str, Any]:
+    """A committed transaction's answer, or a token's earlier one; None: the token's record is
+    of another request."""
+    if finished.value is None:
+        raise ServeError("IdempotentParameterMismatchException", "Request parameters do not match the "
+                         "original request made with the same ClientRequestToken")
+    return dict(finished.value)

@@ -8,6 +8,7 @@ and no balance is negative. The same run against DynamoDB Local (no process kill
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import signal
@@ -29,7 +30,10 @@ from ..conftest import STAGE, start_serve
 
 ACCOUNTS, START, SECONDS = 40, 100, 8.0
 BANK, LEDGER = "BankAccounts", "BankLedger"
-RETRYABLE = ("InternalServerError", "ProvisionedThroughputExceededException", "ThrottlingException")
+# what the SDK retries itself (TransactionInProgressException: the token's transaction is still
+# held by a worker that was killed, until its lock expires)
+RETRYABLE = ("InternalServerError", "ProvisionedThroughputExceededException", "ThrottlingException",
+             "TransactionInProgressException")
 
 
 def _client(endpoint: str) -> Any:
@@ -57,7 +61,10 @@ class Endpoints:
 def _retrying(endpoints: Endpoints, n: int, call: Callable[[Any], Any]) -> Any:
     """`call(client)` on one endpoint, then the other, until it answers something other than
     a connection failure or a retryable error (the same request, so the same token)."""
-    for attempt in range(200):
+    deadline = time.monotonic() + 30
+    for attempt in itertools.count():
+        if time.monotonic() > deadline:
+            break
         try:
             return call(_client(endpoints.pick(n + attempt)))
         except BotoCoreError:  # connection refused or reset: the process was killed

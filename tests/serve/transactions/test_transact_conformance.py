@@ -187,3 +187,27 @@ def test_a_client_request_token_applies_a_retry_once_and_refuses_another_request
     serve, oracle = (answers(side) for side in sides)
     assert serve == oracle
     assert [i["balance"] for i in serve[3][A] if i["id"] == {"S": "alice"}] == [n(90)]  # applied once
+
+
+@pytest.mark.slow
+def test_a_client_request_token_is_found_whatever_items_the_other_request_names(sides: list[Side]) -> None:
+    """The token alone decides: another request under it naming none of the first's items is a
+    mismatch, and a retry after the items were deleted (a read-check-write DeleteItem, which
+    deletes the whole row) is answered from the token's record, not applied again."""
+    def answers(side: Side) -> list[Any]:
+        empty(side)
+        side.client.transact_write_items(TransactItems=SEED)
+        pay = [update(A, acct("alice"), "SET balance = balance - :a", {":a": n(10)}), put(L, entry("alice", 6))]
+        first = outcome(lambda: side.client.transact_write_items(TransactItems=pay, ClientRequestToken="pay-6"))
+        other = outcome(lambda: side.client.transact_write_items(TransactItems=[put(L, entry("bob", 7))],
+                                                                 ClientRequestToken="pay-6"))
+        for key in (acct("alice"), entry("alice", 6)):
+            side.client.delete_item(TableName=A if "id" in key else L, Key=key,
+                                    ConditionExpression="attribute_exists(#k)",
+                                    ExpressionAttributeNames={"#k": next(iter(key))})
+        again = outcome(lambda: side.client.transact_write_items(TransactItems=pay, ClientRequestToken="pay-6"))
+        return [first, other, again, contents(side)]
+    serve, oracle = (answers(side) for side in sides)
+    assert serve == oracle
+    assert serve[1]["code"] == "IdempotentParameterMismatchException"
+    assert not [i for i in serve[3][A] if i["id"] == {"S": "alice"}]  # the retry applied nothing
