@@ -34,17 +34,13 @@ from ..transactions.steps import Finished, RowRef, View
 from ..transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
 from ..wire import check_size, item_to_codec, item_to_wire
 from .batch_ops import _add
-from .hot_rows import Deadline, one_writer, tries
+from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
 from .locked_rows import rows_of
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
 TOKEN_MICROS = 10 * 60 * 1_000_000  # a ClientRequestToken is remembered 10 minutes (same page)
-# how long TransactGetItems looks again at rows that transactions keep locking or changing before it
-# answers TransactionConflict: each transaction holds its rows a few round trips, so a read of many
-# busy rows finds a moment with none held within this
-SNAPSHOT_SECONDS = 2.0
 CONFLICT_REASON = {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
 
 
@@ -101,10 +97,11 @@ async def _snapshot(rows: tuple[RowRef, ...], engine: Rows) -> Finished:
 async def transact_get_items(session: Session, request: TransactGetItems) -> dict[str, Any]:
     named = request.gets
     rows, engine = _rows_of(session, named)
-    async for _ in tries(Deadline(SNAPSHOT_SECONDS)):  # rows a transaction holds: look again after a pause
-        finished = await _snapshot(rows, engine)
-        if finished.kind == "read":
-            break
+    # a row a live transaction holds cancels it at once, as DynamoDB does (AWS, "TransactGetItems",
+    # https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html, read
+    # 2026-11-29: "a conflicting operation is in the process of updating an item to be read"); the
+    # SDK's caller retries
+    finished = await _snapshot(rows, engine)
     if finished.kind != "read":
         raise _conflict(named, finished.value)
     data = dict(zip(rows, finished.value, strict=True))

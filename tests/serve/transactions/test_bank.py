@@ -2,9 +2,10 @@
 transactions; 8 transfer threads over two serve processes on one emulator, each transfer a
 TransactWriteItems (`balance >= :amount` on the source, an Update of the destination, a
 conditional Put of the ledger entry) under a ClientRequestToken; 2 auditors reading all 40
-accounts with TransactGetItems; one serve process killed with SIGKILL mid-run and started
-again. Every audit totals the starting sum; afterwards the ledger explains every balance
-and no balance is negative. The same run against DynamoDB Local (no process killed there)."""
+accounts with TransactGetItems, retried after a TransactionConflict as DynamoDB asks of its
+callers; one serve process killed with SIGKILL mid-run and started again. Every audit totals
+the starting sum; afterwards the ledger explains every balance and no balance is negative.
+The same run against DynamoDB Local (no process killed there)."""
 
 from __future__ import annotations
 
@@ -96,15 +97,23 @@ def _transfer(endpoints: Endpoints, n: int, rng: random.Random, done: list[dict[
         assert error.response["Error"]["Code"] == "TransactionCanceledException", error.response
 
 
-def _audit(endpoints: Endpoints, n: int) -> int | None:
-    """The sum of all balances as one TransactGetItems saw them (None: cancelled by a conflict)."""
+def _audit(endpoints: Endpoints, n: int, stop: float) -> int | None:
+    """The sum of all balances as one TransactGetItems saw them, tried again after a jittered,
+    growing pause while a transfer holds an account (DynamoDB cancels a TransactGetItems that
+    meets one at once, with TransactionConflict); None: the run ended first."""
     gets = [{"Get": {"TableName": BANK, "Key": {"id": {"S": f"a{i}"}}}} for i in range(ACCOUNTS)]
-    try:
-        answer = _retrying(endpoints, n, lambda c: c.transact_get_items(TransactItems=gets))
-    except ClientError as error:
-        assert error.response["Error"]["Code"] == "TransactionCanceledException", error.response
-        return None
-    return sum(int(r["Item"]["balance"]["N"]) for r in answer["Responses"])
+    pause = 0.005
+    while time.monotonic() < stop:
+        try:
+            answer = _retrying(endpoints, n, lambda c: c.transact_get_items(TransactItems=gets))
+        except ClientError as error:
+            assert error.response["Error"]["Code"] == "TransactionCanceledException", error.response
+            assert {r["Code"] for r in error.response["CancellationReasons"]} <= {"TransactionConflict", "None"}
+            time.sleep(random.uniform(0, pause))  # noqa: S311 - jitter
+            pause = min(pause * 2, 0.1)
+            continue
+        return sum(int(r["Item"]["balance"]["N"]) for r in answer["Responses"])
+    return None
 
 
 def _run(endpoints: Endpoints, kill: Callable[[], None] | None) -> tuple[list[dict[str, Any]], list[int]]:
@@ -119,7 +128,7 @@ def _run(endpoints: Endpoints, kill: Callable[[], None] | None) -> tuple[list[di
 
     def auditing(n: int) -> None:
         while time.monotonic() < stop:
-            total = _audit(endpoints, n)
+            total = _audit(endpoints, n, stop)
             if total is not None:
                 audits.append(total)
 
