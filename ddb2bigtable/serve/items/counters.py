@@ -1,12 +1,15 @@
 """UpdateItem `ADD` on counter attributes as Bigtable AddToCell, with no read.
 
 A `counter` attribute lives in an aggregate (int64 Sum) family (spec/families.py), where
-Bigtable merges every addition into one cell, whichever cluster takes it. So an UpdateItem
-that only adds integers to counters, with no condition and nothing to return, is one
-MutateRow of AddToCell (`app_writes.counter_add`), through the `serving` profile: no read, no
-single-cluster profile, and concurrent increments from every region all count, which is
-what DynamoDB's `ADD` promises. Anything else (a condition, ReturnValues, SET next to the
-ADD, a counter whose cell carries the item's expiry) takes the read-check-write path.
+Bigtable merges every addition into one cell. So an UpdateItem that only adds integers to
+counters, with no condition and nothing to return, is AddToCells (`app_writes.counter_add`)
+with no read, and concurrent increments all count, which is what DynamoDB's `ADD`
+promises. They are written as a plain write without a read is (item_ops.update_item,
+locked_rows.write_unless_locked): one CheckAndMutateRow through the table's transactional
+profile, applied only while no transaction holds the row, whose intent, computed from
+the counter as read before, would overwrite the addition (docs/transactions.md). Anything
+else (a condition, ReturnValues, SET next to the ADD, a counter whose cell carries the
+item's expiry, a locked row) takes the read-check-write path.
 """
 
 from __future__ import annotations

@@ -143,9 +143,9 @@ async def update_item(session: Session, request: UpdateItem) -> dict[str, Any]:
         return new
 
     adds = None if request.capacity_wanted else counter_adds(request)
-    if adds is not None:  # only additions to counters: AddToCell, no read (counters.py)
-        await session.store(table, consistent=False).write(adds)
+    if adds is not None and await write_unless_locked(session, table, adds):  # AddToCell, no read (counters.py)
         return {}
+    # not only additions, or a transaction's row: the read-check-write settles its lock or meets it live
     old, new = await change_item(session, request, updated)
     written = expressions.written_paths(expression, names) if expression is not None else []
     spent = capacity.consumed(request.capacity, table.name, capacity.write(table, old, new))
