@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -62,10 +63,7 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
     from ..serve.protocol.server import run
     from ..serve.protocol.signatures import answering_hosts
 
-    if specs:  # the stage with these specs, as a root of the tool's own (cli/given_specs.py)
-        from .given_specs import root_with_specs
-
-        root = root_with_specs(root, stage, list(specs))
+    given = [str(Path(spec).resolve()) for spec in specs]  # served instead of the stage's list
     keys = _keys()
     loopback = ipaddress.ip_address(_literal(host)).is_loopback
     if not loopback and keys is None and not unsigned:
@@ -75,7 +73,7 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
         raise InputError([Problem.about("--host", "", f"{host} is not a loopback address and no key pairs are set: "
                                         f"set {KEYS_ENV}=ACCESS_KEY_ID:SECRET[,...] (every request must then be "
                                         f"signed with one) or, behind an authenticating proxy, pass --unsigned")])
-    project, types, names = _tables(root, stage)
+    project, types, names = _tables(root, stage, given)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}"
 
     def listening() -> None:
@@ -87,26 +85,24 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
             click.echo(f"warning: listening on {host} without checking signatures (--unsigned): whoever reaches "
                        f"this address can read and write these tables unless a proxy authenticates them", err=True)
 
-    stage_regions, stage_hosts = _signed_for(root, stage)
+    stage_regions, stage_hosts = _signed_for(root, stage, given)
     exposure = Exposure(frozenset({*stage_regions, *regions}),
                         answering_hosts(host, port, (*stage_hosts, *public_hosts)),
                         Guard(header_timeout, body_timeout, idle_timeout, max_connections))
     with quiet_connection_warning():
         run(root, stage, project, types, host=host, port=port, workers=workers, exposure=exposure,
-            listening=listening, sweep_seconds=txn_sweep_seconds)
+            listening=listening, sweep_seconds=txn_sweep_seconds, given=given)
 
 
-def _signed_for(root: Path, stage_name: str) -> tuple[set[str], tuple[str, ...]]:
+def _signed_for(root: Path, stage_name: str, given: Sequence[str] = ()) -> tuple[set[str], tuple[str, ...]]:
     """The AWS regions of the served tables the stage keeps (home and replicas, as the plan
     keeps them) with the stage's `serve.signing_regions`, and its `serve.public_hosts`: what
     a signature may be scoped to without a flag, so `serve --stage S` on a laptop answers as
     the deployed one does."""
     from ..plan.topology import kept_regions
-    from ..spec.reading import read_specs
-    from ..spec.stage import load_stage
+    from ..serve.catalog import served_specs
 
-    stage = load_stage(stage_name, root)
-    specs = read_specs([str(p) for p in stage.spec_paths(root)])
+    stage, specs = served_specs(root, stage_name, given)
     tables = {region for spec in specs for table in spec.tables for region in kept_regions(table.source, stage)}
     return tables | set(stage.serve.signing_regions), stage.serve.public_hosts
 
@@ -138,7 +134,8 @@ def _literal(host: str) -> str:
     return host
 
 
-def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]], list[str]]:
+def _tables(root: Path, stage_name: str,
+            given: Sequence[str] = ()) -> tuple[str, dict[str, dict[str, str]], list[str]]:
     """The Bigtable project, each table's attribute types (its record in the instance, and the
     loads' work folders where present, which must agree) and the DynamoDB names served."""
     from ..bigtable.emulator import EMULATOR_ENV, quiet_connection_warning
@@ -146,18 +143,16 @@ def _tables(root: Path, stage_name: str) -> tuple[str, dict[str, dict[str, str]]
     from ..load.local_stage import DEFAULT_PROJECT, WORK_DIR
     from ..load.state import STATE_FILE, LoadState, target
     from ..plan.planner import plan_stage
+    from ..serve.catalog import served_specs
     from ..spec.errors import InputError, Problem
     from ..spec.model import TableSpec
-    from ..spec.reading import read_specs
-    from ..spec.stage import load_stage
 
-    stage = load_stage(stage_name, root)
+    stage, specs = served_specs(root, stage_name, given)
     if stage.emulator and not os.environ.get(EMULATOR_ENV):
         raise InputError([Problem.about(stage.file, "emulator",
                                         f"stage {stage.name!r} targets the emulator: set "
                                         f"{EMULATOR_ENV}=127.0.0.1:<port> "
                                         f"(`ddb2bigtable up --stage {stage.name} --keep-running` prints it)")])
-    specs = read_specs([str(p) for p in stage.spec_paths(root)])
     project = stage.gcp_project or DEFAULT_PROJECT
     folders: dict[tuple[str, str], tuple[TableSpec, Path, dict[str, str]]] = {}
     names = []

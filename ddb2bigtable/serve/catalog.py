@@ -9,6 +9,11 @@ table's single-cluster profile (`txn-<region>`, planned for tables with
 `conditional_writes`), since CheckAndMutateRow needs single-cluster routing, or `serving`
 where the plan has none (one cluster: the same data).
 
+The tables are those of the stage's specs, or of the spec files `serve --stage S SPEC...`
+names instead (every other setting of the stage as it is): `served_specs` gives both the
+command and each worker process the same list, which serve passes to its workers with its
+other settings (protocol/server.py), so nothing is written to serve given specs.
+
 On emulator stages an application may also create tables (CreateTable, created_tables.py):
 those are kept in the instance's registry table and enter `Catalog.created` when a
 request names them, so every worker process finds them.
@@ -16,7 +21,8 @@ request names them, so every worker process finds them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +34,9 @@ from ..codec.timestamps import ttl_timestamp
 from ..codec.type_inference import AttributeTypes
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
-from ..spec.model import TableSpec
+from ..spec.model import Spec, TableSpec
 from ..spec.reading import read_specs
-from ..spec.stage import load_stage
+from ..spec.stage import Stage, load_stage
 from .errors import validation
 
 SERVING = "serving"
@@ -225,11 +231,22 @@ def served_table(table: TableSpec, instance_id: str, types: AttributeTypes, prof
                        keys=tuple(k.name for k in (key.partition, key.sort) if k is not None), created=created)
 
 
-def catalog(root: Path, stage_name: str, types: dict[str, AttributeTypes], project: str) -> Catalog:
-    """Every table of the stage's specs, keyed by its DynamoDB name. `types` are each table's
-    recorded attribute types by Bigtable table id (the load's, see cli/serve_cmd.py)."""
+def served_specs(root: Path, stage_name: str, given: Sequence[str] = ()) -> tuple[Stage, list[Spec]]:
+    """The stage and the specs served: the stage's own list, or the `given` spec files
+    (wherever they are: paths as given, from the working folder) in its place, as `up SPEC...`
+    loads them. InputError with the stage's or the specs' problems."""
     stage = load_stage(stage_name, root)
-    specs = read_specs([str(p) for p in stage.spec_paths(root)])
+    if given:
+        stage = replace(stage, specs=tuple(str(Path(spec).resolve()) for spec in given))
+    return stage, read_specs([str(p) for p in stage.spec_paths(root)])
+
+
+def catalog(root: Path, stage_name: str, types: dict[str, AttributeTypes], project: str,
+            given: Sequence[str] = ()) -> Catalog:
+    """Every table of the served specs (`served_specs`), keyed by its DynamoDB name. `types`
+    are each table's recorded attribute types by Bigtable table id (the load's, see
+    cli/serve_cmd.py)."""
+    stage, specs = served_specs(root, stage_name, given)
     plan = plan_stage(stage, specs)
     tables: dict[str, ServedTable] = {}
     for spec, instance in zip(specs, plan.instances, strict=True):

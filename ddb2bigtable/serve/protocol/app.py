@@ -217,5 +217,5 @@ def from_environment() -> ServeApp:
     signing = signatures.Signing(signatures.parse_keys(keys), frozenset(settings["regions"]),
                                  frozenset(settings["hosts"])) if keys else None
     return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
-                                    settings["project"]), signing,
+                                    settings["project"], settings.get("specs", ())), signing,
                      settings.get("sweep_seconds", lock_sweep.SWEEP_SECONDS))

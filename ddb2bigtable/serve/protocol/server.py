@@ -5,8 +5,9 @@ uvicorn (a well-kept ASGI server, pinned in pyproject.toml) runs the application
 `workers` above 1 its supervisor spawns that many processes sharing one listening socket
 and replaces one that dies. Each imports the application through `app.from_environment`,
 which reads the settings this process put in the environment (a spawned worker inherits
-nothing else): the project root, the stage, the Bigtable project, each table's recorded
-attribute types, and what a signature must be scoped to (regions, hosts), as plain JSON.
+nothing else): the project root, the stage, the spec files served instead of the stage's
+list (`serve --stage S SPEC...`), the Bigtable project, each table's recorded attribute
+types, and what a signature must be scoped to (regions, hosts), as plain JSON.
 Connections are held as connections.py says (read deadlines, a cap per worker).
 """
 
@@ -17,7 +18,7 @@ import os
 import resource
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ...codec.type_inference import AttributeTypes
@@ -36,15 +37,18 @@ STARTUP_FAILURE = 3  # uvicorn's exit status when the application does not start
 
 def run(root: Path, stage: str, project: str, types: dict[str, AttributeTypes], *, host: str = LOOPBACK,  # noqa: PLR0913
         port: int = 8000, workers: int = 1, exposure: Exposure = EXPOSURE,
-        listening: Callable[[], None] = lambda: None, sweep_seconds: float | None = None) -> None:
+        listening: Callable[[], None] = lambda: None, sweep_seconds: float | None = None,
+        given: Sequence[str] = ()) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM: uvicorn finishes open requests first);
     a signature must be scoped to one of the exposure's regions and hosts (signatures.py);
     `listening` is called once the port is bound; each worker sweeps transaction locks every
-    `sweep_seconds` (None: the default, lock_sweep.SWEEP_SECONDS)."""
+    `sweep_seconds` (None: the default, lock_sweep.SWEEP_SECONDS) and serves the `given`
+    spec files (absolute paths) instead of the stage's list, when there are any."""
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    os.environ[CONFIG_ENV] = json.dumps({"root": str(root), "stage": stage, "project": project, "types": types,
+    os.environ[CONFIG_ENV] = json.dumps({"root": str(root), "stage": stage, "specs": list(given),
+                                         "project": project, "types": types,
                                          "regions": sorted(exposure.regions), "hosts": sorted(exposure.hosts),
                                          **({"sweep_seconds": sweep_seconds} if sweep_seconds else {})})
     # The client warns "Connecting to Bigtable emulator" in every worker; the user set the variable.
