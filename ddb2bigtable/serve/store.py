@@ -25,6 +25,7 @@ from google.api_core import exceptions as google_errors
 from google.cloud.bigtable.data import ReadRowsQuery, RowRange
 from google.cloud.bigtable.data import mutations as bt
 from google.cloud.bigtable.data import row_filters as rf
+from google.cloud.bigtable_v2.types import data as data_pb
 
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from .errors import ServeError, internal, not_found, throttled, unsupported
@@ -78,13 +79,42 @@ def _column(cell: SetCell) -> tuple[str, bytes]:
     return cell.family, cell.qualifier
 
 
-def client_mutations(row: RowMutation) -> list[bt.Mutation]:
+_MUTATION = data_pb.Mutation.pb()  # the raw protobuf class
+
+
+class RawSetCell(bt.Mutation):
+    """A SetCell made straight as the protobuf message the client sends (`_to_pb` gives it
+    as it is). The client's own SetCell makes a proto-plus message per cell, which its
+    request then converts again: for a PutItem of 20,000 attributes that was 0.34 s of
+    cProfile's 2.1 s, more than encoding the item (2026-11-29, issue 43)."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, cell: SetCell):
+        self.message = _MUTATION()
+        made = self.message.set_cell  # fields set one by one: half the time of nested keyword arguments
+        made.family_name, made.column_qualifier = cell.family, cell.qualifier
+        made.timestamp_micros, made.value = cell.timestamp_micros, cell.value
+
+    def _to_pb(self) -> Any:
+        return self.message
+
+    def _to_dict(self) -> dict[str, Any]:
+        c = self.message.set_cell
+        return {"set_cell": {"family_name": c.family_name, "column_qualifier": c.column_qualifier,
+                             "timestamp_micros": c.timestamp_micros, "value": c.value}}
+
+
+def client_mutations(row: RowMutation, families: tuple[str, ...] | None = None) -> list[bt.Mutation]:
+    """The row's mutations as the client sends them; with `families`, a row delete is made
+    family by family (the families the row's items use), so cells of other families (the
+    transaction family's lock and records) stay."""
     found: list[bt.Mutation] = []
     for m in in_column_order(row.mutations):
-        if isinstance(m, SetCell):
-            found.append(bt.SetCell(m.family, m.qualifier, m.value, m.timestamp_micros))
+        if type(m) is SetCell:
+            found.append(RawSetCell(m))
         elif isinstance(m, DeleteRow):
-            found.append(bt.DeleteAllFromRow())
+            found += [bt.DeleteAllFromFamily(f) for f in families] if families is not None else [bt.DeleteAllFromRow()]
         elif isinstance(m, DeleteCells):
             found.append(bt.DeleteRangeFromColumn(m.family, m.qualifier, m.start_micros, m.end_micros))
         elif isinstance(m, AddToCell):  # a counter (the codec's counter_write)
@@ -179,9 +209,19 @@ class Store:
             await self.handle.mutate_row(row.key, client_mutations(row), operation_timeout=WRITE_SECONDS,
                                          attempt_timeout=ATTEMPT_SECONDS)
 
-    async def write_if_unchanged(self, row: RowMutation, read: list[Cell]) -> bool:
-        """Write only while the row still holds exactly the cells `read`; False when it changed."""
-        changes = client_mutations(row)
+    async def write_unless(self, predicate: rf.RowFilter, row: RowMutation, families: tuple[str, ...]) -> bool:
+        """Write `row` (a row delete made family by family, `client_mutations`) only while
+        `predicate` yields no cell of it; False when one does, and nothing is written."""
+        changes = client_mutations(row, families)
+        async with bigtable_errors(self.name):
+            return not await self.handle.check_and_mutate_row(row.key, predicate, false_case_mutations=changes,
+                                                              operation_timeout=WRITE_SECONDS)
+
+    async def write_if_unchanged(self, row: RowMutation, read: list[Cell], families: tuple[str, ...] | None = None
+                                 ) -> bool:
+        """Write only while the row still holds exactly the cells `read`; False when it changed.
+        With `families`, a row delete is made family by family (`client_mutations`)."""
+        changes = client_mutations(row, families)
         async with bigtable_errors(self.name):
             if not read:
                 matched = await self.handle.check_and_mutate_row(row.key, rf.PassAllFilter(True),

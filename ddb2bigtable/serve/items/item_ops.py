@@ -7,7 +7,9 @@ over; the writes of one row take turns within a worker and a lost race is tried 
 after a jittered pause while the request's deadline allows (hot_rows.py), then answers
 ProvisionedThroughputExceededException (the SDK backs off and retries). A write also
 clears every cell of the item's previous image (`Codec.delete` of the old item) so an
-attribute the new image lacks does not survive.
+attribute the new image lacks does not survive; a whole row's delete is made family by
+family (the spec's families), so the reserved transaction family's cells stay: a
+ClientRequestToken's record lives in its transaction's primary row.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from ...codec.items import Item
 from ...codec.mutations import CodecError, Expired, RowMutation
+from ...spec.families import family_names
 from .. import capacity
 from ..catalog import ServedTable
 from ..errors import ServeError, condition_failed, validation
@@ -65,6 +68,7 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     table, key = request.table, request.key
     holds = request.condition or _always
     store = session.store(table, consistent=True)
+    families = tuple(family_names(table.spec))  # what a row delete deletes (store.client_mutations)
     deadline = Deadline()
     async with one_writer(table.name, table.row_key(key), deadline):
         async for _ in tries(deadline):
@@ -78,7 +82,7 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
             if new is None and found.item is None:
                 return None, None  # nothing to delete
             table = await recorded(session, table, new)  # its new attributes in the table's record of types
-            if await store.write_if_unchanged(write_of(table, found, new), found.cells):
+            if await store.write_if_unchanged(write_of(table, found, new), found.cells, families):
                 return found.item, new
     raise gave_up(table.name)
 
@@ -112,16 +116,19 @@ async def replace_item(session: Session, request: WriteRequest, new: Item | None
 
 async def put_item(session: Session, request: PutItem) -> dict[str, Any]:
     old = await replace_item(session, request, request.item)
-    return _returned_old(request, old, capacity.write(request.table, old, request.item))
+    return _returned_old(request, old, request.item)
 
 
 async def delete_item(session: Session, request: DeleteItem) -> dict[str, Any]:
     old = await replace_item(session, request, None)
-    return _returned_old(request, old, capacity.write(request.table, old, None))
+    return _returned_old(request, old, None)
 
 
-def _returned_old(request: WriteRequest, old: Item | None, units: capacity.Units) -> dict[str, Any]:
-    spent = capacity.consumed(request.capacity, request.table.name, units)
+def _returned_old(request: WriteRequest, old: Item | None, new: Item | None) -> dict[str, Any]:
+    """ALL_OLD's attributes and the consumed capacity, each only when asked for (sizing
+    an item walks every attribute)."""
+    spent = capacity.consumed(request.capacity, request.table.name, capacity.write(request.table, old, new)) \
+        if request.capacity_wanted else {}
     return ({"Attributes": item_to_wire(old)} if request.returns == "ALL_OLD" and old else {}) | spent
 
 
