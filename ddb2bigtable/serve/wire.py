@@ -150,10 +150,20 @@ def item_to_codec(item: Any, what: str = "Item") -> Item:
         raise validation(f"One or more parameter values were invalid: {what} must be a map of attributes")
     if "" in item:  # DynamoDB Local 1.25.1's words (checked 2026-11-25); the attribute was lost
         raise validation("Empty attribute name")
-    if any(nesting(value) > MAX_NESTING for value in item.values()):
+    if any(nesting(value) > MAX_NESTING for value in item.values() if _nests(value)):
         raise nesting_refused()
     check_names(item)
-    return {name: to_codec(value, f"{what}.{name}") for name, value in item.items()}
+    found: Item = {}
+    for name, value in item.items():
+        text = value.get("S") if type(value) is dict and len(value) == 1 else None
+        # a string, the commonest value, is already in the codec's form: no call for it
+        found[name] = {"S": text} if type(text) is str else to_codec(value, f"{what}.{name}")
+    return found
+
+
+def _nests(value: Any) -> bool:
+    """Whether `nesting` can count more than 0: a map or a list (its own first level)."""
+    return isinstance(value, dict) and len(value) == 1 and ("M" in value or "L" in value)
 
 
 def nesting(value: Any) -> int:
