@@ -115,8 +115,9 @@ def _index_update(update: Any) -> IndexUpdate:
     if not isinstance(request, dict) or not isinstance(request.get("IndexName"), str):
         raise validation(f"1 validation error detected: Value null at 'globalSecondaryIndexUpdates.1.member."
                          f"{kind.lower()}.indexName' failed to satisfy constraint: Member must not be null")
-    schema = request.get("KeySchema") if kind == "Create" else None
-    keys = tuple(k.get("AttributeName") for k in schema if isinstance(k, dict)) if isinstance(schema, list) else ()
+    schema = request.get("KeySchema") if kind == "Create" else None  # a malformed one: CreateTable's checks say so
+    keys = tuple(k.get("AttributeName") for k in schema if isinstance(k, dict)
+                 and isinstance(k.get("AttributeName"), Hashable)) if isinstance(schema, list) else ()
     return IndexUpdate(kind, request["IndexName"], request, keys)
 
 

@@ -17,6 +17,7 @@ https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.h
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
 from ..errors import ServeError, validation
@@ -89,8 +90,11 @@ def _existing(new: dict[str, Any], update: IndexUpdate) -> None:
                                      if g["IndexName"] == name else g for g in indexes]
 
 
-def _used(definition: dict[str, Any]) -> set[str]:
-    """The attributes a key schema of the table or of an index names."""
-    schemas = [definition["KeySchema"], *(i["KeySchema"] for f in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes")
-                                          for i in definition.get(f) or [])]
-    return {k["AttributeName"] for schema in schemas for k in schema}
+def _used(definition: dict[str, Any]) -> set[Any]:
+    """The attributes a key schema of the table or of an index names. A created index's
+    schema is as sent and may be malformed: what it names is kept for checked_request,
+    which then says what is wrong with it, as CreateTable would."""
+    indexes = [i for f in ("GlobalSecondaryIndexes", "LocalSecondaryIndexes") for i in definition.get(f) or []]
+    schemas = [definition["KeySchema"], *(i.get("KeySchema") for i in indexes)]
+    return {k.get("AttributeName") for schema in schemas if isinstance(schema, list) for k in schema
+            if isinstance(k, dict) and isinstance(k.get("AttributeName"), Hashable)}

@@ -53,3 +53,31 @@ def test_a_null_index_list_in_create_table_is_no_index(served):
     status, answer = raw(served.endpoint, "DynamoDB_20120810.CreateTable", json.dumps(body).encode())
     assert status == 200, answer
     served.client().delete_table(TableName="MalformedNull")
+
+
+DEFINED = [{"AttributeName": "h", "AttributeType": "S"}]
+
+
+@pytest.mark.parametrize(("update", "definitions", "words"), [
+    ({"Create": CREATE["Create"] | {"KeySchema": 5}}, DEFINED, "No defined key schema"),
+    ({"Create": CREATE["Create"] | {"KeySchema": "h"}}, DEFINED, "No defined key schema"),
+    ({"Create": {k: v for k, v in CREATE["Create"].items() if k != "KeySchema"}}, DEFINED, "No defined key schema"),
+    ({"Create": CREATE["Create"] | {"KeySchema": [{"AttributeName": ["h"], "KeyType": "HASH"}]}}, DEFINED,
+     "keySchema.1.member.attributeName"),
+    (CREATE, [{"AttributeName": ["h"], "AttributeType": "S"}], "not defined in AttributeDefinitions"),
+])
+def test_an_index_create_with_a_malformed_key_schema_is_a_400(served, update, definitions, words):
+    """Each was a 500 once the table was found: the new definition's attributes were read
+    from the schema and the definitions before CreateTable's checks could say what is wrong."""
+    client = served.client()
+    client.create_table(TableName="MalformedKeys", BillingMode="PAY_PER_REQUEST",
+                        KeySchema=[{"AttributeName": "p", "KeyType": "HASH"}],
+                        AttributeDefinitions=[{"AttributeName": "p", "AttributeType": "S"}])
+    try:
+        body = {"TableName": "MalformedKeys", "GlobalSecondaryIndexUpdates": [update],
+                "AttributeDefinitions": definitions}
+        status, answer = raw(served.endpoint, "DynamoDB_20120810.UpdateTable", json.dumps(body).encode())
+        assert status == 400 and words in answer["message"], answer
+        assert "GlobalSecondaryIndexes" not in client.describe_table(TableName="MalformedKeys")["Table"]
+    finally:
+        client.delete_table(TableName="MalformedKeys")
