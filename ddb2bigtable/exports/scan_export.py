@@ -16,13 +16,8 @@ no export API). `advise`, `load`, `verify` and `replicate --since DIR` read it u
   measured from each page's ConsumedCapacity; a throttled page is retried after a pause
   (botocore's retries first, then ours) and the rate halved.
 - Resume: scan_state.py. Every AWS call has the timeouts of spec/aws_endpoints.py.
-- To a bucket (`bucket`: `s3://BUCKET/PREFIX` or `gs://BUCKET/PREFIX`): the checkpoint, the
-  lock and each data file while it is written stay in the local `dest` (the work folder);
-  a finished data file is uploaded, through the readers' own store (s3_objects,
-  gcs_objects), before the checkpoint records it, then deleted here. The manifests are
-  uploaded last, manifest-summary.json the very last, so a reader (which starts from the
-  summary) finds either no export or a whole one. The objects are byte for byte the
-  files a local export would hold.
+- To a bucket (`bucket`: `s3://BUCKET/PREFIX` or `gs://BUCKET/PREFIX`): `dest` is the local
+  work folder, and bucket_upload.py uploads what the scan writes there.
 """
 
 from __future__ import annotations
@@ -45,6 +40,7 @@ from typing import Any
 from ..spec.aws_endpoints import AwsFailures, bounded_retries, call_aws, client_config
 from ..spec.errors import InputError, Problem, ServiceError
 from . import scan_state
+from .bucket_upload import BucketUpload
 from .layout import (
     S3Location,
     Summary,
@@ -55,10 +51,8 @@ from .layout import (
     write_data_file,
     write_manifests,
 )
-from .locations import store_for
 from .manifests import AWS_FOLDER
 from .scan_state import DoneFile, Key, ScanState, Segment
-from .stores import BucketStore
 from .writer import item_line
 
 # The share of the table's read capacity the export takes unless --max-rcu says otherwise:
@@ -185,11 +179,7 @@ class ScanExport:
         self._db = bounded_retries(boto3.session.Session().client(
             "dynamodb", region_name=options.region, endpoint_url=options.endpoint_url, config=config))
         self._lock, self._stop = threading.Lock(), threading.Event()
-        self._store: BucketStore | None = None
-        if options.bucket is not None:
-            store, self._bucket = store_for(options.bucket)
-            assert isinstance(store, BucketStore), "the caller gives only s3:// or gs:// as bucket"
-            self._store = store
+        self._upload = BucketUpload(options.bucket) if options.bucket is not None else None
 
     def _client_error(self, operation: str, code: str, message: str) -> Exception:
         if code in _THROTTLED:
@@ -231,7 +221,7 @@ class ScanExport:
         files = [f for s in state.segments for f in s.files]
         self._manifests(state, files, rate)
         scan_state.checkpoint_path(self.options.dest).unlink()
-        where = f"{self._bucket}/{AWS_FOLDER}/{state.export_id}" if self._store else \
+        where = self._upload.export_url(state.export_id) if self._upload else \
             str(self.options.dest / AWS_FOLDER / state.export_id)
         return ScanResult(where, sum(f.count for f in files), len(files),
                           state.consumed, rate, reason, state.start, time.monotonic() - began, resumed)
@@ -243,8 +233,8 @@ class ScanExport:
         saved = scan_state.load(dest)
         where = str(scan_state.checkpoint_path(dest))
         if saved is None:
-            if self._store is not None and self._store.folders(f"{self._bucket}/{AWS_FOLDER}") is not None:
-                raise InputError([Problem.about(self._bucket, "-o", f"already holds {AWS_FOLDER}/ (an export) and "
+            if self._upload is not None and self._upload.holds_export():
+                raise InputError([Problem.about(self._upload.url, "-o", f"already holds {AWS_FOLDER}/ (an export) and "
                                                 f"{dest} holds no checkpoint to resume: give -o a new prefix")])
             if (dest / AWS_FOLDER).exists():
                 raise InputError([Problem.about(str(dest), "-o", f"already holds {AWS_FOLDER}/ (an export) and no "
@@ -277,9 +267,8 @@ class ScanExport:
             cursor: list[Key | None] = [part.key]
             count, size, digest = write_data_file(path, self._lines(number, cursor))
             kept = count or not part.files  # a segment's only file may be empty, as an empty partition's
-            if kept and self._store is not None:  # uploaded before the checkpoint says it is done
-                self._store.put(f"{self._bucket}/{AWS_FOLDER}/{self.state.export_id}/data/{name}.json.gz", str(path))
-                path.unlink()
+            if kept and self._upload is not None:  # uploaded before the checkpoint says it is done
+                self._upload.data_file(self.state.export_id, path)
             with self._lock:
                 if kept:
                     part.files.append(DoneFile(name, count, base64.b64encode(digest).decode(), size))
@@ -344,10 +333,8 @@ class ScanExport:
             "ddb2bigtable": {"exportKind": "PARALLEL_SCAN", "scanStartTime": iso_millis(state.start),
                              "totalSegments": len(state.segments), "readCapacityUnits": round(state.consumed, 1),
                              "maxReadCapacityUnitsPerSecond": round(rate, 1)}})
-        if self._store is not None:  # the summary last: readers start from it
-            for name in ("_started", "manifest-files.json", "manifest-files.md5", "manifest-summary.md5",
-                         "manifest-summary.json"):
-                self._store.put(f"{self._bucket}/{AWS_FOLDER}/{state.export_id}/{name}", str(export_dir / name))
+        if self._upload is not None:
+            self._upload.manifests(state.export_id, export_dir)
 
 
 def _private_folders(folder: Path) -> None:
