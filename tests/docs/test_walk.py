@@ -1,6 +1,9 @@
 """The README's ten-minute walk (your own table rehearsed on the local servers) runs as
 written: the block is taken from docs/migration-guide.md's step 0, must be the README's
-word for word, and is run by bash from the repository's root."""
+word for word, and is run by bash from the root of a copy of the repository the test
+makes (every file git tracks or does not ignore, as the working tree holds it), so what
+the walk writes (rehearsal/, .ddb2bigtable/, the copy's own .venv) never lands in the
+working tree."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,10 +20,8 @@ from ..conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
-# What the walk makes in the repository, removed after it (only when the test made it).
-REHEARSAL = ROOT / "rehearsal"
-SERVERS = ROOT / ".ddb2bigtable" / "local-servers.json"
-WORK = ROOT / ".ddb2bigtable" / "local" / "orders-rehearsal-local"
+# What the walk makes where it runs, none of which may appear in the working tree.
+WALK_MAKES = ("rehearsal", ".ddb2bigtable/local-servers.json", ".ddb2bigtable/local/orders-rehearsal-local")
 
 
 def _block(path: Path, heading: str) -> str:
@@ -32,38 +34,55 @@ def test_the_walk_is_the_same_in_the_readme_and_the_guide():
         _block(ROOT / "README.md", "### Ten minutes on your laptop")
 
 
+def _repository_copy(dest: Path) -> Path:
+    """What a fresh clone holds, in `dest`: every file git tracks or does not ignore, as the
+    working tree holds it (so the walk runs the code and docs under test), and the
+    repository's .tools (uv, DynamoDB Local's jar: what the quick start installed, which git
+    ignores) linked. The walk's first command syncs the copy's own .venv, as it would on a
+    clone; its packages are linked from uv's cache rather than copied."""
+    tracked = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                             capture_output=True, check=True, timeout=60)
+    for name in filter(None, tracked.stdout.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the working tree is not there
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    if (ROOT / ".tools").is_dir():
+        (dest / ".tools").symlink_to(ROOT / ".tools")
+    return dest
+
+
 def test_the_ten_minute_walk_runs_as_written(tmp_path):
-    if REHEARSAL.exists() or SERVERS.exists() or WORK.exists():
-        pytest.fail(f"{REHEARSAL}, {SERVERS} or {WORK} exists (a walk of yours?): stop it "
-                    "(bash scripts/local-servers.sh stop), move those folders away, then rerun")
+    copy = _repository_copy(tmp_path / "ddb2bigtable")
     script = tmp_path / "walk.sh"
     script.write_text(_block(ROOT / "docs" / "migration-guide.md", "## 0. Rehearse on your laptop"))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("AWS_", "BIGTABLE_EMULATOR")) and k != "VIRTUAL_ENV"}
+    before = [name for name in WALK_MAKES if (ROOT / name).exists()]
     try:
-        out = subprocess.run(["bash", "-eo", "pipefail", str(script)], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=900)
+        out = subprocess.run(["bash", "-eo", "pipefail", str(script)], cwd=copy, env={**env, "UV_LINK_MODE": "symlink"},
+                             capture_output=True, text=True, timeout=900)
         assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
         assert "export Orders (us-east-1) finished: 300 items" in out.stdout
         assert "local stage ready" in out.stdout and "│ orders │ full JSON │   300 │    300 │" in out.stdout
         assert "through serve: shipped" in out.stdout  # the write made after the export, read through serve
         assert "verdict: ready" in out.stdout and "0 differ" in out.stdout
-        assert not SERVERS.exists()  # the walk stopped its servers
+        assert (copy / "rehearsal" / "orders.yaml").is_file()  # the walk ran in the copy ...
+        assert not (copy / ".ddb2bigtable" / "local-servers.json").exists()  # ... and stopped its servers
     finally:
-        _clean_up()
+        _clean_up(copy)
+    assert [name for name in WALK_MAKES if (ROOT / name).exists()] == before  # ... and nothing in the working tree
 
 
-def _clean_up() -> None:
-    """What a failed walk leaves running is stopped by PID; what it wrote is removed."""
-    up = REHEARSAL / "up.txt"
+def _clean_up(copy: Path) -> None:
+    """What a failed walk leaves running in the copy is stopped by PID."""
+    up = copy / "rehearsal" / "up.txt"
     if up.exists():
         for pid in re.findall(r"stop it with: kill (\d+)", up.read_text()):
             subprocess.run(["kill", pid], capture_output=True)
-    if SERVERS.exists():
-        subprocess.run(["python", str(ROOT / "scripts" / "local_servers.py"), "stop"], cwd=ROOT, capture_output=True)
-    shutil.rmtree(REHEARSAL, ignore_errors=True)
-    shutil.rmtree(WORK, ignore_errors=True)
-    shutil.rmtree(ROOT / ".ddb2bigtable" / "local" / "given-specs", ignore_errors=True)
+    if (copy / ".ddb2bigtable" / "local-servers.json").exists():
+        subprocess.run([sys.executable, str(copy / "scripts" / "local_servers.py"), "stop"], cwd=copy,
+                       capture_output=True, timeout=120)
 
 
 def test_stop_signals_only_the_processes_it_started(tmp_path, monkeypatch):
