@@ -105,6 +105,17 @@ def drive(endpoint: str, operation: Operation, threads: int, seconds: float) -> 
     return len(flat) / elapsed, flat
 
 
+BASELINE = "DynamoDB Local"
+
+
+def ratio_line(figures: dict[str, float], what: str = "", form: str = "{:.2f}") -> str:
+    """`serve --workers 1 / DynamoDB Local: 0.52, ...`: each side's figure over the baseline's
+    of the same run (`what` names the figure, `form` formats the ratio)."""
+    base = figures[BASELINE]
+    return ", ".join(f"{side}{what} / {BASELINE}: {form.format(figure / base)}"
+                     for side, figure in figures.items() if side != BASELINE)
+
+
 def start_serve(root: Path, workers: int, tree: Path = ROOT) -> tuple[subprocess.Popen, str]:
     """serve on `root`'s stage, run from the checkout `tree` (another checkout: its code, the same venv)."""
     port = emulator.free_port()
@@ -160,7 +171,7 @@ def main() -> None:
             root = Path(tmp)
             movies_stage(root)
             fill_dynamodb_local(local.endpoint, items)
-            sides = {"DynamoDB Local": local.endpoint}
+            sides = {BASELINE: local.endpoint}
             for n in (int(w) for w in args.workers.split(",")):
                 process, endpoint = start_serve(root, n)
                 served.append(process)
@@ -175,9 +186,7 @@ def main() -> None:
                     q = statistics.quantiles(latencies, n=100)
                     print(f"{name:14} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms",
                           flush=True)
-                base = rates["DynamoDB Local"]
-                print(" " * 15 + ", ".join(f"{s} / DynamoDB Local: {r / base:.2f}"
-                                              for s, r in rates.items() if s != "DynamoDB Local"), flush=True)
+                print(" " * 15 + ratio_line(rates), flush=True)
     finally:
         for process in served:
             emulator.stop_process(process)
