@@ -230,21 +230,26 @@ def test_the_write_guard_of_a_wide_row_stays_inside_bigtables_filter_limit():
     assert caught.value.name == "ValidationException" and "20 KB" in caught.value.message
 
 
-@pytest.mark.parametrize("write", ["put", "update"])
+@pytest.mark.parametrize("write", ["put", "update", "delete"])
 def test_a_write_keeps_the_record_of_a_transaction_token_on_its_row(served, write):
     """A TransactWriteItems retried under its ClientRequestToken changes nothing, even after
     a plain write of its item (DynamoDB Local 1.25.1 answers so, checked 2026-11-29): a
-    PutItem (one CheckAndMutateRow, no read) or an UpdateItem (read-check-write) deletes
-    the item's cells family by family, not the row, whose reserved family holds the token's
-    record."""
+    PutItem or DeleteItem (one CheckAndMutateRow, no read) or an UpdateItem (read-check-
+    write) deletes the item's cells family by family, not the row, whose reserved family
+    holds the token's record; a deleted item stays gone for every read."""
     c = served.client()
     token = f"write-keeps-token-{write}"
     put = [{"Put": {"TableName": T, "Item": {**key(token), "v": {"S": "transaction"}}}}]
     c.transact_write_items(TransactItems=put, ClientRequestToken=token)
     if write == "put":
         c.put_item(TableName=T, Item={**key(token), "v": {"S": "plain"}})
-    else:
+    elif write == "update":
         c.update_item(TableName=T, Key=key(token), UpdateExpression="SET v = :v",
                       ExpressionAttributeValues={":v": {"S": "plain"}})
+    else:
+        c.delete_item(TableName=T, Key=key(token))
     c.transact_write_items(TransactItems=put, ClientRequestToken=token)
-    assert c.get_item(TableName=T, Key=key(token), ConsistentRead=True)["Item"] == {**key(token), "v": {"S": "plain"}}
+    expected = [{**key(token), "v": {"S": "plain"}}] if write != "delete" else []
+    assert [c.get_item(TableName=T, Key=key(token), ConsistentRead=True).get("Item")] == (expected or [None])
+    assert c.query(TableName=T, KeyConditionExpression="pk = :p", ExpressionAttributeValues={":p": {"S": token}},
+                   ConsistentRead=True)["Items"] == expected
