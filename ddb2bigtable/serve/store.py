@@ -204,11 +204,6 @@ class Store:
                 self.reverse_refused = True
                 return None
 
-    async def write(self, row: RowMutation) -> None:
-        async with bigtable_errors(self.name):
-            await self.handle.mutate_row(row.key, client_mutations(row), operation_timeout=WRITE_SECONDS,
-                                         attempt_timeout=ATTEMPT_SECONDS)
-
     async def write_unless(self, predicate: rf.RowFilter, row: RowMutation, families: tuple[str, ...]) -> bool:
         """Write `row` (a row delete made family by family, `client_mutations`) only while
         `predicate` yields no cell of it; False when one does, and nothing is written."""
