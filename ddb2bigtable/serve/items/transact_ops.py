@@ -22,7 +22,7 @@ from ...codec.items import Item
 from ...codec.mutations import RowMutation
 from .. import capacity
 from ..catalog import ServedTable
-from ..errors import ServeError, condition_failed
+from ..errors import ServeError, condition_failed, validation
 from ..expressions import parsing as expressions
 from ..requests import TransactAction, TransactGet, TransactGetItems, TransactWriteItems
 from ..session import Found, Session, same_key
@@ -32,7 +32,7 @@ from ..transactions import cells
 from ..transactions.driver import Rows, expiry_micros, run
 from ..transactions.steps import Finished, RowRef, View
 from ..transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
-from ..wire import check_size, item_to_codec, item_to_wire
+from ..wire import MAX_ITEM_BYTES, WireItem, item_bytes, item_to_codec, item_to_wire
 from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
@@ -125,10 +125,24 @@ class _Decider:
         self.token, self.hash = request.token, request.fingerprint
 
     def written(self, views: tuple[View, ...]) -> list[tuple[str, Item]]:
-        """The items the transaction would write, by table (to record their types first)."""
-        return [(n.table.name, new) for n, (_, _, new) in zip(self.named, self._each(views), strict=True) if new]
+        """The items the transaction would write, by table (to record their types first).
+        None of them when an update refuses the request on these rows, which may be a lock's
+        stale ones: the machine's decision, on rows read with every lock settled, says for sure."""
+        try:
+            each = self._each(views)
+        except ServeError as error:
+            if error.name != "ValidationException":
+                raise
+            return []
+        return [] if isinstance(each, Cancel) else \
+            [(n.table.name, new) for n, (_, _, new) in zip(self.named, each, strict=True) if new]
 
-    def _each(self, views: tuple[View, ...]) -> list[tuple[dict[str, Any], RowMutation | None, Item | None]]:
+    def _each(self, views: tuple[View, ...]) -> list[tuple[dict[str, Any], RowMutation | None, Item | None]] | Cancel:
+        """Each action's reason, change and new item, in request order, as DynamoDB Local 1.25.1
+        gives them: an update of a key attribute cancels with its reason alone, nothing after it
+        evaluated; any other update that cannot apply to its item (a type, a missing attribute,
+        400 KB) refuses the whole request with its ValidationException, whatever the actions
+        before it gave."""
         by_row = dict(zip(self.rows, views, strict=True))
         decoded: dict[RowRef, list[Item]] = {}
         out = []
@@ -138,10 +152,8 @@ class _Decider:
             item = next((i for i in items if same_key(i, n.key)), None)
             try:
                 out.append(_transact_one(table, n, item, cells.split_row(row)[1]))
-            except ServeError as error:  # an update DynamoDB refuses on this item (a key attribute, a type)
-                if error.name != "ValidationException":
-                    raise
-                out.append((_invalid(error.message), None, None))
+            except _KeyWritten as refused:
+                return Cancel([_invalid(refused.message)])
         return out
 
     def __call__(self, views: tuple[View, ...]) -> Intents | Cancel | Finished:
@@ -149,10 +161,9 @@ class _Decider:
         if earlier is not None:
             return earlier
         each = self._each(views)
+        if isinstance(each, Cancel):
+            return each
         reasons = [reason for reason, _, _ in each]
-        refused = [j for j, r in enumerate(reasons) if r["Code"] == "ValidationError"]
-        if refused:  # DynamoDB Local 1.25.1 stops at an action it refuses: the reasons end there
-            return Cancel(reasons[:refused[0] + 1])
         if any(r["Code"] != "None" for r in reasons):
             return Cancel(reasons)
         changes: dict[RowRef, list[Any]] = {row: [] for row in self.rows}
@@ -199,19 +210,40 @@ def _transact_one(table: ServedTable, action: TransactAction, item: Item | None,
         if action.old_on_failure and old is not None:
             failed["Item"] = old  # as DynamoDB gives it back in the cancellation reason
         return failed, None, None
-    found = Found(row_key, [], item)
-    if action.kind == "ConditionCheck":
+    if action.kind == "ConditionCheck" or (action.kind == "Delete" and item is None):
         return {"Code": "None"}, None, None
-    if action.kind == "Delete":
-        return {"Code": "None"}, write_of(table, found, None) if item is not None else None, None
-    if action.item is not None:
-        new = action.item
-    else:
-        start = old if old is not None else item_to_wire(action.key)
+    new = action.item if action.kind != "Delete" else None
+    if action.kind == "Update":
+        new = _updated(table, action, old if old is not None else item_to_wire(action.key))
+    try:
+        return {"Code": "None"}, write_of(table, Found(row_key, [], item), new), new
+    except ServeError as error:  # an index key of the wrong type: this action's reason, the others go on
+        if error.name != "ValidationException":
+            raise
+        return _invalid(error.message), None, None
+
+
+class _KeyWritten(Exception):
+    """An update of a key attribute: DynamoDB Local 1.25.1 cancels with this reason alone."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _updated(table: ServedTable, action: TransactAction, start: WireItem) -> Item:
+    """The item after the action's update; a ValidationException refuses the whole request."""
+    try:
         new = item_to_codec(start if action.expression is None else expressions.update(
             start, action.expression, action.names, action.values, table.key_types), "Item")
-    check_size(new)
-    return {"Code": "None"}, write_of(table, found, new), new
+    except ServeError as error:
+        if error.name == "ValidationException" and action.expression is not None and any(
+                path and path[0] in table.keys for path in expressions.written_paths(action.expression, action.names)):
+            raise _KeyWritten(error.message) from None
+        raise
+    if item_bytes(new) > MAX_ITEM_BYTES:
+        raise validation("Item size to update has exceeded the maximum allowed size")  # DynamoDB Local 1.25.1
+    return new
 
 
 async def transact_write_items(session: Session, request: TransactWriteItems) -> dict[str, Any]:

@@ -5,9 +5,12 @@ checks it (DynamoDB Local 1.25.1 beside serve, tests/serve/transactions): each e
 shape, then the count (1 to 100), ClientRequestToken, ReturnConsumedCapacity; then each
 action or get in the body's order: its table name and table, its options and unused
 placeholders, the item or key, its condition; an item named twice is refused when its
-second mention is met, so a missing table after it is not named. A key of the wrong type
-cancels the transaction (TransactionCanceledException, the action's reason
-ValidationError) once every action is read; then the 4 MB of items.
+second mention is met, so a missing table after it is not named. A key that does not fit
+the table is answered in DynamoDB Local 1.25.1's words (`_key_problem`): in a write, a key
+of the wrong type or over the size limits cancels the transaction (TransactionCanceledException,
+the action's reason ValidationError) once every action is read, then come the 4 MB of items;
+in TransactGetItems, a wrong type or a wrong set of key attributes cancels it at that get,
+with no CancellationReasons.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ from ..session import key_text
 from ..wire import check_size, item_bytes, item_to_codec
 
 ACTIONS = ("ConditionCheck", "Put", "Delete", "Update")
+# DynamoDB Local 1.25.1's words for a transaction's key that does not fit its table (checked 2026-11-29)
+KEY_TYPE = "One or more parameter values were invalid: Type mismatch for key"
+KEY_COUNT = "The number of conditions on the keys is invalid"
+KEY_SIZE = "Hash primary key values must be under 2048 bytes, and range primary key values must be under 1024 bytes"
 
 
 def transact_get_items(catalog: Catalog, body: dict[str, Any]) -> TransactGetItems:
@@ -44,8 +51,13 @@ def transact_get_items(catalog: Catalog, body: dict[str, Any]) -> TransactGetIte
         assert isinstance(get, dict)
         table = catalog.get(get.get("TableName"))  # a name no table could have: not found (DynamoDB Local 1.25.1)
         expressions.check_used(get)
-        key = table.checked_key(item_to_codec(get.get("Key"), "Key"))
+        key = item_to_codec(get.get("Key"), "Key")
         paths = expressions.projection(get.get("ProjectionExpression"), get.get("ExpressionAttributeNames"))
+        problem = _key_problem(table, key)
+        if problem == KEY_SIZE:
+            raise validation(problem)
+        if problem is not None:  # DynamoDB Local 1.25.1: cancelled at this get, with no CancellationReasons
+            raise ServeError("TransactionCanceledException", problem)
         _once(seen, table, key)
         out.append(TransactGet(table, key, paths))
     return TransactGetItems(out, mode)
@@ -90,13 +102,9 @@ def _write(catalog: Catalog, kind: str, request: dict[str, Any]) -> tuple[Transa
         key = table.key_of(item)
     else:
         key = item_to_codec(request.get("Key"), "Key")
-    problem = None
-    try:
-        key = table.checked_key(key)
-    except ServeError as error:  # a key of the wrong type cancels the transaction (DynamoDB Local 1.25.1)
-        if set(key) != set(table.keys):
-            raise
-        problem = error.message
+    problem = _key_problem(table, key, present_first=kind == "Put")
+    if problem == KEY_COUNT:  # a wrong type or size cancels the transaction; missing attributes refuse it
+        raise validation("One of the required keys was not given a value" if kind == "Put" else problem)
     condition = request.get("ConditionExpression")
     names, values = request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
     update = request.get("UpdateExpression") if kind == "Update" else None
@@ -104,6 +112,27 @@ def _write(catalog: Catalog, kind: str, request: dict[str, Any]) -> tuple[Transa
         raise ServeError("SerializationException", "UpdateExpression must be a string")
     test = expressions.condition(condition, names, values, table.keys) if condition is not None else None
     return TransactAction(kind, table, key, test, failure == "ALL_OLD", item, update, names, values), problem
+
+
+def _key_problem(table: ServedTable, key: Item, present_first: bool = False) -> str | None:
+    """What is wrong with a transaction's key, in DynamoDB Local 1.25.1's words: a wrong type
+    (of the attributes present first, in a Put), a wrong set of attributes, a value over the
+    size limits; an empty value, or one of a type no key can have, is refused here."""
+    if any(next(iter(value)) not in ("S", "N", "B") for value in key.values()):
+        raise validation("Invalid attribute value type")
+    mistyped = any(name in key and next(iter(key[name])) != kind for name, kind in table.key_types.items())
+    counted = set(key) == set(table.keys)
+    if mistyped and (present_first or counted):
+        return KEY_TYPE
+    if not counted:
+        return KEY_COUNT
+    try:
+        table.checked_key(key)
+    except ServeError:
+        if any(not inner for value in key.values() for inner in value.values()):
+            raise  # an empty string or binary: DynamoDB Local refuses the request in the same words
+        return KEY_SIZE
+    return None
 
 
 def _table(catalog: Catalog, request: dict[str, Any]) -> ServedTable:

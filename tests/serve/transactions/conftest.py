@@ -1,5 +1,5 @@
 """The oracle beside serve: DynamoDB Local, one process for the transaction tests, and the
-same two tables made on both (through serve, on the session's emulator, and on DynamoDB
+same three tables made on both (through serve, on the session's emulator, and on DynamoDB
 Local), emptied between tests."""
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ LEDGER = {"KeySchema": [{"AttributeName": "account", "KeyType": "HASH"},
           "AttributeDefinitions": [{"AttributeName": "account", "AttributeType": "S"},
                                    {"AttributeName": "seq", "AttributeType": "N"}],
           "BillingMode": "PAY_PER_REQUEST"}
-TABLES = {"TxAccounts": ACCOUNTS, "TxLedger": LEDGER}
+INDEXED = {"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+           "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"},
+                                    {"AttributeName": "tag", "AttributeType": "S"}],
+           "GlobalSecondaryIndexes": [{"IndexName": "ByTag", "KeySchema": [{"AttributeName": "tag", "KeyType": "HASH"}],
+                                       "Projection": {"ProjectionType": "ALL"}}],
+           "BillingMode": "PAY_PER_REQUEST"}
+TABLES = {"TxAccounts": ACCOUNTS, "TxLedger": LEDGER, "TxIndexed": INDEXED}
 
 
 @dataclass
@@ -49,7 +55,7 @@ def _oracle_client(oracle: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def sides(served, dynamodb_oracle) -> Iterator[list[Side]]:
-    """serve and DynamoDB Local, each with TxAccounts and TxLedger."""
+    """serve and DynamoDB Local, each with TxAccounts, TxLedger and TxIndexed."""
     made = [Side("serve", served.client()), Side("dynamodb-local", _oracle_client(dynamodb_oracle))]
     for side in made:
         for name, schema in TABLES.items():

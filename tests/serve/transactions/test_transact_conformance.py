@@ -110,18 +110,48 @@ WRITES: dict[str, list[dict[str, Any]]] = {
     "a name no expression uses": [check(A, acct("alice"), "attribute_exists(id)", ExpressionAttributeNames={"#n": "x"})],
     "one item twice before a missing table": [put(A, acct("d")), put(A, acct("d")), put("TxNoSuchTable", acct("d"))],
     "a table name DynamoDB cannot hold": [put("ab", acct("d")), put(L, entry("d", 1))],
+    # an update that cannot apply to the item as it is: the whole request is refused, not cancelled
+    "an ADD to a string": [put(L, entry("t", 1)), update(A, acct("alice"), "ADD note :one", {":one": n(1)}),
+                           update(L, entry("alice", 1), "ADD note :one", {":one": n(1)})],
+    "arithmetic on a string after a failed condition": [
+        check(A, acct("alice"), "attribute_not_exists(id)"),
+        update(L, entry("alice", 1), "SET note = note + :one", {":one": n(1)})],
+    "arithmetic on a missing attribute": [update(A, acct("bob"), "SET gone = gone + :one", {":one": n(1)}),
+                                          put(L, entry("t", 2))],
+    "an update past 400 KB": [put(L, entry("t", 3)), update(A, acct("alice"), "SET blob = :b",
+                                                            {":b": {"S": "x" * 410_000}})],
+    "an update of a key attribute after a failed condition": [
+        check(A, acct("alice"), "attribute_not_exists(id)"), update(A, acct("bob"), "SET id = :i", {":i": {"S": "x"}})],
+    "an ADD to a string after an update of a key attribute": [
+        update(A, acct("bob"), "SET id = :i", {":i": {"S": "x"}}),
+        update(L, entry("alice", 1), "ADD note :one", {":one": n(1)})],
+    # keys that do not fit the table
+    "a key over 2048 bytes": [put(L, entry("t", 4)), delete(A, {"id": {"S": "k" * 2049}})],
+    "a key without its sort key in a delete": [delete(L, {"account": {"S": "alice"}}), put(A, acct("t"))],
+    "a key of a type no key has": [put(A, {"id": {"NULL": True}}), put(L, entry("t", 5))],
+    "an index key of the wrong type before a failed condition": [
+        put("TxIndexed", {"id": {"S": "i"}, "tag": n(1)}), put(L, entry("t", 6)),
+        check(A, acct("alice"), "attribute_not_exists(id)")],
 }
+# cases whose error message must also be DynamoDB Local's
+WORDED = {"an ADD to a string", "arithmetic on a missing attribute", "an update past 400 KB",
+          "an update of a key attribute after a failed condition", "a key over 2048 bytes",
+          "a key without its sort key in a delete", "a key of a type no key has", "a wrongly typed key",
+          "a wrongly typed sort key", "a key without its sort key", "a key with an extra attribute",
+          "a wrongly typed key before one item twice"}
 
 
-def outcome(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """What the caller sees: status and answer, or status, code and CancellationReasons."""
+def outcome(call: Callable[[], dict[str, Any]], worded: bool = False) -> dict[str, Any]:
+    """What the caller sees: status and answer, or status, code and CancellationReasons (their
+    messages and the error's own too if `worded`)."""
     try:
         answer = call()
     except ClientError as error:
         response = error.response
-        reasons = [{k: v for k, v in r.items() if k != "Message"} for r in response.get("CancellationReasons", [])]
+        reasons = [{k: v for k, v in r.items() if worded or k != "Message"}
+                   for r in response.get("CancellationReasons", [])]
         return {"status": response["ResponseMetadata"]["HTTPStatusCode"], "code": response["Error"]["Code"],
-                "reasons": reasons}
+                "reasons": reasons, **({"message": response["Error"]["Message"]} if worded else {})}
     answer.pop("ResponseMetadata", None)
     if "ConsumedCapacity" in answer:  # one entry per table, in no order that means anything
         answer["ConsumedCapacity"].sort(key=lambda c: c["TableName"])
@@ -133,18 +163,18 @@ def contents(side: Side) -> dict[str, list[Any]]:
                          key=lambda item: json.dumps(item, sort_keys=True)) for name in TABLES}
 
 
-def run_writes(side: Side, actions: list[dict[str, Any]]) -> dict[str, Any]:
+def run_writes(side: Side, actions: list[dict[str, Any]], worded: bool = False) -> dict[str, Any]:
     empty(side)
     side.client.transact_write_items(TransactItems=SEED)
     capacity = {"ReturnConsumedCapacity": "TOTAL"} if "capacity" in repr(actions) else {}
-    answer = outcome(lambda: side.client.transact_write_items(TransactItems=actions, **capacity))
+    answer = outcome(lambda: side.client.transact_write_items(TransactItems=actions, **capacity), worded)
     return {"answer": answer, "after": contents(side)}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(WRITES))
 def test_transact_write_items_answers_as_dynamodb_local(sides: list[Side], case: str) -> None:
-    serve, oracle = (run_writes(side, WRITES[case]) for side in sides)
+    serve, oracle = (run_writes(side, WRITES[case], case in WORDED) for side in sides)
     assert serve == oracle
 
 
@@ -158,6 +188,14 @@ GETS: dict[str, list[dict[str, Any]]] = {
     "a missing table before one item twice": [get("TxNoSuchTable", acct("a")), get(A, acct("bob")), get(A, acct("bob"))],
     "a name no expression uses": [get(A, acct("bob"), ExpressionAttributeNames={"#n": "x"})],
     "a table name DynamoDB cannot hold": [get("ab", acct("bob"))],
+    "a wrongly typed key": [get(A, acct("alice")), get(A, {"id": n(1)}), get("TxNoSuchTable", acct("a"))],
+    "a wrongly typed sort key": [get(L, {"account": {"S": "alice"}, "seq": {"S": "1"}})],
+    "a key without its sort key": [get(L, {"account": {"S": "alice"}}), get(A, acct("alice"))],
+    "a key with an extra attribute": [get(A, {**acct("alice"), "balance": n(100)})],
+    "a wrongly typed key before one item twice": [get(A, {"id": {"B": b"x"}}), get(A, acct("bob")),
+                                                  get(A, acct("bob"))],
+    "a key over 2048 bytes": [get(A, {"id": {"S": "k" * 2049}}), get(A, {"id": n(1)})],
+    "a key of a type no key has": [get(A, {"id": {"L": []}}), get("TxNoSuchTable", acct("a"))],
 }
 
 
@@ -168,7 +206,7 @@ def test_transact_get_items_answers_as_dynamodb_local(sides: list[Side], case: s
         empty(side)
         side.client.transact_write_items(TransactItems=SEED)
         capacity = {"ReturnConsumedCapacity": "TOTAL"} if case.startswith("capacity") else {}
-        return outcome(lambda: side.client.transact_get_items(TransactItems=GETS[case], **capacity))
+        return outcome(lambda: side.client.transact_get_items(TransactItems=GETS[case], **capacity), case in WORDED)
     serve, oracle = (answers(side) for side in sides)
     assert serve == oracle
 
