@@ -138,7 +138,7 @@ WORDED = {"an ADD to a string", "arithmetic on a missing attribute", "an update 
           "an update of a key attribute after a failed condition", "a key over 2048 bytes",
           "a key without its sort key in a delete", "a key of a type no key has", "a wrongly typed key",
           "a wrongly typed sort key", "a key without its sort key", "a key with an extra attribute",
-          "a wrongly typed key before one item twice"}
+          "a wrongly typed key before one item twice", "an item without its sort key", "an update of a key attribute"}
 
 
 def outcome(call: Callable[[], dict[str, Any]], worded: bool = False) -> dict[str, Any]:
