@@ -80,8 +80,13 @@ def without_row_delete(mutations: list[bt.Mutation], families: Iterable[str]) ->
     """The row's mutations with a whole-row delete made family by family (the item's families)."""
     out: list[bt.Mutation] = []
     for m in mutations:
-        out += [bt.DeleteAllFromFamily(f) for f in families] if isinstance(m, bt.DeleteAllFromRow) else [m]
+        out += [bt.DeleteAllFromFamily(f) for f in families] if _deletes_row(m) else [m]
     return out
+
+
+def _deletes_row(m: bt.Mutation) -> bool:
+    """A whole-row delete, built here or read back from an intent (_Stored keeps the message)."""
+    return isinstance(m, bt.DeleteAllFromRow) or (isinstance(m, _Stored) and "delete_from_row" in m.message)
 
 
 def split_row(row: RowRef) -> tuple[str, bytes]:

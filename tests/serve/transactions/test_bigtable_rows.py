@@ -117,3 +117,22 @@ def test_a_worker_killed_before_the_commit_point_conflicts_then_is_aborted(table
         assert await _balances(rows, [("accounts", b"a4"), ("ledger", b"b4")]) == [0, 0]  # never applied
 
     asyncio.run(_world(test))
+
+
+def test_a_transactions_row_delete_spares_the_reserved_family(tables) -> None:
+    """An intent that replaces its item deletes the item's families only: other cells of the
+    reserved family in the row (the protocol's own) outlive the transaction's commit."""
+    a, b = ("accounts", b"a5"), ("ledger", b"b5")
+
+    async def test(rows: Rows) -> None:
+        for key in (a, b):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        marker = bt.SetCell(cells.FAMILY, b"marker", b"kept", 5_000)
+        await rows.stores("accounts").handle.mutate_row(a[1], [marker])
+        assert await run(transfer("t-spare", a, b, 10, expiry_micros(0)), rows) == Finished("committed", "ok")
+        row = await rows.stores("accounts").handle.read_row(a[1])
+        assert [(c.family, c.qualifier, c.value) for c in row if c.family == cells.FAMILY] \
+            == [(cells.FAMILY, b"marker", b"kept")]
+        assert await _balances(rows, [a, b]) == [90, 110]
+
+    asyncio.run(_world(test))
