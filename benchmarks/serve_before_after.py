@@ -21,25 +21,16 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 
-from benchmarks.serve_throughput import (  # noqa: E402
-    drive,
-    fill_dynamodb_local,
-    movies_stage,
-    operations,
-    start_serve,
-)
-from ddb2bigtable.bigtable import emulator  # noqa: E402
+from benchmarks.serve_throughput import drive, movies_world, operations  # noqa: E402
 from ddb2bigtable.exports.manifests import open_export  # noqa: E402
 from ddb2bigtable.load.run import all_items  # noqa: E402
 from ddb2bigtable.serve.wire import item_to_wire  # noqa: E402
-from tests.replicate import dynamodb_local  # noqa: E402
 
 
 def main() -> None:
@@ -54,41 +45,23 @@ def main() -> None:
         parser.error(f"--before {args.before}: no ddb2bigtable/serve there; expected a checkout (git worktree add)")
     items = list(all_items(open_export(str(ROOT / "exports" / "movies"))))
     keys = [item_to_wire({"year": i["year"], "title": i["title"]}) for i in items]
-    bigtable, served = emulator.start(), []
-    try:
-        local = dynamodb_local.start()
-    except BaseException:
-        bigtable.stop()
-        raise
-    try:
-        with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
-            root = Path(tmp)
-            movies_stage(root)
-            fill_dynamodb_local(local.endpoint, items)
-            sides = {"DynamoDB Local": local.endpoint}
-            for side, tree in (("before", args.before.resolve()), ("after", ROOT)):
-                process, endpoint = start_serve(root, args.workers, tree)
-                served.append(process)
-                sides[side] = endpoint
-            print(f"{args.threads} client threads, {args.seconds:g} s per operation, side and round, "
-                  f"serve --workers {args.workers}, before = {args.before}", flush=True)
-            for name, operation in operations(keys).items():
-                rates: dict[str, list[float]] = {side: [] for side in sides}
-                for _ in range(args.rounds):
-                    for side, endpoint in sides.items():
-                        rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
-                        rates[side].append(rate)
-                        p99 = statistics.quantiles(latencies, n=100)[98] * 1000
-                        print(f"{name:14} {side:15} {rate:7.0f}/s  p99 {p99:6.1f} ms", flush=True)
-                best = {side: max(r) for side, r in rates.items()}
-                base = best["DynamoDB Local"]
-                print(f"{name:14} best: before / DynamoDB Local {best['before'] / base:.2f}, after / DynamoDB Local "
-                      f"{best['after'] / base:.2f}, after / before {best['after'] / best['before']:.2f}", flush=True)
-    finally:
-        for process in served:
-            emulator.stop_process(process)
-        local.stop()
-        bigtable.stop()
+    with movies_world(items) as world:
+        sides = {"DynamoDB Local": world.local.endpoint, "before": world.serve(args.workers, args.before.resolve()),
+                 "after": world.serve(args.workers)}
+        print(f"{args.threads} client threads, {args.seconds:g} s per operation, side and round, "
+              f"serve --workers {args.workers}, before = {args.before}", flush=True)
+        for name, operation in operations(keys).items():
+            rates: dict[str, list[float]] = {side: [] for side in sides}
+            for _ in range(args.rounds):
+                for side, endpoint in sides.items():
+                    rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
+                    rates[side].append(rate)
+                    p99 = statistics.quantiles(latencies, n=100)[98] * 1000
+                    print(f"{name:14} {side:15} {rate:7.0f}/s  p99 {p99:6.1f} ms", flush=True)
+            best = {side: max(r) for side, r in rates.items()}
+            base = best["DynamoDB Local"]
+            print(f"{name:14} best: before / DynamoDB Local {best['before'] / base:.2f}, after / DynamoDB Local "
+                  f"{best['after'] / base:.2f}, after / before {best['after'] / best['before']:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import os
 import random
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -46,15 +45,7 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: 
 import boto3  # noqa: E402
 from botocore.config import Config  # noqa: E402
 
-from benchmarks.serve_throughput import (  # noqa: E402
-    BASELINE,
-    fill_dynamodb_local,
-    movies_stage,
-    ratio_line,
-    start_serve,
-)
-from ddb2bigtable.bigtable import emulator  # noqa: E402
-from tests.replicate import dynamodb_local  # noqa: E402
+from benchmarks.serve_throughput import BASELINE, movies_world, ratio_line  # noqa: E402
 
 HOT = {"year": {"N": "4000"}, "title": {"S": "hot"}}
 WIDE = {"year": {"N": "4001"}, "title": {"S": "wide"}}
@@ -182,48 +173,35 @@ def main() -> None:
     parser.add_argument("--attributes", type=int, default=20_000, help="the wide item's attributes; 0 skips it")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    bigtable, local, served = emulator.start(), dynamodb_local.start(), []
-    try:
-        with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
-            root = Path(tmp)
-            movies_stage(root)
-            fill_dynamodb_local(local.endpoint, [])
-            sides = {BASELINE: local.endpoint}
-            for n in (int(w) for w in args.workers.split(",")):
-                process, endpoint = start_serve(root, n)
-                served.append(process)
-                sides[f"serve --workers {n}"] = endpoint
-            print(f"{args.threads} writers, {args.hot_share:.0%} of writes on one item"
-                  + (f" (the rest on {args.cold_items:,} others)" if args.hot_share < 1 else "")
-                  + f", {args.seconds:g} s per side, {os.cpu_count()} cores, load average "
-                  + " ".join(f"{x:.1f}" for x in os.getloadavg()), flush=True)
-            rates = {}
-            for n, (side, endpoint) in enumerate(sides.items()):
-                r = hot(endpoint, args.threads, args.seconds, args.hot_share, args.cold_items, COLD_YEAR + n)
-                rates[side] = r["rate"]
-                mixed = (f" (hot item {r['hot p99'] * 1000:.0f} ms, others {r['cold p99'] * 1000:.0f} ms)"
-                         if args.hot_share < 1 else "")
-                print(f"hot item  {side:17} {r['rate']:7.0f} writes/s  p50 {r['p50'] * 1000:6.1f} ms  "
-                      f"p99 {r['p99'] * 1000:6.1f} ms{mixed}  errors {r['errors']:.0f} (throttled: "
-                      f"{r['throttled hot']:.0f} of {r['hot calls']:.0f} hot calls, {r['throttled cold']:.0f} cold)  "
-                      f"lost {r['lost']:.0f}", flush=True)
-                if r["retried as"]:
-                    print(" " * 10 + f"retried by boto3: {r['retried as'].total()} answers ("
-                          + ", ".join(f"{code} {n}" for code, n in r["retried as"].most_common()) + ")", flush=True)
-            print(" " * 10 + ratio_line(rates), flush=True)
-            times = {}
-            for side, endpoint in sides.items() if args.attributes else ():
-                times[side] = wide(endpoint, args.attributes, args.repeat)
-                print(f"wide item {side:17} PutItem of {args.attributes:,} attributes {times[side][0]:6.3f} s  "
-                      f"GetItem {times[side][1]:6.3f} s", flush=True)
-            if times:
-                print(" " * 10 + ratio_line({s: t[0] for s, t in times.items()}, " PutItem", "{:.1f}x"), flush=True)
-            print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
-    finally:
-        for process in served:
-            emulator.stop_process(process)
-        local.stop()
-        bigtable.stop()
+    with movies_world([]) as world:
+        sides = {BASELINE: world.local.endpoint}
+        sides.update({f"serve --workers {n}": world.serve(n) for n in (int(w) for w in args.workers.split(","))})
+        print(f"{args.threads} writers, {args.hot_share:.0%} of writes on one item"
+              + (f" (the rest on {args.cold_items:,} others)" if args.hot_share < 1 else "")
+              + f", {args.seconds:g} s per side, {os.cpu_count()} cores, load average "
+              + " ".join(f"{x:.1f}" for x in os.getloadavg()), flush=True)
+        rates = {}
+        for n, (side, endpoint) in enumerate(sides.items()):
+            r = hot(endpoint, args.threads, args.seconds, args.hot_share, args.cold_items, COLD_YEAR + n)
+            rates[side] = r["rate"]
+            mixed = (f" (hot item {r['hot p99'] * 1000:.0f} ms, others {r['cold p99'] * 1000:.0f} ms)"
+                     if args.hot_share < 1 else "")
+            print(f"hot item  {side:17} {r['rate']:7.0f} writes/s  p50 {r['p50'] * 1000:6.1f} ms  "
+                  f"p99 {r['p99'] * 1000:6.1f} ms{mixed}  errors {r['errors']:.0f} (throttled: "
+                  f"{r['throttled hot']:.0f} of {r['hot calls']:.0f} hot calls, {r['throttled cold']:.0f} cold)  "
+                  f"lost {r['lost']:.0f}", flush=True)
+            if r["retried as"]:
+                print(" " * 10 + f"retried by boto3: {r['retried as'].total()} answers ("
+                      + ", ".join(f"{code} {n}" for code, n in r["retried as"].most_common()) + ")", flush=True)
+        print(" " * 10 + ratio_line(rates), flush=True)
+        times = {}
+        for side, endpoint in sides.items() if args.attributes else ():
+            times[side] = wide(endpoint, args.attributes, args.repeat)
+            print(f"wide item {side:17} PutItem of {args.attributes:,} attributes {times[side][0]:6.3f} s  "
+                  f"GetItem {times[side][1]:6.3f} s", flush=True)
+        if times:
+            print(" " * 10 + ratio_line({s: t[0] for s, t in times.items()}, " PutItem", "{:.1f}x"), flush=True)
+        print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
 
 
 if __name__ == "__main__":

@@ -26,8 +26,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -157,6 +160,45 @@ def fill_dynamodb_local(endpoint: str, items: list[dict]) -> None:
                                                     for it in items[i:i + 25]]})
 
 
+@dataclass
+class World:
+    """One run's servers: the emulator's Movies stage under `root`, DynamoDB Local, and the
+    serve processes `serve` starts on that stage."""
+
+    root: Path
+    local: Any
+    served: list[subprocess.Popen] = field(default_factory=list)
+
+    def serve(self, workers: int, tree: Path = ROOT) -> str:
+        process, endpoint = start_serve(self.root, workers, tree)
+        self.served.append(process)
+        return endpoint
+
+
+@contextmanager
+def movies_world(items: list[dict]) -> Iterator[World]:
+    """The emulator with Movies loaded from AWS's export and DynamoDB Local with Movies holding
+    `items`, in a temporary project: every server the run starts (serve too, through
+    World.serve) is stopped by PID when it ends, also when one of them fails to start."""
+    bigtable = emulator.start()
+    try:
+        local = dynamodb_local.start()
+        try:
+            with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
+                world = World(Path(tmp), local)
+                try:
+                    movies_stage(world.root)
+                    fill_dynamodb_local(local.endpoint, items)
+                    yield world
+                finally:
+                    for process in world.served:
+                        emulator.stop_process(process)
+        finally:
+            local.stop()
+    finally:
+        bigtable.stop()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=5.0)
@@ -165,33 +207,20 @@ def main() -> None:
     args = parser.parse_args()
     items = list(all_items(open_export(str(ROOT / "exports" / "movies"))))
     keys = [item_to_wire({"year": i["year"], "title": i["title"]}) for i in items]
-    bigtable, local, served = emulator.start(), dynamodb_local.start(), []
-    try:
-        with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
-            root = Path(tmp)
-            movies_stage(root)
-            fill_dynamodb_local(local.endpoint, items)
-            sides = {BASELINE: local.endpoint}
-            for n in (int(w) for w in args.workers.split(",")):
-                process, endpoint = start_serve(root, n)
-                served.append(process)
-                sides[f"serve --workers {n}"] = endpoint
-            print(f"{args.threads} client threads, {args.seconds:g} s per operation and side, "
-                  f"{os.cpu_count()} cores", flush=True)
-            for name, operation in operations(keys).items():
-                rates = {}
-                for side, endpoint in sides.items():
-                    rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
-                    rates[side] = rate
-                    q = statistics.quantiles(latencies, n=100)
-                    print(f"{name:14} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms",
-                          flush=True)
-                print(" " * 15 + ratio_line(rates), flush=True)
-    finally:
-        for process in served:
-            emulator.stop_process(process)
-        local.stop()
-        bigtable.stop()
+    with movies_world(items) as world:
+        sides = {BASELINE: world.local.endpoint}
+        sides.update({f"serve --workers {n}": world.serve(n) for n in (int(w) for w in args.workers.split(","))})
+        print(f"{args.threads} client threads, {args.seconds:g} s per operation and side, "
+              f"{os.cpu_count()} cores", flush=True)
+        for name, operation in operations(keys).items():
+            rates = {}
+            for side, endpoint in sides.items():
+                rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
+                rates[side] = rate
+                q = statistics.quantiles(latencies, n=100)
+                print(f"{name:14} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms",
+                      flush=True)
+            print(" " * 15 + ratio_line(rates), flush=True)
 
 
 if __name__ == "__main__":

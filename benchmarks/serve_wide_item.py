@@ -33,7 +33,6 @@ import asyncio
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,15 +43,13 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 
 from benchmarks.serve_hot_items import WIDE, client  # noqa: E402
-from benchmarks.serve_throughput import STAGE, fill_dynamodb_local, movies_stage, start_serve  # noqa: E402
-from ddb2bigtable.bigtable import emulator  # noqa: E402
+from benchmarks.serve_throughput import STAGE, movies_world  # noqa: E402
 from ddb2bigtable.cli.serve_cmd import _tables  # noqa: E402
 from ddb2bigtable.serve.catalog import catalog  # noqa: E402
 from ddb2bigtable.serve.store import client_mutations, live_cells, now_micros  # noqa: E402
 from ddb2bigtable.serve.transactions.cells import holds_any_lock  # noqa: E402
 from ddb2bigtable.serve.wire import item_to_codec  # noqa: E402
 from ddb2bigtable.spec.families import family_names  # noqa: E402
-from tests.replicate import dynamodb_local  # noqa: E402
 
 Calls = tuple[Callable[[], Any], Callable[[], int]]  # a side's PutItem, and its GetItem (the attributes read)
 ALONE, KEPT = "emulator alone", "emulator alone, columns kept"
@@ -122,18 +119,12 @@ def main() -> None:
                         help="another checkout whose serve runs beside this one's (repeatable)")
     args = parser.parse_args()
     item = {**WIDE, **{f"a{n}": {"S": f"v{n}"} for n in range(args.attributes)}}
-    bigtable, local, served, alone = emulator.start(), dynamodb_local.start(), [], None
-    try:
-        with tempfile.TemporaryDirectory() as tmp, emulator.pointed_at(bigtable.address):
-            root = Path(tmp)
-            movies_stage(root)
-            fill_dynamodb_local(local.endpoint, [])
-            sides = {"DynamoDB Local": through(local.endpoint, item)}
-            for tree in (*args.before, ROOT):
-                process, endpoint = start_serve(root, 1, tree.resolve())
-                served.append(process)
-                sides["serve" if tree == ROOT else f"serve of {tree}"] = through(endpoint, item)
-            alone = Alone(root, item)
+    with movies_world([]) as world:
+        sides = {"DynamoDB Local": through(world.local.endpoint, item)}
+        for tree in (*args.before, ROOT):
+            sides["serve" if tree == ROOT else f"serve of {tree}"] = through(world.serve(1, tree.resolve()), item)
+        alone = Alone(world.root, item)
+        try:
             sides[ALONE] = alone.calls("wide, alone")
             sides[KEPT] = alone.calls("wide, alone, columns kept", kept=True)
             load = " ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -144,13 +135,8 @@ def main() -> None:
             for side, (put, get) in times.items():
                 ratio = "" if side == "DynamoDB Local" else f"  PutItem / DynamoDB Local {put / base:4.1f}x"
                 print(f"{side:40} PutItem {put:6.3f} s  GetItem {get:6.3f} s{ratio}", flush=True)
-    finally:
-        if alone is not None:
+        finally:
             alone.close()
-        for process in served:
-            emulator.stop_process(process)
-        local.stop()
-        bigtable.stop()
 
 
 if __name__ == "__main__":
