@@ -101,10 +101,9 @@ def _check_operators(field: str, text: str) -> None:
                       f"reads at most {MAX_OPERATORS}, as many as DynamoDB's operators in one expression")
 
 
-def check_used(request: dict[str, Any]) -> None:
-    """DynamoDB refuses an expression over 4 KB or 300 operators, ExpressionAttributeNames or Values a
-    request's expressions never use (a typo in a placeholder would otherwise pass silently),
-    and either without an expression."""
+def check_limits(request: dict[str, Any]) -> None:
+    """DynamoDB refuses an expression over 4 KB or 300 operators (and moto's recursive parser
+    is not handed one)."""
     for field in EXPRESSIONS:
         text = request.get(field)
         if isinstance(text, str) and len(text.encode()) > MAX_EXPRESSION_BYTES:
@@ -112,6 +111,13 @@ def check_used(request: dict[str, Any]) -> None:
                              f"expression size: {len(text.encode())}")
         if isinstance(text, str):
             _check_operators(field, text)
+
+
+def check_used(request: dict[str, Any]) -> None:
+    """The expressions' limits (check_limits); ExpressionAttributeNames or Values a request's
+    expressions never use (a typo in a placeholder would otherwise pass silently), and either
+    without an expression."""
+    check_limits(request)
     texts = [t for t in (request.get(f) for f in EXPRESSIONS) if isinstance(t, str)]
     for field, pattern in (("ExpressionAttributeNames", _NAME), ("ExpressionAttributeValues", _VALUE)):
         given = request.get(field)
@@ -198,6 +204,22 @@ def written_paths(expression: str, names: Names | None) -> list[Path]:
     text, _ = nested_functions.folded(expression, lambda _operand: {"NULL": True})  # values do not matter here
     with dynamodb_errors():
         return validation_updates.targets(UpdateExpressionParser.make(text), names or {})
+
+
+def parsed_update(expression: Any, names: Any, values: Any) -> None:
+    """An UpdateExpression read without its item, as DynamoDB reads a transaction's before any
+    table: its grammar, then its `#names`, then its `:values` defined (nested `if_not_exists`
+    included); what depends on the item is left to `update`."""
+    names, values = checked_placeholders(names, values)
+    validation_updates.check_text(expression)
+    with dynamodb_errors():
+        UpdateExpressionParser.make(nested_functions.folded(expression, lambda _operand: {"NULL": True})[0])
+    for pattern, given, what, where in ((_NAME, names, "name", "the document path"),
+                                        (_VALUE, values, "value", "expression")):
+        missing = next((m for m in pattern.findall(expression) if m not in given), None)
+        if missing is not None:
+            raise validation.refused(validation_updates.FIELD, f"An expression attribute {what} used in {where} is "
+                                                               f"not defined; attribute {what}: {missing}")
 
 
 def _resolver(item: WireItem, names: Names, values: Values) -> nested_functions.Resolve:

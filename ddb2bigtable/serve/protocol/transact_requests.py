@@ -2,14 +2,17 @@
 
 Everything the body alone tells is checked before a row is read, in the order DynamoDB
 checks it (DynamoDB Local 1.25.1 beside serve, tests/serve/transactions): each entry's
-shape, then the count (1 to 100), ClientRequestToken, ReturnConsumedCapacity; then each
-action or get in the body's order: its table name and table, its options and unused
-placeholders, the item or key, its condition; an item named twice is refused when its
-second mention is met, so a missing table after it is not named. A key that does not fit
-the table is answered in DynamoDB Local 1.25.1's words (`_key_problem`): in a write, a key
-of the wrong type or over the size limits cancels the transaction (TransactionCanceledException,
-the action's reason ValidationError) once every action is read, then come the 4 MB of items;
-in TransactGetItems, a wrong type or a wrong set of key attributes cancels it at that get,
+shape, then the count (1 to 100), ClientRequestToken, ReturnConsumedCapacity; then, in a
+write, what each action says without a table, action by action (`_read`: its update
+expression's grammar and placeholders, its condition, its item and the item's size), so a
+syntax error is named before a missing table of an earlier action; then each action or get
+in the body's order: its table name and table, its options and unused placeholders, the key;
+an item named twice is refused when its second mention is met, so a missing table after it
+is not named. A key that does not fit the table is answered in DynamoDB Local 1.25.1's
+words (`_key_problem`): in a write, a key of the wrong type or over the size limits
+cancels the transaction (TransactionCanceledException, the action's reason
+ValidationError) once every action is read, then come the 4 MB of items; in
+TransactGetItems, a wrong type or a wrong set of key attributes cancels it at that get,
 with no CancellationReasons.
 """
 
@@ -27,7 +30,7 @@ from ..expressions import parsing as expressions
 from ..expressions.validation import check_table_name
 from ..items.batch_ops import _listed
 from ..items.transact_ops import MAX_BYTES, MAX_TRANSACT, cancelled
-from ..requests import TransactAction, TransactGet, TransactGetItems, TransactWriteItems
+from ..requests import Condition, TransactAction, TransactGet, TransactGetItems, TransactWriteItems
 from ..session import key_text
 from ..wire import check_size, item_bytes, item_to_codec
 
@@ -68,10 +71,11 @@ def transact_write_items(catalog: Catalog, body: dict[str, Any]) -> TransactWrit
     _count(entries)
     token = _token(body)
     mode = check_mode(body)
+    read = [_read(kind, request) for kind, request in entries]
     seen: set[Any] = set()
     actions, refused = [], {}
-    for j, (kind, request) in enumerate(entries):
-        action, problem = _write(catalog, kind, request)
+    for j, ((kind, request), (test, item)) in enumerate(zip(entries, read, strict=True)):
+        action, problem = _write(catalog, kind, request, test, item)
         if problem is not None:
             refused[j] = problem
         _once(seen, action.table, action.key)
@@ -84,7 +88,28 @@ def transact_write_items(catalog: Catalog, body: dict[str, Any]) -> TransactWrit
     return TransactWriteItems(actions, token, fingerprint(body), mode)
 
 
-def _write(catalog: Catalog, kind: str, request: dict[str, Any]) -> tuple[TransactAction, str | None]:
+def _read(kind: str, request: dict[str, Any]) -> tuple[Condition | None, Item | None]:
+    """What DynamoDB Local 1.25.1 reads of an action before it looks up any table (checked
+    2026-11-29): its UpdateExpression (parsed, no item: a reserved word is found at the item),
+    its ConditionExpression, a Put's item and its size; the condition's test and the item."""
+    expressions.check_limits(request)
+    names, values = request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
+    update = request.get("UpdateExpression") if kind == "Update" else None
+    if update is not None and not isinstance(update, str):
+        raise ServeError("SerializationException", "UpdateExpression must be a string")
+    if update is not None:
+        expressions.parsed_update(update, names, values)
+    condition = request.get("ConditionExpression")
+    test = expressions.condition(condition, names, values, ()) if condition is not None else None
+    if kind != "Put":
+        return test, None
+    item = item_to_codec(request.get("Item"), "Item")
+    check_size(item)  # the whole request refused, as DynamoDB Local 1.25.1 does
+    return test, item
+
+
+def _write(catalog: Catalog, kind: str, request: dict[str, Any], test: Condition | None,
+           item: Item | None) -> tuple[TransactAction, str | None]:
     """One action, and the message of its key's wrong type if it has one (the key is then as sent)."""
     table = _table(catalog, request)
     failure = request.get("ReturnValuesOnConditionCheckFailure", "NONE")
@@ -95,22 +120,12 @@ def _write(catalog: Catalog, kind: str, request: dict[str, Any]) -> tuple[Transa
         raise validation("1 validation error detected: Value null at 'conditionCheck.conditionExpression' failed "
                          "to satisfy constraint: Member must not be null")
     expressions.check_used(request)
-    item = None
-    if kind == "Put":
-        item = item_to_codec(request.get("Item"), "Item")
-        check_size(item)  # the whole request refused, as DynamoDB Local 1.25.1 does
-        key = table.key_of(item)
-    else:
-        key = item_to_codec(request.get("Key"), "Key")
+    key = table.key_of(item) if item is not None else item_to_codec(request.get("Key"), "Key")
     problem = _key_problem(table, key, present_first=kind == "Put")
     if problem == KEY_COUNT:  # a wrong type or size cancels the transaction; missing attributes refuse it
         raise validation("One of the required keys was not given a value" if kind == "Put" else problem)
-    condition = request.get("ConditionExpression")
     names, values = request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
     update = request.get("UpdateExpression") if kind == "Update" else None
-    if update is not None and not isinstance(update, str):
-        raise ServeError("SerializationException", "UpdateExpression must be a string")
-    test = expressions.condition(condition, names, values, table.keys) if condition is not None else None
     return TransactAction(kind, table, key, test, failure == "ALL_OLD", item, update, names, values), problem
 
 

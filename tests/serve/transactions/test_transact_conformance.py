@@ -132,9 +132,34 @@ WRITES: dict[str, list[dict[str, Any]]] = {
     "an index key of the wrong type before a failed condition": [
         put("TxIndexed", {"id": {"S": "i"}, "tag": n(1)}), put(L, entry("t", 6)),
         check(A, acct("alice"), "attribute_not_exists(id)")],
+    # what DynamoDB Local reads of every action before it looks up a table: an update's grammar and
+    # placeholders, a condition, an item's size (a reserved word is met at the item)
+    "an update's syntax error after a missing table": [put("TxNoSuchTable", acct("a")),
+                                                      update(A, acct("alice"), "SET x = = :a", {":a": n(1)})],
+    "an update's undefined value after a missing table": [put("TxNoSuchTable", acct("a")),
+                                                         update(A, acct("alice"), "SET x = :a, y = :b", {":a": n(1)})],
+    "an update's undefined name before an undefined value": [put("TxNoSuchTable", acct("a")),
+                                                            update(A, acct("alice"), "SET x = :b, m.#q = :a",
+                                                                   {":a": n(1)})],
+    "an update's syntax error after an update of a key attribute": [
+        update(A, acct("bob"), "SET id = :i", {":i": {"S": "x"}}),
+        update(L, entry("alice", 1), "SET x = = :a", {":a": n(1)})],
+    "an update's syntax error before an item over 400 KB": [
+        update(L, entry("alice", 1), "SET x = = :a", {":a": n(1)}),
+        put(A, {**acct("big"), "blob": {"S": "x" * 410_000}})],
+    "a reserved word in an update after a missing table": [put("TxNoSuchTable", acct("a")),
+                                                          update(A, acct("alice"), "SET size = :a", {":a": n(1)})],
+    "a condition's syntax error after a missing table": [
+        put("TxNoSuchTable", acct("a")), put(A, acct("s"), ConditionExpression="id === :a",
+                                             ExpressionAttributeValues={":a": n(1)})],
+    "an item over 400 KB after a missing table": [put("TxNoSuchTable", acct("a")),
+                                                 put(A, {**acct("big"), "blob": {"S": "x" * 410_000}})],
 }
 # cases whose error message must also be DynamoDB Local's
-WORDED = {"an ADD to a string", "arithmetic on a missing attribute", "an update past 400 KB",
+WORDED = {"an update's syntax error after a missing table", "an update's undefined value after a missing table",
+          "an update's undefined name before an undefined value",
+          "an update's syntax error after an update of a key attribute", "an update's syntax error before an item over 400 KB",
+          "an ADD to a string", "arithmetic on a missing attribute", "an update past 400 KB",
           "an update of a key attribute after a failed condition", "a key over 2048 bytes",
           "a key without its sort key in a delete", "a key of a type no key has", "a wrongly typed key",
           "a wrongly typed sort key", "a key without its sort key", "a key with an extra attribute",
