@@ -170,6 +170,9 @@ class TransactAction:
     expression: str | None = None  # an Update's UpdateExpression (None: the item only created if missing)
     names: dict[str, str] | None = None
     values: dict[str, Any] | None = None
+    # a key that does not fit its table (its type or size, DynamoDB Local 1.25.1's words): the key is as
+    # sent, no row is read for it, and the decision gives this as the action's ValidationError reason
+    refused: str | None = None
 
 
 @dataclass(frozen=True)

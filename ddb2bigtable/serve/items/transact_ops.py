@@ -79,7 +79,8 @@ def _invalid(message: str) -> dict[str, Any]:
 
 
 def _conflict(named: list[Any], row: Any) -> ServeError:
-    return cancelled([dict(CONFLICT_REASON) if row_of(n) == row else {"Code": "None"} for n in named])
+    return cancelled([dict(CONFLICT_REASON) if getattr(n, "refused", None) is None and row_of(n) == row
+                      else {"Code": "None"} for n in named])
 
 
 async def _snapshot(rows: tuple[RowRef, ...], engine: Rows) -> Finished:
@@ -139,14 +140,18 @@ class _Decider:
 
     def _each(self, views: tuple[View, ...]) -> list[tuple[dict[str, Any], RowMutation | None, Item | None]] | Cancel:
         """Each action's reason, change and new item, in request order, as DynamoDB Local 1.25.1
-        gives them: an update of a key attribute cancels with its reason alone, nothing after it
-        evaluated; any other update that cannot apply to its item (a type, a missing attribute,
+        gives them: a key that does not fit its table is its action's ValidationError, the
+        others evaluated; an update of a key attribute cancels with its reason alone, nothing
+        after it evaluated; any other update that cannot apply to its item (a type, a missing attribute,
         400 KB) refuses the whole request with its ValidationException, whatever the actions
         before it gave."""
         by_row = dict(zip(self.rows, views, strict=True))
         decoded: dict[RowRef, list[Item]] = {}
-        out = []
+        out: list[tuple[dict[str, Any], RowMutation | None, Item | None]] = []
         for n in self.named:
+            if n.refused is not None:  # a key that does not fit its table: this reason, the others go on
+                out.append((_invalid(n.refused), None, None))
+                continue
             table, row = self.tables[n.table.name], row_of(n)
             items = decoded.setdefault(row, _items(self.session, table, by_row[row]))
             item = next((i for i in items if same_key(i, n.key)), None)
@@ -248,7 +253,7 @@ def _updated(table: ServedTable, action: TransactAction, start: WireItem) -> Ite
 
 async def transact_write_items(session: Session, request: TransactWriteItems) -> dict[str, Any]:
     named = request.actions
-    rows, engine = _rows_of(session, named, request.token)
+    rows, engine = _rows_of(session, [n for n in named if n.refused is None], request.token)
     decide = _Decider(session, request, rows)
     await engine.prefetch(list(rows))
     first = engine.prefetched[rows[0]]

@@ -9,11 +9,11 @@ syntax error is named before a missing table of an earlier action; then each act
 in the body's order: its table name and table, its options and unused placeholders, the key;
 an item named twice is refused when its second mention is met, so a missing table after it
 is not named. A key that does not fit the table is answered in DynamoDB Local 1.25.1's
-words (`_key_problem`): in a write, a key of the wrong type or over the size limits
-cancels the transaction (TransactionCanceledException, the action's reason
-ValidationError) once every action is read, then come the 4 MB of items; in
-TransactGetItems, a wrong type or a wrong set of key attributes cancels it at that get,
-with no CancellationReasons.
+words (`_key_problem`): in a write, a key of the wrong type or over the size limits is
+that action's ValidationError reason (TransactionCanceledException), decided with the
+others' at the rows (transact_ops; here, with no row to read, when every action has one),
+and the 4 MB of items are then not counted; in TransactGetItems, a wrong type or a wrong
+set of key attributes cancels it at that get, with no CancellationReasons.
 """
 
 from __future__ import annotations
@@ -73,17 +73,15 @@ def transact_write_items(catalog: Catalog, body: dict[str, Any]) -> TransactWrit
     mode = check_mode(body)
     read = [_read(kind, request) for kind, request in entries]
     seen: set[Any] = set()
-    actions, refused = [], {}
-    for j, ((kind, request), (test, item)) in enumerate(zip(entries, read, strict=True)):
-        action, problem = _write(catalog, kind, request, test, item)
-        if problem is not None:
-            refused[j] = problem
+    actions = []
+    for (kind, request), (test, item) in zip(entries, read, strict=True):
+        action = _write(catalog, kind, request, test, item)
         _once(seen, action.table, action.key)
         actions.append(action)
-    if refused:  # DynamoDB Local 1.25.1: the wrongly typed key's action is ValidationError, the others None
-        raise cancelled([{"Code": "ValidationError", "Message": refused[j]} if j in refused else {"Code": "None"}
-                         for j in range(len(actions))])
-    if sum(item_bytes(a.item) for a in actions if a.item is not None) > MAX_BYTES:
+    if all(a.refused for a in actions):  # DynamoDB Local 1.25.1: each a ValidationError, no row to read
+        raise cancelled([{"Code": "ValidationError", "Message": a.refused} for a in actions])
+    if not any(a.refused for a in actions) and \
+            sum(item_bytes(a.item) for a in actions if a.item is not None) > MAX_BYTES:  # Local: the key first
         raise validation("Transaction request cannot be larger than 4 MB")
     return TransactWriteItems(actions, token, fingerprint(body), mode)
 
@@ -109,8 +107,8 @@ def _read(kind: str, request: dict[str, Any]) -> tuple[Condition | None, Item | 
 
 
 def _write(catalog: Catalog, kind: str, request: dict[str, Any], test: Condition | None,
-           item: Item | None) -> tuple[TransactAction, str | None]:
-    """One action, and the message of its key's wrong type if it has one (the key is then as sent)."""
+           item: Item | None) -> TransactAction:
+    """One action, with the message of its key's wrong type or size if it has one (the key is then as sent)."""
     table = _table(catalog, request)
     failure = request.get("ReturnValuesOnConditionCheckFailure", "NONE")
     if failure not in ("NONE", "ALL_OLD"):
@@ -126,7 +124,7 @@ def _write(catalog: Catalog, kind: str, request: dict[str, Any], test: Condition
         raise validation("One of the required keys was not given a value" if kind == "Put" else problem)
     names, values = request.get("ExpressionAttributeNames"), request.get("ExpressionAttributeValues")
     update = request.get("UpdateExpression") if kind == "Update" else None
-    return TransactAction(kind, table, key, test, failure == "ALL_OLD", item, update, names, values), problem
+    return TransactAction(kind, table, key, test, failure == "ALL_OLD", item, update, names, values, problem)
 
 
 def _key_problem(table: ServedTable, key: Item, present_first: bool = False) -> str | None:

@@ -154,11 +154,20 @@ WRITES: dict[str, list[dict[str, Any]]] = {
                                              ExpressionAttributeValues={":a": n(1)})],
     "an item over 400 KB after a missing table": [put("TxNoSuchTable", acct("a")),
                                                  put(A, {**acct("big"), "blob": {"S": "x" * 410_000}})],
+    # a key that does not fit its table is its action's reason, decided with the others' at the items
+    "a wrongly typed key before an ADD to a string": [put(A, {"id": n(1)}),
+                                                      update(L, entry("alice", 1), "ADD note :one", {":one": n(1)})],
+    "a wrongly typed key before an update of a key attribute": [
+        put(A, {"id": n(1)}), update(A, acct("bob"), "SET id = :i", {":i": {"S": "x"}})],
+    "a wrongly typed key before a failed condition": [put(A, {"id": n(1)}),
+                                                      check(A, acct("alice"), "attribute_not_exists(id)")],
+    "two wrongly typed keys": [put(A, {"id": n(1)}), delete(A, {"id": n(2)})],
 }
 # cases whose error message must also be DynamoDB Local's
 WORDED = {"an update's syntax error after a missing table", "an update's undefined value after a missing table",
           "an update's undefined name before an undefined value",
           "an update's syntax error after an update of a key attribute", "an update's syntax error before an item over 400 KB",
+          "a wrongly typed key before an update of a key attribute", "two wrongly typed keys",
           "an ADD to a string", "arithmetic on a missing attribute", "an update past 400 KB",
           "an update of a key attribute after a failed condition", "a key over 2048 bytes",
           "a key without its sort key in a delete", "a key of a type no key has", "a wrongly typed key",
