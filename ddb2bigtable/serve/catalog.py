@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from ..codec.timestamps import ttl_timestamp
 from ..codec.type_inference import AttributeTypes
 from ..plan.model import InstancePlan
 from ..plan.planner import plan_stage
+from ..spec.families import family_names
 from ..spec.model import Spec, TableSpec
 from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
@@ -79,6 +81,12 @@ class ServedTable:
     keys: tuple[str, ...] = field(default=())  # partition key, then sort key if any
     created: Created | None = None  # a table serve created (CreateTable), not the plan
 
+    @cached_property
+    def families(self) -> tuple[str, ...]:
+        """The families the table's items use: what deleting an item's whole row deletes,
+        family by family, so the reserved transaction family's cells (a lock, a
+        ClientRequestToken's record) stay (store.client_mutations)."""
+        return tuple(family_names(self.spec))
 
     @property
     def ttl_attribute(self) -> str | None:

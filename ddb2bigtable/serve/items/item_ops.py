@@ -18,7 +18,6 @@ from typing import Any
 
 from ...codec.items import Item
 from ...codec.mutations import CodecError, Expired, RowMutation
-from ...spec.families import family_names
 from .. import capacity
 from ..catalog import ServedTable
 from ..errors import ServeError, condition_failed, validation
@@ -68,7 +67,6 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     table, key = request.table, request.key
     holds = request.condition or _always
     store = session.store(table, consistent=True)
-    families = tuple(family_names(table.spec))  # what a row delete deletes (store.client_mutations)
     deadline = Deadline()
     async with one_writer(table.name, table.row_key(key), deadline):
         async for _ in tries(deadline):
@@ -82,7 +80,7 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
             if new is None and found.item is None:
                 return None, None  # nothing to delete
             table = await recorded(session, table, new)  # its new attributes in the table's record of types
-            if await store.write_if_unchanged(write_of(table, found, new), found.cells, families):
+            if await store.write_if_unchanged(write_of(table, found, new), found.cells, table.families):
                 return found.item, new
     raise gave_up(table.name)
 

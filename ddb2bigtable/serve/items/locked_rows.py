@@ -14,7 +14,6 @@ from typing import Any
 
 from ...codec.items import Item
 from ...codec.mutations import RowMutation
-from ...spec.families import family_names
 from ..catalog import ServedTable
 from ..errors import ServeError, throttled
 from ..session import Found, Session, same_key
@@ -26,7 +25,7 @@ from ..transactions.resolve import SETTLED, ReadItem, Resolve
 def rows_of(session: Session, tables: dict[str, ServedTable]) -> Rows:
     """The rows of `tables` (by DynamoDB name), through their transactional profiles."""
     return Rows(lambda name: session.store(tables[name], consistent=True),
-                lambda name: tuple(family_names(tables[name].spec)))
+                lambda name: tables[name].families)
 
 
 def conflict() -> ServeError:
@@ -73,7 +72,7 @@ async def write_unless_locked(session: Session, table: ServedTable, mutation: Ro
     delete is made family by family, as the protocol deletes a row (transactions/cells.py),
     so the reserved family's cells (ClientRequestToken records) stay."""
     store = session.store(table, consistent=True)
-    return await store.write_unless(cells.holds_any_lock(), mutation, tuple(family_names(table.spec)))
+    return await store.write_unless(cells.holds_any_lock(), mutation, table.families)
 
 
 async def read_item(session: Session, table: ServedTable, key: Item, *, consistent: bool) -> Item | None:
