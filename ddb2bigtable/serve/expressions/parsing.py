@@ -190,11 +190,7 @@ def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> An
         except InvalidConditionExpression as error:  # moto names every field ConditionExpression
             raise validation.refused(field, error.condition_expression_error) from None
         except KeyError as error:
-            name = str(error.args[0])
-            raise (validation.refused(field, f"An expression attribute name used in the document path is not defined; "
-                                             f"attribute name: {name}") if name.startswith("#") else
-                   validation.refused(field, f"An expression attribute value used in expression is not defined; "
-                                             f"attribute value: {name}")) from None
+            raise _undefined(field, str(error.args[0])) from None
     validation.check_tree(field, tree)
     return tree
 
@@ -214,12 +210,19 @@ def parsed_update(expression: Any, names: Any, values: Any) -> None:
     validation_updates.check_text(expression)
     with dynamodb_errors():
         UpdateExpressionParser.make(nested_functions.folded(expression, lambda _operand: {"NULL": True})[0])
-    for pattern, given, what, where in ((_NAME, names, "name", "the document path"),
-                                        (_VALUE, values, "value", "expression")):
+    for pattern, given in ((_NAME, names), (_VALUE, values)):
         missing = next((m for m in pattern.findall(expression) if m not in given), None)
         if missing is not None:
-            raise validation.refused(validation_updates.FIELD, f"An expression attribute {what} used in {where} is "
-                                                               f"not defined; attribute {what}: {missing}")
+            raise _undefined(validation_updates.FIELD, missing)
+
+
+def _undefined(field: str, placeholder: str) -> ServeError:
+    """DynamoDB's words for a `#name` or `:value` the request does not define."""
+    if placeholder.startswith("#"):
+        return validation.refused(field, f"An expression attribute name used in the document path is not defined; "
+                                         f"attribute name: {placeholder}")
+    return validation.refused(field, f"An expression attribute value used in expression is not defined; "
+                                     f"attribute value: {placeholder}")
 
 
 def _resolver(item: WireItem, names: Names, values: Values) -> nested_functions.Resolve:
