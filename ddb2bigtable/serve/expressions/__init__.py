@@ -8,4 +8,5 @@
 - `list_updates.passes`: list-element updates in DynamoDB's order;
   `nested_functions.folded`: `if_not_exists` inside another function.
 - `legacy.translated`: the legacy parameters (AttributesToGet, Expected, ...) in expression form.
+- `projections.project`: the parts of an item a list of document paths names.
 """

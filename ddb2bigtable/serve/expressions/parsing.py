@@ -35,6 +35,7 @@ from ..errors import PREFIX, ServeError, UnsupportedExpression
 from ..errors import validation as invalid
 from ..wire import MAX_NESTING, WireItem, item_to_wire, nesting, to_codec
 from . import conditions, list_updates, nested_functions, validation, validation_keys, validation_updates
+from .projections import Path, follow
 from .validation_keys import KeyCondition
 
 Names = dict[str, str]
@@ -231,7 +232,7 @@ def _resolver(item: WireItem, names: Names, values: Values) -> nested_functions.
         if operand.startswith(":"):
             return values.get(operand)
         paths = projection(operand, names)
-        return _follow({"M": item}, paths[0]) if paths else None
+        return follow({"M": item}, paths[0]) if paths else None
     return resolve
 
 
@@ -281,8 +282,6 @@ def key_condition(expression: str, names: Names | None, values: Values | None,
     return validation_keys.key_condition(parsed_condition(validation_keys.FIELD, expression, names, values), keys)
 
 
-Path = list[str | int]
-
 
 def projection(expression: str | None, names: Names | None) -> list[Path] | None:
     """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
@@ -311,46 +310,3 @@ def projection(expression: str | None, names: Names | None) -> list[Path] | None
         paths.append(path)
     validation.check_paths("ProjectionExpression", paths)
     return paths
-
-
-def project(item: WireItem, paths: list[Path] | None) -> WireItem:
-    """The parts of the item the paths name (DynamoDB keeps the document's shape; list
-    elements picked by index come back as a shorter list, in path order)."""
-    if paths is None:
-        return item
-    out: WireItem = {}
-    for path in paths:
-        value = _follow({"M": item}, path)
-        if value is not None:
-            _place(out, path, value)
-    return out
-
-
-def _follow(value: Any, path: Path) -> Any:
-    for step in path:
-        (tag, inner), = value.items()
-        if isinstance(step, int):
-            if tag != "L" or step >= len(inner):
-                return None
-            value = inner[step]
-        else:
-            if tag != "M" or step not in inner:
-                return None
-            value = inner[step]
-    return value
-
-
-def _place(out: WireItem, path: Path, value: Any) -> None:
-    node: Any = out  # the inner dict of a map, or the inner list of a list
-    for step, following in zip(path, path[1:], strict=False):
-        fresh: dict[str, Any] = {"L": []} if isinstance(following, int) else {"M": {}}
-        if isinstance(node, dict):
-            child = node.setdefault(step, fresh)
-        else:  # elements picked from a list are appended in path order
-            node.append(fresh)
-            child = fresh
-        node = next(iter(child.values()))
-    if isinstance(node, dict):
-        node[path[-1]] = value
-    else:
-        node.append(value)

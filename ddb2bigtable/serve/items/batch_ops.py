@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import capacity
 from ..errors import ServeError
-from ..expressions import parsing as expressions
+from ..expressions.projections import project
 from ..requests import BatchGetItem, BatchWriteItem, WriteRequest
 from ..session import Session, same_key
 from ..wire import item_to_wire
@@ -55,7 +55,7 @@ async def batch_get_item(session: Session, request: BatchGetItem) -> dict[str, A
             item = next((i for i in session.decode(table, row) if same_key(i, key)), None) if row else None
             units.table += capacity.read_item(item, wanted.consistent).table
             if item is not None:
-                found.append(expressions.project(item_to_wire(item), wanted.projection))
+                found.append(project(item_to_wire(item), wanted.projection))
         responses[name] = found
     return {"Responses": responses, "UnprocessedKeys": unprocessed} | capacity.consumed_tables(request.capacity, spent)
 

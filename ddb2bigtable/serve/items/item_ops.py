@@ -22,6 +22,7 @@ from .. import capacity
 from ..catalog import ServedTable
 from ..errors import ServeError, condition_failed, validation
 from ..expressions import parsing as expressions
+from ..expressions.projections import project
 from ..requests import DeleteItem, GetItem, Path, PutItem, UpdateItem, WriteRequest
 from ..session import Found, Session
 from ..store import now_micros
@@ -41,7 +42,7 @@ async def get_item(session: Session, request: GetItem) -> dict[str, Any]:
     spent = capacity.consumed(request.capacity, table.name, capacity.read_item(item, request.consistent))
     if item is None:
         return spent
-    return {"Item": expressions.project(item_to_wire(item), request.projection), **spent}
+    return {"Item": project(item_to_wire(item), request.projection), **spent}
 
 
 def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
@@ -167,5 +168,5 @@ def _returned(returns: str, old: Item, new: Item, written: list[Path]) -> dict[s
     if returns == "ALL_NEW":
         return {"Attributes": item_to_wire(new)}
     side = old if returns == "UPDATED_OLD" else new
-    picked = expressions.project(item_to_wire(side), written)
+    picked = project(item_to_wire(side), written)
     return {"Attributes": picked} if picked else {}

@@ -24,6 +24,7 @@ from .. import capacity
 from ..catalog import ServedTable
 from ..errors import ServeError, condition_failed, validation
 from ..expressions import parsing as expressions
+from ..expressions.projections import project
 from ..requests import TransactAction, TransactGet, TransactGetItems, TransactWriteItems
 from ..session import Found, Session, same_key
 from ..store import client_mutations, now_micros
@@ -112,7 +113,7 @@ async def transact_get_items(session: Session, request: TransactGetItems) -> dic
         item = next((i for i in _items(session, n.table, View(row_of(n), data[row_of(n)], None))
                      if same_key(i, n.key)), None)
         _add(spent, n.table.name, capacity.read_item(item, True, factor=2))  # a transactional read: twice
-        out.append({"Item": expressions.project(item_to_wire(item), n.projection)} if item is not None else {})
+        out.append({"Item": project(item_to_wire(item), n.projection)} if item is not None else {})
     return {"Responses": out} | capacity.consumed_tables(request.capacity, spent)
 
 

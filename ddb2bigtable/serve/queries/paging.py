@@ -11,7 +11,7 @@ from ...codec.items import AttributeValue, Item
 from .. import capacity
 from ..catalog import ServedTable
 from ..errors import validation
-from ..expressions import parsing as expressions
+from ..expressions.projections import project
 from ..requests import Reading
 from ..session import key_text
 from ..wire import item_bytes, item_to_wire
@@ -101,7 +101,7 @@ def page(request: Reading, items: list[Item], more: bool, position: tuple[str, .
     matched = [w for w in wire if request.filter(w)] if request.filter is not None else wire
     out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(items)}
     if request.select != "COUNT":
-        out["Items"] = [expressions.project(w, request.projection) for w in matched]
+        out["Items"] = [project(w, request.projection) for w in matched]
     if more and items:
         last = items[-1]
         out["LastEvaluatedKey"] = item_to_wire({**table.key_of(last), **{k: last[k] for k in position if k in last}})
