@@ -50,6 +50,12 @@ PARENTS_FINISHED = "the parent shards another --shards process reads are finishe
                    "the run ends with exit 1 [default: 900 with --follow, 60 otherwise].")
 @click.option("--endpoint-url", default=None,
               help="DynamoDB endpoint (DynamoDB Local); default AWS_ENDPOINT_URL_DYNAMODB, else AWS's.")
+@click.option("--reverse", is_flag=True,
+              help="The way back after the write switch: serve's stream (the writes made through serve) applied "
+                   "to the source DynamoDB table.")
+@click.option("--stream-endpoint-url", default=None,
+              help="With --reverse: serve's endpoint, whose DynamoDB Streams API is read; default "
+                   "AWS_ENDPOINT_URL_DYNAMODB_STREAMS.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for a person, json (docs/json-formats.md) for a pipeline.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -59,21 +65,29 @@ PARENTS_FINISHED = "the parent shards another --shards process reads are finishe
               help="Project root holding stacks/ and the specs.")
 def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
               fetch_keys_only: bool, shares: str, shard_workers: int, outage_limit: float | None,
-              endpoint_url: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
-    """Apply the table's DynamoDB stream to Bigtable from the export's time; exit 1 on dead letters."""
+              endpoint_url: str | None, reverse: bool, stream_endpoint_url: str | None, fmt: str,
+              work_dir: Path | None, root: Path) -> None:
+    """Apply the table's DynamoDB stream to Bigtable from the export's time (--reverse: serve's stream to
+    DynamoDB); exit 1 on dead letters."""
     if follow and until_caught_up:
         raise InputError([Problem.about("replicate", "--follow", "give --follow or --until-caught-up, not both")])
-    from ..replicate.shares import parse_share
+    if stream_endpoint_url is not None and not reverse:
+        raise InputError([Problem.about("replicate", "--stream-endpoint-url", "reads serve's stream: give it with "
+                                        "--reverse (forward replication reads the table's own stream at "
+                                        "--endpoint-url)")])
+    from ..replicate.shares import FORWARD, REVERSE, parse_share
 
-    share = parse_share(shares)
+    share = parse_share(shares, REVERSE if reverse else FORWARD)
     code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt,
-                share=share, workers=shard_workers, outage_limit=outage_limit)
+                share=share, workers=shard_workers, outage_limit=outage_limit,
+                stream_endpoint_url=stream_endpoint_url if reverse else None, reverse=reverse)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
          fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str, *,
-         share: Share, workers: int, outage_limit: float | None) -> int:
+         share: Share, workers: int, outage_limit: float | None, stream_endpoint_url: str | None = None,
+         reverse: bool = False) -> int:
     from ..bigtable.emulator import quiet_connection_warning
     from ..bigtable.table_types import types_profile
     from ..load.local_stage import WORK_DIR
@@ -86,17 +100,27 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
     from .load_runs import resolve
 
     endpoint_url = check_endpoint_url(endpoint_url, "replicate") or os.environ.get(ENDPOINT_ENV)
+    if reverse:
+        from ..replicate.reverse.run import stream_endpoint
+
+        stream_endpoint_url = stream_endpoint(check_endpoint_url(stream_endpoint_url, "replicate",
+                                                                 "--stream-endpoint-url"))
     target = resolve(root, spec, table_id, stage_name)
     profile = load_profile_id(target.instance)
     options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                                work_dir=private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id
                                                     / table_id),  # refused or made before any stream is read
                                since_micros=start_point(since) if since else None, follow=follow,
-                               endpoint_url=endpoint_url,
+                               endpoint_url=endpoint_url, stream_endpoint_url=stream_endpoint_url,
                                fetch_keys_only=fetch_keys_only, share=share, workers=workers,
                                outage_limit=outage_limit, types_profile_id=types_profile(target.instance))
     with quiet_connection_warning(), _progress_line(fmt, share) as progress:
-        report = run_replicate(target.table, options, progress)
+        if reverse:
+            from ..replicate.reverse.run import run_reverse
+
+            report = run_reverse(target.table, options, progress)
+        else:
+            report = run_replicate(target.table, options, progress)
     if fmt == "json":
         click.echo(json.dumps(report.as_json(), indent=2))
     else:
@@ -138,9 +162,12 @@ def _progress_line(fmt: str, share: Share) -> Iterator[Callable[[ReplicateReport
 
     console = Console(stderr=True)
     if fmt == "json" or not console.is_terminal:
-        said: list[str | None] = [None, None]  # the outage, the waiting
+        said: list[str | None] = [None, None, None]  # the outage, the waiting, the hold
 
         def news(report: ReplicateReport) -> None:
+            if report.held != said[2]:
+                click.echo(f"replicate: {report.held or 'nothing holds it back any more: writing'}", err=True)
+                said[2] = report.held
             if report.outage != said[0]:
                 click.echo(f"replicate: {report.outage or f'{report.outage_side} answers again: resuming'}", err=True)
                 said[0] = report.outage
@@ -153,8 +180,8 @@ def _progress_line(fmt: str, share: Share) -> Iterator[Callable[[ReplicateReport
     began = time.monotonic()
     with console.status("replicating: waiting for the stream") as status:
         def show(report: ReplicateReport) -> None:
-            if report.outage:
-                status.update(f"replicating: {report.outage}")
+            if report.outage or report.held:
+                status.update(f"replicating: {report.outage or report.held}")
                 return
             rate = (report.applied + report.dead_letters) / max(time.monotonic() - began, 1e-6)
             lag = "-" if report.newest_micros is None else f"{time.time() - report.newest_micros / 1e6:,.0f} s"

@@ -15,19 +15,31 @@ cells the load wrote at the export's time, so a timestamp-filtered read or a fam
 max-age GC sees a replicated change as newer than the snapshot. TTL families keep the
 item's expiry as the load does (codec/app_writes.py), and an item whose TTL has passed
 is deleted, as DynamoDB no longer returns it.
+
+`BigtableSink` is the forward direction's sink (pages.Sink): a page's records encoded in
+waves, the attributes it brings recorded first (types_record.py), written through the
+load's writer.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, replace
+
+from google.cloud.bigtable.data import mutations
 
 from ..codec.codec import Codec
 from ..codec.items import Item
 from ..codec.mutations import CodecError, Expired, RowMutation
 from ..codec.scalars import binary_text
+from ..load.client_hooks import Source
+from ..load.writer import Writer, row_entry
+from .opening import now_micros
+from .pages import Prepared
 from .stream import StreamRecord
+from .types_record import NewAttributes
 
 
 @dataclass(frozen=True)
@@ -107,3 +119,55 @@ def dead_letter_json(record: StreamRecord, reason: str) -> str:
     return json.dumps({"shard": record.shard, "sequence_number": record.sequence, "event": record.kind,
                        "keys": record.keys, "reason": reason},
                       default=binary_text)
+
+
+@dataclass(frozen=True)
+class _Encoded:
+    """A page as Bigtable entries: each record's rows, and the waves to write them in."""
+
+    applied: list[Applied]
+    waves: list[list[mutations.RowMutationEntry]]
+    codec: Codec  # what encoded it (types_record.py may replace the run's codec)
+
+
+class BigtableSink:
+    """Forward replication's writes: stream records -> the table's Bigtable rows."""
+
+    def __init__(self, writer: Writer, codec: Codec, new_attributes: NewAttributes, instance_id: str):
+        self.writer, self.codec, self.new_attributes = writer, codec, new_attributes
+        self.name = f"Bigtable table {codec.table.id} in instance {instance_id}"
+
+    def encode(self, records: list[StreamRecord], start_micros: int) -> _Encoded:
+        now, codec = now_micros(), self.codec
+        applied = [record_rows(codec, r, start_micros=start_micros, now_micros=now) for r in records]
+        batches = [[row_entry(row, Source(a.record.shard, int(a.record.sequence))) for a, row in wave]
+                   for wave in waves(a for a in applied if not a.refused)]
+        return _Encoded(applied, batches, codec)
+
+    async def _recorded(self, prepared: Prepared) -> _Encoded:
+        """The page once the attributes it brings are in the table's record of types;
+        encoded again when the record (or the run's codec since) gives one another type."""
+        encoded: _Encoded = prepared.writes  # type: ignore[assignment]
+        names = {name for a in encoded.applied if not a.refused and a.record.new_image for name in a.record.new_image}
+        record = await self.new_attributes.record(encoded.codec, names)
+        if record is not None:
+            self.codec = Codec(self.codec.table, {**self.codec.types, **record})
+        if encoded.codec is self.codec:
+            return encoded
+        return await asyncio.to_thread(self.encode, prepared.records, prepared.start_micros)
+
+    async def write(self, prepared: Prepared) -> dict[tuple[str, int], str]:
+        encoded = await self._recorded(prepared)
+        refused: dict[tuple[str, int], str] = {(a.record.shard, int(a.record.sequence)): a.refused
+                                               for a in encoded.applied if a.refused}
+
+        def rejected(source: Source, reason: str) -> None:
+            refused.setdefault((source.file, source.line), reason)
+
+        for entries in encoded.waves:
+            await self.writer.write(_one_chunk(entries), rejected)
+        return refused
+
+
+async def _one_chunk(entries: list[mutations.RowMutationEntry]) -> AsyncIterator[list[mutations.RowMutationEntry]]:
+    yield entries

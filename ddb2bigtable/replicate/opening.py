@@ -24,7 +24,9 @@ from ..spec.model import TableSpec
 from .checkpoint import Checkpoint, load_checkpoint, resume_problem
 from .lineage import unreachable_start
 from .outage import Outage
-from .shares import Share, merged, other_partitions_running, siblings
+from .shares import FORWARD, REVERSE, Share, merged, other_partitions_running, running, siblings
+
+LOADED_EXPORT = "the export you loaded (or its exportTime)"  # forward's first --since
 
 
 def start_point(since: str) -> int:
@@ -85,13 +87,22 @@ async def types_waited_for(table: TableSpec, work_dir: Path, where: dict[str, st
 
 
 def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: str, where: dict[str, str],
-                       created: int | None) -> Checkpoint:
+                       created: int | None, first_since: str = LOADED_EXPORT) -> Checkpoint:
     """The checkpoint to resume (this share's, else every file of the folder merged: a
     new partition), or a new one at the start point; refuses what would lose writes. The
-    N processes of one partition may all start with --since (at once, as a job's tasks)."""
-    running = other_partitions_running(path.parent, share)
-    if running:
-        raise InputError([Problem.about(str(path.parent), "--shards", f"replicate {', '.join(running)} is using this "
+    N processes of one partition may all start with --since (at once, as a job's tasks).
+    Forward replication refuses to start while reverse replication runs in the folder: it
+    would copy the reverse direction's writes to DynamoDB back into Bigtable, older images
+    over newer ones (the reverse direction waits for forward's end instead: reverse/run.py)."""
+    backwards = running(path.parent, REVERSE) if share.prefix == FORWARD else []
+    if backwards:
+        raise InputError([Problem.about(str(path.parent), "replicate", f"reverse replication ({', '.join(backwards)}) "
+                                        f"is writing Bigtable's changes into DynamoDB from this work folder: "
+                                        f"forward replication would copy them back, older images over newer ones; "
+                                        f"stop it first (docs/migration-guide.md, rolling back)")])
+    others_n = other_partitions_running(path.parent, share)
+    if others_n:
+        raise InputError([Problem.about(str(path.parent), "--shards", f"replicate {', '.join(others_n)} is using this "
                                         f"work folder with another number of processes: two partitions at once "
                                         f"would read some shards twice and start children early; stop those "
                                         f"processes, then run all of them with --shards I/{share.count}")])
@@ -105,8 +116,7 @@ def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: 
     if since_micros is not None:
         saved = None
     elif saved is None:
-        raise InputError([Problem.about(str(path), "--since", "no checkpoint yet: give --since the export you "
-                                        "loaded (or its exportTime)")])
+        raise InputError([Problem.about(str(path), "--since", f"no checkpoint yet: give --since {first_since}")])
     if saved is not None:
         why = resume_problem(saved, path, arn, where)
         if why:

@@ -1,5 +1,5 @@
 """One shard's pages through three overlapping stages: read (GetRecords), prepare (the
-codec: records -> Bigtable entries), write (`_Run._apply`).
+sink's: records -> Bigtable entries, or DynamoDB requests in reverse), write (`Run._apply`).
 
 Reading waits mostly on DynamoDB, preparing is Python work, writing waits mostly on
 Bigtable: done one after the other in one thread, each waited for the others (measured
@@ -17,9 +17,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Generic, TypeVar
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
-from .stream import Page
+from .stream import Page, StreamRecord
 
 P = TypeVar("P")
 READ_AHEAD = 2  # pages read and not yet taken for preparing (memory: a page is up to 1 MB)
@@ -82,3 +83,30 @@ class PagePipeline(Generic[P]):
         for future in pending:
             if not future.cancelled():
                 future.exception()  # seen: a failure already raised, or one nobody waits for now
+
+
+class Sink(Protocol):
+    """Where a direction writes a page's records: Bigtable (apply.BigtableSink) or the
+    source DynamoDB table (reverse/writes.py). The run around it (rounds, shards, order,
+    checkpoints, outages, dead letters, counts) is the same for both."""
+
+    name: str  # what a write that failed past its retries names: "Bigtable table T in instance I"
+
+    def encode(self, records: list[StreamRecord], start_micros: int) -> object:
+        """The page's writes, made in a thread (Python work) while the previous page is written."""
+
+    async def write(self, prepared: Prepared) -> dict[tuple[str, int], str]:
+        """Writes a prepared page, its writes of one item in the records' order; answers the
+        records refused (shard, sequence number) -> why. A side out of reach raises
+        `Unavailable` or `WriteError`: nothing after the checkpoint counts as written."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One page, its records kept (after the start point) and encoded by the sink."""
+
+    page: Page
+    records: list[StreamRecord]
+    skipped: int  # records from before the start point
+    start_micros: int
+    writes: object  # the sink's (Sink.encode)

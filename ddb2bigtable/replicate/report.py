@@ -35,6 +35,7 @@ class ReplicateReport:
     outage: str | None = None  # DynamoDB or Bigtable out of reach now: what failed and when the next try is
     outage_side: str = "DynamoDB"  # the side out now, or last out (outage.DYNAMODB, outage.BIGTABLE)
     outages: int = 0  # outages waited out (or being waited out)
+    held: str | None = None  # why the run writes nothing now (reverse: forward still runs), else None
 
     @property
     def applied(self) -> int:

@@ -17,6 +17,10 @@ SIGINT and SIGTERM stop after the page in flight, its checkpoint saved. DynamoDB
 reach past boto3's retries, or Bigtable past the writer's, fails the round, which is
 tried again from the checkpoint after a pause (outage.py): minutes under --follow, a
 minute under --until-caught-up, or --outage-limit.
+
+`Run` is both directions' loop: what a page becomes and where it is written is its sink
+(pages.Sink): Bigtable here (apply.BigtableSink), the source DynamoDB table in reverse
+(reverse/writes.py), with the same rounds, lineage, shares, checkpoints and outages.
 """
 
 from __future__ import annotations
@@ -26,30 +30,27 @@ import contextlib
 import gc
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from google.cloud.bigtable.data import mutations
-
 from ..bigtable.deadlines import REPLICATE_WRITE_ATTEMPT_SECONDS, REPLICATE_WRITE_SECONDS
 from ..codec.codec import Codec
-from ..load.client_hooks import Source
 from ..load.state import target
 from ..load.work_folder import locked, private_dir, private_open
-from ..load.writer import WriteError, Writer, WriteSettings, row_entry
+from ..load.writer import WriteError, Writer, WriteSettings
 from ..spec.model import TableSpec
-from .apply import Applied, dead_letter_json, record_rows, waves, with_current_images
+from .apply import BigtableSink, dead_letter_json, with_current_images
 from .checkpoint import Checkpoint, save_checkpoint
 from .lineage import Shard, before_start, ready_shards
 from .opening import now_micros, opening_checkpoint, require_seconds, types_waited_for
 from .outage import BIGTABLE, Outage, StopOnSignals, answer, limit_for
-from .pages import PagePipeline
+from .pages import PagePipeline, Prepared, Sink
 from .report import ReplicateReport
 from .shares import Share, finished_elsewhere
-from .stream import Page, StreamReader, Unavailable
+from .stream import Page, StreamReader, StreamRecord, Unavailable
 from .types_record import NewAttributes
 
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)
@@ -66,7 +67,8 @@ class ReplicateOptions:
     work_dir: Path  # the load's work folder: its state.json has the table's types
     since_micros: int | None = None  # start point; None: resume from the checkpoint
     follow: bool = False  # keep polling until stopped (else stop when caught up)
-    endpoint_url: str | None = None
+    endpoint_url: str | None = None  # the source DynamoDB table's (and, forward, its stream's)
+    stream_endpoint_url: str | None = None  # reverse: the stream read (serve's), when not endpoint_url's
     fetch_keys_only: bool = False  # a stream without new images: read each changed item (BatchGetItem)
     writer: WriteSettings = field(default_factory=lambda: WriteSettings(
         operation_timeout_seconds=REPLICATE_WRITE_SECONDS, attempt_timeout_seconds=REPLICATE_WRITE_ATTEMPT_SECONDS))
@@ -77,33 +79,21 @@ class ReplicateOptions:
     types_profile_id: str | None = None  # where the table's record of types is written (table_types.types_profile)
 
 
-@dataclass(frozen=True)
-class _Prepared:
-    """One page, encoded: what `_apply` writes (each wave's entries) and counts."""
-
-    page: Page
-    applied: list[Applied]
-    skipped: int  # records from before the start point
-    waves: list[list[mutations.RowMutationEntry]]
-    codec: Codec  # what encoded it (types_record.py may replace the run's codec)
-
-
-class _Run:
-    def __init__(self, reader: StreamReader, writer: Writer, codec: Codec, checkpoint: Checkpoint,
-                 report: ReplicateReport, options: ReplicateOptions,
-                 progress: Callable[[ReplicateReport], None] | None):
-        self.reader, self.writer, self.codec, self.checkpoint = reader, writer, codec, checkpoint
-        self.report, self.options, self.progress = report, options, progress
+class Run:
+    def __init__(self, reader: StreamReader, sink: Sink, checkpoint: Checkpoint, report: ReplicateReport,
+                 options: ReplicateOptions, progress: Callable[[ReplicateReport], None] | None,
+                 table: TableSpec, hold: Callable[[], str | None] | None = None):
+        """`hold`: why not to write now (None: go on), asked before every round."""
+        self.reader, self.sink, self.checkpoint = reader, sink, checkpoint
+        self.report, self.options, self.progress, self.key_names = report, options, progress, key_names(table)
+        self.hold = hold
         self.path = options.work_dir / options.share.checkpoint_name
         self.stopping = False
-        self.new_attributes = NewAttributes(options.project, options.instance_id, codec.table.id,
-                                            options.types_profile_id)
         # Stream reads block (boto3) and encoding is Python work: two threads per shard in
         # flight (one reads, one encodes: pages.py), and one for listing.
         self.pool = ThreadPoolExecutor(max_workers=2 * options.workers + 1, thread_name_prefix="replicate")
         self.outage = Outage(limit_for(options.follow, options.outage_limit), self._outage_news,
-                             f"{self.path} keeps its place",
-                             f"Bigtable table {report.table} in instance {options.instance_id}")
+                             f"{self.path} keeps its place", sink.name)
 
     async def _thread(self, function: Callable[..., object], *args: object) -> object:
         return await asyncio.get_running_loop().run_in_executor(self.pool, function, *args)
@@ -124,6 +114,9 @@ class _Run:
     async def _rounds(self) -> None:
         while not self._stop_asked():
             began, clock = now_micros(), time.monotonic()
+            if self._held():
+                await asyncio.sleep(POLL_SECONDS)
+                continue
             try:
                 again = await self._round()
             except (Unavailable, WriteError) as error:  # a side out of reach: wait, then again from the
@@ -158,6 +151,15 @@ class _Run:
         self.report.shards_owned = sum(share.owns(s.id) for s in shards)
         return await self._visit_all(ready)  # a shard ended (its children are ready) or has more
 
+    def _held(self) -> bool:
+        """Asks `hold` and tells a change (the reverse direction waits for forward's end)."""
+        why = self.hold() if self.hold else None
+        if why != self.report.held:
+            self.report.held = why
+            if self.progress:
+                self.progress(self.report)
+        return why is not None
+
     def _waiting_elsewhere(self, shards: list[Shard]) -> None:
         """The parents another --shards process reads that our waiting shards wait for;
         told as it changes, since a process that only waits has nothing else to show."""
@@ -171,7 +173,7 @@ class _Run:
 
     def _outage_news(self, message: str | None) -> None:
         self.report.outage_side = self.outage.side
-        _tell_outage(self.report, self.progress, message)
+        tell_outage(self.report, self.progress, message)
 
     async def _visit_all(self, ready: list[Shard]) -> bool:
         """Visits the ready shards, `workers` at a time; True when any may have more. A
@@ -217,67 +219,61 @@ class _Run:
         finally:
             await pipeline.settle()
 
-    def _prepare(self, page: Page) -> _Prepared:
-        """A page as Bigtable entries, in waves (apply.waves), in a thread."""
-        start, now, codec = self.checkpoint.start_micros, now_micros(), self.codec
+    def _prepare(self, page: Page) -> Prepared:
+        """A page's records after the start point (with the table's current images for a
+        stream without new ones: --fetch-keys-only), encoded by the sink, in a thread."""
+        start = self.checkpoint.start_micros
         kept = [r for r in page.records if not before_start(r.micros, start)]
         if self.options.fetch_keys_only:
             wanted = [r.keys for r in kept if r.kind in ("insert", "modify") and r.new_image is None]
             if wanted:
-                schema = self.codec.table.source.key
-                kept = with_current_images(kept, self.reader.current(wanted),
-                                           [k.name for k in (schema.partition, schema.sort) if k])
-        applied = [record_rows(codec, r, start_micros=start, now_micros=now) for r in kept]
-        batches = [[row_entry(row, Source(a.record.shard, int(a.record.sequence))) for a, row in wave]
-                   for wave in waves(a for a in applied if not a.refused)]
-        return _Prepared(page, applied, len(page.records) - len(kept), batches, codec)
+                kept = with_current_images(kept, self.reader.current(wanted), self.key_names)
+        return Prepared(page, kept, len(page.records) - len(kept), start, self.sink.encode(kept, start))
 
-    async def _recorded(self, prepared: _Prepared) -> _Prepared:
-        """The page once the attributes it brings are in the table's record of types;
-        encoded again when the record (or the run's codec since) gives one another type."""
-        names = {name for a in prepared.applied if not a.refused and a.record.new_image for name in a.record.new_image}
-        record = await self.new_attributes.record(prepared.codec, names)
-        if record is not None:
-            self.codec = Codec(self.codec.table, {**self.codec.types, **record})
-        return prepared if prepared.codec is self.codec else await asyncio.to_thread(self._prepare, prepared.page)
-
-    async def _apply(self, prepared: _Prepared) -> None:
-        prepared = await self._recorded(prepared)
-        applied = prepared.applied
+    async def _apply(self, prepared: Prepared) -> None:
+        refused = await self.sink.write(prepared)
         self.report.skipped_before_start += prepared.skipped
-        refused: dict[tuple[str, int], str] = {(a.record.shard, int(a.record.sequence)): a.refused
-                                               for a in applied if a.refused}
-        by_source = {(a.record.shard, int(a.record.sequence)): a for a in applied}
-
-        def rejected(source: Source, reason: str) -> None:
-            refused.setdefault((source.file, source.line), reason)
-
-        for entries in prepared.waves:
-            await self.writer.write(_one_chunk(entries), rejected)
-        for key, reason in refused.items():
-            self._dead_letter(by_source[key], reason)
-        for a in applied:
-            if (a.record.shard, int(a.record.sequence)) not in refused:
-                self.report.counts[a.record.kind] += 1
-                self.report.saw(a.record.shard, a.record.micros)
+        for record in prepared.records:
+            reason = refused.get((record.shard, int(record.sequence)))
+            if reason is not None:
+                self._dead_letter(record, reason)
+            else:
+                self.report.counts[record.kind] += 1
+                self.report.saw(record.shard, record.micros)
         if self.progress:
             self.progress(self.report)
 
-    def _dead_letter(self, applied: Applied, reason: str) -> None:
-        """Appended (a rerun may replay a record: its dead letter then appears again)."""
+    def _dead_letter(self, record: StreamRecord, reason: str) -> None:
+        """Appended, 0600 (a rerun may replay a record: its dead letter then appears again)."""
         path = private_dir(self.options.work_dir) / self.options.share.dead_letter_name
-        line = dead_letter_json(applied.record, reason)
+        line = dead_letter_json(record, reason)
         with private_open(path, append=True) as out:  # a regular file only: a FIFO there would block
             out.write(line + "\n")
         self.report.dead_letters += 1
         self.report.dead_letter_file = str(path)
 
 
-def _tell_outage(report: ReplicateReport, progress: Callable[[ReplicateReport], None] | None,
+def tell_outage(report: ReplicateReport, progress: Callable[[ReplicateReport], None] | None,
                  message: str | None) -> None:
     report.outage = message
     if progress:
         progress(report)
+
+
+async def run_and_report(run: Run) -> ReplicateReport:
+    """The run until caught up or stopped (SIGINT and SIGTERM ask it to stop after the
+    page in flight), and its report with the time it took."""
+    began = time.monotonic()
+    with StopOnSignals(run.stop), frozen_heap():
+        await run.run()
+    run.report.seconds = time.monotonic() - began
+    run.report.ended_micros = now_micros()
+    return run.report
+
+
+def key_names(table: TableSpec) -> list[str]:
+    schema = table.source.key
+    return [k.name for k in (schema.partition, schema.sort) if k]
 
 
 @contextlib.contextmanager
@@ -294,10 +290,6 @@ def frozen_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-async def _one_chunk(entries: list[mutations.RowMutationEntry]) -> AsyncIterator[list[mutations.RowMutationEntry]]:
-    yield entries
-
-
 async def replicate_table(table: TableSpec, options: ReplicateOptions,
                           progress: Callable[[ReplicateReport], None] | None = None,
                           reader: StreamReader | None = None) -> ReplicateReport:
@@ -310,11 +302,11 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
     waiting = ReplicateReport(table.id, "", 0, resumed=False)  # what the live line shows while DynamoDB is out
     stream = await answer(partial(reader.stream, options.fetch_keys_only),
                           Outage(limit_for(options.follow, options.outage_limit),
-                                 partial(_tell_outage, waiting, progress),
+                                 partial(tell_outage, waiting, progress),
                                  "nothing was read yet"), lambda: options.stop is not None and options.stop.is_set())
     path = options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, options.share.lock_name, f"replicate --shards {options.share}"):
-        types_outage = Outage(limit_for(options.follow, options.outage_limit), partial(_tell_outage, waiting, progress),
+        types_outage = Outage(limit_for(options.follow, options.outage_limit), partial(tell_outage, waiting, progress),
                               f"{path} keeps its place" if path.is_file() else "nothing was read yet",
                               f"Bigtable table {table.id} in instance {options.instance_id}")
         types = await types_waited_for(table, options.work_dir, where, types_outage,
@@ -328,15 +320,11 @@ async def replicate_table(table: TableSpec, options: ReplicateOptions,
         if report.outages:
             report.outage_side = BIGTABLE
         codec = Codec(table, types)
-        began = time.monotonic()
         async with Writer(options.project, options.instance_id, table.id, options.app_profile_id,
                           options.writer) as writer:
-            run = _Run(reader, writer, codec, checkpoint, report, options, progress)
-            with StopOnSignals(run.stop), frozen_heap():
-                await run.run()
-        report.seconds = time.monotonic() - began
-        report.ended_micros = now_micros()
-        return report
+            sink = BigtableSink(writer, codec, NewAttributes(options.project, options.instance_id, table.id,
+                                                             options.types_profile_id), options.instance_id)
+            return await run_and_report(Run(reader, sink, checkpoint, report, options, progress, table))
 
 
 def run_replicate(table: TableSpec, options: ReplicateOptions,

@@ -21,6 +21,11 @@ sequence number per shard, finished shards united): re-partitioning loses nothin
 process refuses to start while one of another N still runs (its lock is held: the same
 file locks as the work folder's, so on a volume without shared locks only processes of
 one host see each other).
+
+Direction: reverse replication (Bigtable back to DynamoDB, replicate/reverse/) shares the
+same folder with its own names (`prefix` REVERSE: `replicate-reverse.json`,
+`replicate-reverse-I-of-N.json`, its own locks and dead letters), so neither direction
+reads, merges or overwrites the other's checkpoints.
 """
 
 from __future__ import annotations
@@ -34,51 +39,65 @@ from ..load.work_folder import LOCK, holder
 from ..spec.errors import InputError, Problem
 from .checkpoint import CHECKPOINT, Checkpoint, load_checkpoint
 
-_FILE = re.compile(r"replicate(?:-(\d+)-of-(\d+))?\.json")
-_LOCK = re.compile(r"replicate-(\d+)-of-(\d+)\.lock")
+FORWARD, REVERSE = "replicate", "replicate-reverse"  # the direction's file names begin with it
+
+
+def _files(prefix: str) -> re.Pattern[str]:
+    return re.compile(re.escape(prefix) + r"(?:-(\d+)-of-(\d+))?\.json")
+
+
+def _locks(prefix: str) -> re.Pattern[str]:
+    return re.compile(re.escape(prefix) + r"-(\d+)-of-(\d+)\.lock")
 
 
 @dataclass(frozen=True)
 class Share:
     index: int = 0
     count: int = 1
+    prefix: str = FORWARD  # the direction (FORWARD, REVERSE): its checkpoints, locks and dead letters
 
     def owns(self, shard_id: str) -> bool:
         return zlib.crc32(shard_id.encode()) % self.count == self.index
 
     @property
     def checkpoint_name(self) -> str:
-        return CHECKPOINT if self.count == 1 else f"replicate-{self.index}-of-{self.count}.json"
+        if self.count == 1:
+            return CHECKPOINT if self.prefix == FORWARD else f"{self.prefix}.json"
+        return f"{self.prefix}-{self.index}-of-{self.count}.json"
 
     @property
     def lock_name(self) -> str:
-        """0/1 holds the load's own lock (no load and replicate at once, as before shares)."""
-        return LOCK if self.count == 1 else f"replicate-{self.index}-of-{self.count}.lock"
+        """Forward's 0/1 holds the load's own lock (no load and replicate at once, as before
+        shares); every other process its own."""
+        if self.count == 1 and self.prefix == FORWARD:
+            return LOCK
+        return f"{self.prefix}-{self.index}-of-{self.count}.lock"
 
     @property
     def dead_letter_name(self) -> str:
-        return "replicate-dead-letters.jsonl" if self.count == 1 else \
-            f"replicate-dead-letters-{self.index}-of-{self.count}.jsonl"
+        return f"{self.prefix}-dead-letters.jsonl" if self.count == 1 else \
+            f"{self.prefix}-dead-letters-{self.index}-of-{self.count}.jsonl"
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
 
-def parse_share(text: str) -> Share:
-    """`I/N` with 0 <= I < N."""
+def parse_share(text: str, prefix: str = FORWARD) -> Share:
+    """`I/N` with 0 <= I < N, of the direction `prefix`."""
     match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
     if not match or not 0 <= int(match[1]) < int(match[2]):
         raise InputError([Problem.about(text, "--shards", "give I/N with 0 <= I < N: this process's index "
                                         "(from 0, as CLOUD_RUN_TASK_INDEX or JOB_COMPLETION_INDEX) and the "
                                         "number of processes, e.g. 0/4")])
-    return Share(int(match[1]), int(match[2]))
+    return Share(int(match[1]), int(match[2]), prefix)
 
 
-def checkpoint_files(work_dir: Path) -> list[tuple[Path, int]]:
-    """Every replicate checkpoint in the folder, with the N it was written for."""
+def checkpoint_files(work_dir: Path, prefix: str = FORWARD) -> list[tuple[Path, int]]:
+    """Every checkpoint of the direction `prefix` in the folder, with the N it was written for."""
     if not work_dir.is_dir():
         return []
-    found = [(p, _FILE.fullmatch(p.name)) for p in sorted(work_dir.glob("replicate*.json"))]
+    pattern = _files(prefix)
+    found = [(p, pattern.fullmatch(p.name)) for p in sorted(work_dir.glob(f"{prefix}*.json"))]
     return [(p, int(m[2]) if m[2] else 1) for p, m in found if m]
 
 
@@ -86,7 +105,7 @@ def siblings(work_dir: Path, share: Share, stream_arn: str | None = None) -> lis
     """The other checkpoints of the folder (of `stream_arn` when given), read now, with
     the N each was written for."""
     out = []
-    for path, count in checkpoint_files(work_dir):
+    for path, count in checkpoint_files(work_dir, share.prefix):
         if path.name == share.checkpoint_name:
             continue
         checkpoint = load_checkpoint(path)
@@ -122,17 +141,30 @@ def other_partitions_running(work_dir: Path, share: Share) -> list[str]:
     the locks they hold. Two partitions at once would each read shards the other's hash
     also gives out, and each start children from its own view of the parents. The 0/1
     process holds the load's lock, so a load running is named too."""
-    names = [(p, f"{m[1]}/{m[2]}") for p in sorted(work_dir.glob("replicate-*-of-*.lock"))
-             if (m := _LOCK.fullmatch(p.name)) and int(m[2]) != share.count]
-    if share.count != 1:
+    pattern = _locks(share.prefix)
+    names = [(p, f"{m[1]}/{m[2]}") for p in sorted(work_dir.glob(f"{share.prefix}-*-of-*.lock"))
+             if (m := pattern.fullmatch(p.name)) and int(m[2]) != share.count]
+    if share.count != 1 and share.prefix == FORWARD:
         names.append((work_dir / LOCK, "0/1 or a load"))
     return [f"{who} (PID {pid})" for path, who in names if (pid := holder(path))]
 
 
-def current_partition(work_dir: Path) -> list[Path]:
+def running(work_dir: Path, prefix: str) -> list[str]:
+    """Processes of the direction `prefix` at work in the folder now ("replicate 0/1 (PID
+    812)"): the other direction waits for them (reverse) or refuses to start (forward).
+    Forward's 0/1 holds the load's lock, so a load running is named too."""
+    pattern = _locks(prefix)
+    names = [(p, f"{prefix} {m[1]}/{m[2]}") for p in sorted(work_dir.glob(f"{prefix}-*-of-*.lock"))
+             if (m := pattern.fullmatch(p.name))]
+    if prefix == FORWARD:
+        names.append((work_dir / LOCK, "replicate 0/1 (or a load)"))
+    return [f"{who} (PID {pid})" for path, who in names if (pid := holder(path))]
+
+
+def current_partition(work_dir: Path, prefix: str = FORWARD) -> list[Path]:
     """The checkpoint files of the latest partition (the N of the most recently saved file):
     `cutover check`'s lag is the worst of them; files of an earlier N are history."""
-    saved = [(load_checkpoint(p), p, n) for p, n in checkpoint_files(work_dir)]
+    saved = [(load_checkpoint(p), p, n) for p, n in checkpoint_files(work_dir, prefix)]
     live = [(c, p, n) for c, p, n in saved if c is not None]
     if not live:
         return []

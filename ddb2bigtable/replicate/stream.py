@@ -289,6 +289,10 @@ class StreamReader:
                 break
         return items, start
 
+    def call(self, operation: str, required: str, **kwargs: Any) -> Any:
+        """One DynamoDB call by name (reverse replication's writes), failures as `_call` words them."""
+        return self._call(getattr(self._db, operation), required, **kwargs)
+
     def _iterator(self, arn: str, shard: str, after: str | None) -> str:
         how = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after} if after else \
             {"ShardIteratorType": "TRIM_HORIZON"}

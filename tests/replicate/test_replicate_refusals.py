@@ -143,7 +143,7 @@ def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dyna
     is not checkpointed, so the rerun writes it again."""
     from ddb2bigtable.codec.mutations import RowMutation, SetCell
     from ddb2bigtable.load.writer import WriteSettings
-    from ddb2bigtable.replicate import run
+    from ddb2bigtable.replicate import apply
     from ddb2bigtable.replicate.apply import Applied
     from ddb2bigtable.spec.errors import ServiceError
 
@@ -153,7 +153,7 @@ def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dyna
     db = dynamodb.client()
     for title in ("One", "Two", "Three"):
         db.put_item(TableName=scenario.dynamo_table, Item=movie(2002, title))
-    real = run.record_rows
+    real = apply.record_rows  # what BigtableSink encodes with
 
     def broken(codec, record, **kw) -> Applied:
         applied = real(codec, record, **kw)
@@ -161,14 +161,14 @@ def test_writes_that_fail_past_retries_stop_the_run_before_their_checkpoint(dyna
             return Applied(record, (RowMutation(b"two", (SetCell("no_such_family", b"q", b"v", 1000),)),))
         return applied
 
-    monkeypatch.setattr(run, "record_rows", broken)
+    monkeypatch.setattr(apply, "record_rows", broken)
     options = scenario.replicate_options(dynamodb, since_micros=start_point(str(export)),
                                          writer=WriteSettings(operation_timeout_seconds=1), outage_limit=1.5)
     with pytest.raises(ServiceError, match=r"Bigtable table movies in instance .* cannot be written: 1 row\(s\) "
                                            r"failed past the writer's retries .*rerun to resume"):
         run_replicate(scenario.table, options)
     assert json.loads((scenario.work_dir / "replicate.json").read_text())["after"] == {}
-    monkeypatch.setattr(run, "record_rows", real)
+    monkeypatch.setattr(apply, "record_rows", real)
     report = run_replicate(scenario.table, scenario.replicate_options(dynamodb))
     assert report.counts["insert"] == 3 and differences(dynamodb, scenario) == []
 
