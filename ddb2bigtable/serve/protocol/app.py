@@ -126,11 +126,14 @@ class ServeApp:
 
     async def _answer(self, scope: dict[str, Any], receive: Any) -> tuple[int, dict[str, Any]]:
         try:
+            # before anything else is said about the request, and before its body is read: a
+            # client without a key makes serve hold nothing (docs/security.md)
+            claim = None if self.signing is None else signatures.admitted(self.signing, scope.get("headers", []))
             headers, raw = await _request(scope, receive)
-            if self.signing is not None:  # before anything else is said about the request
+            if claim is not None:  # the signature itself covers the body
                 query = scope.get("query_string", b"").decode("latin-1")
                 path = scope.get("path", "/") + (f"?{query}" if query else "")
-                signatures.check(self.signing, scope.get("method", ""), path, scope.get("headers", []), raw)
+                signatures.proven(claim, scope.get("method", ""), path, raw)
             (name, (parse, run)), body = _operation(scope, headers), _json(raw)
             shapes.check(name, body)
             if self.session is None:
@@ -215,7 +218,7 @@ def from_environment() -> ServeApp:
     settings = json.loads(os.environ[CONFIG_ENV])
     keys = os.environ.get(signatures.KEYS_ENV)
     signing = signatures.Signing(signatures.parse_keys(keys), frozenset(settings["regions"]),
-                                 frozenset(settings["hosts"])) if keys else None
+                                 frozenset(settings["hosts"]), signatures.parse_tokens(keys)) if keys else None
     return ServeApp(lambda: catalog(Path(settings["root"]), settings["stage"], settings["types"],
                                     settings["project"], settings.get("specs", ())), signing,
                      settings.get("sweep_seconds", lock_sweep.SWEEP_SECONDS))
