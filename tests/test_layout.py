@@ -42,11 +42,13 @@ ALLOWED: dict[str, set[str]] = {
 # wire form, the catalog, the store, the session, capacity; sources: the model, located
 # values, emitting, estimates); the kernel imports no room, but for the dispatchers named below.
 ROOMS: dict[str, set[str]] = {
-    "serve.protocol": {"serve.expressions", "serve.items", "serve.queries", "serve.tables", "serve.transactions"},  # HTTP in, an operation, HTTP out
+    "serve.protocol": {"serve.expressions", "serve.items", "serve.queries", "serve.streams", "serve.tables",
+                       "serve.transactions"},  # HTTP in, an operation, HTTP out
     "serve.expressions": set(),
     "serve.tables": set(),
     "serve.items": {"serve.expressions", "serve.tables", "serve.transactions"},  # a write records its new attribute types in the table's record; reads and writes meet transactions' locks, TransactWriteItems runs the protocol
     "serve.queries": {"serve.expressions", "serve.items"},  # a Query starts with the checks every single-table request makes
+    "serve.streams": set(),  # DynamoDB Streams (docs/streams.md): records in the items' rows, read over the kernel's store
     "serve.transactions": set(),  # the protocol (docs/transactions.md) over the kernel's store: every room that reads or writes items uses it
     "sources.cloudformation": set(),
     "sources.terraform": {"sources.cloudformation"},  # aws_dynamodb_table read through CloudFormation's field readers

@@ -26,6 +26,7 @@ from ..errors import ServeError, internal, validation
 from ..items import batch_ops, item_ops, lock_sweep, transact_ops
 from ..queries import query_ops
 from ..session import Session
+from ..streams import stream_ops
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..wire import ARITHMETIC, check_text, nesting_refused
 from . import admin_requests, batch_requests, item_requests, query_requests, shapes, signatures, transact_requests
@@ -179,10 +180,13 @@ def _operation(scope: dict[str, Any], headers: dict[str, str]) -> tuple[str, tup
     if scope.get("method") != "POST":
         raise validation("DynamoDB requests are HTTP POST")
     target = headers.get("x-amz-target", "")
-    if not target.startswith(TARGET_PREFIX):
+    if target.startswith(stream_ops.TARGET_PREFIX):  # DynamoDB Streams, same endpoint and signing (docs/streams.md)
+        name, operations = target.removeprefix(stream_ops.TARGET_PREFIX), stream_ops.OPERATIONS
+    elif target.startswith(TARGET_PREFIX):
+        name, operations = target.removeprefix(TARGET_PREFIX), OPERATIONS
+    else:
         raise ServeError("UnknownOperationException", f"no DynamoDB operation in X-Amz-Target {target!r}")
-    name = target.removeprefix(TARGET_PREFIX)
-    operation = OPERATIONS.get(name)
+    operation = operations.get(name)
     if operation is None:
         raise ServeError("UnknownOperationException", f"{name} is not an operation ddb2bigtable serve offers")
     return name, operation

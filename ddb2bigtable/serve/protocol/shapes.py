@@ -1,4 +1,5 @@
-"""A request's top-level members checked against the JSON types of botocore's DynamoDB model.
+"""A request's top-level members checked against the JSON types of botocore's DynamoDB model
+(DynamoDB Streams' for its operations).
 
 A member of the wrong JSON type (`"ConsistentRead": "yes"`, a KeyConditionExpression sent
 as a list, `"Limit": 99999999999999999999`) is refused before the operation reads the
@@ -27,7 +28,10 @@ def _scalars(operation: str) -> dict[str, str]:
     """The operation's top-level scalar members and their types (string, boolean, integer, long)."""
     import botocore.session
 
-    model = botocore.session.get_session().get_service_model("dynamodb")
+    session = botocore.session.get_session()
+    model = session.get_service_model("dynamodb")
+    if operation not in model.operation_names:  # a DynamoDB Streams operation (streams/stream_ops.py)
+        model = session.get_service_model("dynamodbstreams")
     shape = model.operation_model(operation).input_shape
     members = shape.members if shape is not None else {}
     return {name: shape.type_name for name, shape in members.items()
