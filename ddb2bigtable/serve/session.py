@@ -43,6 +43,7 @@ class Session:
     catalog: Catalog
     client: Any  # BigtableDataClientAsync, one per worker process
     registry_ready: bool = False  # created_tables.py: this worker made sure the registry table exists
+    tokens_ready: bool = False  # items/lock_tables.py: the same, for the ClientRequestToken table
     fetched: dict[str, float] = field(default_factory=dict)  # created_tables.py: when each was last read
     # types_record.py: attributes this worker saw recorded as mixed, per (instance, table id),
     # and the tables whose record to read again (a row failed to decode)

@@ -3,8 +3,9 @@
 A lock left by a crashed worker is settled by the next reader or writer of its row; a row
 nobody reads again would keep its lock cells for ever. So every worker, every
 `--txn-sweep-seconds` (with jitter, so workers take turns without a coordinator), reads
-each served table's reserved family only (a family filter: lock and token cells, never
-items) and, for each lock past its expiry, runs the protocol's own `Sweep` machine
+the reserved family only (a family filter: lock and token cells, never items) of every table
+that can hold a lock (the spec tables, every table serve created, whether this worker served
+it or not, and the token table) and, for each lock past its expiry, runs the protocol's own `Sweep` machine
 (resolve.py, driven by driver.py): rolled forward iff the primary committed, else rolled
 back. Two workers sweeping the same row is harmless: every step is a CheckAndMutateRow on
 the lock it read, so one succeeds and the other finds the row settled.
@@ -24,14 +25,16 @@ from google.cloud.bigtable.data import mutations as bt
 from google.cloud.bigtable.data import row_filters as rf
 
 from ...bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS
-from ..catalog import ServedTable
+from ..errors import ServeError
 from ..session import Session
-from ..store import WRITE_SECONDS, bigtable_errors, now_micros
+from ..store import WRITE_SECONDS, Store, bigtable_errors, now_micros
+from ..tables import created_tables
 from ..transactions import cells
 from ..transactions.driver import run
 from ..transactions.resolve import Sweep
 from ..transactions.steps import RowRef
-from .locked_rows import rows_of
+from . import lock_tables
+from .lock_tables import rows_of
 from .transact_ops import TOKEN_MICROS
 
 SWEEP_SECONDS = 60.0  # the default interval: a dead lock lives ~1 minute past its 10 s expiry
@@ -59,40 +62,57 @@ def expired_and_stale(table: str, rows: list[object], now: int) -> tuple[list[Ro
     return locked, stale
 
 
-async def sweep_table(session: Session, table: ServedTable,
-                      served: dict[str, ServedTable]) -> tuple[int, tuple[RowRef, ...]]:
-    """One pass over `table` (`served`: every table by name, where a lock's primary or
-    secondaries may live): (token records deleted, rows still locked after settling)."""
-    store = session.store(table, consistent=True)
+async def sweep_table(session: Session, name: str, store: Store) -> tuple[int, tuple[RowRef, ...]]:
+    """One pass over the table a lock calls `name` (its rows in `store`): (token records
+    deleted, rows still locked after settling). The locks' primaries and secondaries are
+    read wherever they live (lock_tables.py)."""
     query = ReadRowsQuery(row_filter=rf.FamilyNameRegexFilter(cells.FAMILY))
     async with bigtable_errors(store.name):
         found = await store.handle.read_rows(query, operation_timeout=SCAN_SECONDS,
                                              attempt_timeout=SCAN_ATTEMPT_SECONDS)
     now = now_micros()
-    locked, stale = expired_and_stale(table.name, list(found), now)
+    locked, stale = expired_and_stale(name, list(found), now)
     for key, qualifier in stale:
         async with bigtable_errors(store.name):
             await store.handle.mutate_row(key, [bt.DeleteRangeFromColumn(
                 cells.FAMILY, qualifier, end_timestamp_micros=token_cutoff(now))], operation_timeout=WRITE_SECONDS)
     if not locked:
         return len(stale), ()
-    finished = await run(Sweep(tuple(locked)), rows_of(session, served))
+    finished = await run(Sweep(tuple(locked)), rows_of(session))
     return len(stale), tuple(finished.value)
 
 
+async def swept_tables(session: Session) -> list[str]:
+    """Every table that can hold a lock, as locks name them: the spec tables, every table
+    serve created (the registry's, whichever worker served them) and the token table."""
+    catalog = session.catalog
+    created = await created_tables.names(session)
+    return [*catalog.tables, *(n for n in created if n not in catalog.tables), cells.TOKENS]
+
+
 async def sweep_all(session: Session) -> None:
-    """One pass over every served table; a table that fails is logged and the others swept."""
-    served = {**session.catalog.tables, **session.catalog.created}
-    for table in list(served.values()):
+    """One pass over every table that can hold a lock; a table that fails is logged and the
+    others swept. A table not there (the token table before any token, a created table
+    deleted meanwhile) is skipped."""
+    try:
+        names = await swept_tables(session)
+    except Exception:  # noqa: BLE001 - the registry unreadable: sweep what this worker knows
+        log.warning("transaction sweep could not list the created tables; sweeping the others", exc_info=True)
+        names = [*session.catalog.tables, *session.catalog.created, cells.TOKENS]
+    for name in names:
         try:
-            tokens, stuck = await sweep_table(session, table, served)
-        except Exception:  # noqa: BLE001 - the next pass tries again; serving goes on
-            log.warning("transaction sweep of %s failed; next pass in a while", table.name, exc_info=True)
+            place = await lock_tables.place(session, name)
+            if place is None:
+                continue
+            tokens, stuck = await sweep_table(session, name, place.store)
+        except Exception as error:  # noqa: BLE001 - the next pass tries again; serving goes on
+            if not (isinstance(error, ServeError) and error.name == "ResourceNotFoundException"):
+                log.warning("transaction sweep of %s failed; next pass in a while", name, exc_info=True)
             continue
         if stuck:
-            log.info("transaction sweep of %s: %d row(s) still locked (a live transaction)", table.name, len(stuck))
+            log.info("transaction sweep of %s: %d row(s) still locked (a live transaction)", name, len(stuck))
         if tokens:
-            log.debug("transaction sweep of %s: %d expired ClientRequestToken record(s) deleted", table.name, tokens)
+            log.debug("transaction sweep of %s: %d expired ClientRequestToken record(s) deleted", name, tokens)
 
 
 async def sweep_forever(session: Session, seconds: float) -> None:

@@ -18,14 +18,9 @@ from ..catalog import ServedTable
 from ..errors import ServeError, throttled
 from ..session import Found, Session, same_key
 from ..transactions import cells
-from ..transactions.driver import Rows, run
+from ..transactions.driver import run
 from ..transactions.resolve import SETTLED, ReadItem, Resolve
-
-
-def rows_of(session: Session, tables: dict[str, ServedTable]) -> Rows:
-    """The rows of `tables` (by DynamoDB name), through their transactional profiles."""
-    return Rows(lambda name: session.store(tables[name], consistent=True),
-                lambda name: tables[name].families)
+from .lock_tables import rows_of
 
 
 def conflict() -> ServeError:
@@ -37,7 +32,7 @@ async def settled(session: Session, table: ServedTable, rows: list[Any]) -> list
     as of its transaction's fate (ReadItem); the same list when none does."""
     if not any(row is not None and cells.is_locked(row) for row in rows):
         return rows
-    engine = rows_of(session, {table.name: table})
+    engine = rows_of(session)
     out = []
     for row in rows:
         if row is None or not cells.is_locked(row):
@@ -59,7 +54,7 @@ async def unlocked(session: Session, table: ServedTable, found: Found) -> bool:
     view = cells.view_of((table.name, found.row_key), found.cells)
     if view.lock is None:
         return True
-    if await run(Resolve.of(view), rows_of(session, {table.name: table})) == SETTLED:
+    if await run(Resolve.of(view), rows_of(session)) == SETTLED:
         return False
     raise conflict()
 

@@ -37,7 +37,7 @@ from ..wire import MAX_ITEM_BYTES, WireItem, item_bytes, item_to_codec, item_to_
 from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
-from .locked_rows import rows_of
+from .lock_tables import rows_of, tokens_ready
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
@@ -53,15 +53,13 @@ def row_of(named: Named) -> RowRef:
 
 
 def _rows_of(session: Session, named: list[Any], token: str | None = None) -> tuple[tuple[RowRef, ...], Rows]:
-    """The rows in request order, the first the primary: the token's row when there is a
-    ClientRequestToken (its record is written by the commit), else the first action's."""
+    """The rows in request order, the first the primary: the token's row in the token table
+    when there is a ClientRequestToken (its record is written by the commit), else the first
+    action's."""
     rows = tuple(dict.fromkeys(row_of(n) for n in named))
-    tables = {n.table.name: n.table for n in named}
     if token is not None:
-        home = next(iter(session.catalog.tables.values()), named[0].table)
-        tables[home.name] = home
-        rows = ((home.name, cells.TOKEN_ROW + token.encode()), *rows)
-    return rows, rows_of(session, tables)
+        rows = ((cells.TOKENS, token.encode()), *rows)
+    return rows, rows_of(session)
 
 
 def _items(session: Session, table: ServedTable, view: View) -> list[Item]:
@@ -254,6 +252,8 @@ def _updated(table: ServedTable, action: TransactAction, start: WireItem) -> Ite
 
 async def transact_write_items(session: Session, request: TransactWriteItems) -> dict[str, Any]:
     named = request.actions
+    if request.token is not None:
+        await tokens_ready(session)
     rows, engine = _rows_of(session, [n for n in named if n.refused is None], request.token)
     decide = _Decider(session, request, rows)
     await engine.prefetch(list(rows))

@@ -27,10 +27,10 @@ from .steps import Lock, RowRef, View
 FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
 LOCK, TXN, INTENT = TXN_LOCK_COLUMN, b"txn", b"intent"
 TOKEN = b"token:"  # + ClientRequestToken: the answer of a committed TransactWriteItems
-# + ClientRequestToken: the row of the stage's first table holding that token's record, found
-# by the token alone. No item's row key starts so (an S key is UTF-8, which never holds 0xff;
-# an N key is ASCII) unless a binary key is these very bytes
-TOKEN_ROW = b"\xff\xff_ddb2bigtable_token\x00"
+# The name a lock gives serve's token table (items/lock_tables.py), whose row keyed by a
+# ClientRequestToken holds its record: a name no DynamoDB table can have (':' is not allowed
+# in one), so no user table or key reaches it
+TOKENS = "ddb2bigtable:tokens"
 FIXED_MICROS = 0  # lock cells keep one fixed time, so a new value replaces the old (max_versions 1)
 
 

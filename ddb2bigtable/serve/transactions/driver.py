@@ -3,7 +3,10 @@
 Each step is one call through the table's transactional (single-cluster) app profile:
 Read is a ReadRow (the lock's cells come with the data), every other step a
 CheckAndMutateRow whose predicate is the step's condition (steps.py). A row is
-(DynamoDB table name, row key); `tables` gives each name its served table.
+(table name, row key), the name a DynamoDB table's or the token table's (cells.TOKENS);
+`where` finds any such table, whichever request met the lock, so a lock is settled from
+wherever its primary and secondaries live. A table that is gone (a created table deleted
+since) holds no row: read, it is empty and unlocked; written, nothing happens.
 
 Reads that the machine asks for one after another with nothing written between them are
 one ReadRows for all (`prefetch`): each row read atomically, in whatever order, which is
@@ -16,7 +19,8 @@ and every read from there on is a fresh one, as is every read after a write.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from google.cloud.bigtable.data import row_filters as rf
@@ -44,13 +48,30 @@ def expiry_micros(now_micros: int) -> int:
     return now_micros + int(LOCK_SECONDS * 1_000_000)
 
 
-class Rows:
-    """Bigtable rows of several tables, through each one's transactional profile."""
+@dataclass(frozen=True)
+class Place:
+    """A table the protocol's rows live in: its store through the transactional profile, and
+    the families an intent's whole-row delete deletes (never the reserved one)."""
 
-    def __init__(self, stores: Callable[[str], Store], families: Callable[[str], tuple[str, ...]]):
-        self.stores = stores  # table name -> its store through the transactional profile
-        self.families = families  # table name -> the families an intent may delete
+    store: Store
+    families: tuple[str, ...]
+
+
+Where = Callable[[str], Awaitable[Place | None]]  # a table's name -> its place (None: the table is gone)
+
+
+class Rows:
+    """Bigtable rows of any tables, through each one's transactional profile."""
+
+    def __init__(self, where: Where):
+        self.where = where
+        self.places: dict[str, Place | None] = {}
         self.prefetched: dict[RowRef, View] = {}
+
+    async def place(self, table: str) -> Place | None:
+        if table not in self.places:
+            self.places[table] = await self.where(table)
+        return self.places[table]
 
     async def prefetch(self, rows: list[RowRef]) -> None:
         """One ReadRows per table for rows the machine will read next; each answers one Read."""
@@ -58,7 +79,8 @@ class Rows:
         for table, key in map(cells.split_row, rows):
             by_table.setdefault(table, []).append(key)
         for table, keys in by_table.items():
-            found = await self.stores(table).read_rows(keys)
+            place = await self.place(table)
+            found = await place.store.read_rows(keys) if place is not None else {}
             for key in keys:
                 self.prefetched[(table, key)] = cells.view_of((table, key), found.get(key))
 
@@ -67,7 +89,8 @@ class Rows:
             view = self.prefetched.pop(step.row, None)
             if view is None:
                 table, key = cells.split_row(step.row)
-                view = cells.view_of(step.row, await self.stores(table).read_row(key))
+                place = await self.place(table)
+                view = cells.view_of(step.row, await place.store.read_row(key) if place is not None else None)
             if view.lock is not None:  # settling it reads other rows after this one: never from before
                 self.prefetched.clear()
             return view
@@ -77,29 +100,38 @@ class Rows:
         if isinstance(step, Prewrite):
             return await self._if_unchanged(step.seen, cells.lock_cells(step.lock))
         if isinstance(step, WriteIfUnchanged):
-            return await self._if_unchanged(step.seen, self.intent(step.seen.row, step.intent) + _record(step.record))
+            intent = await self.intent(step.seen.row, step.intent)
+            return await self._if_unchanged(step.seen, intent + _record(step.record))
         if isinstance(step, WriteIfUnlocked):
             table, key = cells.split_row(step.row)
-            return not await self._check(table, key, cells.holds_any_lock(), [], self.intent(step.row, step.intent))
+            return not await self._check(table, key, cells.holds_any_lock(), [],
+                                         await self.intent(step.row, step.intent), absent=True)
         if isinstance(step, Commit):
-            done = [*self.intent(step.row, step.lock.intent), *cells.lock_cells(step.lock.committed()),
+            done = [*await self.intent(step.row, step.lock.intent), *cells.lock_cells(step.lock.committed()),
                     *_record(step.record)]
             return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), done, [])
         assert isinstance(step, Release)
-        undo = (self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
+        undo = (await self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
         return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), undo, [])
 
-    def intent(self, row: RowRef, packed: bytes | None) -> list[Any]:
-        return cells.without_row_delete(cells.unpack_intent(packed), self.families(cells.split_row(row)[0]))
+    async def intent(self, row: RowRef, packed: bytes | None) -> list[Any]:
+        place = await self.place(cells.split_row(row)[0])
+        return cells.without_row_delete(cells.unpack_intent(packed), place.families if place is not None else ())
 
     async def _if_unchanged(self, seen: View, mutations: list[Any]) -> bool:
         table, key = cells.split_row(seen.row)
         if not seen.data:  # nothing was there: write only while nothing is (the false branch of pass-all)
-            return not await self._check(table, key, rf.PassAllFilter(True), [], mutations)
+            return not await self._check(table, key, rf.PassAllFilter(True), [], mutations, absent=True)
         return await self._check(table, key, unchanged_filter(list(seen.data)), mutations, [])
 
-    async def _check(self, table: str, key: bytes, predicate: Any, true_case: list[Any], false_case: list[Any]) -> bool:
-        store = self.stores(table)
+    async def _check(self, table: str, key: bytes, predicate: Any, true_case: list[Any], false_case: list[Any],
+                     *, absent: bool = False) -> bool:
+        """The CheckAndMutateRow: whether the predicate matched. In a table that is gone nothing
+        is written, and `absent` is the answer that says so to the caller."""
+        place = await self.place(table)
+        if place is None:
+            return absent
+        store = place.store
         async with bigtable_errors(store.name):
             return bool(await store.handle.check_and_mutate_row(
                 key, predicate, true_case_mutations=true_case or None, false_case_mutations=false_case or None,

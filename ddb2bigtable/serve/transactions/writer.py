@@ -76,6 +76,7 @@ class WriteTxn:
     sub: Resolve | None = None
     attempt: int = 0
     tries: int = TRIES
+    blocked: RowRef | None = None  # the row that last stopped an attempt: a CONFLICT names it
     # the phase after each one: prewrite, commit, then apply (the model checker's broken
     # variant reorders them, and must be caught)
     NEXT = {"prewrite": "commit", "commit": "apply", "apply": "cleanup"}  # noqa: RUF012 - read only
@@ -113,28 +114,32 @@ class WriteTxn:
             return self._settling(result)
         if pc == "read":
             if result.lock is not None:
-                return replace(self, sub=Resolve.of(result))
+                return replace(self, sub=Resolve.of(result), blocked=self.rows[i])
             views = (*self.views, result)
             return replace(self, views=views, i=i + 1) if i + 1 < n else self._decided(views)
         if pc == "validate":
             if result != self.views[i]:
-                return self._again()
+                return replace(self, blocked=self.rows[i])._again()
             return replace(self, i=i + 1) if i + 1 < n else self._end(Finished("cancelled", self.decision.answer))  # type: ignore[union-attr]
         if pc == "single":
-            return self._end(Finished("committed", self.decision.answer)) if result else self._again()  # type: ignore[union-attr]
+            if not result:
+                return replace(self, blocked=self.rows[0])._again()
+            return self._end(Finished("committed", self.decision.answer))  # type: ignore[union-attr]
         if pc == "prewrite":
             if not result:  # the row changed since read: nothing of this attempt is left once aborted
-                return replace(self, pc="abort", i=0, views=self.views[:i]) if i else self._again()
+                stopped = replace(self, blocked=self.rows[i])
+                return replace(stopped, pc="abort", i=0, views=self.views[:i]) if i else stopped._again()
             return replace(self, i=i + 1) if i + 1 < n else self._phase("prewrite")
         if pc == "commit":  # not committed: another worker found the lock expired and aborted it
-            return self._phase("commit") if result else replace(self, pc="unwind", i=1)
+            # (named on its first secondary: a token's row, the primary, would read as in flight)
+            return self._phase("commit") if result else replace(self, pc="unwind", i=1, blocked=self.rows[1])
         if pc in ("apply", "abort", "unwind"):  # a lock already gone was settled by another worker
             last = len(self.views) if pc == "abort" else n
             if i + 1 < last:
                 return replace(self, i=i + 1)
             if pc == "apply":
                 return self._phase("apply")
-            return self._again() if pc == "abort" else self._end(Finished(CONFLICT.kind, self.rows[0]))
+            return self._again() if pc == "abort" else self._end(Finished(CONFLICT.kind, self.blocked))
         assert pc == "cleanup"
         return self._end(Finished("committed", self.decision.answer))  # type: ignore[union-attr]
 
@@ -154,16 +159,15 @@ class WriteTxn:
         ended = self.sub.advanced(result)  # type: ignore[union-attr]
         if isinstance(ended, Resolve):
             return replace(self, sub=ended)
-        if ended != SETTLED:
-            return self._end(Finished(CONFLICT.kind, self.rows[self.i]))
-        if self.tries <= 1:
-            return self._end(Finished(CONFLICT.kind, self.rows[self.i]))
+        if ended != SETTLED or self.tries <= 1:
+            return self._end(Finished(CONFLICT.kind, self.blocked))
         return replace(self, sub=None, tries=self.tries - 1)  # read the row again
 
     def _again(self) -> WriteTxn:
-        """A fresh attempt (a new lock id) from the reads, or CONFLICT when out of tries."""
+        """A fresh attempt (a new lock id) from the reads, or CONFLICT on the row that stopped
+        this one when out of tries."""
         if self.tries <= 1:
-            return self._end(Finished(CONFLICT.kind, self.rows[self.i]))
+            return self._end(Finished(CONFLICT.kind, self.blocked))
         return replace(self, pc="read", i=0, views=(), decision=None, attempt=self.attempt + 1, tries=self.tries - 1)
 
     def _end(self, finished: Finished) -> WriteTxn:

@@ -62,8 +62,9 @@ async def _family(session: Session) -> list[Any]:
     return list(await session.store(table, consistent=True).handle.read_rows(query))
 
 
-def _locked(rows: list[Any]) -> int:
-    return sum(1 for row in rows if cells.is_locked(row))
+def _locked(rows: list[Any], tag: str) -> int:
+    """The rows of this test's transfer that hold a lock (other tests leave live ones)."""
+    return sum(1 for row in rows if cells.is_locked(row) and f"sweep-{tag}".encode() in row.row_key)
 
 
 def _sweep_after_crash(served, monkeypatch, where: str) -> tuple[int, int]:
@@ -82,9 +83,9 @@ def _sweep_after_crash(served, monkeypatch, where: str) -> tuple[int, int]:
                 with pytest.raises(Stopped):
                     await transact_ops.transact_write_items(session, transact_requests.transact_write_items(
                         tables, _transfer(where)))
-            before = _locked(await _family(session))
+            before = _locked(await _family(session), where)
             await lock_sweep.sweep_all(session)
-            return before, _locked(await _family(session))
+            return before, _locked(await _family(session), where)
 
     return asyncio.run(crash_then_sweep())
 

@@ -16,7 +16,7 @@ from google.cloud.bigtable.data import mutations as bt
 
 from ddb2bigtable.serve.store import Store
 from ddb2bigtable.serve.transactions import cells
-from ddb2bigtable.serve.transactions.driver import Rows, expiry_micros, run
+from ddb2bigtable.serve.transactions.driver import Place, Rows, expiry_micros, run
 from ddb2bigtable.serve.transactions.resolve import ReadItem, SingleWrite, Sweep
 from ddb2bigtable.serve.transactions.steps import Commit, Finished, View
 from ddb2bigtable.serve.transactions.writer import Intents, SnapshotRead, WriteTxn
@@ -52,8 +52,11 @@ def transfer(txn: str, src: tuple[str, bytes], dst: tuple[str, bytes], amount: i
 
 async def _world(test: Any) -> Any:
     async with BigtableDataClientAsync(project=PROJECT) as client:
-        stores = {n: Store(client.get_table(INSTANCE, n), n) for n in TABLES}
-        return await test(Rows(stores.__getitem__, lambda _name: ("cf",)))
+        places = {n: Place(Store(client.get_table(INSTANCE, n), n), ("cf",)) for n in TABLES}
+
+        async def where(name: str) -> Place | None:
+            return places.get(name)
+        return await test(Rows(where))
 
 
 async def _balances(rows: Rows, keys: list[tuple[str, bytes]]) -> list[int]:
@@ -128,9 +131,9 @@ def test_a_transactions_row_delete_spares_the_reserved_family(tables) -> None:
         for key in (a, b):
             await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
         marker = bt.SetCell(cells.FAMILY, b"marker", b"kept", 5_000)
-        await rows.stores("accounts").handle.mutate_row(a[1], [marker])
+        await (await rows.place("accounts")).store.handle.mutate_row(a[1], [marker])
         assert await run(transfer("t-spare", a, b, 10, expiry_micros(0)), rows) == Finished("committed", "ok")
-        row = await rows.stores("accounts").handle.read_row(a[1])
+        row = await (await rows.place("accounts")).store.handle.read_row(a[1])
         assert [(c.family, c.qualifier, c.value) for c in row if c.family == cells.FAMILY] \
             == [(cells.FAMILY, b"marker", b"kept")]
         assert await _balances(rows, [a, b]) == [90, 110]

@@ -1,0 +1,102 @@
+"""A serve process killed mid-commit stalls nothing (issue 50): three threads run
+TransactWriteItems of eight items each (boto3's defaults: a ClientRequestToken, so each
+transaction's primary is its token's row) on one serve process, which gets SIGKILL while
+they hold locks. Another serve process, its sweep off, then reads every item at once, each
+group of eight at one transaction's fate (equal values: nothing half-applied), and writes
+every item within the locks' expiry plus a second, settling the dead locks from their
+primaries itself. Before issue 50 those reads and writes answered 500 for 25-76 s, until a
+sweep came (KeyError: the token's table)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import threading
+import time
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+from google.cloud.bigtable.data import BigtableDataClientAsync
+
+from ddb2bigtable.bigtable.emulator import stop_process
+from ddb2bigtable.cli.serve_cmd import _tables
+from ddb2bigtable.serve.catalog import catalog
+from ddb2bigtable.serve.session import Session
+from ddb2bigtable.serve.transactions import cells
+from ddb2bigtable.serve.transactions.driver import LOCK_SECONDS
+
+from ..conftest import STAGE, Served, start_serve
+
+pytestmark = pytest.mark.slow
+GROUPS, ITEMS = 3, 8
+
+
+def _key(group: int, i: int) -> dict[str, Any]:
+    return {"pk": {"S": f"stall-{group}"}, "sk": {"N": str(i)}}
+
+
+def _transactions(client: Any, group: int, stop: threading.Event) -> None:
+    """+1 on every item of the group, in one transaction, until the process dies."""
+    while not stop.is_set():
+        try:
+            client.transact_write_items(TransactItems=[{"Update": {
+                "TableName": "Scratch", "Key": _key(group, i), "UpdateExpression": "ADD n :one",
+                "ExpressionAttributeValues": {":one": {"N": "1"}}}} for i in range(ITEMS)])
+        except Exception:  # noqa: BLE001 - the process is being killed: any answer or none
+            if stop.is_set():
+                return
+
+
+def _locked(served: Served) -> int:
+    """How many of the items' rows hold a lock, read from Bigtable itself."""
+    project, types, _ = _tables(served.root, STAGE)
+    tables = catalog(served.root, STAGE, types, project)
+    scratch = tables.tables["Scratch"]
+    keys = [scratch.row_key(_key(g, i)) for g in range(GROUPS) for i in range(ITEMS)]
+
+    async def count() -> int:
+        async with BigtableDataClientAsync(project=project) as bigtable:
+            rows = await Session(tables, bigtable).store(scratch, consistent=True).read_rows(keys)
+            return sum(1 for row in rows.values() if cells.is_locked(row))
+    return asyncio.run(count())
+
+
+def test_a_killed_worker_leaves_items_readable_at_once_and_writable_after_the_lock_expiry(served):
+    victim, victim_url = start_serve(served.root, STAGE, "--txn-sweep-seconds", "86400")
+    survivor, survivor_url = start_serve(served.root, STAGE, "--txn-sweep-seconds", "86400")
+    try:
+        doomed = Served(served.root, victim_url, victim).client()
+        client = Served(served.root, survivor_url, survivor).client()
+        stop = threading.Event()
+        threads = [threading.Thread(target=_transactions, args=(doomed, g, stop)) for g in range(GROUPS)]
+        for thread in threads:
+            thread.start()
+        time.sleep(2.0)
+        os.kill(victim.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        stop.set()
+        for thread in threads:
+            thread.join(10)
+        locked = _locked(served)
+        values = [[client.get_item(TableName="Scratch", Key=_key(g, i), ConsistentRead=True).get("Item", {})
+                   .get("n", {}).get("N") for i in range(ITEMS)] for g in range(GROUPS)]
+        read_in = time.monotonic() - killed
+        assert all(len(set(group)) == 1 for group in values), values  # each group at one transaction's fate
+        pending = {(g, i) for g in range(GROUPS) for i in range(ITEMS)}
+        while pending and time.monotonic() - killed < LOCK_SECONDS + 1.0:
+            for g, i in sorted(pending):
+                try:
+                    client.update_item(TableName="Scratch", Key=_key(g, i), UpdateExpression="SET w = :w",
+                                       ExpressionAttributeValues={":w": {"N": "1"}})
+                    pending.discard((g, i))
+                except ClientError as error:  # a lock that has not expired yet: DynamoDB's answer
+                    assert error.response["Error"]["Code"] == "TransactionConflictException", error.response
+            time.sleep(0.1)
+        assert not pending, f"{len(pending)} item(s) not writable {LOCK_SECONDS + 1.0} s after the kill"
+        assert locked > 0, "no item was locked when the worker died: the test proved nothing"
+        assert read_in < LOCK_SECONDS, f"reading the items took {read_in:.1f} s"
+    finally:
+        stop_process(victim)
+        stop_process(survivor)
