@@ -15,7 +15,8 @@ One run starts its own Bigtable emulator and DynamoDB Local (127.0.0.1, stopped 
 `serve --workers N` on a stage holding Movies (serve_throughput.movies_world); the items'
 table is made through each side's CreateTable.
 
-    uv run python benchmarks/serve_txn_contention.py [--seconds 10] [--rounds 2] [--workers 1]
+    uv run python benchmarks/serve_txn_contention.py [--seconds 10] [--rounds 2] [--workers 1] [--warmup 3]
+                                                     [--writers 2] [--readers 4]
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from botocore.exceptions import BotoCoreError, ClientError  # noqa: E402
 
 from benchmarks.serve_throughput import BASELINE, movies_world, ratio_line  # noqa: E402
 
-TABLE, ITEMS, WRITERS, READERS = "Contended", ("x", "y", "z"), 2, 4
+TABLE, ITEMS = "Contended", ("x", "y", "z")
 
 
 def _write(c) -> None:
@@ -87,14 +88,14 @@ def _client(endpoint: str, tally: Tally | None = None):
     return made
 
 
-def contend(endpoint: str, seconds: float) -> Tally:
+def contend(endpoint: str, seconds: float, writers: int = 2, readers: int = 4) -> Tally:
     tally = Tally(seconds=seconds)
 
     def clock() -> None:  # once every thread is ready: one untimed second, then `seconds` timed
         tally.since = time.monotonic() + 1
         tally.until = tally.since + seconds
 
-    start = threading.Barrier(WRITERS + READERS, action=clock)
+    start = threading.Barrier(writers + readers, action=clock)
 
     def work(kind: str) -> None:
         c = _client(endpoint, tally)
@@ -118,8 +119,8 @@ def contend(endpoint: str, seconds: float) -> Tally:
                     else:
                         tally.latencies[kind].append(took)
 
-    threads = [threading.Thread(target=work, args=("write",)) for _ in range(WRITERS)]
-    threads += [threading.Thread(target=work, args=("read",)) for _ in range(READERS)]
+    threads = [threading.Thread(target=work, args=("write",)) for _ in range(writers)]
+    threads += [threading.Thread(target=work, args=("read",)) for _ in range(readers)]
     for t in threads:
         t.start()
     for t in threads:
@@ -153,6 +154,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--workers", type=int, default=1, help="serve's --workers")
+    parser.add_argument("--writers", type=int, default=2)
+    parser.add_argument("--readers", type=int, default=4, help="(other counts: where the time goes)")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of the same workload on each side first, "
                                                                    "untimed (DynamoDB Local's JIT, serve's caches)")
     args = parser.parse_args()
@@ -160,14 +163,14 @@ def main() -> None:
         sides = {BASELINE: world.local.endpoint, f"serve --workers {args.workers}": world.serve(args.workers)}
         for endpoint in sides.values():
             _setup(endpoint)
-            contend(endpoint, args.warmup)
-        print(f"{WRITERS} writers, {READERS} readers on {len(ITEMS)} items, {args.seconds:g} s per side and round, "
-              f"{os.cpu_count()} cores", flush=True)
+            contend(endpoint, args.warmup, args.writers, args.readers)
+        print(f"{args.writers} writers, {args.readers} readers on {len(ITEMS)} items, {args.seconds:g} s per side "
+              f"and round, {os.cpu_count()} cores", flush=True)
         rates: dict[str, list[float]] = {side: [] for side in sides}
         p99s: dict[str, list[float]] = {side: [] for side in sides}
         for r in range(args.rounds):
             for side, endpoint in sides.items():
-                tally = contend(endpoint, args.seconds)
+                tally = contend(endpoint, args.seconds, args.writers, args.readers)
                 rates[side].append(len(tally.latencies["write"]) / tally.seconds)
                 p99s[side].append(_quantile(tally.latencies["write"], 99))
                 print(f"round {r + 1} {_line(side, tally)}", flush=True)
