@@ -214,7 +214,7 @@ class CreateTable:
 
     name: str | None  # TableName, if a string
     definition: dict[str, Any] | ServeError  # as the registry keeps it (JSON), or its first problem
-    stream: bool  # StreamSpecification enables a stream: refused once the definition is checked
+    stream: str | None  # the StreamViewType of the stream StreamSpecification enables (docs/streams.md)
 
 
 @dataclass(frozen=True)
@@ -239,6 +239,7 @@ class TableChanges:
     sets_throughput: bool  # the body has ProvisionedThroughput (null: the table's is dropped)
     indexes: tuple[IndexUpdate, ...]
     types: dict[Any, Any]  # AttributeDefinitions, name -> type: where a created index's keys are defined
+    stream: tuple[bool, str | None] | None = None  # StreamSpecification: enable (with its view type) or disable
 
 
 @dataclass(frozen=True)

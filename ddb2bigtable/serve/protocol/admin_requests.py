@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ...spec.errors import clip
 from ..catalog import Catalog
 from ..errors import ServeError, unsupported, validation
 from ..requests import (
@@ -36,6 +37,7 @@ from ..requests import (
     UpdateTable,
     UpdateTimeToLive,
 )
+from ..streams.records import VIEWS
 from ..tables.table_requests import MAX_ATTRIBUTE_NAME, check_name, checked_request
 
 ACTIONS = ("Create", "Update", "Delete")
@@ -69,9 +71,8 @@ def create_table(_catalog: Catalog, body: dict[str, Any]) -> CreateTable:
         definition: dict[str, Any] | ServeError = checked_request(body)
     except ServeError as error:
         definition = error
-    stream = body.get("StreamSpecification")
-    return CreateTable(name if isinstance(name, str) else None, definition,
-                       isinstance(stream, dict) and bool(stream.get("StreamEnabled")))
+    stream = stream_specification(body) if not isinstance(definition, ServeError) else None
+    return CreateTable(name if isinstance(name, str) else None, definition, stream[1] if stream else None)
 
 
 def update_table(_catalog: Catalog, body: dict[str, Any]) -> UpdateTable:
@@ -85,15 +86,16 @@ def update_table(_catalog: Catalog, body: dict[str, Any]) -> UpdateTable:
 
 def _changes(body: dict[str, Any]) -> TableChanges:
     """What an UpdateTable changes, or DynamoDB's error for what the body alone tells, in its order."""
-    other = sorted(k for k in body if k not in (*CHANGES, "TableName"))
-    stream = body.get("StreamSpecification")
-    if isinstance(stream, dict) and not stream.get("StreamEnabled") and other == ["StreamSpecification"]:
-        other = []  # turning off a stream that was never on changes nothing
+    other = sorted(k for k in body if k not in (*CHANGES, "TableName", "StreamSpecification"))
     if other:
         raise unsupported(f"UpdateTable of {', '.join(other)}", "serve keeps a created table's key schema, "
-                          "billing and global secondary indexes only; delete and create the table for the rest")
+                          "billing, global secondary indexes and stream only; delete and create the table for the "
+                          "rest")
     updates = body.get("GlobalSecondaryIndexUpdates") or []
-    if "BillingMode" not in body and "ProvisionedThroughput" not in body and not updates:
+    stream = stream_specification(body)
+    if stream is not None and body.get("ProvisionedThroughput") is not None:
+        raise validation("Cannot change IOPS and Streams at the same time.")  # DynamoDB Local 1.25.1's words
+    if "BillingMode" not in body and "ProvisionedThroughput" not in body and not updates and stream is None:
         raise validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
                          "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
     indexes = tuple(_index_update(u) for u in (updates if isinstance(updates, list) else [None]))
@@ -104,7 +106,29 @@ def _changes(body: dict[str, Any]) -> TableChanges:
     types = {d.get("AttributeName"): d.get("AttributeType") for d in listed if isinstance(d, dict)
              and isinstance(d.get("AttributeName"), Hashable)} if isinstance(listed, list) else {}
     billing = ("PROVISIONED" if body["BillingMode"] is None else body["BillingMode"]) if "BillingMode" in body else None
-    return TableChanges(billing, body.get("ProvisionedThroughput"), "ProvisionedThroughput" in body, indexes, types)
+    return TableChanges(billing, body.get("ProvisionedThroughput"), "ProvisionedThroughput" in body, indexes, types,
+                        stream)
+
+
+def stream_specification(body: dict[str, Any]) -> tuple[bool, str | None] | None:
+    """StreamSpecification as (enabled, StreamViewType), checked as DynamoDB Local 1.25.1
+    checks it (its words); None when the body has none."""
+    given = body.get("StreamSpecification")
+    if given is None:
+        return None
+    if not isinstance(given, dict) or not isinstance(given.get("StreamEnabled", False), bool):
+        raise ServeError("SerializationException", "StreamSpecification takes StreamEnabled as a boolean and "
+                         "StreamViewType as a string")
+    enabled, view = given.get("StreamEnabled"), given.get("StreamViewType")
+    if enabled is None:
+        raise validation("Stream StreamEnabled was null")
+    if not enabled and view is not None:
+        raise validation("Invalid StreamViewType: Stream StreamEnabled was false but a StreamViewType was present.")
+    if enabled and not view:
+        raise validation("Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams.")
+    if enabled and view not in VIEWS:
+        raise validation(f"Invalid StreamViewType: {clip(str(view))}")
+    return enabled, view
 
 
 def _index_update(update: Any) -> IndexUpdate:

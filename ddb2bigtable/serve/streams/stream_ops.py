@@ -65,6 +65,7 @@ def _listed(stream: Stream) -> dict[str, Any]:
 async def list_streams(session: Session, request: ListStreams) -> dict[str, Any]:
     """Every stream (the enabled and those disabled less than 24 hours ago), newest first
     as DynamoDB Local lists them, of one table if asked."""
+    _emulator_only(session)
     found = sorted(await every(session), key=lambda s: s.created_ms, reverse=True)
     if request.table is not None:
         found = [s for s in found if s.table == request.table]

@@ -83,9 +83,8 @@ def _limit(body: dict[str, Any], most: int, over: str) -> int:
 
 
 def list_streams(body: dict[str, Any]) -> ListStreams:
-    over = (f"1 validation error detected: Value '{body.get('Limit')}' at 'limit' failed to satisfy constraint: "
-            f"Member must have value less than or equal to {MAX_LISTED}")
-    limit = _limit(body, MAX_LISTED, over)
+    limit = _limit(body, MAX_LISTED, f"One or more parameter values were invalid: Limit cannot be greater than the "
+                   f"maximum allowed size: {MAX_LISTED}")
     return ListStreams(_text(body, "TableName", required=False), limit,
                        _text(body, "ExclusiveStartStreamArn", required=False))
 

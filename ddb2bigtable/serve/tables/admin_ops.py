@@ -16,6 +16,8 @@ from ..catalog import ServedTable
 from ..errors import ServeError, unsupported, validation
 from ..requests import CreateTable, DeleteTable, DescribeTable, ListTables, UpdateTable
 from ..session import Session
+from ..streams import registry
+from ..streams.registry import Stream
 from . import created_tables
 from .table_counts import Counts, counted
 from .table_updates import updated_definition
@@ -51,9 +53,10 @@ def _local_index(table: ServedTable, lsi: Lsi, counts: Counts | None) -> dict[st
     return {k: v for k, v in out.items() if k not in ("IndexStatus", "ProvisionedThroughput")}
 
 
-def description(table: ServedTable, counts: Counts | None = None) -> dict[str, Any]:
+def description(table: ServedTable, counts: Counts | None = None, stream: Stream | None = None) -> dict[str, Any]:
     """The table as DescribeTable answers it; a created table's ItemCount and sizes are
-    `counts` (0 without: a table just created or deleted)."""
+    `counts` (0 without: a table just created or deleted); `stream` its latest stream, named
+    (LatestStreamArn, LatestStreamLabel) even once disabled, as DynamoDB does."""
     source = table.spec.source
     keys = [k for schema in (source.key, *(g.key for g in source.gsis)) for k in (schema.partition, schema.sort)
             if k is not None] + [s.sort for s in source.lsis]
@@ -68,7 +71,11 @@ def description(table: ServedTable, counts: Counts | None = None) -> dict[str, A
     if source.billing == "provisioned":
         out["ProvisionedThroughput"] = {"ReadCapacityUnits": source.reads, "WriteCapacityUnits": source.writes,
                                         "NumberOfDecreasesToday": 0}
-    if source.stream != "none":  # the spec's stream; serve answers no Streams API, so no LatestStreamArn
+    if stream is not None:
+        if stream.closed_ms is None:
+            out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream.view}
+        out |= {"LatestStreamLabel": stream.label, "LatestStreamArn": stream.arn}
+    elif source.stream != "none":  # a cloud stage's: its Streams API is not built yet (docs/streams.md)
         out["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": source.stream.upper()}
     if source.gsis:
         out["GlobalSecondaryIndexes"] = [_index(table, g, counts) for g in source.gsis]
@@ -85,10 +92,20 @@ def description(table: ServedTable, counts: Counts | None = None) -> dict[str, A
     return out
 
 
+async def latest_stream(session: Session, table: ServedTable) -> Stream | None:
+    """The table's latest stream on emulator stages (registry.py); None on cloud stages,
+    whose Streams API is not built yet, and for a table that never had one."""
+    if not session.catalog.emulator:
+        return None
+    found = await registry.streams(session, table)
+    return found[-1] if found else None
+
+
 async def describe_table(session: Session, request: DescribeTable) -> dict[str, Any]:
     await created_tables.resolve_names(session, {request.name}, fresh=True)  # created or deleted just now
     table = session.catalog.get(request.name)
-    return {"Table": description(table, await counted(session, table) if table.created is not None else None)}
+    counts = await counted(session, table) if table.created is not None else None
+    return {"Table": description(table, counts, await latest_stream(session, table))}
 
 
 async def list_tables(session: Session, request: ListTables) -> dict[str, Any]:
@@ -114,10 +131,9 @@ async def create_table(session: Session, request: CreateTable) -> dict[str, Any]
                           "to a spec of the stage and deploy; emulator stages create tables on request")
     if isinstance(request.definition, ServeError):
         raise request.definition
-    if request.stream:
-        raise unsupported("StreamSpecification (DynamoDB Streams)", "serve keeps no change stream of a table")
     created = await created_tables.create(session, request.definition)
-    return {"TableDescription": description(created)}
+    stream = await registry.enable(session, created, request.stream) if request.stream else None
+    return {"TableDescription": description(created, stream=stream)}
 
 
 async def _exists(session: Session, table: ServedTable) -> None:
@@ -142,6 +158,11 @@ async def update_table(session: Session, request: UpdateTable) -> dict[str, Any]
         raise unsupported(f"UpdateTable of {table.name}", "the plan owns the tables of the stage's specs: change its "
                           "spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
     changes = request.changes
+    streaming = changes.stream if not isinstance(changes, ServeError) else None
+    if streaming is not None and not isinstance(changes, ServeError) and changes.billing is None \
+            and not changes.sets_throughput and not changes.indexes:  # the stream alone
+        return {"TableDescription": description(table, await counted(session, table),
+                                                await _streamed(session, table, streaming))}
 
     def edit(record: dict[str, Any]) -> dict[str, Any]:
         if isinstance(changes, ServeError):
@@ -149,7 +170,14 @@ async def update_table(session: Session, request: UpdateTable) -> dict[str, Any]
         return record | {"definition": updated_definition(record["definition"], changes)}
 
     changed = await created_tables.change(session, table.name, edit)
-    return {"TableDescription": description(changed, await counted(session, changed))}
+    stream = await _streamed(session, changed, streaming) if streaming else await latest_stream(session, changed)
+    return {"TableDescription": description(changed, await counted(session, changed), stream)}
+
+
+async def _streamed(session: Session, table: ServedTable, change: tuple[bool, str | None]) -> Stream:
+    """UpdateTable's StreamSpecification applied: a new stream, or the enabled one closed."""
+    enabled, view = change
+    return await registry.enable(session, table, view) if enabled and view else await registry.disable(session, table)
 
 
 async def delete_table(session: Session, request: DeleteTable) -> dict[str, Any]:
@@ -161,7 +189,12 @@ async def delete_table(session: Session, request: DeleteTable) -> dict[str, Any]
                           "table from its spec and deploy (`pulumi up`, or `ddb2bigtable up` for the local stage)")
     if not session.catalog.emulator:
         raise unsupported("DeleteTable", "on a cloud stage the plan owns the tables (`pulumi up`)")
-    gone = description(await created_tables.delete(session, name))
+    deleted = await created_tables.delete(session, name)
+    stream = await latest_stream(session, deleted)
+    if stream is not None and stream.closed_ms is None:  # its records stay readable for 24 hours
+        await registry.disable(session, deleted)
+    gone = description(deleted, stream=stream)
     kept = ("TableName", "TableId", "TableArn", "BillingModeSummary", "ProvisionedThroughput", "ItemCount",
-            "TableSizeBytes", "DeletionProtectionEnabled")
+            "TableSizeBytes", "DeletionProtectionEnabled", "StreamSpecification", "LatestStreamLabel",
+            "LatestStreamArn")
     return {"TableDescription": {k: gone[k] for k in kept if k in gone} | {"TableStatus": "DELETING"}}

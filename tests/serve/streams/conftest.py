@@ -69,7 +69,7 @@ def oracle_client(oracle: Any, service: str, validate: bool = True) -> Any:
                                       parameter_validation=validate))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def streamed(bigtable_emulator, tmp_path_factory) -> Iterator[Streamed]:
     from google.cloud.bigtable import Client
 

@@ -56,7 +56,7 @@ def _everything(streams: Any, arn: str, kind: str = "TRIM_HORIZON", limit: int =
     return found
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def arn(streamed) -> str:
     listed = streamed.client().list_streams(TableName="Orders")["Streams"]
     assert [(s["TableName"], len(s["StreamLabel"])) for s in listed] == [("Orders", 23)]
@@ -71,6 +71,9 @@ def test_the_spec_tables_stream_has_four_stable_shards(streamed, arn) -> None:
         "ENABLED", "NEW_AND_OLD_IMAGES", "Orders")
     assert described["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"},
                                       {"AttributeName": "sk", "KeyType": "RANGE"}]
+    table = streamed.client("dynamodb").describe_table(TableName="Orders")["Table"]
+    assert (table["LatestStreamArn"], table["LatestStreamLabel"]) == (arn, described["StreamLabel"])
+    assert table["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
     ids = [s["ShardId"] for s in described["Shards"]]
     assert len(set(ids)) == positions.SHARDS and all(len(i) == 37 and i.startswith("shardId-") for i in ids)
     assert all("EndingSequenceNumber" not in s["SequenceNumberRange"] and "ParentShardId" not in s
@@ -147,8 +150,8 @@ def test_bad_requests_are_refused_as_dynamodb_local_refuses_them(streamed, arn, 
                                    BillingMode="PAY_PER_REQUEST", StreamSpecification={
                                        "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})[
         "TableDescription"]["LatestStreamArn"]
-    from botocore.config import Config
     import boto3
+    from botocore.config import Config
 
     sides = [(boto3.client("dynamodbstreams", endpoint_url=streamed.endpoint, region_name="us-west-2",
                            aws_access_key_id="test", aws_secret_access_key="test",
@@ -176,3 +179,23 @@ def test_bad_requests_are_refused_as_dynamodb_local_refuses_them(streamed, arn, 
         ])
     local.delete_table(TableName="StreamErrors")
     assert answers[0] == answers[1]
+
+
+def test_a_cloud_stage_refuses_the_streams_api_saying_why() -> None:
+    """Its records come through Bigtable change streams, whose reader is not built yet: a
+    ValidationException naming it, never a 500 or an empty answer that looks like no change."""
+    import asyncio
+
+    from ddb2bigtable.serve.catalog import Catalog
+    from ddb2bigtable.serve.errors import ServeError
+    from ddb2bigtable.serve.session import Session
+    from ddb2bigtable.serve.streams import stream_ops
+
+    session = Session(Catalog({}, "project", emulator=False), client=None)
+    for name, body in (("ListStreams", {}), ("DescribeStream", {"StreamArn": "arn"}),
+                       ("GetShardIterator", {"StreamArn": "arn", "ShardId": "s" * 28,
+                                             "ShardIteratorType": "LATEST"})):
+        parse, run = stream_ops.OPERATIONS[name]
+        with pytest.raises(ServeError) as refused:
+            asyncio.run(run(session, parse(None, body)))
+        assert refused.value.name == "ValidationException" and "cloud stage" in refused.value.message

@@ -20,7 +20,7 @@ def test_a_table_with_a_stream_describes_it():
     StreamSpecification before relying on its consumers sees the same answer as from DynamoDB."""
     tables = _described("shop-global.yaml")
     assert tables["Orders"]["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"}
-    assert "LatestStreamArn" not in tables["Orders"]  # serve answers no DynamoDB Streams calls (docs/serve.md)
+    assert "LatestStreamArn" not in tables["Orders"]  # none given: a cloud stage's (docs/streams.md, State)
     without = [name for name, table in tables.items() if "StreamSpecification" not in table]
     assert without and all(name != "Orders" for name in without)
 
