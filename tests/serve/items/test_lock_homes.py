@@ -21,11 +21,11 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ddb2bigtable.cli.serve_cmd import _tables
 from ddb2bigtable.serve.catalog import catalog
-from ddb2bigtable.serve.items import transact_ops
+from ddb2bigtable.serve.items import lock_sweep, transact_ops
 from ddb2bigtable.serve.protocol import transact_requests
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import created_tables
-from ddb2bigtable.serve.transactions import driver
+from ddb2bigtable.serve.transactions import cells, driver
 from ddb2bigtable.serve.transactions.steps import Commit
 
 from ..client_calls import PARTITION_ONLY
@@ -172,3 +172,34 @@ def test_a_transaction_stopped_after_its_commit_point_is_read_whole(served, monk
     _stopped(served, monkeypatch, client, tag, token=token, where="commit", lock_seconds=60.0)
     assert _reads(client, tag)[:4] == ["130", "130", "70", "70"]
     assert _transact_get(client, tag) == ["70", "130"]
+
+
+@pytest.mark.parametrize("where", ["prewrite", "commit"])
+def test_a_worker_that_never_served_the_tables_sweeps_their_locks(served, monkeypatch, client, where):
+    """Expired locks in a created table, in Scratch and (the primary) in the token table, swept
+    by a worker whose catalog knows no created table (before issue 50 it swept only the
+    tables it had served, and settling raised KeyError for the others)."""
+    tag = f"sweep-{where}"
+    _stopped(served, monkeypatch, client, tag, token=True, where=where, lock_seconds=-1.0)
+    project, types, _ = _tables(served.root, STAGE)
+    tables = catalog(served.root, STAGE, types, project)
+    scratch, created = _keys(tag)
+
+    async def locked(session: Session) -> list[bool]:
+        await created_tables.resolve_names(session, {CREATED})
+        rows = [(session.catalog.tables["Scratch"], scratch), (session.catalog.created[CREATED], created)]
+        return [cells.is_locked(await session.store(t, consistent=True).read_row(t.row_key(k)) or [])
+                for t, k in rows]
+
+    async def sweep() -> tuple[list[bool], list[bool]]:
+        async with BigtableDataClientAsync(project=project) as bigtable:
+            before = await locked(Session(catalog(served.root, STAGE, types, project), bigtable))
+            session = Session(tables, bigtable)  # a worker that never served the created table
+            await lock_sweep.sweep_all(session)
+            return before, await locked(session)
+
+    assert asyncio.run(sweep()) == ([True, True], [False, False])
+    values = [client.get_item(TableName=t, Key=k, ConsistentRead=True)["Item"]["n"]["N"]
+              for t, k in (("Scratch", scratch), (CREATED, created))]
+    assert values == (["100", "100"] if where == "prewrite" else ["130", "70"])
+
