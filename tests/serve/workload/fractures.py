@@ -20,17 +20,22 @@ from .harness import Kind, Report, call, client, together, workload
 GROUP = ("g0", "g1", "g2")
 
 
+def _adds(table: str) -> list[dict[str, Any]]:
+    return [{"Update": {"TableName": table, "Key": {"id": {"S": k}}, "UpdateExpression": "ADD v :one",
+                        "ExpressionAttributeValues": {":one": {"N": "1"}}}} for k in GROUP]
+
+
 def _add_to_all(c: Any, table: str) -> Any:
-    return lambda: c.transact_write_items(TransactItems=[
-        {"Update": {"TableName": table, "Key": {"id": {"S": k}}, "UpdateExpression": "ADD v :one",
-                    "ExpressionAttributeValues": {":one": {"N": "1"}}}} for k in GROUP])
+    return lambda: c.transact_write_items(TransactItems=_adds(table))
 
 
 def _count(item: dict | None) -> int:
     return int(item["v"]["N"]) if item and "v" in item else 0
 
 
-def fractured_reads(fronts: Fronts, seconds: float, threads: int = 6) -> Report:
+def fractured_reads(fronts: Fronts, seconds: float, threads: int = 6, atomic: bool = True) -> Report:
+    """`atomic=False` writes the three items with three UpdateItems: fractured by design, which the
+    checker must find."""
     with workload("fractured reads", fronts) as (report, attempts, table):
         writers = max(1, threads // 3)
         transact_readers = max(1, (threads - writers) // 2)
@@ -40,7 +45,7 @@ def fractured_reads(fronts: Fronts, seconds: float, threads: int = 6) -> Report:
 
         def writer(c: Any) -> None:
             while time.monotonic() < stop:
-                o = call(_add_to_all(c, table))
+                o = call(_add_to_all(c, table) if atomic else lambda: [c.update_item(**u["Update"]) for u in _adds(table)])
                 report.count(f"write {o.kind.value} {o.code}".rstrip())
 
         def transact_reader(c: Any) -> None:

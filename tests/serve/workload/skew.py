@@ -17,15 +17,16 @@ from .harness import Kind, Report, call, client, together, workload
 ON, OFF = {":on": {"BOOL": True}}, {":off": {"BOOL": False}}
 
 
-def _off_call(c: Any, table: str, me: str, other: str) -> Any:
-    return lambda: c.transact_write_items(TransactItems=[
-        {"ConditionCheck": {"TableName": table, "Key": {"id": {"S": other}}, "ConditionExpression": "oncall = :on",
-                            "ExpressionAttributeValues": ON}},
-        {"Update": {"TableName": table, "Key": {"id": {"S": me}}, "UpdateExpression": "SET oncall = :off",
-                    "ConditionExpression": "oncall = :on", "ExpressionAttributeValues": ON | OFF}}])
+def _off_call(c: Any, table: str, me: str, other: str, guarded: bool) -> Any:
+    check = [{"ConditionCheck": {"TableName": table, "Key": {"id": {"S": other}}, "ConditionExpression": "oncall = :on",
+                                 "ExpressionAttributeValues": ON}}] if guarded else []
+    return lambda: c.transact_write_items(TransactItems=[*check, {"Update": {
+        "TableName": table, "Key": {"id": {"S": me}}, "UpdateExpression": "SET oncall = :off",
+        "ConditionExpression": "oncall = :on", "ExpressionAttributeValues": ON | OFF}}])
 
 
-def write_skew(fronts: Fronts, seconds: float, threads: int = 4) -> Report:
+def write_skew(fronts: Fronts, seconds: float, threads: int = 4, guarded: bool = True) -> Report:
+    """`guarded=False` leaves the ConditionCheck out: write skew by design, which the checker must find."""
     with workload("write skew", fronts) as (report, attempts, table):
         pairs = [[client(fronts.url, attempts), client(fronts.url, attempts)] for _ in range(max(1, threads // 2))]
         stop = time.monotonic() + seconds
@@ -41,8 +42,8 @@ def write_skew(fronts: Fronts, seconds: float, threads: int = 4) -> Report:
                     if any(o.kind is not Kind.OK for o in put):
                         report.count("rounds not begun")  # its 5xx, if one, is an anomaly already
                         continue
-                    sent = [both.submit(call, _off_call(clients[0], table, a, b)),
-                            both.submit(call, _off_call(clients[1], table, b, a))]
+                    sent = [both.submit(call, _off_call(clients[0], table, a, b, guarded)),
+                            both.submit(call, _off_call(clients[1], table, b, a, guarded))]
                     outcomes = [s.result() for s in sent]
                     for o in outcomes:
                         report.count(f"{o.kind.value} {o.code}".rstrip())
