@@ -83,6 +83,8 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
 def _print(report: CutoverReport) -> None:
     from ..replicate.cutover import key_text
 
+    verdict = "ready" if report.ready else "not ready: " + "; ".join(report.reasons)
+    click.echo(f"cutover check {report.table}: {verdict}")  # why first; the counts and the verdict line follow
     click.echo(f"{report.table}: {report.checked:,} checked, {report.matches:,} match, "
                f"{len(report.mismatches):,} differ, {len(report.missing):,} missing in Bigtable"
                + (f", {report.expired:,} expired (TTL)" if report.expired else "")

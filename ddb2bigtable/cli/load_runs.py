@@ -189,12 +189,14 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *,
     served = start_beside(root, stage_name, result.emulator, specs) if keep_running and result.ok else None
     report = _write_up_report(root / WORK_DIR / stage_name, result)
     if fmt == "json":
-        click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok, "report": str(report),
+        click.echo(json.dumps({"emulator": result.emulator, "ok": result.ok, "reasons": result.reasons,
+                               "report": str(report),
                                "serve": {"endpoint_url": served[1], "pid": served[0]} if served else None,
                                "tables_created": [f"{a.table}: {a.what}" for a in result.actions],
                                "loads": [load_json(r) for r in result.loads],
                                "verifies": [verify_json(v) for v in result.verifies],
-                               "without_export": result.without_export}, indent=2))
+                               "without_export": result.without_export,
+                               "unused_exports": result.unused_exports}, indent=2))
         return 0 if result.ok else 1
     if verbose and result.plan:
         print_plan(result.plan, console)
@@ -206,6 +208,8 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *,
     if result.without_export:
         console.print(f"tables created without data (no <export>/<table id>/ folder): "
                       f"{', '.join(result.without_export)}")
+    for warning in result.unused_exports:
+        console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)  # a path stays whole
     notes = sum(len(r.lossy) + len(r.typed_json) for r in result.loads)
     noted = f", {notes} notes on what the mapping keeps of the items" if notes else ""
     console.print(f"the whole report (plan, loads, verifies{noted}): {report}")
@@ -216,7 +220,8 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *,
     if served:
         click.echo(f"serve answers DynamoDB's API at {served[1]} (the application's endpoint_url, any key); "
                    f"stop it with: kill {served[0]}; its log: {served[2]}")
-    console.print("[green]local stage ready[/]" if result.ok else "[red]local stage FAILED[/]")
+    console.print("[green]local stage ready[/]" if result.ok else
+                  Text("local stage FAILED: " + "; ".join(result.reasons), style="red"))
     return 0 if result.ok else 1
 
 
@@ -235,4 +240,6 @@ def _write_up_report(folder: Path, result: UpResult) -> Path:
             print_verify(v, console)
         if result.without_export:
             console.print(f"tables created without data: {', '.join(result.without_export)}")
+        for warning in result.unused_exports:
+            console.print(f"warning: {warning}")
     return path

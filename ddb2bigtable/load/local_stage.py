@@ -25,6 +25,7 @@ from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
+from .export_folders import export_folders, unused_exports
 from .reports import LoadReport
 from .run import LoadOptions, run_load
 from .verify import VerifyReport, run_verify
@@ -41,11 +42,18 @@ class UpResult:
     loads: list[LoadReport] = field(default_factory=list)
     verifies: list[VerifyReport] = field(default_factory=list)
     without_export: list[str] = field(default_factory=list)
+    unused_exports: list[str] = field(default_factory=list)  # export folders no table id names, said whole
     plan: StagePlan | None = None
 
     @property
     def ok(self) -> bool:
-        return all(r.complete for r in self.loads) and all(v.ok for v in self.verifies)
+        return not self.reasons
+
+    @property
+    def reasons(self) -> list[str]:
+        """Why the stage is not ready, a table at a time (empty: ready)."""
+        why = [f"{r.table}: the load did not account for every item" for r in self.loads if not r.complete]
+        return why + [f"{v.table}: {'; '.join(v.reasons)}" for v in self.verifies if not v.ok]
 
 
 def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[str] | None = None,
@@ -61,20 +69,21 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[s
                                      f"`up` runs emulator stages; {stage_name!r} is a cloud stage: deploy it with "
                                      f"`pulumi up --stack {stage_name}`")])
     if exports is not None and not exports.is_dir():
-        raise InputError([Problem.about(str(exports), "--export", "no such folder: give the folder holding one "
+        raise InputError([Problem.about(str(exports), "--exports", "no such folder: give the folder holding one "
                                         "export folder per table id (<DIR>/<table id>/AWSDynamoDB/...)")])
     if exports is not None and (exports / "AWSDynamoDB").is_dir():
-        raise InputError([Problem.about(str(exports), "--export", "is one export, not a folder of them: give its "
+        raise InputError([Problem.about(str(exports), "--exports", "is one export, not a folder of them: give its "
                                         "parent, with the export in a folder named by its table id "
                                         "(<DIR>/<table id>/AWSDynamoDB/...)")])
     read = read_specs(specs or [str(p) for p in stage.spec_paths(root)])
     plan = plan_stage(stage, read)
     if exports is None and stage.load and stage.load.export:
         exports = root / stage.load.export
+    unused = _unused_exports(exports, [table for spec in read for table in spec.tables])
     project = stage.gcp_project or DEFAULT_PROJECT
     running = emulator.running_or_start()
     result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None,
-                      plan=plan)
+                      plan=plan, unused_exports=unused)
     try:
         with emulator.pointed_at(running.address):  # the clients find it; restored after
             for spec, instance in zip(read, plan.instances, strict=True):
@@ -86,6 +95,25 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[s
         if not keep_running:
             running.stop()
     return result
+
+
+def _unused_exports(exports: Path | None, tables: list[TableSpec]) -> list[str]:
+    """What `up` says of the export folders under `exports` that no table id names; none
+    named at all while some are there is bad input (exit 2), before the emulator starts."""
+    if exports is None:
+        return []
+    folders = export_folders(exports)
+    unused = unused_exports(folders, tables)
+    if unused and len(unused) == len(folders):
+        ids = ", ".join(t.id for t in tables)
+        raise InputError([Problem.about(f"{exports / u.folder}/", "",
+                                        f"{u.advice}; nothing would be loaded: an export's folder is named by its "
+                                        f"table id (<DIR>/<table id>/AWSDynamoDB/...), and the specs' are {ids}")
+                          for u in unused])
+    guessed = [u.warning(exports) for u in unused if u.nearest]
+    others = [f"{u.folder}/" for u in unused if not u.nearest]
+    return guessed + ([f"{exports}/ holds export folders that match no table id, not loaded: {', '.join(others)}"]
+                      if others else [])
 
 
 def _load_and_verify(root: Path, stage: Stage, instance: InstancePlan, table: TableSpec, exports: Path | None, *,

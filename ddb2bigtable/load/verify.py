@@ -5,6 +5,11 @@ expired, what was dead-lettered and why, and every item that is missing or diffe
 For a full export, the items found in the table plus the expired plus the dead-lettered
 must equal the manifest's item count, or the verification fails; for a chain (`--chain`),
 the item count of its final state.
+
+A live table changes after its export (serve, replicate): an item that differs from the
+export, or that the table holds beyond it, is judged by when its row was written
+(later_writes.py): after the export's time it is reported and expected, otherwise a failure
+with examples. `reasons` says why a verification failed, first, in every output.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import asyncio
 import random
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -32,50 +37,14 @@ from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
 from ..spec.model import TableSpec
 from .chain import ordered_chain
+from .later_writes import after_export, dated_families, written_micros
 from .locks import locked_rows
 from .run import all_items, export_fingerprint
 from .state import STATE_FILE, LoadState, target
+from .verify_report import CHAIN, VerifyReport
 from .work_folder import dead_letter_records
 
 LOOKUP_BATCH = 500
-MAX_EXAMPLES = 20
-CHAIN = "CHAIN"  # the export type of a report against a chain's final state (`verify --chain`)
-
-
-@dataclass
-class VerifyReport:
-    table: str
-    export: str
-    export_type: str
-    manifest_items: int
-    sampled: bool
-    checked: int = 0
-    matched: int = 0
-    missing: int = 0
-    mismatched: int = 0
-    expired: int = 0
-    dead_lettered: int = 0
-    deleted_absent: int = 0
-    table_items: int | None = None  # items decoded from a full scan (full exports, no sample)
-    locked_rows: int = 0  # rows a serve transaction still holds (load/locks.py): said, not an error
-    lossy: list[str] = field(default_factory=list)
-    examples: list[dict[str, Any]] = field(default_factory=list)
-    seconds: float = 0.0
-
-    @property
-    def accounted(self) -> int | None:
-        if self.table_items is None:
-            return None
-        return self.table_items + self.expired + self.dead_lettered
-
-    @property
-    def ok(self) -> bool:
-        counts_ok = self.accounted is None or self.accounted == self.manifest_items
-        return self.missing == 0 and self.mismatched == 0 and counts_ok
-
-    def problem(self, record: Record, kind: str, detail: str) -> None:
-        if len(self.examples) < MAX_EXAMPLES:
-            self.examples.append({"file": record.file, "line": record.line, "problem": kind, "detail": detail})
 
 
 def canonical(value: Any) -> Any:
@@ -106,12 +75,21 @@ def _export_records(manifest: Manifest) -> Iterator[Record]:
     return (r for f in manifest.files for r in read_records(manifest, f))
 
 
+def key_names(table: TableSpec) -> list[str]:
+    return [k.name for k in (table.source.key.partition, table.source.key.sort) if k is not None]
+
+
+def item_key(item: Item, names: list[str]) -> str:
+    """An item's primary key as one comparable value (numbers by value)."""
+    return repr([canonical(item.get(name)) for name in names])
+
+
 def final_records(manifests: list[Manifest], table: TableSpec) -> list[Record]:
     """A chain's final state (`verify --chain`): the exports' records applied in memory in
     chain order, by primary key, so each key keeps its last put (the item as the chain
     leaves it) or the delete that removed it (verify checks it is absent). Memory grows
     with the table's key count; unreadable lines are kept as they are (dead letters)."""
-    names = [k.name for k in (table.source.key.partition, table.source.key.sort) if k is not None]
+    names = key_names(table)
     last: dict[str, Record] = {}
     unreadable: list[Record] = []
     for manifest in manifests:
@@ -120,7 +98,7 @@ def final_records(manifests: list[Manifest], table: TableSpec) -> list[Record]:
                 unreadable.append(record)
                 continue
             image = (record.item if record.kind == "put" else record.keys) or {}
-            last[repr([canonical(image.get(name)) for name in names])] = record
+            last[item_key(image, names)] = record
     return [*last.values(), *unreadable]
 
 
@@ -148,6 +126,8 @@ class RowReader:
 
     def __init__(self, table, codec: Codec, ttl_families: frozenset[str], now: int):
         self.table, self.codec, self.ttl_families, self.now = table, codec, ttl_families, now
+        self.dated = dated_families(codec)
+        self.written: dict[bytes, int | None] = {}  # the rows `lookup` read last: when each was written
 
     def _items(self, row) -> RowItems:
         cells = [Cell(c.family, c.qualifier, c.value, c.timestamp_micros) for c in row
@@ -159,17 +139,28 @@ class RowReader:
 
     async def lookup(self, keys: list[bytes]) -> dict[bytes, RowItems]:
         rows = await self.table.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys))))
+        self.written = {row.row_key: written_micros(row, self.dated) for row in rows}
         return {row.row_key: self._items(row) for row in rows}
 
-    async def count_items(self) -> int:
-        """Items in the table; a row that cannot be decoded counts as one (its key is
-        reported where an export item names it)."""
+    async def scan_beyond(self, export_keys: set[str], export_rows: set[bytes], report: VerifyReport) -> int:
+        """Items in the table, each one the export does not hold judged in `report`
+        (`VerifyReport.beyond`); a row that cannot be decoded counts as one item (its key is
+        reported where an export item names it, else as beyond the export)."""
         count = 0
+        names = list(report.key_names)
         rows = await self.table.read_rows_stream(ReadRowsQuery(row_ranges=[RowRange()]), operation_timeout=SCAN_SECONDS,
                                                  attempt_timeout=SCAN_ATTEMPT_SECONDS)
         async for row in rows:
             items = self._items(row)
-            count += 1 if isinstance(items, CodecError) else len(items)
+            if isinstance(items, CodecError):
+                count += 1
+                if row.row_key not in export_rows:
+                    report.beyond(row.row_key, None, written_micros(row, self.dated), unreadable(row.row_key, items))
+                continue
+            count += len(items)
+            for item in items:
+                if item_key(item, names) not in export_keys:
+                    report.beyond(row.row_key, item, written_micros(row, self.dated))
         return count
 
 
@@ -182,6 +173,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     manifests = ordered_chain(export) if chain else [open_export(export)]
     check_target(project, instance_id, table)  # credentials, endpoint, table: the cause in seconds
     now = now_micros or int(time.time() * 1_000_000)
+    names = key_names(table)
     if chain:
         records: Iterable[Record] = final_records(manifests, table)
         report = VerifyReport(table=table.id, export=export, export_type=CHAIN, sampled=sample is not None,
@@ -191,6 +183,10 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
         records = _export_records(manifest)
         report = VerifyReport(table=table.id, export=export, export_type=manifest.export_type,
                               manifest_items=manifest.item_count, sampled=sample is not None)
+    report.export_time_micros, report.key_names = manifests[-1].export_time_micros, tuple(names)
+    scanned = sample is None and report.export_type in (FULL_EXPORT, CHAIN)
+    export_keys: set[str] = set()  # the export's keys and rows, when the table is scanned for what lies beyond
+    export_rows: set[bytes] = set()
     codec = Codec(table, await _table_types(table, manifests, work_dir, project, instance_id))
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
@@ -199,35 +195,51 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
         batch: list[tuple[Record, bytes]] = []
         for record in _sampled(records, sample):
             report.checked += 1
-            if (record.file, record.line) in dead or record.kind == "error":
-                report.dead_lettered += 1
-                if (record.file, record.line) not in dead:
-                    report.problem(record, "unreadable line not dead-lettered", record.error or "")
+            if scanned and record.kind != "error":
+                export_keys.add(item_key((record.item if record.kind == "put" else record.keys) or {}, names))
+            key = _row_to_read(record, codec, now, dead, report)
+            if key is None:
                 continue
-            try:
-                if record.kind == "put" and isinstance(
-                        codec.encode(record.item or {}, write_time_micros=0, now_micros=now), Expired):
-                    report.expired += 1
-                    continue
-                key = codec.row_key((record.item if record.kind == "put" else record.keys) or {})
-            except CodecError as error:  # loaded, it would have been a dead letter
-                report.mismatched += 1
-                report.problem(record, "does not fit the table's types or mapping", str(error))
-                continue
+            if scanned:
+                export_rows.add(key)
             batch.append((record, key))
             if len(batch) >= LOOKUP_BATCH:
-                await _compare(reader, batch, report)
+                await _compare(reader, batch, report, export_keys if scanned else None)
                 batch = []
         if batch:
-            await _compare(reader, batch, report)
-        if sample is None and report.export_type in (FULL_EXPORT, CHAIN):
-            report.table_items = await reader.count_items()
+            await _compare(reader, batch, report, export_keys if scanned else None)
+        if scanned:
+            report.table_items = await reader.scan_beyond(export_keys, export_rows, report)
         report.locked_rows = await locked_rows(reader.table)
     report.seconds = time.monotonic() - started
     return report
 
 
-async def _compare(reader: RowReader, batch: list[tuple[Record, bytes]], report: VerifyReport) -> None:
+def _row_to_read(record: Record, codec: Codec, now: int, dead: set[tuple[str, int]],
+                 report: VerifyReport) -> bytes | None:
+    """The row key to read for `record`, or None when it is judged without a read:
+    dead-lettered, expired, or one the load could not have written."""
+    if (record.file, record.line) in dead or record.kind == "error":
+        report.dead_lettered += 1
+        if (record.file, record.line) not in dead:
+            report.problem(record, "unreadable line not dead-lettered", record.error or "")
+        return None
+    try:
+        if record.kind == "put" and isinstance(
+                codec.encode(record.item or {}, write_time_micros=0, now_micros=now), Expired):
+            report.expired += 1
+            return None
+        return codec.row_key((record.item if record.kind == "put" else record.keys) or {})
+    except CodecError as error:  # loaded, it would have been a dead letter
+        report.mismatched += 1
+        report.problem(record, "does not fit the table's types or mapping", str(error))
+        return None
+
+
+async def _compare(reader: RowReader, batch: list[tuple[Record, bytes]], report: VerifyReport,
+                   export_keys: set[str] | None) -> None:
+    """The batch's rows read and judged; each item's key as it reads back (a lossy mapping
+    may not keep all of it) added to `export_keys`, for the scan of what lies beyond."""
     found = await reader.lookup([key for _, key in batch])
     for record, key in batch:
         items = found.get(key, [])
@@ -251,12 +263,18 @@ async def _compare(reader: RowReader, batch: list[tuple[Record, bytes]], report:
             report.mismatched += 1
             report.problem(record, "does not fit the table's types or mapping", str(error))
             continue
+        if export_keys is not None:
+            export_keys.add(item_key(expected, list(report.key_names)))
         found_difference = item_difference(expected, items, key)
+        written = reader.written.get(key)
         if found_difference is None:
             report.matched += 1
         elif found_difference.kind == "missing":
             report.missing += 1
             report.problem(record, "missing", found_difference.detail)
+        elif not isinstance(items, CodecError) and after_export(written, report.export_time_micros):
+            # serve or replicate wrote it since; a row that cannot be read back is wrong whenever written
+            report.changed(record, key, written, found_difference.detail)
         else:
             report.mismatched += 1
             report.problem(record, found_difference.kind, found_difference.detail)

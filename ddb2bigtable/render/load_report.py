@@ -10,9 +10,11 @@ from rich.text import Text
 
 from ..load.locks import locked_note
 from ..load.reports import LoadReport
-from ..load.verify import VerifyReport
+from ..load.verify_report import VerifyReport
 from .sections import Section
 from .terminal import print_section
+
+SHOWN_LATER = 5  # examples of items written after the export on screen (JSON has up to 20)
 
 
 def load_json(r: LoadReport) -> dict[str, Any]:
@@ -38,7 +40,10 @@ def verify_json(r: VerifyReport) -> dict[str, Any]:
         "mismatched": r.mismatched, "expired": r.expired, "dead_lettered": r.dead_lettered,
         "deleted_absent": r.deleted_absent, "table_items": r.table_items, "accounted": r.accounted,
         "ok": r.ok, "lossy": r.lossy, "examples": r.examples, "seconds": round(r.seconds, 3),
-        "locked_rows": r.locked_rows,
+        "locked_rows": r.locked_rows, "reasons": r.reasons,
+        "export_time": None if r.export_time_micros is None else r.export_time,
+        "after_export": {"changed": r.changed_after, "added": r.added_after, "examples": r.later},
+        "not_in_export": {"items": r.not_in_export, "examples": r.strays},
     }
 
 
@@ -68,9 +73,11 @@ def print_load(r: LoadReport, console: Console) -> None:
 
 
 def print_verify(r: VerifyReport, console: Console) -> None:
-    verdict = "[green]ok[/]" if r.ok else "[red]FAILED[/]"
+    verdict = Text("ok", style="green") if r.ok else Text("FAILED: " + "; ".join(r.reasons), style="red")
     scope = "a sample of" if r.sampled else "every item of"
-    console.print(f"verify {r.table} against {scope} {r.export}: {verdict}")
+    # the verdict and its reasons first, on one line even in a pipe (a script reads it whole)
+    console.print(Text(f"verify {r.table}: ").append_text(verdict), soft_wrap=True)
+    console.print(Text(f"  against {scope} {r.export}"))
     print_section(Section("", ("checked", "matched", "missing", "different", "expired", "dead letters", "in table"),
                           ((*(f"{x:,}" for x in (r.checked, r.matched, r.missing, r.mismatched, r.expired,
                                                  r.dead_lettered)),
@@ -79,11 +86,22 @@ def print_verify(r: VerifyReport, console: Console) -> None:
         console.print(Text(f"  matched includes {r.deleted_absent:,} keys the chain deleted last, absent as they "
                            f"should be: checked = the table's items + those"))
     if r.accounted is not None:
-        console.print(Text(f"  accounted for {r.accounted:,} of the manifest's {r.manifest_items:,} items"))
+        beyond = r.added_after + r.not_in_export
+        console.print(Text(f"  accounted for {r.accounted:,} of the manifest's {r.manifest_items:,} items"
+                           + (f"; the table holds {beyond:,} more, beyond the export" if beyond else "")))
+    if r.changed_after or r.added_after:
+        console.print(Text(f"  written after the export ({r.export_time}): {r.changed_after:,} changed, "
+                           f"{r.added_after:,} added: expected while serve or replicate writes, not a difference",
+                           style="yellow"))
     if r.locked_rows:
         console.print(Text(f"  note: {locked_note(r.locked_rows)}", style="yellow"))
     for example in r.examples:
         console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
+    for example in (*r.strays, *r.later[:SHOWN_LATER]):
+        named = ", ".join(f"{k}={next(iter(v.values()))}" for k, v in (example["key"] or {}).items())
+        detail = f": {example['detail']}" if example["detail"] else ""
+        console.print(Text(f"  row {example['row_key']}" + (f" ({named})" if named else "")
+                           + f": {example['problem']}{detail}"))
 
 
 def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], console: Console, *,

@@ -70,3 +70,35 @@ def test_the_quick_start_fits_one_screen_and_the_rest_is_in_the_report(tmp_path)
     text = " ".join(report.read_text().split())
     assert "Stage local" in text and "mapping keeps less than the item" in text and "verify movies" in text
     assert stat.S_IMODE(report.stat().st_mode) == 0o600
+
+
+def test_an_export_folder_named_after_the_dynamodb_table_is_refused_when_nothing_would_load(tmp_path):
+    """Issue #53: `ProductCatalog/` (the DynamoDB table's name) instead of `products/` (the
+    table id) loaded nothing, yet `up` said ready. Now: exit 2 naming the folder and the table
+    id it was meant for, before any emulator starts."""
+    root = _project(tmp_path / "project")
+    mine = tmp_path / "mine"
+    shutil.copytree(ROOT / "exports" / "products", mine / "exports" / "ProductCatalog")
+    out = _up(root, str(root / "specs" / "product-catalog.yaml"), "--export", str(mine / "exports"))
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert f"{mine / 'exports' / 'ProductCatalog'}/: matches no table id; did you mean products? " \
+           "(rename the folder to products); nothing would be loaded" in out.stderr
+    assert "Traceback" not in out.stderr and "local stage ready" not in out.stdout
+
+
+def test_an_export_folder_no_table_id_names_is_a_warning_beside_what_loads(tmp_path):
+    root = _project(tmp_path / "project")
+    mine = tmp_path / "mine"
+    shutil.copytree(ROOT / "exports" / "invoices", mine / "exports" / "invoices")
+    shutil.copytree(ROOT / "exports" / "products", mine / "exports" / "prodcuts")  # misspelt
+    shutil.copytree(ROOT / "exports" / "products", mine / "exports" / "archive-2025")  # like no table id
+    specs = [str(root / "specs" / name) for name in ("invoices-adjacency.yaml", "product-catalog.yaml")]
+    out = _up(root, *specs, "--export", str(mine / "exports"))
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert f"warning: {mine / 'exports' / 'prodcuts'}/ matches no table id; did you mean products? (rename the " \
+           "folder to products): not loaded" in text
+    assert f"{mine / 'exports'}/ holds export folders that match no table id, not loaded: archive-2025/" in text
+    report = json.loads(_up(root, *specs, "--export", str(mine / "exports"), "--format", "json").stdout)
+    assert len(report["unused_exports"]) == 2 and "did you mean products?" in report["unused_exports"][0]
+    assert [r["table"] for r in report["loads"]] == ["invoices"]

@@ -73,6 +73,7 @@ def test_ready_after_replicate_then_a_planted_difference_is_named(dynamodb, bigt
     assert "differs: year=1999, title=Live 11: attributes differ: n" in found.stdout
     assert "missing in Bigtable: year=1999, title=Live 12" in found.stdout
     assert "verdict: not ready: 1 item(s) differ; 1 item(s) missing in Bigtable" in found.stdout
+    assert found.stdout.splitlines()[0].endswith(": not ready: 1 item(s) differ; 1 item(s) missing in Bigtable")
     assert "22 match" in found.stdout and "Traceback" not in found.stderr
 
     as_json = json.loads(cutover_check(scenario, dynamodb, "--format", "json").stdout)

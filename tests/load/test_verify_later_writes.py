@@ -1,0 +1,115 @@
+"""`verify` on a live table (issue #53): rows written after the export through `serve` are
+counted and named, expected, not a failure; a row no later write explains fails the
+verification with its reason first and the row named. On the emulator, with serve
+started for real and boto3 writing through it; `verify` run as the command a user types."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from ddb2bigtable.bigtable.emulator import stop_process
+from ddb2bigtable.codec.codec import Codec
+from ddb2bigtable.exports.writer import write_export
+from ddb2bigtable.load.later_writes import dated_families
+from ddb2bigtable.load.local_stage import up
+from ddb2bigtable.load.run import LoadOptions, run_load
+from ddb2bigtable.plan.planner import plan_stage
+from ddb2bigtable.spec.reading import read_spec
+from ddb2bigtable.spec.stage import load_stage
+
+from ..conftest import ROOT, write_project
+from ..serve.conftest import SCRATCH, start_serve
+
+STAGE = "later"
+ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/ProductCatalog"
+
+pytestmark = pytest.mark.slow
+
+
+def _verify(root: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ddb2bigtable", "verify", str(root / "specs" / "catalog.yaml"),
+                           "--table", "products", "--export", str(root / "exports" / "products"), "--stage", STAGE,
+                           "--root", str(root), *extra], capture_output=True, text=True, timeout=300,
+                          env=os.environ.copy())
+
+
+def _instance(root: Path) -> str:
+    spec = read_spec(root / "specs" / "catalog.yaml")
+    return plan_stage(load_stage(STAGE, root), [spec]).instances[0].id
+
+
+def test_rows_written_after_the_export_are_reported_and_a_stray_row_fails_with_its_reason(bigtable_emulator,
+                                                                                          tmp_path):
+    root = write_project(tmp_path, {"catalog": (ROOT / "specs" / "product-catalog.yaml").read_text()},
+                         {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
+                          "instance_suffix": "-lw", "load": {"runner": "local", "export": "exports"}},
+                         stage_name=STAGE)
+    shutil.copytree(ROOT / "exports" / "products", root / "exports" / "products")
+    assert up(root, STAGE).ok
+    process, endpoint = start_serve(root, STAGE)
+    try:
+        import boto3
+
+        app = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                           aws_access_key_id="any", aws_secret_access_key="any")
+        app.put_item(TableName="ProductCatalog", Item={"category": {"S": "hats"}, "sku": {"S": "boater#brandZ"},
+                                                       "Price": {"N": "12"}})
+        key = {"category": {"S": "hats"}, "sku": {"S": "fedoras#brandA"}}
+        app.update_item(TableName="ProductCatalog", Key=key, UpdateExpression="SET Price = :p",
+                        ExpressionAttributeValues={":p": {"N": "99"}})
+    finally:
+        stop_process(process)
+
+    out = _verify(root)
+    assert out.returncode == 0, out.stdout + out.stderr
+    head = out.stdout.splitlines()[0]
+    assert head.endswith(": ok"), out.stdout
+    assert "written after the export (2026-11-20T09:00:00Z): 1 changed, 1 added" in " ".join(out.stdout.split())
+    report = json.loads(_verify(root, "--format", "json").stdout)
+    assert report["ok"] and report["reasons"] == [] and report["export_time"] == "2026-11-20T09:00:00Z"
+    assert (report["after_export"]["changed"], report["after_export"]["added"]) == (1, 1)
+    assert report["not_in_export"] == {"items": 0, "examples": []}
+    assert report["table_items"] == 6 and report["accounted"] == 5 == report["manifest_items"]
+    later = {e["problem"]: e for e in report["after_export"]["examples"]}
+    assert later["added after the export"]["key"] == {"category": {"S": "hats"}, "sku": {"S": "boater#brandZ"}}
+    assert later["changed after the export"]["detail"] == "attributes differ: Price"
+
+    # A row from another export, older than this one: nothing written later explains it.
+    other = write_export(tmp_path / "other", ARN, [{"category": {"S": "shoes"}, "sku": {"S": "clogs#brandQ"},
+                                                   "Price": {"N": "3"}}],
+                         export_time=datetime(2026, 11, 1, tzinfo=UTC))
+    spec = read_spec(root / "specs" / "catalog.yaml")
+    loaded = run_load(spec.tables[0], str(tmp_path / "other"),
+                      LoadOptions(project="test-project", instance_id=_instance(root), app_profile_id="migration-load",
+                                  work_dir=tmp_path / "other-work"))
+    assert loaded.complete and other.is_dir()
+    failed = _verify(root)
+    assert failed.returncode == 1
+    first_line = failed.stdout.splitlines()[0]
+    assert first_line.startswith("verify products: FAILED: 1 item(s) in the table not in the export and not "
+                                 "written after it"), failed.stdout
+    text = " ".join(failed.stdout.split())
+    assert "row shoes#clogs#brandQ (category=shoes, sku=clogs#brandQ): not in the export: written " \
+           "2026-11-01T00:00:00Z, not after the export's 2026-11-20T09:00:00Z" in text
+    data = json.loads(_verify(root, "--format", "json").stdout)
+    assert not data["ok"] and data["not_in_export"]["items"] == 1
+    assert data["reasons"] == ["1 item(s) in the table not in the export and not written after it"]
+    assert data["not_in_export"]["examples"][0]["row_key"] == "shoes#clogs#brandQ"
+
+
+def test_which_families_carry_the_write_time(tmp_path):
+    """A TTL family's cells carry the expiry and a counter family a fixed time: neither
+    dates a row; a family with its own GC rule in a TTL table does."""
+    products = read_spec(ROOT / "specs" / "product-catalog.yaml").tables[0]
+    assert dated_families(Codec(products, {})) == frozenset({"SKU"})
+    (tmp_path / "scratch.yaml").write_text(SCRATCH)
+    scratch = read_spec(tmp_path / "scratch.yaml").tables[0]
+    assert dated_families(Codec(scratch, {})) == frozenset()
