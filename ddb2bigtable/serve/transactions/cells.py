@@ -22,7 +22,7 @@ from google.cloud.bigtable_v2.types import data as data_pb
 
 from ...codec.mutations import Cell
 from ...spec.families import TXN_FAMILY, TXN_LOCK_COLUMN
-from .steps import Lock, RowRef, View
+from .steps import LOCK_VERSION, Lock, RowRef, View
 
 FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
 LOCK, TXN, INTENT = TXN_LOCK_COLUMN, b"txn", b"intent"
@@ -105,7 +105,7 @@ def _row(ref: list[str]) -> RowRef:
 
 def lock_cells(lock: Lock) -> list[bt.Mutation]:
     """A lock as the cells prewrite sets (and commit sets again, committed)."""
-    about = {"primary": _ref(lock.primary), "expires": lock.expires_micros,
+    about = {"v": LOCK_VERSION, "primary": _ref(lock.primary), "expires": lock.expires_micros,
              "secondaries": [_ref(s) for s in lock.secondaries]}
     return [bt.SetCell(FAMILY, LOCK, lock_value(lock.txn, lock.state), FIXED_MICROS),
             bt.SetCell(FAMILY, TXN, json.dumps(about).encode(), FIXED_MICROS),
@@ -135,7 +135,7 @@ def _lock(cells: dict[bytes, bytes]) -> Lock:
     about = json.loads(cells.get(TXN) or b"{}")
     primary = _row(about["primary"]) if "primary" in about else None
     return Lock(txn, primary, state, int(about.get("expires", 0)), cells.get(INTENT) or None,
-                tuple(_row(s) for s in about.get("secondaries", ())))
+                tuple(_row(s) for s in about.get("secondaries", ())), int(about.get("v", 0)))
 
 
 def holds_lock(lock: Lock) -> rf.RowFilter:

@@ -59,6 +59,8 @@ class Resolve:
     def of(view: View) -> Resolve:
         assert view.lock is not None
         start = Resolve(view.row, view.lock, "primary")
+        if not view.lock.known:  # a newer release's lock: met as a live one while it holds the row
+            return replace(start, pc="newer")
         return start.at_primary(view.lock) if view.row == view.lock.primary else start
 
     def at_primary(self, lock: Lock | None) -> Resolve:
@@ -75,7 +77,7 @@ class Resolve:
         pc, met, fate = self.pc, self.met, self.fate
         if pc == "primary":
             return Read(met.primary)
-        if pc == "recheck":
+        if pc in ("recheck", "newer"):
             return Read(self.row)
         if pc in ("roll", "unlock"):
             return Release(self.row, met, apply=pc == "roll")
@@ -108,6 +110,8 @@ class Resolve:
             return self.at_primary(_of_txn(result, met.txn))
         if pc == "recheck":  # the primary had no lock of met.txn: aborted if this row still holds it
             return replace(self, pc="unlock" if _of_txn(result, met.txn) else "done")
+        if pc == "newer":  # never settled by this release: a conflict while it holds the row
+            return replace(self, pc="conflict" if _of_txn(result, met.txn) else "done")
         if pc in ("roll", "unlock"):
             return replace(self, pc="done")
         if pc == "expired":
@@ -163,8 +167,8 @@ class ReadItem:
         if self.pc == "read" or (self.pc == "recheck" and _of_txn(result, seen.lock.txn) is None):  # type: ignore[union-attr]
             if self.tries <= 0:
                 return replace(self, pc="gave_up")
-            lock = result.lock
-            done = lock is None or lock.primary == self.row
+            lock = result.lock  # a newer release's lock is read around: the row's data as committed
+            done = lock is None or lock.primary == self.row or not lock.known
             return replace(self, pc="done" if done else "primary", seen=result, tries=self.tries - 1)
         if self.pc == "recheck":  # still locked by a transaction its primary no longer holds: aborted
             return replace(self, pc="done", seen=result)

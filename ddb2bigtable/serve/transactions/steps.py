@@ -14,9 +14,15 @@ alone knows how to compare, apply and write them.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+# The lock's stored form this release writes, and the newest it acts on (cells.py): 0 is
+# issue 44's (no version written), 1 adds the version and the token table (issue 50). A
+# version may add what a lock holds, never change what the earlier ones mean, so a worker
+# reads every older lock; a lock of a newer version is met as a live one (never settled
+# by a worker that may misread it) until a worker of its own release settles it.
+LOCK_VERSION = 1
 PREPARED = "P"  # a lock whose transaction may still commit or abort
 COMMITTED = "C"  # only ever on a primary: the transaction has committed (its intent applied there)
 
@@ -35,9 +41,15 @@ class Lock:
     expires_micros: int
     intent: Any  # what committing applies to this row; None: the row is only checked
     secondaries: tuple[RowRef, ...] = ()
+    version: int = LOCK_VERSION  # the stored form's, as read (LOCK_VERSION above)
 
     def committed(self) -> Lock:
-        return Lock(self.txn, self.primary, COMMITTED, self.expires_micros, self.intent, self.secondaries)
+        return replace(self, state=COMMITTED)
+
+    @property
+    def known(self) -> bool:
+        """Whether this release may act on the lock: its version is this release's or older."""
+        return self.version <= LOCK_VERSION
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ that are aborted once they expire."""
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ from ddb2bigtable.serve.store import Store
 from ddb2bigtable.serve.transactions import cells
 from ddb2bigtable.serve.transactions.driver import Place, Rows, expiry_micros, run
 from ddb2bigtable.serve.transactions.resolve import ReadItem, SingleWrite, Sweep
-from ddb2bigtable.serve.transactions.steps import Commit, Finished, View
+from ddb2bigtable.serve.transactions.steps import LOCK_VERSION, Commit, Finished, View
 from ddb2bigtable.serve.transactions.writer import Intents, SnapshotRead, WriteTxn
 
 PROJECT, INSTANCE = "txn-test", "txn"
@@ -137,5 +139,57 @@ def test_a_transactions_row_delete_spares_the_reserved_family(tables) -> None:
         assert [(c.family, c.qualifier, c.value) for c in row if c.family == cells.FAMILY] \
             == [(cells.FAMILY, b"marker", b"kept")]
         assert await _balances(rows, [a, b]) == [90, 110]
+
+    asyncio.run(_world(test))
+
+
+def _stored_lock(row: tuple[str, bytes], txn: str, version: int | None) -> list[bt.Mutation]:
+    """A prepared, expired lock of `row` (its own primary) as a release writing stored form
+    `version` wrote it (None: issue 44's form, which wrote no version)."""
+    about: dict[str, Any] = {"primary": [row[0], base64.b64encode(row[1]).decode()], "expires": 1, "secondaries": []}
+    if version is not None:
+        about["v"] = version
+    return [bt.SetCell(cells.FAMILY, cells.LOCK, f"{txn}:P".encode(), 0),
+            bt.SetCell(cells.FAMILY, cells.TXN, json.dumps(about).encode(), 0),
+            bt.SetCell(cells.FAMILY, cells.INTENT, _set(999, 30), 0)]
+
+
+def test_locks_carry_their_stored_forms_version_and_older_ones_are_settled(tables) -> None:
+    """This release writes the version beside issue 44's fields, unchanged (what that
+    release reads), and settles a lock issue 44's release wrote (version 0)."""
+    old = ("accounts", b"a6")
+
+    async def test(rows: Rows) -> None:
+        await run(SingleWrite(old, lambda _d: _set(100, 10)), rows)
+        await (await rows.place("accounts")).store.handle.mutate_row(old[1], _stored_lock(old, "t-44", None))
+        view = await rows.perform(ReadItem(old).step())
+        assert view.lock is not None and view.lock.version == 0
+        assert (await run(SingleWrite(old, lambda _d: _set(5, 40)), rows)).kind == "written"  # aborted, then written
+        assert await _balances(rows, [old]) == [5]
+        written = {bytes(c.qualifier): bytes(c.value) for c in
+                   await (await rows.place("accounts")).store.handle.read_row(old[1])}  # no lock left
+        assert cells.LOCK not in written
+        stored = {bytes(m.qualifier): m.new_value for m in cells.lock_cells(view.lock) if hasattr(m, "qualifier")}
+        about = json.loads(stored[cells.TXN])
+        assert set(about) == {"v", "primary", "expires", "secondaries"} and about["v"] == LOCK_VERSION
+        assert stored[cells.LOCK] == b"t-44:P"
+
+    asyncio.run(_world(test))
+
+
+def test_a_lock_of_a_newer_release_is_read_around_and_never_settled(tables) -> None:
+    """A worker of this release meeting a lock stored in a later form does not act on it,
+    even expired: a write is a conflict, a read answers the row's data as committed, the
+    sweep leaves it; the lock is intact for its own release to settle."""
+    row = ("accounts", b"a7")
+
+    async def test(rows: Rows) -> None:
+        await run(SingleWrite(row, lambda _d: _set(100, 10)), rows)
+        await (await rows.place("accounts")).store.handle.mutate_row(row[1], _stored_lock(row, "t-next", LOCK_VERSION + 1))
+        assert (await run(SingleWrite(row, lambda _d: _set(5, 40)), rows)).kind == "conflict"
+        assert await _balances(rows, [row]) == [100]
+        assert await run(Sweep((row,)), rows) == Finished("answered", (row,))
+        lock = (await rows.perform(ReadItem(row).step())).lock
+        assert lock is not None and (lock.txn, lock.version) == ("t-next", LOCK_VERSION + 1)
 
     asyncio.run(_world(test))
