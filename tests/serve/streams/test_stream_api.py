@@ -199,3 +199,21 @@ def test_a_cloud_stage_refuses_the_streams_api_saying_why() -> None:
         with pytest.raises(ServeError) as refused:
             asyncio.run(run(session, parse(None, body)))
         assert refused.value.name == "ValidationException" and "cloud stage" in refused.value.message
+
+
+def test_a_page_stops_at_one_megabyte_and_the_next_goes_on(streamed, arn) -> None:
+    """GetRecords gives at most 1 MB of records (DynamoDB's bound): two changes of 300 KB
+    images, old and new, come one a page, the second after the first."""
+    writer, streams = Writer(streamed), streamed.client()
+    big = {"pk": {"S": "big"}, "sk": {"N": "1"}}
+    row = writer.write(big, None, big | {"v": {"S": "a" * 300_000}})
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][positions.shard_of_row(row)]
+    latest = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="LATEST")
+    time.sleep(0.01)
+    writer.write(big, big | {"v": {"S": "a" * 300_000}}, big | {"v": {"S": "b" * 300_000}})
+    writer.write(big, big | {"v": {"S": "b" * 300_000}}, big | {"v": {"S": "c" * 300_000}})
+    time.sleep(0.01)
+    first = streams.get_records(ShardIterator=latest["ShardIterator"])
+    second = streams.get_records(ShardIterator=first["NextShardIterator"])
+    assert [r["dynamodb"]["NewImage"]["v"]["S"][0] for r in first["Records"] + second["Records"]] == ["b", "c"]
+    assert len(first["Records"]) == len(second["Records"]) == 1
