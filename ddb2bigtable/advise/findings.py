@@ -70,6 +70,7 @@ MULTI_TENANCY = _design("Multi-tenancy", "Multiusuario")
 GENERAL = _design("General concepts", "Conceptos generales")
 PRIVACY = _design("Privacy", "Privacidad")
 DOMAIN_NAMES = _design("Domain names", "Nombres de dominio")
+DATA_PLANE = _dynamodb("Data plane", "Plano de datos")  # its table: a global secondary index
 DATA_SORTING = _dynamodb("Data sorting", "Ordenación de datos")
 SINGLE_TABLE = _dynamodb("Single table design pattern", "Patrón de diseño de una sola tabla")
 VERSIONING = _dynamodb("Data versioning", "Control de las versiones de los datos")

@@ -23,6 +23,7 @@ from ..spec.stage import Stage, load_stage
 from . import habits, key_numbers, keys
 from .cost import consolidation, minimum_nodes
 from .findings import ROW_KEYS, Finding
+from .index_keys import absent_index_keys
 from .limits import long_family_names, many_cells, row_sizes, size_findings
 from .retention import lists_in_default_family, mixed_retention
 from .sample import Sample, sample_size, take_sample
@@ -77,6 +78,7 @@ def data_findings(table: TableSpec, sample: Sample) -> list[Finding]:
     found += long_family_names(table, sizes.families)
     found += mixed_retention(codec, sample.items)
     found += habits.counter_items(table, sample.items)
+    found += absent_index_keys(table, sample.items, sample.export_items, sample.complete)
     return found
 
 
