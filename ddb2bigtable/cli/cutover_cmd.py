@@ -38,6 +38,12 @@ def cutover() -> None:
 @click.option("--through", default=None, metavar="URL",
               help="A `serve` endpoint of the stage: the sample is also read through it, as the application "
                    "will read once switched.")
+@click.option("--reverse", is_flag=True,
+              help="The way back: a sample of Bigtable's items looked up in DynamoDB, and reverse replication's "
+                   "lag; ready when DynamoDB holds them all again.")
+@click.option("--stream-endpoint-url", default=None,
+              help="With --reverse: serve's endpoint, whose stream reverse replication reads; default "
+                   "AWS_ENDPOINT_URL_DYNAMODB_STREAMS.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for a person, json (docs/json-formats.md) for a pipeline.")
 @click.option("--work-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -46,15 +52,25 @@ def cutover() -> None:
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and the specs.")
 def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_lag: float, endpoint_url: str | None,
-          through: str | None, fmt: str, work_dir: Path | None, root: Path) -> None:
-    """Compare a random sample of the live table with Bigtable; exit 0 when ready to switch, 1 when not."""
+          through: str | None, reverse: bool, stream_endpoint_url: str | None, fmt: str, work_dir: Path | None,
+          root: Path) -> None:
+    """Compare a random sample of the live table with Bigtable (--reverse: of Bigtable with DynamoDB); exit 0
+    when ready to switch, 1 when not."""
+    if through is not None and reverse or stream_endpoint_url is not None and not reverse:
+        from ..spec.errors import InputError, Problem
+
+        option = "--through" if reverse else "--stream-endpoint-url"
+        raise InputError([Problem.about("cutover check", option, "--through reads the forward check's sample "
+                                        "through serve; --stream-endpoint-url names serve's stream for --reverse: "
+                                        "give each with its own direction")])
     code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt, max_lag=max_lag,
-                through=through)
+                through=through, reverse=reverse, stream_endpoint_url=stream_endpoint_url)
     sys.exit(code)
 
 
 def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, segments: int,
-         endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float, through: str | None) -> int:
+         endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float, through: str | None,
+         reverse: bool = False, stream_endpoint_url: str | None = None) -> int:
     from ..bigtable.emulator import quiet_connection_warning
     from ..load.local_stage import WORK_DIR
     from ..plan.app_profiles import load_profile_id
@@ -72,7 +88,13 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
                              sample=sample, segments=segments, lag_limit_seconds=max_lag,
                              endpoint_url=endpoint_url, through=through)
     with quiet_connection_warning():
-        report = run_cutover_check(target.table, options)
+        if reverse:
+            from ..replicate.reverse.check import run_reverse_check
+
+            stream_url = check_endpoint_url(stream_endpoint_url, "cutover check", "--stream-endpoint-url")
+            report = run_reverse_check(target.table, options, stream_url)
+        else:
+            report = run_cutover_check(target.table, options)
     if fmt == "json":
         click.echo(json.dumps(report.as_json(), indent=2))
     else:
@@ -86,13 +108,13 @@ def _print(report: CutoverReport) -> None:
     verdict = "ready" if report.ready else "not ready: " + "; ".join(report.reasons)
     click.echo(f"cutover check {report.table}: {verdict}")  # why first; the counts and the verdict line follow
     click.echo(f"{report.table}: {report.checked:,} checked, {report.matches:,} match, "
-               f"{len(report.mismatches):,} differ, {len(report.missing):,} missing in Bigtable"
+               f"{len(report.mismatches):,} differ, {len(report.missing):,} missing in {report.missing_side}"
                + (f", {report.expired:,} expired (TTL)" if report.expired else "")
                + (f", {len(report.only_in_bigtable):,} only in Bigtable" if report.only_in_bigtable else ""))
     for mismatch in report.mismatches[:SHOWN]:
         click.echo(f"  differs: {key_text(mismatch['key'])}: {mismatch['detail']}")
     for gone in report.missing[:SHOWN]:
-        click.echo(f"  missing in Bigtable: {key_text(gone['key'])} (row {gone['row_key']})")
+        click.echo(f"  missing in {report.missing_side}: {key_text(gone['key'])} (row {gone['row_key']})")
     for extra in report.only_in_bigtable[:SHOWN]:
         click.echo(f"  only in Bigtable: {key_text(extra['key'])} (row {extra['row_key']})")
     if report.through:

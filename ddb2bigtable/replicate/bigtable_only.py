@@ -25,7 +25,7 @@ from ..codec.mutations import Cell
 from .stream import StreamReader
 
 
-def _decoded(codec: Codec, row: Any, now: int) -> list[Item]:
+def decoded_items(codec: Codec, row: Any, now: int) -> list[Item]:
     cells = [Cell(c.family, c.qualifier, c.value, c.timestamp_micros) for c in row
              if not (c.family in codec.ttl_families and c.timestamp_micros < now)]  # GC is lazy
     try:
@@ -41,7 +41,7 @@ async def _neighbours(table: Any, codec: Codec, anchors: list[bytes], now: int) 
     found: dict[str, tuple[Item, bytes]] = {}
     for rows in await asyncio.gather(*(table.read_rows(q) for q in queries)):
         for row in rows:
-            for item in _decoded(codec, row, now):
+            for item in decoded_items(codec, row, now):
                 found[_text(codec, item)] = (item, row.row_key)
     return found
 
@@ -79,7 +79,7 @@ async def only_in_bigtable(table: Any, codec: Codec, reader: StreamReader, sampl
         row_keys=list(dict.fromkeys(key for _, key in still.values()))))}
     out = []
     for text, (item, key) in sorted(still.items()):
-        if key in rows and any(_text(codec, i) == text for i in _decoded(codec, rows[key], now)):
+        if key in rows and any(_text(codec, i) == text for i in decoded_items(codec, rows[key], now)):
             out.append({"key": _keys(codec, item), "row_key": key.decode("utf-8", "replace")})
     return out
 

@@ -42,7 +42,7 @@ from .bigtable_only import only_in_bigtable
 from .checkpoint import load_checkpoint, resume_problem
 from .lineage import iso
 from .opening import now_micros, recorded_types, require_seconds
-from .shares import current_partition
+from .shares import FORWARD, current_partition
 from .stream import StreamReader
 from .through_serve import key_of, served_differences
 
@@ -91,6 +91,7 @@ class CutoverReport:
     lag_seconds: float | None = None
     lag_note: str = NOT_RUN  # where the lag comes from, or why it is unknown
     seconds: float = 0.0
+    missing_side: str = "Bigtable"  # where `missing` items are missing: DynamoDB for `cutover check --reverse`
 
     @property
     def reasons(self) -> list[str]:
@@ -99,7 +100,7 @@ class CutoverReport:
         if self.mismatches:
             why.append(f"{len(self.mismatches)} item(s) differ")
         if self.missing:
-            why.append(f"{len(self.missing)} item(s) missing in Bigtable")
+            why.append(f"{len(self.missing)} item(s) missing in {self.missing_side}")
         if self.only_in_bigtable:
             why.append(f"{len(self.only_in_bigtable)} item(s) only in Bigtable")
         if self.through_serve:
@@ -118,7 +119,7 @@ class CutoverReport:
         return {"table": self.table, "ready": self.ready, "reasons": self.reasons, "checked": self.checked,
                 "matches": self.matches, "expired": self.expired, "vanished": self.vanished,
                 "mismatches": self.mismatches,
-                "missing_in_bigtable": self.missing, "only_in_bigtable": self.only_in_bigtable,
+                f"missing_in_{self.missing_side.lower()}": self.missing, "only_in_bigtable": self.only_in_bigtable,
                 **({"through": self.through, "through_checked": self.through_checked,
                     "differ_through_serve": self.through_serve} if self.through else {}),
                 "lag_seconds": None if self.lag_seconds is None else round(self.lag_seconds, 1),
@@ -131,15 +132,15 @@ def key_text(key: dict[str, Any]) -> str:
     return ", ".join(f"{name}={next(iter(value.values()))}" for name, value in key.items())
 
 
-def _lag(work_dir: Path, where: dict[str, str], stream_arn: Callable[[], str], now: int,
-         report: CutoverReport) -> None:
+def read_lag(work_dir: Path, where: dict[str, str], stream_arn: Callable[[], str], now: int,
+             report: CutoverReport, prefix: str = FORWARD) -> None:
     """Now minus the later of replicate's newest applied record and its last catch-up (a
     round that found every shard of its share empty: all earlier writes were applied).
     With `--shards I/N`, the worst of the N processes' checkpoints. A checkpoint of another
     target or of an earlier stream of the table (`stream_arn()`: the current one) says
     nothing about this replication: refused, as replicate refuses to resume it."""
     worst: tuple[int, str] | None = None
-    for path in current_partition(work_dir):
+    for path in current_partition(work_dir, prefix):
         checkpoint = load_checkpoint(path)
         if checkpoint is None:
             continue
@@ -159,10 +160,8 @@ def _lag(work_dir: Path, where: dict[str, str], stream_arn: Callable[[], str], n
         report.lag_note = worst[1]
 
 
-async def check_cutover(table: TableSpec, options: CutoverOptions,
-                        reader: StreamReader | None = None) -> CutoverReport:
-    """The sample compared and the lag read; bad input (no load recorded, unknown table)
-    raises `InputError` before anything is read from Bigtable."""
+def refuse_bad_options(options: CutoverOptions) -> None:
+    """--sample, --segments and --max-lag out of range: bad input, before anything is read."""
     if options.sample < 1 or options.segments < 1:
         raise InputError([Problem.about("cutover check", "--sample" if options.sample < 1 else "--segments",
                                         "must be at least 1")])
@@ -176,16 +175,23 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
                                         f"{MAX_SEGMENTS} segments read at once (each a thread and a Scan in "
                                         f"flight): {DEFAULT_SEGMENTS} to 16 suit a sample of thousands of items")])
     require_seconds(options.lag_limit_seconds, "cutover check", "--max-lag")
+
+
+async def check_cutover(table: TableSpec, options: CutoverOptions,
+                        reader: StreamReader | None = None) -> CutoverReport:
+    """The sample compared and the lag read; bad input (no load recorded, unknown table)
+    raises `InputError` before anything is read from Bigtable."""
+    refuse_bad_options(options)
     began = time.monotonic()
     where = target(options.project, options.instance_id, table.id)
     report = CutoverReport(table.id, options.lag_limit_seconds)
     reader = reader or StreamReader(table.source.table, table.source.region, options.endpoint_url)
-    _lag(options.work_dir, where, functools.cache(lambda: reader.stream(fetch_keys_only=True).arn), now_micros(),
-         report)
+    read_lag(options.work_dir, where, functools.cache(lambda: reader.stream(fetch_keys_only=True).arn),
+             now_micros(), report)
     rng = random.Random(options.seed)
     items = await asyncio.to_thread(reader.sample, options.sample, options.segments, rng)
     codec = Codec(table, await recorded_types(table, options.work_dir, where))  # Bigtable is read after DynamoDB
-    with _bigtable_failures(options, table.id):
+    with bigtable_failures(options, table.id):
         results = await _compared(table, options, codec, reader, items, report)
     for item, result in results:
         report.checked += 1
@@ -242,7 +248,7 @@ async def _through_serve(table: TableSpec, through: str, recheck_seconds: float,
 
 
 @contextlib.contextmanager
-def _bigtable_failures(options: CutoverOptions, table_id: str) -> Iterator[None]:
+def bigtable_failures(options: CutoverOptions, table_id: str) -> Iterator[None]:
     """Bigtable's errors as the engine's: a missing table is bad input (exit 2), anything
     else (out of reach past the lookup deadline, refused) a ServiceError (exit 1) saying what to do."""
     where = f"Bigtable table {options.instance_id}/{table_id}"
