@@ -3,8 +3,8 @@ only in the Bigtable rows they touch: a lock and intent per row, a primary row w
 decides the fate, the next reader or writer resolving what a crashed worker left
 (Percolator, haeinsa; docs/transactions.md).
 
-`steps` holds the vocabulary (locks, row views, the single-row atomic operations) and
-`machines` the protocol as pure state machines over it, so that the same code is driven by
-Bigtable in serve and by an in-memory store in the model checker
-(tests/serve/transactions/test_model_check.py).
+`steps` holds the vocabulary (locks, row views, the single-row atomic operations), and
+`resolve` and `writer` the protocol as pure state machines over it, their states enums, so
+that the same code is driven by Bigtable in serve and by an in-memory store in the model
+checker (tests/serve/transactions/test_model_check.py).
 """

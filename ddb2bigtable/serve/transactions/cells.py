@@ -22,7 +22,7 @@ from google.cloud.bigtable_v2.types import data as data_pb
 
 from ...codec.mutations import Cell
 from ...spec.families import TXN_FAMILY, TXN_LOCK_COLUMN
-from .steps import LOCK_VERSION, Lock, RowRef, View
+from .steps import LOCK_VERSION, Lock, LockState, RowRef, View
 
 FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
 LOCK, TXN, INTENT = TXN_LOCK_COLUMN, b"txn", b"intent"
@@ -49,8 +49,8 @@ class RowCells:
         return iter(self.data)
 
 
-def lock_value(txn: str, state: str) -> bytes:
-    return f"{txn}:{state}".encode()
+def lock_value(txn: str, state: LockState) -> bytes:
+    return f"{txn}:{state.value}".encode()
 
 
 def pack_intent(mutations: list[bt.Mutation]) -> bytes:
@@ -131,11 +131,15 @@ def view_of(row: RowRef, read: Any) -> View:
 
 
 def _lock(cells: dict[bytes, bytes]) -> Lock:
-    txn, _, state = cells[LOCK].decode().rpartition(":")
+    txn, _, stored = cells[LOCK].decode().rpartition(":")
     about = json.loads(cells.get(TXN) or b"{}")
     primary = _row(about["primary"]) if "primary" in about else None
+    version = int(about.get("v", 0))
+    state = next((s for s in LockState if s.value == stored), None)
+    if state is None:  # a state this release does not know: a newer release's lock, never acted on
+        state, version = LockState.PREPARED, max(version, LOCK_VERSION + 1)
     return Lock(txn, primary, state, int(about.get("expires", 0)), cells.get(INTENT) or None,
-                tuple(_row(s) for s in about.get("secondaries", ())), int(about.get("v", 0)))
+                tuple(_row(s) for s in about.get("secondaries", ())), version)
 
 
 def holds_lock(lock: Lock) -> rf.RowFilter:

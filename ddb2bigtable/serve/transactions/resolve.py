@@ -20,6 +20,7 @@ Who decides a transaction's fate is its primary row (docs/transactions.md, "Fate
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from .steps import (
@@ -42,6 +43,47 @@ SETTLED = Finished("settled")
 TRIES = 3  # reads of a row that keeps changing under a resolver, reader or writer before it gives up
 
 
+class Settling(StrEnum):
+    """Resolve's phases."""
+
+    PRIMARY = "primary"  # read the primary
+    RECHECK = "recheck"  # the primary holds no lock of the transaction: read the met row again
+    NEWER = "newer"  # a newer release's lock: read the row again, a conflict while it holds it
+    ROLL = "roll"  # release the met row with its intent (the primary committed)
+    UNLOCK = "unlock"  # release the met row without it (the transaction aborted)
+    EXPIRED = "expired"  # ask whether the primary's prepared lock has expired
+    ABORT = "abort"  # abort the transaction at its primary
+    BACK = "back"  # read the next secondary, to remove its lock (aborted)
+    FORWARD = "forward"  # read the next secondary, to roll it forward (committed)
+    BACK_RELEASE = "back_release"  # remove that secondary's lock
+    FORWARD_RELEASE = "forward_release"  # apply that secondary's intent and remove its lock
+    CONFLICT = "conflict"  # the transaction is alive
+    DONE = "done"  # settled
+
+
+_RELEASING = {Settling.BACK: Settling.BACK_RELEASE, Settling.FORWARD: Settling.FORWARD_RELEASE}
+_RELEASED = {release: walk for walk, release in _RELEASING.items()}
+
+
+class Reading(StrEnum):
+    """ReadItem's phases."""
+
+    READ = "read"  # read the row
+    PRIMARY = "primary"  # a secondary: read its primary
+    RECHECK = "recheck"  # the primary holds no lock of the transaction: read the row again
+    ROLL = "roll"  # the primary committed: roll the row forward, then read it again
+    DONE = "done"  # answer the data as read
+    GAVE_UP = "gave_up"  # the row kept changing
+
+
+class Writing(StrEnum):
+    """SingleWrite's phases."""
+
+    READ = "read"
+    WRITE = "write"
+    END = "end"
+
+
 @dataclass(frozen=True)
 class Resolve:
     """Settle the lock `met` found on `row`: SETTLED (the row no longer holds it, or the
@@ -49,7 +91,7 @@ class Resolve:
 
     row: RowRef
     met: Lock
-    pc: str
+    pc: Settling
     fate: Lock | None = None  # the primary's lock of this transaction, as last read
     todo: tuple[RowRef, ...] = ()  # secondaries still to settle at the primary's fate
     held: Lock | None = None  # the lock todo[0] holds, to remove
@@ -58,44 +100,44 @@ class Resolve:
     @staticmethod
     def of(view: View) -> Resolve:
         assert view.lock is not None
-        start = Resolve(view.row, view.lock, "primary")
+        start = Resolve(view.row, view.lock, Settling.PRIMARY)
         if not view.lock.known:  # a newer release's lock: met as a live one while it holds the row
-            return replace(start, pc="newer")
+            return replace(start, pc=Settling.NEWER)
         return start.at_primary(view.lock) if view.row == view.lock.primary else start
 
     def at_primary(self, lock: Lock | None) -> Resolve:
         """The primary holds `lock` (None: no lock of this transaction)."""
         if lock is None:
-            return replace(self, pc="done" if self.row == self.met.primary else "recheck")
+            return replace(self, pc=Settling.DONE if self.row == self.met.primary else Settling.RECHECK)
         if lock.state != COMMITTED:
-            return replace(self, pc="expired", fate=lock)
+            return replace(self, pc=Settling.EXPIRED, fate=lock)
         if self.row == self.met.primary:  # the whole transaction rolled forward, the primary last
-            return replace(self, pc="forward", fate=lock, todo=lock.secondaries)
-        return replace(self, pc="roll", fate=lock)
+            return replace(self, pc=Settling.FORWARD, fate=lock, todo=lock.secondaries)
+        return replace(self, pc=Settling.ROLL, fate=lock)
 
     def step(self) -> Step | Finished:  # noqa: PLR0911 - one branch per state
         pc, met, fate = self.pc, self.met, self.fate
-        if pc == "primary":
+        if pc == Settling.PRIMARY:
             return Read(met.primary)
-        if pc in ("recheck", "newer"):
+        if pc in (Settling.RECHECK, Settling.NEWER):
             return Read(self.row)
-        if pc in ("roll", "unlock"):
-            return Release(self.row, met, apply=pc == "roll")
-        if pc == "conflict":
+        if pc in (Settling.ROLL, Settling.UNLOCK):
+            return Release(self.row, met, apply=pc == Settling.ROLL)
+        if pc == Settling.CONFLICT:
             return CONFLICT
-        if pc == "done":
+        if pc == Settling.DONE:
             return SETTLED
         assert fate is not None
-        if pc == "expired":
+        if pc == Settling.EXPIRED:
             return Expired(fate)
-        if pc == "abort":
+        if pc == Settling.ABORT:
             return Release(met.primary, fate, apply=False)
-        if pc.endswith("_release"):
+        if pc in _RELEASED:
             assert self.held is not None
-            return Release(self.todo[0], self.held, apply=pc == "forward_release")
+            return Release(self.todo[0], self.held, apply=pc == Settling.FORWARD_RELEASE)
         if self.todo:  # back or forward: read the next secondary
             return Read(self.todo[0])
-        return Release(met.primary, fate, apply=False) if pc == "forward" else SETTLED
+        return Release(met.primary, fate, apply=False) if pc == Settling.FORWARD else SETTLED
 
     def advanced(self, result: Any) -> Resolve | Finished:
         """The resolver once `result` answered its step, or how it finished (for the machines
@@ -106,29 +148,32 @@ class Resolve:
 
     def after(self, result: Any) -> Resolve:  # noqa: PLR0911 - one branch per state
         pc, met = self.pc, self.met
-        if pc == "primary":
+        if pc == Settling.PRIMARY:
             return self.at_primary(_of_txn(result, met.txn))
-        if pc == "recheck":  # the primary had no lock of met.txn: aborted if this row still holds it
-            return replace(self, pc="unlock" if _of_txn(result, met.txn) else "done")
-        if pc == "newer":  # never settled by this release: a conflict while it holds the row
-            return replace(self, pc="conflict" if _of_txn(result, met.txn) else "done")
-        if pc in ("roll", "unlock"):
-            return replace(self, pc="done")
-        if pc == "expired":
-            return replace(self, pc="abort" if result else "conflict")
-        if pc == "abort":
+        if pc == Settling.RECHECK:  # the primary had no lock of met.txn: aborted if this row still holds it
+            return replace(self, pc=Settling.UNLOCK if _of_txn(result, met.txn) else Settling.DONE)
+        if pc == Settling.NEWER:  # never settled by this release: a conflict while it holds the row
+            return replace(self, pc=Settling.CONFLICT if _of_txn(result, met.txn) else Settling.DONE)
+        if pc in (Settling.ROLL, Settling.UNLOCK):
+            return replace(self, pc=Settling.DONE)
+        if pc == Settling.EXPIRED:
+            return replace(self, pc=Settling.ABORT if result else Settling.CONFLICT)
+        if pc == Settling.ABORT:
             if result:  # aborted at the primary: every secondary's lock goes without its intent
-                return replace(self, pc="back", todo=self.fate.secondaries)  # type: ignore[union-attr]
+                assert self.fate is not None
+                return replace(self, pc=Settling.BACK, todo=self.fate.secondaries)
             # the owner committed, or another worker aborted it meanwhile: read the primary again
-            return replace(self, pc="primary", tries=self.tries - 1) if self.tries > 1 else replace(self, pc="conflict")
-        if pc.endswith("_release"):
-            return replace(self, pc=pc.removesuffix("_release"), todo=self.todo[1:], held=None)
+            if self.tries > 1:
+                return replace(self, pc=Settling.PRIMARY, tries=self.tries - 1)
+            return replace(self, pc=Settling.CONFLICT)
+        if pc in _RELEASED:
+            return replace(self, pc=_RELEASED[pc], todo=self.todo[1:], held=None)
         if not self.todo:  # the primary's committed lock removed, after every secondary's
-            return replace(self, pc="done")
+            return replace(self, pc=Settling.DONE)
         held = _of_txn(result, met.txn)
         if held is None:
             return replace(self, todo=self.todo[1:])
-        return replace(self, pc=f"{pc}_release", held=held)
+        return replace(self, pc=_RELEASING[pc], held=held)
 
 
 def _of_txn(view: View, txn: str) -> Lock | None:
@@ -146,39 +191,41 @@ class ReadItem:
     read again."""
 
     row: RowRef
-    pc: str = "read"
+    pc: Reading = Reading.READ
     seen: View | None = None
     tries: int = TRIES
 
     def step(self) -> Step | Finished:
         seen = self.seen
-        if self.pc in ("read", "recheck"):
+        if self.pc in (Reading.READ, Reading.RECHECK):
             return Read(self.row)
-        if self.pc == "gave_up":
+        if self.pc == Reading.GAVE_UP:
             return GAVE_UP
         assert seen is not None
-        if self.pc == "done":
+        if self.pc == Reading.DONE:
             return Finished("read", seen.data)
         assert seen.lock is not None
-        return Read(seen.lock.primary) if self.pc == "primary" else Release(self.row, seen.lock, apply=True)
+        return Read(seen.lock.primary) if self.pc == Reading.PRIMARY else Release(self.row, seen.lock, apply=True)
 
     def after(self, result: Any) -> ReadItem:
         seen = self.seen
-        if self.pc == "read" or (self.pc == "recheck" and _of_txn(result, seen.lock.txn) is None):  # type: ignore[union-attr]
+        held = seen.lock if seen is not None else None
+        gone = self.pc == Reading.RECHECK and held is not None and _of_txn(result, held.txn) is None
+        if self.pc == Reading.READ or gone:
             if self.tries <= 0:
-                return replace(self, pc="gave_up")
+                return replace(self, pc=Reading.GAVE_UP)
             lock = result.lock  # a newer release's lock is read around: the row's data as committed
             done = lock is None or lock.primary == self.row or not lock.known
-            return replace(self, pc="done" if done else "primary", seen=result, tries=self.tries - 1)
-        if self.pc == "recheck":  # still locked by a transaction its primary no longer holds: aborted
-            return replace(self, pc="done", seen=result)
+            return replace(self, pc=Reading.DONE if done else Reading.PRIMARY, seen=result, tries=self.tries - 1)
+        if self.pc == Reading.RECHECK:  # still locked by a transaction its primary no longer holds: aborted
+            return replace(self, pc=Reading.DONE, seen=result)
         assert seen is not None and seen.lock is not None
-        if self.pc == "primary":
+        if self.pc == Reading.PRIMARY:
             fate = _of_txn(result, seen.lock.txn)
             if fate is None:
-                return replace(self, pc="recheck")
-            return replace(self, pc="roll" if fate.state == COMMITTED else "done")
-        return replace(self, pc="read")  # rolled forward (by this reader or another): read again
+                return replace(self, pc=Reading.RECHECK)
+            return replace(self, pc=Reading.ROLL if fate.state == COMMITTED else Reading.DONE)
+        return replace(self, pc=Reading.READ)  # rolled forward (by this reader or another): read again
 
 
 @dataclass(frozen=True)
@@ -190,7 +237,7 @@ class SingleWrite:
 
     row: RowRef
     change: Any  # Callable[[data], intent | Finished]
-    pc: str = "read"
+    pc: Writing = Writing.READ
     seen: View | None = None
     intent: Any = None
     sub: Resolve | None = None
@@ -199,12 +246,12 @@ class SingleWrite:
     def step(self) -> Step | Finished:
         if self.sub is not None:
             return self.sub.step()
-        if self.pc == "read":
+        if self.pc == Writing.READ:
             return Read(self.row) if self.tries > 0 else GAVE_UP
         if isinstance(self.intent, Finished):
             return self.intent
         assert self.seen is not None
-        if self.pc == "write":
+        if self.pc == Writing.WRITE:
             return WriteIfUnchanged(self.seen, self.intent)
         return Finished("written", (self.seen.data, self.intent))
 
@@ -213,15 +260,15 @@ class SingleWrite:
             ended = self.sub.advanced(result)
             if isinstance(ended, Resolve):
                 return replace(self, sub=ended)
-            return replace(self, sub=None, pc="read" if ended == SETTLED else "end", intent=ended)
-        if self.pc == "read":
+            return replace(self, sub=None, pc=Writing.READ if ended == SETTLED else Writing.END, intent=ended)
+        if self.pc == Writing.READ:
             tries = self.tries - 1
             if result.lock is not None:
                 return replace(self, sub=Resolve.of(result), tries=tries)
             intent = self.change(result.data)
-            return replace(self, pc="end" if isinstance(intent, Finished) else "write", seen=result, intent=intent,
-                           tries=tries)
-        return replace(self, pc="end" if result else "read")
+            return replace(self, pc=Writing.END if isinstance(intent, Finished) else Writing.WRITE, seen=result,
+                           intent=intent, tries=tries)
+        return replace(self, pc=Writing.END if result else Writing.READ)
 
 
 @dataclass(frozen=True)
@@ -263,7 +310,6 @@ class Sweep:
     checker's recovery after a crash): Finished("answered", rows still locked)."""
 
     rows: tuple[RowRef, ...]
-    pc: str = "read"
     sub: Resolve | None = None
     stuck: tuple[RowRef, ...] = ()
     tries: int = TRIES

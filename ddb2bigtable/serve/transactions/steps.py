@@ -3,7 +3,7 @@ that a store performs atomically (docs/transactions.md, "Cells" and "Steps").
 
 Every operation here is ONE single-row atomic call: on Bigtable a ReadRow or a
 CheckAndMutateRow through the transactional (single-cluster) app profile; in the model
-checker one step of the in-memory store. The machines (machines.py) only ever ask for
+checker one step of the in-memory store. The machines (resolve.py, writer.py) only ever ask for
 these, so what the checker proves about them is what serve runs.
 
 `data` and `intent` are opaque to the protocol: on Bigtable a row's cells and the row
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 # The lock's stored form this release writes, and the newest it acts on (cells.py): 0 is
@@ -23,8 +24,16 @@ from typing import Any
 # reads every older lock; a lock of a newer version is met as a live one (never settled
 # by a worker that may misread it) until a worker of its own release settles it.
 LOCK_VERSION = 1
-PREPARED = "P"  # a lock whose transaction may still commit or abort
-COMMITTED = "C"  # only ever on a primary: the transaction has committed (its intent applied there)
+
+
+class LockState(StrEnum):
+    """A lock's state, stored as its one-letter value after the transaction's id."""
+
+    PREPARED = "P"  # the transaction may still commit or abort
+    COMMITTED = "C"  # only ever on a primary: the transaction has committed (its intent applied there)
+
+
+PREPARED, COMMITTED = LockState.PREPARED, LockState.COMMITTED
 
 RowRef = Hashable  # a row: (table, row key) on Bigtable
 
@@ -37,7 +46,7 @@ class Lock:
 
     txn: str
     primary: RowRef
-    state: str
+    state: LockState
     expires_micros: int
     intent: Any  # what committing applies to this row; None: the row is only checked
     secondaries: tuple[RowRef, ...] = ()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from .resolve import SETTLED, TRIES, Resolve
@@ -29,6 +30,7 @@ from .steps import (
     Commit,
     Finished,
     Lock,
+    LockState,
     Prewrite,
     Read,
     Release,
@@ -37,6 +39,30 @@ from .steps import (
     View,
     WriteIfUnchanged,
 )
+
+
+class Phase(StrEnum):
+    """WriteTxn's phases (docs/transactions.md, "A transaction's steps")."""
+
+    READ = "read"  # read every row, settling a lock met
+    VALIDATE = "validate"  # a cancellation: read every row again, to see both reads agree
+    SINGLE = "single"  # one row: one WriteIfUnchanged
+    PREWRITE = "prewrite"  # lock the primary, then each secondary
+    COMMIT = "commit"  # the commit point, at the primary
+    APPLY = "apply"  # each secondary's intent applied, its lock removed
+    CLEANUP = "cleanup"  # the primary's lock removed, last
+    ABORT = "abort"  # a prewrite failed: the rows locked so far released, then a new attempt
+    UNWIND = "unwind"  # the commit failed (aborted by another): the secondaries released
+    END = "end"  # `decision` holds how it finished
+
+
+class Snapshot(StrEnum):
+    """SnapshotRead's phases."""
+
+    FIRST = "first"  # the first read of every row
+    SECOND = "second"  # the second
+    READ = "read"  # both agreed: the rows as they were
+    CONFLICT = "conflict"  # a live transaction, or rows that kept changing
 
 
 @dataclass(frozen=True)
@@ -69,7 +95,7 @@ class WriteTxn:
     rows: tuple[RowRef, ...]
     decide: Callable[[tuple[View, ...]], Decision]
     expires_micros: int = 0
-    pc: str = "read"
+    pc: Phase = Phase.READ
     i: int = 0
     views: tuple[View, ...] = ()
     decision: Decision | None = None
@@ -79,9 +105,9 @@ class WriteTxn:
     blocked: RowRef | None = None  # the row that last stopped an attempt: a CONFLICT names it
     # the phase after each one: prewrite, commit, then apply (the model checker's broken
     # variant reorders them, and must be caught)
-    NEXT = {"prewrite": "commit", "commit": "apply", "apply": "cleanup"}  # noqa: RUF012 - read only
+    NEXT = {Phase.PREWRITE: Phase.COMMIT, Phase.COMMIT: Phase.APPLY, Phase.APPLY: Phase.CLEANUP}  # noqa: RUF012 - read only
 
-    def lock(self, i: int, state: str = PREPARED) -> Lock:
+    def lock(self, i: int, state: LockState = PREPARED) -> Lock:
         assert isinstance(self.decision, Intents)
         return Lock(f"{self.txn}.{self.attempt}", self.rows[0], state, self.expires_micros, self.decision.changes[i],
                     self.rows[1:] if i == 0 else ())
@@ -90,73 +116,81 @@ class WriteTxn:
         pc, i = self.pc, self.i
         if self.sub is not None:
             return self.sub.step()
-        if pc in ("read", "validate"):
+        if pc in (Phase.READ, Phase.VALIDATE):
             return Read(self.rows[i])
-        if pc == "end":
+        if pc == Phase.END:
             assert isinstance(self.decision, Finished)
             return self.decision
         decision = self.decision
         assert isinstance(decision, Intents)
-        if pc == "single":
+        if pc == Phase.SINGLE:
             return WriteIfUnchanged(self.views[0], decision.changes[0], decision.record)
-        if pc == "prewrite":
+        if pc == Phase.PREWRITE:
             return Prewrite(self.views[i], self.lock(i))
-        if pc == "commit":
+        if pc == Phase.COMMIT:
             return Commit(self.rows[0], self.lock(0), decision.record)
-        if pc == "cleanup":
+        if pc == Phase.CLEANUP:
             return Release(self.rows[0], self.lock(0).committed(), apply=False)
         # apply (intent and lock), abort (lock only, every row prewritten), unwind (secondaries only)
-        return Release(self.rows[i], self.lock(i), apply=pc == "apply")
+        return Release(self.rows[i], self.lock(i), apply=pc == Phase.APPLY)
 
     def after(self, result: Any) -> WriteTxn:  # noqa: C901, PLR0911 - one branch per phase
         pc, i, n = self.pc, self.i, len(self.rows)
         if self.sub is not None:
             return self._settling(result)
-        if pc == "read":
+        if pc == Phase.READ:
             if result.lock is not None:
                 return replace(self, sub=Resolve.of(result), blocked=self.rows[i])
             views = (*self.views, result)
             return replace(self, views=views, i=i + 1) if i + 1 < n else self._decided(views)
-        if pc == "validate":
+        if pc == Phase.VALIDATE:
             if result != self.views[i]:
                 return replace(self, blocked=self.rows[i])._again()
-            return replace(self, i=i + 1) if i + 1 < n else self._end(Finished("cancelled", self.decision.answer))  # type: ignore[union-attr]
-        if pc == "single":
+            return replace(self, i=i + 1) if i + 1 < n else self._end(Finished("cancelled", self._answer))
+        if pc == Phase.SINGLE:
             if not result:
                 return replace(self, blocked=self.rows[0])._again()
-            return self._end(Finished("committed", self.decision.answer))  # type: ignore[union-attr]
-        if pc == "prewrite":
+            return self._end(Finished("committed", self._answer))
+        if pc == Phase.PREWRITE:
             if not result:  # the row changed since read: nothing of this attempt is left once aborted
                 stopped = replace(self, blocked=self.rows[i])
-                return replace(stopped, pc="abort", i=0, views=self.views[:i]) if i else stopped._again()
-            return replace(self, i=i + 1) if i + 1 < n else self._phase("prewrite")
-        if pc == "commit":  # not committed: another worker found the lock expired and aborted it
+                return replace(stopped, pc=Phase.ABORT, i=0, views=self.views[:i]) if i else stopped._again()
+            return replace(self, i=i + 1) if i + 1 < n else self._phase(Phase.PREWRITE)
+        if pc == Phase.COMMIT:  # not committed: another worker found the lock expired and aborted it
             # (named on its first secondary: a token's row, the primary, would read as in flight)
-            return self._phase("commit") if result else replace(self, pc="unwind", i=1, blocked=self.rows[1])
-        if pc in ("apply", "abort", "unwind"):  # a lock already gone was settled by another worker
-            last = len(self.views) if pc == "abort" else n
+            return self._phase(Phase.COMMIT) if result else replace(self, pc=Phase.UNWIND, i=1, blocked=self.rows[1])
+        if pc in (Phase.APPLY, Phase.ABORT, Phase.UNWIND):  # a lock already gone was settled by another worker
+            last = len(self.views) if pc == Phase.ABORT else n
             if i + 1 < last:
                 return replace(self, i=i + 1)
-            if pc == "apply":
-                return self._phase("apply")
-            return self._again() if pc == "abort" else self._end(Finished(CONFLICT.kind, self.blocked))
-        assert pc == "cleanup"
-        return self._end(Finished("committed", self.decision.answer))  # type: ignore[union-attr]
+            if pc == Phase.APPLY:
+                return self._phase(Phase.APPLY)
+            return self._again() if pc == Phase.ABORT else self._end(Finished(CONFLICT.kind, self.blocked))
+        assert pc == Phase.CLEANUP
+        return self._end(Finished("committed", self._answer))
 
-    def _phase(self, done: str) -> WriteTxn:
+    @property
+    def _answer(self) -> Any:
+        """What the decision answers (an Intents' commit, a Cancel's reasons)."""
+        assert isinstance(self.decision, Intents | Cancel)
+        return self.decision.answer
+
+    def _phase(self, done: Phase) -> WriteTxn:
         following = self.NEXT[done]
-        return replace(self, pc=following, i=1 if following == "apply" else 0)
+        return replace(self, pc=following, i=1 if following == Phase.APPLY else 0)
 
     def _decided(self, views: tuple[View, ...]) -> WriteTxn:
         decision = self.decide(views)
         if isinstance(decision, Finished):
-            return replace(self, views=views, decision=decision, pc="end")
+            return replace(self, views=views, decision=decision, pc=Phase.END)
         if isinstance(decision, Cancel):
-            return replace(self, views=views, decision=decision, pc="validate", i=0)
-        return replace(self, views=views, decision=decision, pc="single" if len(self.rows) == 1 else "prewrite", i=0)
+            return replace(self, views=views, decision=decision, pc=Phase.VALIDATE, i=0)
+        first = Phase.SINGLE if len(self.rows) == 1 else Phase.PREWRITE
+        return replace(self, views=views, decision=decision, pc=first, i=0)
 
     def _settling(self, result: Any) -> WriteTxn:
-        ended = self.sub.advanced(result)  # type: ignore[union-attr]
+        assert self.sub is not None
+        ended = self.sub.advanced(result)
         if isinstance(ended, Resolve):
             return replace(self, sub=ended)
         if ended != SETTLED or self.tries <= 1:
@@ -168,10 +202,11 @@ class WriteTxn:
         this one when out of tries."""
         if self.tries <= 1:
             return self._end(Finished(CONFLICT.kind, self.blocked))
-        return replace(self, pc="read", i=0, views=(), decision=None, attempt=self.attempt + 1, tries=self.tries - 1)
+        return replace(self, pc=Phase.READ, i=0, views=(), decision=None, attempt=self.attempt + 1,
+                       tries=self.tries - 1)
 
     def _end(self, finished: Finished) -> WriteTxn:
-        return replace(self, pc="end", decision=finished, sub=None)
+        return replace(self, pc=Phase.END, decision=finished, sub=None)
 
 
 @dataclass(frozen=True)
@@ -180,7 +215,7 @@ class SnapshotRead:
     they all were at one moment. Finished("read", data per row) or CONFLICT."""
 
     rows: tuple[RowRef, ...]
-    pc: str = "first"
+    pc: Snapshot = Snapshot.FIRST
     i: int = 0
     views: tuple[View, ...] = ()
     sub: Resolve | None = None
@@ -189,9 +224,9 @@ class SnapshotRead:
     def step(self) -> Step | Finished:
         if self.sub is not None:
             return self.sub.step()
-        if self.pc == "read":
+        if self.pc == Snapshot.READ:
             return Finished("read", tuple(v.data for v in self.views))
-        if self.pc == "conflict":
+        if self.pc == Snapshot.CONFLICT:
             return Finished(CONFLICT.kind, self.rows[self.i])
         return Read(self.rows[self.i])
 
@@ -201,16 +236,16 @@ class SnapshotRead:
             ended = self.sub.advanced(result)
             if isinstance(ended, Resolve):
                 return replace(self, sub=ended)
-            return replace(self, sub=None, pc="first" if ended == SETTLED and self.tries > 1 else "conflict",
-                           tries=self.tries - 1)
-        if self.pc == "first":
+            again = ended == SETTLED and self.tries > 1
+            return replace(self, sub=None, pc=Snapshot.FIRST if again else Snapshot.CONFLICT, tries=self.tries - 1)
+        if self.pc == Snapshot.FIRST:
             if result.lock is not None:
                 return replace(self, sub=Resolve.of(result))
             views = (*self.views, result)
             if self.i + 1 < n:
                 return replace(self, views=views, i=self.i + 1)
-            return replace(self, views=views, pc="second" if n > 1 else "read", i=0)
+            return replace(self, views=views, pc=Snapshot.SECOND if n > 1 else Snapshot.READ, i=0)
         if result != self.views[self.i]:  # changed between the two reads: read both again
-            return replace(self, pc="first", i=0, views=(), tries=self.tries - 1) if self.tries > 1 \
-                else replace(self, pc="conflict")
-        return replace(self, i=self.i + 1) if self.i + 1 < n else replace(self, pc="read")
+            return replace(self, pc=Snapshot.FIRST, i=0, views=(), tries=self.tries - 1) if self.tries > 1 \
+                else replace(self, pc=Snapshot.CONFLICT)
+        return replace(self, i=self.i + 1) if self.i + 1 < n else replace(self, pc=Snapshot.READ)

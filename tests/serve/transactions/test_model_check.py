@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from ddb2bigtable.serve.transactions.resolve import ReadItem
-from ddb2bigtable.serve.transactions.writer import WriteTxn
+from ddb2bigtable.serve.transactions.resolve import Reading, ReadItem
+from ddb2bigtable.serve.transactions.writer import Phase, WriteTxn
 
 from .model import Actor, add, explore, get, put, snapshot, transfer
 
@@ -60,7 +60,7 @@ def test_no_interleaving_and_crash_shows_an_anomaly(scenario: str, capsys: pytes
 class CommitsSecondariesFirst(WriteTxn):
     """Broken: applies the secondaries before the primary's commit point."""
 
-    NEXT = {"prewrite": "apply", "apply": "commit", "commit": "cleanup"}  # noqa: RUF012
+    NEXT = {Phase.PREWRITE: Phase.APPLY, Phase.APPLY: Phase.COMMIT, Phase.COMMIT: Phase.CLEANUP}  # noqa: RUF012
 
 
 class TrustsAnAbsentPrimary(ReadItem):
@@ -69,9 +69,9 @@ class TrustsAnAbsentPrimary(ReadItem):
 
     def after(self, result: Any) -> ReadItem:
         seen = self.seen
-        if self.pc == "primary" and seen is not None and seen.lock is not None and (
+        if self.pc == Reading.PRIMARY and seen is not None and seen.lock is not None and (
                 result.lock is None or result.lock.txn != seen.lock.txn):
-            return replace(self, pc="done")
+            return replace(self, pc=Reading.DONE)
         return super().after(result)
 
 
