@@ -87,12 +87,13 @@ def bash(script: str, cwd: Path, env: dict[str, str], flags: str = "-eo pipefail
 
 
 def project(tmp: Path, *folders: str) -> Path:
-    """A copy of the project's specs and stacks (and `folders`), with ci/stack_summary.py where
-    the workflows call it."""
+    """A copy of the project's specs and stacks (and `folders`), with the helpers of
+    examples/ci (stack_summary.py, pr-comment.sh, gitlab_mr.py) in ci/, where the jobs call them."""
     for folder in ("specs", "stacks", *folders):
         shutil.copytree(ROOT / folder, tmp / folder)
     (tmp / "ci").mkdir()
-    shutil.copy(CI / "stack_summary.py", tmp / "ci" / "stack_summary.py")
+    for helper in [*CI.glob("*.py"), *CI.glob("*.sh")]:
+        shutil.copy(helper, tmp / "ci" / helper.name)
     return tmp
 
 

@@ -84,9 +84,9 @@ def test_the_comment_has_the_marker_the_serve_url_and_the_load_job_ids(tmp_path)
     ran = bash(comment["run"], root, github_env(WORKFLOW, "stage", comment, EVENT))
     assert ran.returncode == 0, ran.stderr
     body = (root / "comment.md").read_text()
-    post = step(WORKFLOW, "stage", "post or update the PR comment")["with"]["script"]
+    post = step(WORKFLOW, "stage", "post or update the PR comment")["run"]
     marker = body.splitlines()[0]
-    assert marker == "<!-- ddb2bigtable-stage -->" and f'"{marker}"' in post  # the post step finds it again
+    assert marker == "<!-- ddb2bigtable-stage -->" and f"'{marker}'" in post  # the post step finds it again
     assert "### Stage `pr-123` deployed" in body and body in ran.summary
     (url,) = outputs["serve_endpoint_urls"].values()
     assert url in body

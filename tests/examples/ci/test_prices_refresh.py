@@ -66,4 +66,4 @@ def test_the_pull_request_it_opens_carries_only_the_lock_and_can_trigger_the_dif
     assert opened["with"]["add-paths"] == "prices.lock.json"
     assert "GITHUB_TOKEN" not in opened["with"]["token"]  # its pull requests would not run bigtable-pr.yml
     diff = load("bigtable-pr.yml")
-    assert "prices.lock.json" in diff[True]["pull_request"]["paths"]
+    assert "paths" not in diff[True]["pull_request"] and "prices.lock.json" in diff["env"]["REVIEW_PATHS"].split()

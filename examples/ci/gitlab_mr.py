@@ -1,0 +1,105 @@
+"""What gitlab-ci.yml asks of GitLab's REST API about a merge request: its labels as they are
+now, its state, and one note updated in place.
+
+    python3 ci/gitlab_mr.py labels                         # one label a line
+    python3 ci/gitlab_mr.py state 42                       # opened, closed, merged or locked
+    python3 ci/gitlab_mr.py note --marker '<!-- x -->' FILE
+
+Why not the pipeline's variables or a new note: CI_MERGE_REQUEST_LABELS is fixed when the
+pipeline is created (a label added since, then the job retried, would not count), and a note
+posted on every pipeline buries the review. The note is found among all the merge request's
+notes, page after page (GitLab's lists give 20 a page by default, at most 100, and say the next
+page in the `X-Next-Page` header: REST API docs, "Pagination"), by its first line.
+Standard library only (the job's image has python3). Reads CI_API_V4_URL, CI_PROJECT_ID,
+CI_MERGE_REQUEST_IID and the token DDB2BIGTABLE_GITLAB_TOKEN (a project access token with the
+`api` scope). Exit 1, with what GitLab answered, when it cannot be asked: a job never takes
+"no answer" for "nothing there".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+TIMEOUT = 30  # seconds, each request
+
+
+class Unanswered(Exception):
+    """GitLab did not answer what was asked (refused token, unknown merge request, outage)."""
+
+
+def call(method: str, path: str, data: dict[str, str] | None = None) -> tuple[Any, dict[str, str]]:
+    url = f"{os.environ['CI_API_V4_URL'].rstrip('/')}/projects/{os.environ['CI_PROJECT_ID']}/{path}"
+    body = urllib.parse.urlencode(data).encode() if data is not None else None
+    request = urllib.request.Request(url, data=body, method=method,
+                                     headers={"PRIVATE-TOKEN": os.environ.get("DDB2BIGTABLE_GITLAB_TOKEN", "")})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:
+            return json.load(answer), dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        raise Unanswered(f"{method} {url}: {error.code} {error.read().decode(errors='replace')[:300]}") from error
+    except (urllib.error.URLError, TimeoutError) as error:
+        raise Unanswered(f"{method} {url}: {error}") from error
+
+
+def merge_request(iid: str) -> dict[str, Any]:
+    found, _ = call("GET", f"merge_requests/{iid}")
+    return found
+
+
+def notes(iid: str) -> list[dict[str, Any]]:
+    """Every note of the merge request, following X-Next-Page to the last page."""
+    found, page = [], "1"
+    while page:
+        batch, headers = call("GET", f"merge_requests/{iid}/notes?per_page=100&page={page}")
+        found += batch
+        page = headers.get("X-Next-Page", "")
+    return found
+
+
+def upsert_note(iid: str, marker: str, body: str) -> str:
+    mine = next((n for n in notes(iid) if not n.get("system") and n.get("body", "").startswith(marker)), None)
+    if mine is not None:
+        call("PUT", f"merge_requests/{iid}/notes/{mine['id']}", {"body": body})
+        return f"note {mine['id']} updated"
+    created, _ = call("POST", f"merge_requests/{iid}/notes", {"body": body})
+    return f"note {created['id']} posted"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("labels", help="the merge request's labels now, one a line")
+    state = sub.add_parser("state", help="a merge request's state")
+    state.add_argument("iid")
+    note = sub.add_parser("note", help="post FILE as the merge request's note starting with MARKER, or update it")
+    note.add_argument("--marker", required=True)
+    note.add_argument("file")
+    args = parser.parse_args(argv)
+    iid = os.environ.get("CI_MERGE_REQUEST_IID", "")
+    try:
+        if args.command == "labels":
+            print("\n".join(merge_request(iid)["labels"]))
+        elif args.command == "state":
+            print(merge_request(args.iid)["state"])
+        else:
+            with open(args.file, encoding="utf-8") as file:
+                body = file.read()
+            if not body.startswith(args.marker):
+                print(f"{args.file}: its first line must be the marker {args.marker}", file=sys.stderr)
+                return 2
+            print(upsert_note(iid, args.marker, body))
+    except Unanswered as error:
+        print(f"GitLab did not answer: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
