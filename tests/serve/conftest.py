@@ -20,6 +20,7 @@ from ddb2bigtable.bigtable.emulator import free_port, stop_process, wait_for_por
 from ddb2bigtable.load.local_stage import up
 
 from ..conftest import ROOT, write_project
+from ..replicate import dynamodb_local
 
 STAGE = "serve"
 # The tests that write use this table, so the loaded ones stay equal to their exports.
@@ -101,3 +102,11 @@ def served(bigtable_emulator, tmp_path_factory) -> Iterator[Served]:
     process, endpoint = start_serve(root, STAGE)
     yield Served(root, endpoint, process)
     stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def dynamodb_oracle() -> Iterator[dynamodb_local.DynamoDBLocal]:
+    """DynamoDB Local, the oracle of serve's answers, one process for every serve test that asks."""
+    running = dynamodb_local.start()
+    yield running
+    running.stop()

@@ -1,4 +1,4 @@
-"""The oracle beside serve: DynamoDB Local, one process for the transaction tests, and the
+"""The oracle beside serve (DynamoDB Local, tests/serve/conftest.py's `dynamodb_oracle`) and the
 same three tables made on both (through serve, on the session's emulator, and on DynamoDB
 Local), emptied between tests."""
 
@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 from botocore.config import Config
-
-from ...replicate import dynamodb_local
 
 ACCOUNTS = {"KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
             "AttributeDefinitions": [{"AttributeName": "id", "AttributeType": "S"}],
@@ -36,13 +34,6 @@ class Side:
 
     name: str
     client: Any
-
-
-@pytest.fixture(scope="session")
-def dynamodb_oracle() -> Iterator[Any]:
-    running = dynamodb_local.start()
-    yield running
-    running.stop()
 
 
 def _oracle_client(oracle: Any) -> Any:

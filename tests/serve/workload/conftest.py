@@ -1,7 +1,7 @@
 """Both sides of every workload, for a test module: serve (two processes over the session's
-emulator stage, tests/serve/conftest.py) and DynamoDB Local (the transaction tests' oracle,
-tests/serve/transactions/conftest.py), each behind its balancer (fronts.py); a side is
-started the first time a test asks for it and stopped by PID after the module."""
+emulator stage) and DynamoDB Local (the oracle), both from tests/serve/conftest.py, each
+behind its balancer (fronts.py); a side is started the first time a test asks for it and
+stopped by PID after the module."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from ..conftest import STAGE
-from ..transactions.conftest import dynamodb_oracle  # noqa: F401 - the session's DynamoDB Local, reused
 from .fronts import Fronts, local_fronts, serve_fronts
 
 

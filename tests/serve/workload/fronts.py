@@ -92,12 +92,16 @@ class Fronts:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        for _ in range(2):
-            process, url = self.start()
-            self.processes.append(process)
-            self.urls.append(url)
-        self._write_ports()
-        self.balancer = forwarder(self.folder / f"{self.side}-upstreams")
+        try:
+            for _ in range(2):
+                process, url = self.start()
+                self.processes.append(process)
+                self.urls.append(url)
+            self._write_ports()
+            self.balancer = forwarder(self.folder / f"{self.side}-upstreams")
+        except BaseException:
+            self.stop()  # what did start, stopped by PID
+            raise
 
     def _write_ports(self) -> None:
         path = self.folder / f"{self.side}-upstreams"
