@@ -46,7 +46,7 @@ from ..catalog import Created, Home, ServedTable, named_tables, served_table
 from ..errors import ServeError, internal, not_found, validation
 from ..session import Session
 from ..store import Store, now_micros, raw_cells
-from .table_requests import MAX_ATTRIBUTE_NAME, bigtable_id, checked_request, table_spec
+from .table_requests import MAX_ATTRIBUTE_NAME, bigtable_id, checked_request, legacy_bigtable_id, table_spec
 
 REGISTRY_ID = "_ddb2bigtable_tables"
 FAMILY, QUALIFIER = "t", b"table"
@@ -104,7 +104,7 @@ def _parsed(name: str, value: bytes) -> dict[str, Any]:
         raise _damaged(name, "not JSON") from None
     if not isinstance(record, dict) or record.get("status") not in (CREATING, ACTIVE, DELETING):
         raise _damaged(name, "no status")
-    if record.get("table_id") != bigtable_id(name):
+    if record.get("table_id") not in (bigtable_id(name), legacy_bigtable_id(name)):  # older tables keep theirs
         raise _damaged(name, f"its Bigtable table is not {bigtable_id(name)}")
     times = (record.get("created"), record.get("changed"))
     if not isinstance(record.get("table_uuid"), str) or not all(

@@ -29,7 +29,9 @@ KEY_TYPES = ("B", "N", "S")
 PROJECTIONS = ("ALL", "KEYS_ONLY", "INCLUDE")
 BILLING = ("PROVISIONED", "PAY_PER_REQUEST")
 PREFIX = "ddb_"  # Bigtable ids of created tables: apart from the plan's, never starting with '-' or '.'
+HASHED_PREFIX = "ddh_"  # ids of created tables whose names are too long for PREFIX + name
 ID_LENGTH = 50  # Bigtable's longest table id (spec/ids.py TABLE_ID)
+_LEGACY_HASHED = re.compile(r"ddb_.{29}_[0-9a-f]{16}")  # the hashed ids of tables created before issue 50
 # DynamoDB's per-table limits (AWS, "Quotas in Amazon DynamoDB", Secondary indexes,
 # https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html, read
 # 2026-11-25): 20 global indexes (the default quota), 5 local ones, 100 projected attributes
@@ -66,11 +68,27 @@ def _attribute_name(value: Any) -> str:
 
 
 def bigtable_id(name: str) -> str:
-    """The Bigtable table id of a created table: `ddb_<name>`, or, past Bigtable's 50
-    characters, its start and a hash of the whole name (names differ, ids differ)."""
+    """The Bigtable table id of a table CreateTable makes: `ddb_<name>`; past Bigtable's 50
+    characters, `ddh_`, the name's start and a hash of the whole name. Neither form can be
+    the other's or an older table's (`legacy_bigtable_id`): a name of 46 characters whose
+    `ddb_<name>` would have the older hashed form (`ddb_`, 29 characters, `_`, 16 hex digits)
+    is hashed too, so `Orders`-like names and hashed ones never meet (issue 50: a name that
+    spelled another's hashed id got its Bigtable table)."""
     whole = PREFIX + name
-    if len(whole) <= ID_LENGTH:
+    if len(whole) <= ID_LENGTH and not _LEGACY_HASHED.fullmatch(whole):
         return whole
+    return _hashed(HASHED_PREFIX + name, name)
+
+
+def legacy_bigtable_id(name: str) -> str:
+    """The id serve gave a created table before issue 50: `ddb_<name>`, or past 50
+    characters `ddb_`, its start and a hash. A table created then keeps it (its registry
+    row holds it), so none of its data is left behind."""
+    whole = PREFIX + name
+    return whole if len(whole) <= ID_LENGTH else _hashed(whole, name)
+
+
+def _hashed(whole: str, name: str) -> str:
     digest = hashlib.sha256(name.encode()).hexdigest()[:16]
     return f"{whole[:ID_LENGTH - len(digest) - 1]}_{digest}"
 
