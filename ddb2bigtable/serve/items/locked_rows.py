@@ -39,7 +39,7 @@ async def settled(session: Session, table: ServedTable, rows: list[Any]) -> list
             out.append(row)
             continue
         ref = (table.name, row.row_key)
-        engine.prefetched[ref] = cells.view_of(ref, row)  # the machine's first read is the one made
+        engine.seen(cells.view_of(ref, row))  # the machine's first read is the one made
         finished = await run(ReadItem(ref), engine)
         if finished.kind != "read":
             raise throttled(f"a row of {table.name} kept changing under a transaction while it was read; retry")

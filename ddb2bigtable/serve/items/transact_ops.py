@@ -33,7 +33,7 @@ from ..transactions import cells
 from ..transactions.driver import Rows, expiry_micros, run
 from ..transactions.steps import Finished, RowRef, View
 from ..transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
-from ..wire import MAX_ITEM_BYTES, WireItem, check_transact_read, item_bytes, item_to_codec, item_to_wire
+from ..wire import MAX_ITEM_BYTES, WireItem, item_bytes, item_to_codec, item_to_wire
 from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
@@ -82,18 +82,6 @@ def _conflict(named: list[Any], row: Any) -> ServeError:
                       else {"Code": "None"} for n in named])
 
 
-async def _snapshot(rows: tuple[RowRef, ...], engine: Rows) -> Finished:
-    """SnapshotRead driven with each of its two reads of every row as one ReadRows: rows
-    read one after another with nothing between, so in any order (the model checker reads
-    them one by one); a lock met is settled by single-row calls in between."""
-    machine = SnapshotRead(rows)
-    while not isinstance(step := machine.step(), Finished):
-        if machine.i == 0 and machine.sub is None and not engine.prefetched:
-            await engine.prefetch(list(rows))
-        machine = machine.after(await engine.perform(step))
-    return step
-
-
 async def transact_get_items(session: Session, request: TransactGetItems) -> dict[str, Any]:
     named = request.gets
     rows, engine = _rows_of(session, named)
@@ -101,20 +89,17 @@ async def transact_get_items(session: Session, request: TransactGetItems) -> dic
     # https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html, read
     # 2026-11-29: "a conflicting operation is in the process of updating an item to be read"); the
     # SDK's caller retries
-    finished = await _snapshot(rows, engine)
+    finished = await run(SnapshotRead(rows), engine)  # each of its two reads of every row one ReadRows
     if finished.kind != "read":
         raise _conflict(named, finished.value)
     data = dict(zip(rows, finished.value, strict=True))
     out: list[dict[str, Any]] = []
     spent: dict[str, capacity.Units] = {}
-    found: list[Item] = []
     for n in named:
         item = next((i for i in _items(session, n.table, View(row_of(n), data[row_of(n)], None))
                      if same_key(i, n.key)), None)
-        found += [item] if item is not None else []
         _add(spent, n.table.name, capacity.read_item(item, True, factor=2))  # a transactional read: twice
         out.append({"Item": project(item_to_wire(item), n.projection)} if item is not None else {})
-    check_transact_read(found)  # DynamoDB's 4 MB of items read (wire.py)
     return {"Responses": out} | capacity.consumed_tables(request.capacity, spent)
 
 
@@ -259,12 +244,11 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
         await tokens_ready(session)
     rows, engine = _rows_of(session, [n for n in named if n.refused is None], request.token)
     decide = _Decider(session, request, rows)
-    await engine.prefetch(list(rows))
-    first = engine.prefetched[rows[0]]
-    earlier = decide.earlier(first) if first.lock is None else None
+    views = await engine.prefetch(list(rows))  # the machine's first reads
+    earlier = decide.earlier(views[0]) if views[0].lock is None else None
     if earlier is not None:  # a retry: answered from the token's record, nothing else read
         return _answered(earlier)
-    for name, new in decide.written(tuple(engine.prefetched[r] for r in rows)):  # new attributes' types first
+    for name, new in decide.written(tuple(views)):  # new attributes' types first
         decide.tables[name] = await recorded(session, decide.tables[name], new)
     machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()))
     if len(rows) == 1:  # one CheckAndMutateRow: within a worker, the writes of a hot row take turns (hot_rows.py)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from google.cloud.bigtable.data import row_filters as rf
 
@@ -73,8 +73,14 @@ class Rows:
             self.places[table] = await self.where(table)
         return self.places[table]
 
-    async def prefetch(self, rows: list[RowRef]) -> None:
-        """One ReadRows per table for rows the machine will read next; each answers one Read."""
+    def seen(self, view: View) -> None:
+        """A read of one row made before the machine runs: its first Read of the row is answered
+        with it (the caller read the row with nothing written since)."""
+        self.prefetched[view.row] = view
+
+    async def prefetch(self, rows: list[RowRef]) -> list[View]:
+        """One ReadRows per table for rows the machine will read next; each answers one Read.
+        The views, in `rows` order, for a caller that looks at them before the machine runs."""
         by_table: dict[str, list[bytes]] = {}
         for table, key in map(cells.split_row, rows):
             by_table.setdefault(table, []).append(key)
@@ -83,6 +89,7 @@ class Rows:
             found = await place.store.read_rows(keys) if place is not None else {}
             for key in keys:
                 self.prefetched[(table, key)] = cells.view_of((table, key), found.get(key))
+        return [self.prefetched[row] for row in rows]
 
     async def perform(self, step: Step) -> Any:  # noqa: PLR0911 - one branch per step
         if isinstance(step, Read):
@@ -142,9 +149,20 @@ def _record(record: Any) -> list[Any]:
     return list(record or [])
 
 
+@runtime_checkable
+class ReadsAhead(Protocol):
+    """A machine that says which rows it reads next with nothing written between (writer.SnapshotRead)."""
+
+    def ahead(self) -> tuple[RowRef, ...]: ...
+
+
 async def run(machine: Any, rows: Rows) -> Finished:
-    """Drive `machine` (steps.py's vocabulary) on Bigtable to its end."""
+    """Drive `machine` (steps.py's vocabulary) on Bigtable to its end; the rows a machine
+    reads ahead (ReadsAhead) are read with one ReadRows per table, when nothing read before
+    is waiting."""
     while not isinstance(step := machine.step(), Finished):
+        if not rows.prefetched and isinstance(machine, ReadsAhead) and (wanted := machine.ahead()):
+            await rows.prefetch(list(wanted))
         machine = machine.after(await rows.perform(step))
     return step
 

@@ -230,6 +230,12 @@ class SnapshotRead:
             return Finished(CONFLICT.kind, self.rows[self.i])
         return Read(self.rows[self.i])
 
+    def ahead(self) -> tuple[RowRef, ...]:
+        """The rows read next with nothing written between (a pass's start): the driver may
+        read them all at once, each row atomically, in any order (driver.run)."""
+        starting = self.i == 0 and self.sub is None and self.pc in (Snapshot.FIRST, Snapshot.SECOND)
+        return self.rows if starting else ()
+
     def after(self, result: Any) -> SnapshotRead:
         n = len(self.rows)
         if self.sub is not None:
