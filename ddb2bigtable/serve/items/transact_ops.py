@@ -33,7 +33,7 @@ from ..transactions import cells
 from ..transactions.driver import Rows, expiry_micros, run
 from ..transactions.steps import Finished, RowRef, View
 from ..transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
-from ..wire import MAX_ITEM_BYTES, WireItem, item_bytes, item_to_codec, item_to_wire
+from ..wire import MAX_ITEM_BYTES, WireItem, check_transact_read, item_bytes, item_to_codec, item_to_wire
 from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
@@ -95,11 +95,14 @@ async def transact_get_items(session: Session, request: TransactGetItems) -> dic
     data = dict(zip(rows, finished.value, strict=True))
     out: list[dict[str, Any]] = []
     spent: dict[str, capacity.Units] = {}
+    found: list[Item] = []
     for n in named:
         item = next((i for i in _items(session, n.table, View(row_of(n), data[row_of(n)], None))
                      if same_key(i, n.key)), None)
+        found += [item] if item is not None else []
         _add(spent, n.table.name, capacity.read_item(item, True, factor=2))  # a transactional read: twice
         out.append({"Item": project(item_to_wire(item), n.projection)} if item is not None else {})
+    check_transact_read(found)  # DynamoDB's 4 MB of items read (wire.py)
     return {"Responses": out} | capacity.consumed_tables(request.capacity, spent)
 
 
