@@ -60,8 +60,9 @@ def check_target(project: str, instance_id: str, table: TableSpec) -> None:
         raise _problem(table, f"not allowed to read table {instance_id}/{table.id} on {where} ({error.message}): "
                               f"the load's identity needs roles/bigtable.user on the instance") from None
     except (exceptions.ServiceUnavailable, exceptions.DeadlineExceeded, exceptions.RetryError) as error:
-        fix = ("start it (`ddb2bigtable up --stage local --keep-running`) or point "
-               f"{EMULATOR_ENV} at the running one") if endpoint else "check the network and the project"
+        fix = ("start it (`bash scripts/local-servers.sh start`, or `ddb2bigtable up --stage local "
+               f"--keep-running`) or point {EMULATOR_ENV} at the running one") if endpoint \
+            else "check the network and the project"
         raise _problem(table, f"cannot reach {where} within {deadline:.0f} s "
                               f"({type(error).__name__}): {fix}") from None
     missing = [f for f in family_names(table) if f not in found.column_families]

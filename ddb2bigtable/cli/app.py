@@ -8,6 +8,7 @@ One module per command group: `plan` (validate, plan), `diff`, `load` (load, ver
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -19,7 +20,7 @@ from .diff import diff
 from .export_cmd import export
 from .import_cmd import import_
 from .load import load, up, verify
-from .output import report_error
+from .output import report_error, report_interrupt
 from .plan import plan, validate
 from .prices_cmd import prices
 from .replicate_cmd import replicate
@@ -35,6 +36,8 @@ class _Commands(click.Group):
             return super().invoke(ctx)
         except Ddb2BigtableError as error:
             report_error(error, ctx.invoked_subcommand)
+        except KeyboardInterrupt:
+            report_interrupt(ctx.invoked_subcommand, sys.argv[1:])
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

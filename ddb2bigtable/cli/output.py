@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import NoReturn
 
@@ -27,6 +28,25 @@ NOT_DONE = {
     "prices": "no price lock was written",
     "serve": "nothing was served",
 }
+
+
+# What an interrupted command (Ctrl-C) leaves and how it goes on: the commands that write
+# keep their progress (work folder, checkpoint), so the same command line resumes them.
+RESUMES = {
+    "load": "the load keeps what it wrote and its finished files; the same command resumes it",
+    "up": "each load keeps what it wrote and its finished files; the same command resumes them",
+    "export": "the export keeps its checkpoint; the same command resumes it",
+    "replicate": "replicate keeps its checkpoint; the same command resumes it",
+}
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a command Ctrl-C stopped
+
+
+def report_interrupt(command: str | None, argv: list[str]) -> NoReturn:
+    """Ctrl-C as one line saying what is kept and the command line to run again (`argv`:
+    the arguments after the program's name), instead of click's `Aborted!`."""
+    kept = RESUMES.get(command or "", "nothing is left half-done; run it again")
+    click.echo(f"interrupted (Ctrl-C): {kept}: ddb2bigtable {shlex.join(argv)}", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoReturn:

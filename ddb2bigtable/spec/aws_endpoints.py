@@ -36,6 +36,10 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 READ_TIMEOUT_SECONDS = 10.0
 CONNECTION_ATTEMPTS = 4  # a refused or reset connection: the first try and 3 retries
 SET_CREDENTIALS = "set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (boto3's credential chain)"
+# A refused connection to this machine is an endpoint setting pointing at nothing (the local
+# servers stopped), which the user fixes: bad input (exit 2), with how to start them.
+LOCAL_SERVERS = "start the local servers: `bash scripts/local-servers.sh start` (from the repository's root)"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 Answer = TypeVar("Answer")
 
 def check_endpoint_url(value: str | None, command: str, option: str = "--endpoint-url") -> str | None:
@@ -112,8 +116,10 @@ class AwsFailures:
 
 def call_aws(operation: str, fn: Callable[[], Answer], failures: AwsFailures) -> Answer:
     """`fn()`, a call to AWS, its failures as the caller's errors: no credentials is bad
-    input; an endpoint that refuses connections, does not answer in time (botocore's
-    timeouts, or urllib3's while a streamed body is read) or fails otherwise is unavailable;
+    input, and so is a loopback endpoint that refuses connections (the local servers are
+    not running: LOCAL_SERVERS says how to start them); any other endpoint that refuses
+    connections, does not answer in time (botocore's timeouts, or urllib3's while a
+    streamed body is read) or fails otherwise is unavailable;
     an error code is the caller's to read. Never a botocore traceback."""
     from botocore.exceptions import (
         BotoCoreError,
@@ -131,6 +137,9 @@ def call_aws(operation: str, fn: Callable[[], Answer], failures: AwsFailures) ->
         raise failures.bad_input(f"{operation}: {error}: {SET_CREDENTIALS}") from None
     except EndpointConnectionError as error:
         endpoint = redact_userinfo(str(error.kwargs.get("endpoint_url")))
+        if urlsplit(endpoint).hostname in LOOPBACK:
+            raise failures.bad_input(f"{operation}: cannot reach {endpoint}, nothing answers there: "
+                                     f"{LOCAL_SERVERS}, or check the endpoint's port") from None
         raise failures.unavailable(f"{operation}: cannot reach {endpoint}: {failures.unreachable}") from None
     except ClientError as error:
         info = error.response.get("Error", {})

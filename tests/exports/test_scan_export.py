@@ -118,14 +118,15 @@ def test_export_refuses_what_it_cannot_do_with_what_to_do(dynamodb, tmp_path):
     assert bad.returncode == 2 and "aws://REGION/TABLE" in bad.stderr
 
 
-def test_export_against_an_endpoint_that_refuses_connections_stops_with_exit_1(tmp_path):
+def test_export_against_a_local_endpoint_that_refuses_connections_is_exit_2_saying_how_to_start_it(tmp_path):
     from ddb2bigtable.bigtable.emulator import free_port
 
     env = {**os.environ, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local"}
     out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "export", "aws://us-west-2/Gone", "-o",
                           str(tmp_path / "x"), "--endpoint-url", f"http://127.0.0.1:{free_port()}"],
                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
-    assert out.returncode == 1 and "cannot reach" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "cannot reach" in out.stderr and "Traceback" not in out.stderr
+    assert "bash scripts/local-servers.sh start" in out.stderr
 
 
 def test_the_default_budget_is_a_quarter_of_the_tables_reads():

@@ -66,8 +66,11 @@ def _raise(error: Exception):
 
 @pytest.mark.parametrize(("error", "kind", "said"), [
     (NoCredentialsError(), _BadInput, "where: GetThing: Unable to locate credentials: set AWS_PROFILE"),
-    (EndpointConnectionError(endpoint_url="http://u:secret@127.0.0.1:9"), _Unavailable,
-     "where: GetThing: cannot reach http://***@127.0.0.1:9: is it running?"),
+    (EndpointConnectionError(endpoint_url="http://u:secret@127.0.0.1:9"), _BadInput,  # the local servers stopped
+     "where: GetThing: cannot reach http://***@127.0.0.1:9, nothing answers there: start the local servers: "
+     "`bash scripts/local-servers.sh start` (from the repository's root), or check the endpoint's port"),
+    (EndpointConnectionError(endpoint_url="https://dynamodb.example:9"), _Unavailable,
+     "where: GetThing: cannot reach https://dynamodb.example:9: is it running?"),
     (ReadTimeoutError(endpoint_url="http://127.0.0.1:9"), _Unavailable,
      "where: GetThing: no answer within 10 s (Read timeout on endpoint URL: \"http://127.0.0.1:9\"): "
      "check the endpoint"),

@@ -251,11 +251,14 @@ def test_an_unknown_table_a_bad_url_and_no_credentials_exit_2(tmp_path, aws_env,
     assert result.exit_code == 2 and "no-such-profile" in result.stderr and "Traceback" not in result.output
 
 
-def test_an_endpoint_that_does_not_answer_exits_1(tmp_path, aws_env):
+def test_a_stopped_local_endpoint_is_exit_2_saying_how_to_start_the_local_servers(tmp_path, aws_env):
+    """Issue #53: connection refused on this machine is the local servers stopped, which the
+    user fixes (exit 2, as every other bad input), not an outage (exit 1)."""
     from ddb2bigtable.bigtable.emulator import free_port
 
     result = run(f"aws://{REGION}/Orders", "--endpoint-url", f"http://127.0.0.1:{free_port()}")
-    assert result.exit_code == 1 and "cannot reach" in result.stderr and "Traceback" not in result.output
+    assert result.exit_code == 2 and "cannot reach" in result.stderr and "Traceback" not in result.output
+    assert "bash scripts/local-servers.sh start" in result.stderr
 
 
 def test_throttling_is_a_service_error_and_a_rejected_key_bad_input():
