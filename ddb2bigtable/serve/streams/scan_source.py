@@ -13,6 +13,7 @@ keeps every other cell on the emulator's side).
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -62,20 +63,15 @@ async def read(session: Session, stream: Stream, position: Position, limit: int,
                 sequence_micros(position.after) if position.after else 0)
     found: list[tuple[str, int, bytes]] = []
     if start < bound:
-        query = ReadRowsQuery(row_ranges=[RowRange()], row_filter=rf.RowFilterChain([
-            rf.FamilyNameRegexFilter(FAMILY), rf.TimestampRangeFilter(
-                start=_micros(start // 1000 * 1000), end=_micros(bound))]))
-        store = session.table_store(stream.instance_id, stream.table_id, None, stream.table)
-        async with bigtable_errors(stream.table):
-            rows = await store.handle.read_rows(query, operation_timeout=SCAN_SECONDS,
-                                                attempt_timeout=SCAN_ATTEMPT_SECONDS)
-        for row in rows:
-            if shard_of_row(row.row_key) != position.shard:
-                continue
-            for cell in row.cells:
-                number = sequence(cell.timestamp_micros, row.row_key, number_of(cell.qualifier))
+        scan = _scanned(stream, start)
+        if scan is None:
+            scan = await _scan(session, stream, start, bound)
+        bound = min(bound, scan.bound)
+        for row_key, micros, column, value in scan.cells:
+            if shard_of_row(row_key) == position.shard and micros < bound:
+                number = sequence(micros, row_key, number_of(column))
                 if position.admits(number):
-                    found.append((number, cell.timestamp_micros, cell.value))
+                    found.append((number, micros, value))
     found.sort()
     records: list[dict] = []
     size, after = 0, position
@@ -90,7 +86,50 @@ async def read(session: Session, stream: Stream, position: Position, limit: int,
         records.append(made)
         after = Position(position.shard, number, False, position.issued_ms)
     finished = stream.closed_ms is not None and bound >= stream.closed_ms * 1000
+    if not records and position.after >= at_time(bound):  # nothing read past where it stood: it stays
+        return Page(records, position, finished)
     return Page(records, Position(position.shard, at_time(bound), True, position.issued_ms), finished)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """One read of a stream's cells committed in [start, bound): every shard's."""
+
+    start: int
+    bound: int
+    cells: tuple[tuple[bytes, int, bytes, bytes], ...]  # row key, commit time, column, value
+    taken: float  # time.monotonic() when it was read
+
+
+# This worker's last scan of each stream, which a read of another shard of it begun within
+# SHARED_SECONDS reuses: a reader polling the stream's four shards pays one scan of the
+# table, not four. Its bound is then that scan's, so a record committed since waits for the
+# next read; the position handed back says so, and nothing is skipped.
+SHARED_SECONDS = 0.1
+_recent: dict[str, Scan] = {}
+
+
+def _scanned(stream: Stream, start: int) -> Scan | None:
+    recent = _recent.get(stream.arn)
+    if recent is None or recent.start > start // 1000 * 1000 or recent.bound <= start \
+            or time.monotonic() - recent.taken > SHARED_SECONDS:
+        return None
+    return recent
+
+
+async def _scan(session: Session, stream: Stream, start: int, bound: int) -> Scan:
+    query = ReadRowsQuery(row_ranges=[RowRange()], row_filter=rf.RowFilterChain([
+        rf.FamilyNameRegexFilter(FAMILY), rf.TimestampRangeFilter(start=_micros(start // 1000 * 1000),
+                                                                   end=_micros(bound))]))
+    store = session.table_store(stream.instance_id, stream.table_id, None, stream.table)
+    async with bigtable_errors(stream.table):
+        rows = await store.handle.read_rows(query, operation_timeout=SCAN_SECONDS,
+                                            attempt_timeout=SCAN_ATTEMPT_SECONDS)
+    cells = tuple((row.row_key, cell.timestamp_micros, cell.qualifier, cell.value)
+                  for row in rows for cell in row.cells)
+    scan = Scan(start // 1000 * 1000, bound, cells, time.monotonic())
+    _recent[stream.arn] = scan
+    return scan
 
 
 def _micros(value: int) -> datetime:

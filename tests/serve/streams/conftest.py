@@ -85,3 +85,11 @@ def streamed(bigtable_emulator, tmp_path_factory) -> Iterator[Streamed]:
     process, endpoint = start_serve(root, STAGE)
     yield Streamed(root, endpoint, "test-project")
     stop_process(process)
+
+
+@pytest.fixture(scope="session")
+def arn(streamed) -> str:
+    """The spec table's stream (made when serve first serves it: records written before are not in it)."""
+    listed = streamed.client().list_streams(TableName="Orders")["Streams"]
+    assert [(s["TableName"], len(s["StreamLabel"])) for s in listed] == [("Orders", 23)]
+    return listed[0]["StreamArn"]

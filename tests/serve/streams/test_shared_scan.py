@@ -1,0 +1,54 @@
+"""A worker's reads of a stream's four shards share one scan of the table (the emulator
+visits every row of it per scan: benchmarks/stream_visibility.py), and still give each
+record once, in its own shard."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from ddb2bigtable.serve.streams import positions, registry, scan_source
+
+from .conftest import STAGE
+from .test_stream_api import Writer
+
+
+def test_the_four_shards_of_one_poll_cost_one_scan(streamed, arn, monkeypatch) -> None:
+    from google.cloud.bigtable.data import BigtableDataClientAsync
+
+    from ddb2bigtable.serve.catalog import catalog
+    from ddb2bigtable.serve.session import Session
+
+    writer, written = Writer(streamed), {}
+    for n in range(40):
+        keys = {"pk": {"S": f"shared-{n}"}, "sk": {"N": str(n)}}
+        written.setdefault(positions.shard_of_row(writer.write(keys, None, keys | {"n": {"N": str(n)}})), []).append(
+            keys)
+    assert len(written) == positions.SHARDS
+    scans = []
+    scan = scan_source._scan
+
+    async def counted(*args):
+        scans.append(args[2:])
+        return await scan(*args)
+
+    monkeypatch.setattr(scan_source, "_scan", counted)
+
+    async def poll() -> list[list[dict]]:
+        async with BigtableDataClientAsync(project=streamed.project) as client:
+            session = Session(catalog(streamed.root, STAGE, {}, streamed.project), client)
+            stream = registry.current(await registry.named(session, "Orders"))
+            assert stream is not None
+            now = time.time_ns() // 1000
+            pages = [await scan_source.read(session, stream, positions.Position(i, "", True, now // 1000), 1000,
+                                            time.time_ns() // 1000) for i in range(positions.SHARDS)]
+            await asyncio.sleep(scan_source.SHARED_SECONDS * 2)
+            await scan_source.read(session, stream, positions.Position(0, "", True, now // 1000), 1000,
+                                   time.time_ns() // 1000)
+            return [page.records for page in pages]
+
+    pages = asyncio.run(poll())
+    assert len(scans) == 2, "one scan for the four shards, another once it is SHARED_SECONDS old"
+    for shard, page in enumerate(pages):
+        got = [r["dynamodb"]["Keys"] for r in page if r["dynamodb"]["Keys"]["pk"]["S"].startswith("shared-")]
+        assert got and sorted(map(str, got)) == sorted(map(str, written[shard]))
