@@ -19,7 +19,7 @@ from ..session import Session
 from ..streams import registry
 from ..streams.registry import Stream
 from . import created_tables
-from .table_counts import Counts, counted
+from .table_counts import Counts, counted, served_counts
 from .table_updates import updated_definition
 
 ACCOUNT = "000000000000"  # no AWS account behind serve: ARNs carry a placeholder account
@@ -65,7 +65,8 @@ def description(table: ServedTable, counts: Counts | None = None, stream: Stream
         "KeySchema": _key_schema(source.key),
         "AttributeDefinitions": [{"AttributeName": n, "AttributeType": t}
                                  for n, t in dict((k.name, k.type) for k in keys).items()],
-        "ItemCount": source.item_count or 0, "TableSizeBytes": int((source.storage_gb or 0) * 1024**3),
+        "ItemCount": counts.items if counts else source.item_count or 0,  # counted: table_counts.served_counts
+        "TableSizeBytes": counts.size if counts else int((source.storage_gb or 0) * 1024**3),
         "BillingModeSummary": {"BillingMode": "PROVISIONED" if source.billing == "provisioned" else "PAY_PER_REQUEST"},
     }
     if source.billing == "provisioned":
@@ -104,7 +105,7 @@ async def latest_stream(session: Session, table: ServedTable) -> Stream | None:
 async def describe_table(session: Session, request: DescribeTable) -> dict[str, Any]:
     await created_tables.resolve_names(session, {request.name}, fresh=True)  # created or deleted just now
     table = session.catalog.get(request.name)
-    counts = await counted(session, table) if table.created is not None else None
+    counts = await served_counts(session, table)
     return {"Table": description(table, counts, await latest_stream(session, table))}
 
 

@@ -10,8 +10,11 @@ ones left out) and sizing them as DynamoDB does (wire.item_bytes), an index's en
 its projection. The figures are kept by the worker for FRESH_SECONDS, so a waiter polling
 DescribeTable does not scan the table at every poll. Past COUNT_ROWS rows the figures are
 those of the rows counted (a lower bound): created tables live on emulator stages, whose
-tables are small. A spec table is described with its spec's figures (the source table's,
-from its export), as before.
+tables are small. A spec table is counted the same way on emulator stages (`served_counts`),
+so DescribeTable says what serve serves (it gave the spec's `item_count`, the source
+table's, while serving what the load and later writes left); where the count stops at
+COUNT_ROWS before the table's end, or on a cloud stage (tables of millions of rows), the
+spec's figures stay: an estimate, as DynamoDB's own.
 """
 
 from __future__ import annotations
@@ -34,6 +37,16 @@ class Counts:
     items: int
     size: int
     indexes: dict[str, tuple[int, int]]  # index name -> (entries, bytes)
+    complete: bool = True  # every row was counted (False: stopped at COUNT_ROWS, a lower bound)
+
+
+async def served_counts(session: Session, table: ServedTable) -> Counts | None:
+    """The counts DescribeTable gives: a created table's; a spec table's on an emulator
+    stage when every row was counted; None for the spec's own figures."""
+    if table.created is None and not session.catalog.emulator:
+        return None
+    found = await counted(session, table)
+    return found if table.created is not None or found.complete else None
 
 
 async def counted(session: Session, table: ServedTable) -> Counts:
@@ -44,6 +57,7 @@ async def counted(session: Session, table: ServedTable) -> Counts:
         return kept[1]
     store = session.store(table, consistent=False)
     items = size = rows_read = 0
+    complete = False
     by_index = {index.name: [0, 0] for _, index in indexes(table)}
     position, start_open = None, False
     while rows_read < COUNT_ROWS:
@@ -58,8 +72,9 @@ async def counted(session: Session, table: ServedTable) -> Counts:
                         by_index[index.name][1] += item_bytes(entry)
         rows_read += len(rows)
         if len(rows) < PAGE_ROWS:
+            complete = True
             break
         position, start_open = rows[-1].row_key, True
-    found = Counts(items, size, {name: (n, b) for name, (n, b) in by_index.items()})
+    found = Counts(items, size, {name: (n, b) for name, (n, b) in by_index.items()}, complete)
     session.counts[key] = (time.monotonic(), found)
     return found
