@@ -115,6 +115,18 @@ class CutoverReport:
     def ready(self) -> bool:
         return not self.reasons
 
+    def tally(self, key: dict[str, Any], row_key: Callable[[], bytes], result: Difference | str | None) -> None:
+        """One sampled item's verdict counted: expired, matching, missing (at `row_key()`) or differing."""
+        self.checked += 1
+        if result == "expired":
+            self.expired += 1
+        elif result is None:
+            self.matches += 1
+        elif isinstance(result, Difference) and result.kind == "missing":
+            self.missing.append({"key": key, "row_key": row_key().decode("utf-8", "replace")})
+        elif isinstance(result, Difference):
+            self.mismatches.append({"key": key, "attributes": list(result.attributes), "detail": result.detail})
+
     def as_json(self) -> dict[str, Any]:
         return {"table": self.table, "ready": self.ready, "reasons": self.reasons, "checked": self.checked,
                 "matches": self.matches, "expired": self.expired, "vanished": self.vanished,
@@ -194,16 +206,7 @@ async def check_cutover(table: TableSpec, options: CutoverOptions,
     with bigtable_failures(options, table.id):
         results = await _compared(table, options, codec, reader, items, report)
     for item, result in results:
-        report.checked += 1
-        key = key_of(table, item)
-        if result == "expired":
-            report.expired += 1
-        elif result is None:
-            report.matches += 1
-        elif isinstance(result, Difference) and result.kind == "missing":
-            report.missing.append({"key": key, "row_key": codec.row_key(item).decode("utf-8", "replace")})
-        elif isinstance(result, Difference):
-            report.mismatches.append({"key": key, "attributes": list(result.attributes), "detail": result.detail})
+        report.tally(key_of(table, item), functools.partial(codec.row_key, item), result)
     report.seconds = time.monotonic() - began
     return report
 

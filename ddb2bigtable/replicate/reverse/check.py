@@ -55,6 +55,7 @@ MAX_ROUNDS = 200  # of `segments` places each: a table that yields no more items
 STALE_ROUNDS = 25  # rounds in a row that found no new item nor lowered the bound: a small table, seen whole
 
 Sampled = tuple[bytes, Item]  # Bigtable's row key and one item of the row
+Verdict = Difference | str | None  # None: DynamoDB holds it; "expired"; or how it differs
 
 
 def _number(key: bytes) -> int:
@@ -107,12 +108,12 @@ async def bigtable_sample(table: object, codec: Codec, count: int, segments: int
     return list(found.values())[:count]
 
 
-def _judged(codec: Codec, sampled: list[Sampled], dynamodb: list[Item], now: int) -> list[tuple[Sampled, object]]:
+def _judged(codec: Codec, sampled: list[Sampled], dynamodb: list[Item], now: int) -> list[tuple[Sampled, Verdict]]:
     """Each sampled item with None (DynamoDB holds it), "expired" (past its TTL in DynamoDB)
     or its `Difference` (kind "missing": DynamoDB lacks it)."""
     table = codec.table
     held = {repr(sorted(canonical(key_of(table, item)).items())): item for item in dynamodb}
-    out: list[tuple[Sampled, object]] = []
+    out: list[tuple[Sampled, Verdict]] = []
     for row_key, item in sampled:
         theirs = held.get(repr(sorted(canonical(key_of(table, item)).items())))
         if theirs is None:
@@ -150,22 +151,13 @@ async def check_reverse(table: TableSpec, options: CutoverOptions, stream_endpoi
                                             random.Random(options.seed), rows.now)
             results = await _compared(codec, rows, dynamodb, sampled, options.recheck_seconds)
     for (row_key, item), result in results:
-        report.checked += 1
-        key = key_of(table, item)
-        if result == "expired":
-            report.expired += 1
-        elif result is None:
-            report.matches += 1
-        elif isinstance(result, Difference) and result.kind == "missing":
-            report.missing.append({"key": key, "row_key": row_key.decode("utf-8", "replace")})
-        elif isinstance(result, Difference):
-            report.mismatches.append({"key": key, "attributes": list(result.attributes), "detail": result.detail})
+        report.tally(key_of(table, item), functools.partial(bytes, row_key), result)
     report.seconds = time.monotonic() - began
     return report
 
 
 async def _compared(codec: Codec, rows: RowReader, dynamodb: StreamReader, sampled: list[Sampled],
-                    recheck_seconds: float) -> list[tuple[Sampled, object]]:
+                    recheck_seconds: float) -> list[tuple[Sampled, Verdict]]:
     """The sample judged in DynamoDB; what differs is read again from both sides after
     `recheck_seconds` (reverse replication may have been applying it), and only what
     still differs counts. An item Bigtable no longer holds by then is left out."""

@@ -1,0 +1,87 @@
+"""`replicate --reverse` reading serve's own DynamoDB Streams API (emulator stage), split
+over two `--shards` processes, into DynamoDB Local.
+
+serve's write path does not record its writes in its stream yet (docs/streams.md, State),
+so the changes are written into serve's stream as the write path will write them (each
+change's cell in the item row's one mutation: tests/serve/streams' `Writer`); what is
+read, and how, is serve's: DescribeTable's LatestStreamArn, its four shards,
+GetShardIterator and GetRecords through boto3, with nothing but the endpoint changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+from ddb2bigtable.replicate.reverse.run import reverse_table
+from ddb2bigtable.replicate.run import ReplicateOptions
+from ddb2bigtable.replicate.shares import REVERSE, Share
+from ddb2bigtable.spec.reading import read_spec
+
+from ..serve.streams.conftest import SPEC, streamed  # noqa: F401  (serve with a stream: the fixture)
+from ..serve.streams.test_stream_api import Writer
+from .scenario import scan
+
+
+def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streamed, dynamodb, tmp_path,  # noqa: F811
+                                                                         monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
+    client = dynamodb.client()
+    if "Orders" in client.list_tables()["TableNames"]:
+        client.delete_table(TableName="Orders")
+    client.create_table(TableName="Orders", BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                              {"AttributeName": "sk", "AttributeType": "N"}],
+                        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                   {"AttributeName": "sk", "KeyType": "RANGE"}])
+    streamed.client("dynamodb").describe_table(TableName="Orders")  # serve makes a spec table's stream when it first serves it
+    (tmp_path / "orders.yaml").write_text(SPEC)
+    table = read_spec(tmp_path / "orders.yaml").tables[0]
+    options = ReplicateOptions(project=streamed.project, instance_id="streams-test", app_profile_id=None,
+                               work_dir=tmp_path / "work", endpoint_url=dynamodb.endpoint,
+                               stream_endpoint_url=streamed.endpoint, since_micros=time.time_ns() // 1000)
+    writer, expected = Writer(streamed), {}
+
+    def change(n: int, version: int | None) -> None:
+        keys = {"pk": {"S": f"back-{n}"}, "sk": {"N": str(n)}}
+        old = expected.get(n)
+        new = None if version is None else keys | {"v": {"N": str(version)}, "note": {"S": "x" * n}}
+        writer.write(keys, old, new)
+        if new is None:
+            expected.pop(n, None)
+        else:
+            expected[n] = new
+
+    for n in range(60):
+        change(n, 1)
+    for n in range(0, 60, 2):
+        change(n, 2)
+    for n in range(0, 60, 6):
+        change(n, None)
+
+    def both(**kw):
+        reports = []
+        runs = [threading.Thread(target=lambda i=i: reports.append(asyncio.run(reverse_table(
+            table, ReplicateOptions(**{**options.__dict__, "share": Share(i, 2, REVERSE), **kw}))))) for i in (0, 1)]
+        for run in runs:
+            run.start()
+        for run in runs:
+            run.join(120)
+        return reports
+
+    first = both()
+    assert [r.shards_seen for r in first] == [4, 4] and sum(r.shards_owned for r in first) == 4
+    assert sum(r.applied for r in first) == 60 + 30 + 10 and not any(r.dead_letters for r in first)
+    held = {int(i["sk"]["N"]): i for i in scan(dynamodb, "Orders")}
+    assert held == expected
+    assert sorted(p.name for p in options.work_dir.glob("replicate-reverse-*.json")) == [
+        "replicate-reverse-0-of-2.json", "replicate-reverse-1-of-2.json"]
+
+    for n in range(1, 60, 6):  # more writes through serve: both shares resume from their checkpoints
+        change(n, 3)
+    again = both(since_micros=None)
+    assert all(r.resumed for r in again) and sum(r.applied for r in again) == 10
+    assert {int(i["sk"]["N"]): i for i in scan(dynamodb, "Orders")} == expected
+
