@@ -84,6 +84,12 @@ def test_a_tables_streams_are_listed_and_described_with_their_state(sides) -> No
         again = client.update_table(TableName="StreamStates", StreamSpecification={
             "StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})["TableDescription"]
         listed = [s["StreamArn"] for s in streams.list_streams(TableName="StreamStates")["Streams"]]
+        one = streams.list_streams(TableName="StreamStates", Limit=1)
+        rest = streams.list_streams(TableName="StreamStates", ExclusiveStartStreamArn=one["LastEvaluatedStreamArn"])
+        # pages cover the list once (DynamoDB Local pages oldest first though it lists newest first)
+        paged = (sorted(s["StreamArn"] for s in one["Streams"] + rest["Streams"]) == sorted(listed)
+                 and one["LastEvaluatedStreamArn"] == one["Streams"][0]["StreamArn"]
+                 and "LastEvaluatedStreamArn" not in rest)
         first = streams.describe_stream(StreamArn=made["LatestStreamArn"])["StreamDescription"]
         second = streams.describe_stream(StreamArn=again["LatestStreamArn"])["StreamDescription"]
         closed = streams.get_shard_iterator(StreamArn=made["LatestStreamArn"], ShardId=first["Shards"][0]["ShardId"],
@@ -91,12 +97,12 @@ def test_a_tables_streams_are_listed_and_described_with_their_state(sides) -> No
         ended = streams.get_records(ShardIterator=closed)
         client.delete_table(TableName="StreamStates")
         after = [s["StreamArn"] for s in streams.list_streams(TableName="StreamStates")["Streams"]]
-        found.append((listed == [again["LatestStreamArn"], made["LatestStreamArn"]], after == listed,
+        found.append((listed == [again["LatestStreamArn"], made["LatestStreamArn"]], after == listed, paged,
                       first["StreamStatus"], first["StreamViewType"],
                       all("EndingSequenceNumber" in s["SequenceNumberRange"] for s in first["Shards"]),
                       second["StreamStatus"], second["StreamViewType"],
                       any("EndingSequenceNumber" in s["SequenceNumberRange"] for s in second["Shards"]),
                       ended["Records"], "NextShardIterator" in ended))
     # a closed shard read to its end gives no NextShardIterator
-    assert found[0] == found[1] == (True, True, "DISABLED", "KEYS_ONLY", True, "ENABLED", "NEW_IMAGE", False, [],
+    assert found[0] == found[1] == (True, True, True, "DISABLED", "KEYS_ONLY", True, "ENABLED", "NEW_IMAGE", False, [],
                                     False)
