@@ -2,13 +2,15 @@
 (ADD, no condition), others add 1 to it and to a counter of their own in one
 TransactWriteItems. Afterwards the shared counter equals the increments acknowledged, plus
 at most the ambiguous ones (a timeout, a 5xx, a cut connection: applied or not, the client
-cannot know; counted apart), and each client's own counter equals its transactions
-acknowledged, plus at most its ambiguous ones. botocore retries a 5xx or a cut connection
-itself, which applies a plain ADD twice if the first was applied: every such hidden attempt
-widens the bound too (and is an anomaly of its own)."""
+cannot know; counted apart, and caused by killing a process mid-run if asked), and each
+client's own counter equals its transactions acknowledged, plus at most its ambiguous ones.
+botocore retries a 5xx or a cut connection itself, which applies a plain ADD twice if the
+first was applied: every such hidden attempt widens the bound too (a 5xx is an anomaly of
+its own besides)."""
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from functools import partial
@@ -25,8 +27,10 @@ def _add(table: str, key: str) -> dict[str, Any]:
             "ExpressionAttributeValues": {":one": {"N": "1"}}}
 
 
-def mixed_counters(fronts: Fronts, seconds: float, threads: int = 4) -> Report:
-    with workload("mixed counters", fronts) as (report, attempts, table):
+def mixed_counters(fronts: Fronts, seconds: float, threads: int = 4, kill: bool = False) -> Report:
+    """`kill`: one of the two processes is killed (SIGKILL) a third of the way in and started again,
+    so some answers are lost on the way: ambiguous."""
+    with workload("mixed counters" + (" and a SIGKILL" if kill else ""), fronts) as (report, attempts, table):
         plains = [client(fronts.url, attempts) for _ in range(max(1, threads // 2))]
         transactors = [client(fronts.url, attempts) for _ in range(max(1, threads - threads // 2))]
         stop = time.monotonic() + seconds
@@ -54,7 +58,13 @@ def mixed_counters(fronts: Fronts, seconds: float, threads: int = 4) -> Report:
                 tally(SHARED, o.kind)
                 tally(own, o.kind)
 
-        together(*(partial(plain, c) for c in plains), *(partial(transacting, c, n) for n, c in enumerate(transactors)))
+        def killing() -> None:
+            time.sleep(seconds / 3)
+            fronts.kill(random.randrange(2))  # noqa: S311
+            report.count("SIGKILLs")
+
+        together(*(partial(plain, c) for c in plains), *(partial(transacting, c, n) for n, c in enumerate(transactors)),
+                 *([killing] if kill else []))
         reader = client(fronts.url, attempts)
         hidden = sum(n for what, n in report.counts.items()
                      if what.startswith("attempt ") and not what.startswith(("attempt 2", "attempt 4")))

@@ -45,6 +45,13 @@ def test_plain_adds_mixed_with_transactions_all_counted(fronts, side) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("side", SIDES)
+def test_plain_adds_and_transactions_through_a_kill_all_counted(fronts, side) -> None:
+    report = mixed_counters(fronts(side), seconds=6, kill=True)
+    _passes(report, {"SIGKILLs": 1, "UpdateItem ok": 5, "TransactWriteItems ok": 5})
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["SIGKILL", "SIGSTOP"])
 @pytest.mark.parametrize("side", SIDES)
 def test_a_process_killed_or_paused_mid_commit(fronts, side, fault) -> None:
