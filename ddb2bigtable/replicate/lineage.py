@@ -50,14 +50,14 @@ def ready_shards(shards: list[Shard], finished: set[str]) -> list[Shard]:
 
 
 def unreachable_start(start_micros: int, stream_created_micros: int | None, now_micros: int,
-                      what: str = "the start point") -> str | None:
+                      what: str = "the start point", remedy: str = REEXPORT) -> str | None:
     """Why the stream cannot hold every write since `start_micros` (None: it can)."""
     if stream_created_micros is not None and start_micros < stream_created_micros:
         return (f"the table's stream was enabled at {iso(stream_created_micros)}, after the start point "
-                f"{iso(start_micros)}: writes in between are in no stream; {REEXPORT}")
+                f"{iso(start_micros)}: writes in between are in no stream; {remedy}")
     if start_micros < now_micros - RETENTION_MICROS:
         return (f"{what} ({iso(start_micros)}) is more than 24 hours ago: the stream keeps 24 hours "
-                f"of records, so older writes may be gone; {REEXPORT}")
+                f"of records, so older writes may be gone; {remedy}")
     return None
 
 

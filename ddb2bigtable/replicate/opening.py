@@ -22,7 +22,7 @@ from ..load.writer import WriteError
 from ..spec.errors import InputError, Problem, ServiceError
 from ..spec.model import TableSpec
 from .checkpoint import Checkpoint, load_checkpoint, resume_problem
-from .lineage import unreachable_start
+from .lineage import REEXPORT, unreachable_start
 from .outage import Outage
 from .shares import FORWARD, REVERSE, Share, merged, other_partitions_running, running, siblings
 
@@ -87,7 +87,7 @@ async def types_waited_for(table: TableSpec, work_dir: Path, where: dict[str, st
 
 
 def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: str, where: dict[str, str],
-                       created: int | None, first_since: str = LOADED_EXPORT) -> Checkpoint:
+                       created: int | None, first_since: str = LOADED_EXPORT, remedy: str = REEXPORT) -> Checkpoint:
     """The checkpoint to resume (this share's, else every file of the folder merged: a
     new partition), or a new one at the start point; refuses what would lose writes. The
     N processes of one partition may all start with --since (at once, as a job's tasks).
@@ -121,12 +121,12 @@ def opening_checkpoint(since_micros: int | None, share: Share, path: Path, arn: 
         why = resume_problem(saved, path, arn, where)
         if why:
             raise InputError([Problem.about(str(path), "", f"cannot resume: the checkpoint {why}")])
-        why = unreachable_start(saved.saved_micros, None, now, "its last save")
+        why = unreachable_start(saved.saved_micros, None, now, "its last save", remedy)
         if why:
             raise InputError([Problem.about(str(path), "", f"cannot resume from this checkpoint: {why}")])
         return saved
     assert since_micros is not None
-    why = unreachable_start(since_micros, created, now)
+    why = unreachable_start(since_micros, created, now, remedy=remedy)
     if why:
         raise InputError([Problem.about(arn, "--since", why)])
     return Checkpoint(arn, where, since_micros, now)

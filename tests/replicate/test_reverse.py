@@ -188,3 +188,11 @@ def test_reverse_names_apart_from_forward():
     assert Share(1, 3, REVERSE).checkpoint_name == "replicate-reverse-1-of-3.json"
     assert Share(1, 3, REVERSE).dead_letter_name == "replicate-reverse-dead-letters-1-of-3.jsonl"
     assert Share(prefix=REVERSE).lock_name == "replicate-reverse-0-of-1.lock" != Share().lock_name
+
+
+def test_a_start_before_serves_stream_existed_is_refused_with_what_to_do(dynamodb, pair):
+    table, standin, options = pair
+    with pytest.raises(InputError, match="after the start point .* serve makes a table's stream when it first "
+                                         "serves the table, and keeps 24 hours of it: give --since a time after"):
+        reverse(table, standin, options, dynamodb, since_micros=options.since_micros - 3_600_000_000)
+    assert not (options.work_dir / "replicate-reverse.json").exists()

@@ -42,6 +42,10 @@ from .writes import IN_FLIGHT, DynamoDBSink
 
 STREAMS_ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"
 FIRST_SINCE = "a time (with its zone) before the application's first write through serve: the write switch"
+# What to do when serve's stream cannot reach the start point (made after it, or 24 h gone).
+NO_WAY_BACK = ("serve makes a table's stream when it first serves the table, and keeps 24 hours of it: give --since "
+               "a time after serve first served it and before the write switch; writes through serve outside the "
+               "stream cannot be copied back")
 
 
 def reverse_target(table: TableSpec, options: ReplicateOptions) -> dict[str, str]:
@@ -95,7 +99,7 @@ async def reverse_table(table: TableSpec, options: ReplicateOptions,
     share, path = options.share, options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, share.lock_name, f"replicate --reverse --shards {share}"):
         checkpoint = opening_checkpoint(options.since_micros, share, path, found.arn, reverse_target(table, options),
-                                        found.created_micros, FIRST_SINCE)
+                                        found.created_micros, FIRST_SINCE, NO_WAY_BACK)
         save_checkpoint(path, checkpoint)  # a rerun resumes from the start point even if nothing came
         report = ReplicateReport(table.id, found.arn, checkpoint.start_micros, resumed=options.since_micros is None,
                                  checkpoint_file=str(path), share=str(share))
