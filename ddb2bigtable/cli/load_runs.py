@@ -119,37 +119,61 @@ def progress_bars(console: Console) -> Iterator[Callable[[str], Callable[[int], 
         yield factory
 
 
+@contextmanager
+def _nothing_loaded_unless(started: list[bool]) -> Iterator[None]:
+    """Bad input met before the load wrote an item says `nothing was loaded`, not the load's
+    own `the load stopped before its end` (cli/output.NOT_DONE), which would claim it began."""
+    try:
+        yield
+    except InputError as error:
+        if not started:
+            error.not_done = "nothing was loaded"
+        raise
+
+
+def _noting_writes(advance: Callable[..., None], started: list[bool]) -> Callable[..., None]:
+    """The progress bar's `advance`, also noting in `started` that items went through."""
+    def noted(n: int, total: int | None = None) -> None:
+        if n:
+            started.append(True)
+        advance(n, total)
+    return noted
+
+
 @_quiet
 def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
                      runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
                      fresh: bool = False, allow_other_table: bool = False, chain: bool = False) -> int:
-    target = resolve(root, spec, table_id, stage_name)
-    work = private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id)  # before any table
-    reason = "--fresh" if fresh else None
-    if create_tables:
-        actions = ensure_tables(target.project, target.instance, [table_id])
-        if any(a.table == table_id and a.what == "created table" for a in actions):
-            reason = "the table was just created (--create-tables), so nothing is loaded yet"
-    profile = load_profile_id(target.instance)
-    options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
-                          work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
-                          redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table,
-                          types_profile_id=types_profile(target.instance))
-    console = Console(stderr=fmt == "json")
-    try:
-        with progress_bars(console) as bars:
-            def load_one(table: TableSpec, location: str, opts: LoadOptions) -> LoadReport:
-                if runner == "beam":
-                    from ..load.beam.direct import run_beam_load
+    started: list[bool] = []  # set once an item is written: from then on the load stopped part-way
+    with _nothing_loaded_unless(started):
+        target = resolve(root, spec, table_id, stage_name)
+        work = private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id)  # before tables
+        reason = "--fresh" if fresh else None
+        if create_tables:
+            actions = ensure_tables(target.project, target.instance, [table_id])
+            if any(a.table == table_id and a.what == "created table" for a in actions):
+                reason = "the table was just created (--create-tables), so nothing is loaded yet"
+        profile = load_profile_id(target.instance)
+        options = LoadOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
+                              work_dir=work, sample=target.stage.load.sample if target.stage.load else None,
+                              redact_dead_letters=redact, fresh=reason, allow_other_table=allow_other_table,
+                              types_profile_id=types_profile(target.instance))
+        console = Console(stderr=fmt == "json")
+        try:
+            with progress_bars(console) as bars:
+                def load_one(table: TableSpec, location: str, opts: LoadOptions) -> LoadReport:
+                    if runner == "beam":
+                        from ..load.beam.direct import run_beam_load
 
-                    return run_beam_load(table, location, opts)
-                name = f"{target.instance.id}/{table_id}" + (f" {location.rsplit('/', 1)[-1]}" if chain else "")
-                return run_load(table, location, opts, bars(name))
+                        started.append(True)  # the pipeline reports no progress: never claim nothing was loaded
+                        return run_beam_load(table, location, opts)
+                    name = f"{target.instance.id}/{table_id}" + (f" {location.rsplit('/', 1)[-1]}" if chain else "")
+                    return run_load(table, location, opts, _noting_writes(bars(name), started))
 
-            reports = (run_chain(target.table, export, options, load_one) if chain
-                       else [load_one(target.table, export, options)])
-    except (ExportError, EmulatorError) as error:
-        raise _export_problem(export, error) from None
+                reports = (run_chain(target.table, export, options, load_one) if chain
+                           else [load_one(target.table, export, options)])
+        except (ExportError, EmulatorError) as error:
+            raise _export_problem(export, error) from None
     complete = all(r.complete for r in reports)
     if fmt == "json":
         shown = {"chain": [load_json(r) for r in reports], "complete": complete} if chain else load_json(reports[0])

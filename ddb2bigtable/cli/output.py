@@ -57,7 +57,7 @@ def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoRetu
         for problem in error.problems:
             click.echo(str(problem), err=True)
         count = len(error.problems)
-        not_done = NOT_DONE.get(command or "")
+        not_done = error.not_done or NOT_DONE.get(command or "")
         click.echo(f"{count} problem{'s' if count != 1 else ''} found" + (f"; {not_done}." if not_done else "."),
                    err=True)
     else:

@@ -22,7 +22,7 @@ from ..plan.app_profiles import load_profile_id
 from ..plan.model import InstancePlan, StagePlan
 from ..plan.planner import plan_stage
 from ..spec.errors import InputError, Problem
-from ..spec.model import TableSpec
+from ..spec.model import Spec, TableSpec
 from ..spec.reading import read_specs
 from ..spec.stage import Stage, load_stage
 from .export_folders import export_folders, unused_exports
@@ -62,6 +62,32 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[s
     """The stage's tables created, loaded and verified on the emulator. `specs` (paths as
     given) replace the stage's list; `exports` (a folder of `<table id>/` exports) its
     `load.export`."""
+    try:
+        stage, read, plan, exports, unused = _before_the_emulator(root, stage_name, specs, exports)
+    except InputError as error:
+        error.not_done = "nothing was created or loaded"
+        raise
+    project = stage.gcp_project or DEFAULT_PROJECT
+    running = emulator.running_or_start()
+    result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None,
+                      plan=plan, unused_exports=unused)
+    try:
+        with emulator.pointed_at(running.address):  # the clients find it; restored after
+            for spec, instance in zip(read, plan.instances, strict=True):
+                result.actions += ensure_tables(project, instance)
+                for table in spec.tables:
+                    _load_and_verify(root, stage, instance, table, exports, fresh=running.process is not None,
+                                     result=result, progress=progress)
+    finally:
+        if not keep_running:
+            running.stop()
+    return result
+
+
+def _before_the_emulator(root: Path, stage_name: str, specs: list[str] | None,
+                         exports: Path | None) -> tuple[Stage, list[Spec], StagePlan, Path | None, list[str]]:
+    """The stage, specs, plan, exports folder and the warnings about it: every check made
+    before the emulator starts, so bad input there leaves nothing created."""
     stage = load_stage(stage_name, root)
     if not stage.emulator:
         where = stage.location
@@ -79,22 +105,7 @@ def up(root: Path, stage_name: str, *, keep_running: bool = False, specs: list[s
     plan = plan_stage(stage, read)
     if exports is None and stage.load and stage.load.export:
         exports = root / stage.load.export
-    unused = _unused_exports(exports, [table for spec in read for table in spec.tables])
-    project = stage.gcp_project or DEFAULT_PROJECT
-    running = emulator.running_or_start()
-    result = UpResult(emulator=running.address, emulator_pid=running.process.pid if running.process else None,
-                      plan=plan, unused_exports=unused)
-    try:
-        with emulator.pointed_at(running.address):  # the clients find it; restored after
-            for spec, instance in zip(read, plan.instances, strict=True):
-                result.actions += ensure_tables(project, instance)
-                for table in spec.tables:
-                    _load_and_verify(root, stage, instance, table, exports, fresh=running.process is not None,
-                                     result=result, progress=progress)
-    finally:
-        if not keep_running:
-            running.stop()
-    return result
+    return stage, read, plan, exports, _unused_exports(exports, [table for spec in read for table in spec.tables])
 
 
 def _unused_exports(exports: Path | None, tables: list[TableSpec]) -> list[str]:

@@ -109,4 +109,7 @@ class InputError(Ddb2BigtableError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0, p.path))
+        # what the command did not do, when its own words (cli/output.NOT_DONE) would claim
+        # too much: a load that meets bad input before it wrote anything says so
+        self.not_done: str | None = None
         super().__init__("\n".join(str(p) for p in self.problems))

@@ -49,7 +49,17 @@ def test_up_of_a_cloud_stage_says_why_and_claims_no_local_stage():
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "'prod' is a cloud stage: deploy it with `pulumi up --stack prod`" in out.stderr
     assert "local stage" not in out.stderr
-    assert out.stderr.splitlines()[-1] == "1 problem found; up stopped before its end."
+    assert out.stderr.splitlines()[-1] == "1 problem found; nothing was created or loaded."  # the check came first
+
+
+def test_a_load_refused_before_it_wrote_says_nothing_was_loaded(tmp_path):
+    """Issue #53: bad input met before the first item said 'the load stopped before its end'."""
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "load", "specs/movies.yaml", "--table", "film",
+                          "--export", "exports/movies", "--work-dir", str(tmp_path / "work")], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "no table 'film' in this spec; its tables: movies" in out.stderr
+    assert out.stderr.splitlines()[-1] == "1 problem found; nothing was loaded."
 
 
 def test_replicates_lag_says_what_it_counts_from_and_why_cutover_check_reads_lower():
