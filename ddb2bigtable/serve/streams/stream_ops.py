@@ -82,6 +82,8 @@ async def describe_stream(session: Session, request: DescribeStream) -> dict[str
     _emulator_only(session)
     stream = await _stream(session, request.arn)
     shards = scan_source.shards(stream)
+    if request.children_of is not None:  # emulator shards never split: none has a parent
+        shards = [s for s in shards if s.parent == request.children_of]
     if request.after_shard is not None:
         ids = [s.id for s in shards]
         shards = shards[ids.index(request.after_shard) + 1:] if request.after_shard in ids else []
@@ -112,6 +114,12 @@ async def get_shard_iterator(session: Session, request: GetShardIterator) -> dic
         position = Position(shard.index, "", True, now_ms)
     elif request.kind == "LATEST":
         position = Position(shard.index, at_time(now_ms * 1000), True, now_ms)
+    elif request.kind == "AT_TIMESTAMP":  # the first record committed at or after it; before the trim: the oldest
+        micros = int(round((request.timestamp or 0) * 1000)) * 1000
+        if micros > now_ms * 1000:
+            raise validation("One or more parameter values were invalid: Timestamp is in the future")
+        oldest = now_ms * 1000 - RETENTION_MICROS
+        position = Position(shard.index, at_time(micros) if micros > oldest else "", True, now_ms)
     else:
         number = request.sequence or ""
         if not is_sequence(number):

@@ -17,7 +17,8 @@ from typing import Any
 from ..errors import ServeError, validation
 from .positions import Position, read_iterator
 
-ITERATOR_TYPES = ("TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
+# botocore's dynamodbstreams model (ShardIteratorType) also has AT_TIMESTAMP, with Timestamp
+ITERATOR_TYPES = ("TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER", "AT_TIMESTAMP")
 MAX_RECORDS = 1000  # "The upper limit is 1000" (GetRecords' Limit, DynamoDB Streams API reference, read 2026-12-07)
 # ListStreams' and DescribeStream's Limit: "The upper limit is 100" (DynamoDB Streams API reference,
 # API_streams_ListStreams.html and API_streams_DescribeStream.html, read 2026-12-07)
@@ -37,6 +38,7 @@ class DescribeStream:
     arn: str
     limit: int
     after_shard: str | None
+    children_of: str | None = None  # ShardFilter CHILD_SHARDS: the shards whose parent this is
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class GetShardIterator:
     shard: str
     kind: str  # one of ITERATOR_TYPES
     sequence: str | None
+    timestamp: float | None = None  # AT_TIMESTAMP's, epoch seconds
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,16 @@ def describe_stream(body: dict[str, Any]) -> DescribeStream:
         raise _one_error(f"Value '{after}' at 'exclusiveStartShardId' failed to satisfy constraint: Member must "
                          f"have length greater than or equal to {SHORTEST_SHARD_ID}")
     assert arn is not None  # required
-    return DescribeStream(arn, limit, after)
+    return DescribeStream(arn, limit, after, _children_of(body.get("ShardFilter")))
+
+
+def _children_of(given: Any) -> str | None:
+    """ShardFilter's parent shard: only `{"Type": "CHILD_SHARDS", "ShardId": ...}` exists."""
+    if given is None:
+        return None
+    if not isinstance(given, dict) or given.get("Type") != "CHILD_SHARDS" or not isinstance(given.get("ShardId"), str):
+        raise validation("ShardFilter takes Type CHILD_SHARDS and the ShardId of the parent shard")
+    return given["ShardId"]
 
 
 def get_shard_iterator(body: dict[str, Any]) -> GetShardIterator:
@@ -117,8 +129,14 @@ def get_shard_iterator(body: dict[str, Any]) -> GetShardIterator:
     if not kind.endswith("SEQUENCE_NUMBER") and sequence is not None:
         raise validation("One or more parameter values were invalid: SequenceNumber should not be passed for this "
                          "iterator type")
+    timestamp = body.get("Timestamp")
+    if timestamp is not None and (isinstance(timestamp, bool) or not isinstance(timestamp, int | float)):
+        raise ServeError("SerializationException", "Timestamp must be a number of epoch seconds")
+    if (kind == "AT_TIMESTAMP") != (timestamp is not None):
+        raise validation("One or more parameter values were invalid: Timestamp goes with ShardIteratorType "
+                         "AT_TIMESTAMP, and AT_TIMESTAMP needs it")
     assert arn is not None and shard is not None  # required
-    return GetShardIterator(arn, shard, kind, sequence)
+    return GetShardIterator(arn, shard, kind, sequence, timestamp)
 
 
 def get_records(body: dict[str, Any]) -> GetRecords:

@@ -211,3 +211,31 @@ def test_a_page_stops_at_one_megabyte_and_the_next_goes_on(streamed, arn) -> Non
     second = streams.get_records(ShardIterator=first["NextShardIterator"])
     assert [r["dynamodb"]["NewImage"]["v"]["S"][0] for r in first["Records"] + second["Records"]] == ["b", "c"]
     assert len(first["Records"]) == len(second["Records"]) == 1
+
+
+def test_at_timestamp_and_child_shards_as_botocores_model_has_them(streamed, arn) -> None:
+    """AT_TIMESTAMP starts at the first record committed at or after the time (older than the
+    trim: the oldest kept; in the future: ValidationException); ShardFilter CHILD_SHARDS
+    lists a shard's children: none, emulator shards never split."""
+    writer, streams = Writer(streamed), streamed.client()
+    keys = {"pk": {"S": "timed"}, "sk": {"N": "1"}}
+    row = writer.write(keys, None, keys | {"n": {"N": "1"}})
+    time.sleep(0.05)
+    since = time.time()
+    time.sleep(0.05)
+    writer.write(keys, keys | {"n": {"N": "1"}}, keys | {"n": {"N": "2"}})
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][positions.shard_of_row(row)]
+    at = {"StreamArn": arn, "ShardId": shard["ShardId"], "ShardIteratorType": "AT_TIMESTAMP"}
+    timed = streams.get_shard_iterator(**at, Timestamp=since)["ShardIterator"]
+    got = [r["dynamodb"]["NewImage"]["n"] for r in streams.get_records(ShardIterator=timed)["Records"]
+           if r["dynamodb"]["Keys"] == keys]
+    assert got == [{"N": "2"}]
+    oldest = streams.get_shard_iterator(**at, Timestamp=time.time() - 30 * 3600)["ShardIterator"]
+    found, page = [], streams.get_records(ShardIterator=oldest)
+    while page["Records"]:  # other tests' records come first, some pages of 1 MB
+        found += [r["dynamodb"]["NewImage"]["n"] for r in page["Records"] if r["dynamodb"]["Keys"] == keys]
+        page = streams.get_records(ShardIterator=page["NextShardIterator"])
+    assert found == [{"N": "1"}, {"N": "2"}]
+    assert _error(streams.get_shard_iterator, **at, Timestamp=time.time() + 3600)[0] == "ValidationException"
+    children = streams.describe_stream(StreamArn=arn, ShardFilter={"Type": "CHILD_SHARDS", "ShardId": shard["ShardId"]})
+    assert children["StreamDescription"]["Shards"] == []
