@@ -19,6 +19,7 @@ from ..sources.spec_file import check_spec
 from ..spec.errors import InputError, Problem
 from ..spec.ids import id_problem
 from ..spec.output_file import check_output, write_output
+from .output import echo_warning
 
 
 def _parameters(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
@@ -83,7 +84,7 @@ def import_(source: tuple[str, ...], instance: str, output: Path | None, kind: s
         else to_yaml(doc)
     notices = [n for i in found for n in i.notices] + list(doc.notices)
     for notice in notices:  # first: a value the check refuses is often an estimate its warning explains
-        click.echo(str(notice), err=True)
+        echo_warning(str(notice))
     check_spec(text, ", ".join(source))
     if output is None:
         click.echo(text, nl=False)

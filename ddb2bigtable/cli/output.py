@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+import textwrap
 from typing import NoReturn
 
 import click
@@ -47,6 +49,22 @@ def report_interrupt(command: str | None, argv: list[str]) -> NoReturn:
     kept = RESUMES.get(command or "", "nothing is left half-done; run it again")
     click.echo(f"interrupted (Ctrl-C): {kept}: ddb2bigtable {shlex.join(argv)}", err=True)
     sys.exit(EXIT_INTERRUPTED)
+
+
+def echo_warning(text: str) -> None:
+    """A warning for a person, on stderr: at a terminal, folded at its width on word
+    boundaries with the lines after the first indented (an import's notices ran to 560
+    characters a line); into a pipe or a file, one whole line, for grep and scripts. The
+    width is COLUMNS when set, else stderr's terminal's (stdout is often a file here:
+    `import ... > spec.yaml`)."""
+    if sys.stderr.isatty():
+        try:
+            width = int(os.environ.get("COLUMNS") or os.get_terminal_size(sys.stderr.fileno()).columns)
+        except (OSError, ValueError):
+            width = 80
+        text = textwrap.fill(text, width=max(width, 40), subsequent_indent="  ", break_long_words=False,
+                             break_on_hyphens=False)
+    click.echo(text, err=True)
 
 
 def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoReturn:
