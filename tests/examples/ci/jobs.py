@@ -155,14 +155,18 @@ def gitlab_job(pipeline: dict[str, Any], name: str) -> dict[str, Any]:
     return merged
 
 
-def gitlab_variables(pipeline: dict[str, Any], name: str, predefined: dict[str, str]) -> dict[str, str]:
-    """The pipeline's then the job's variables, each expanded with what came before (GitLab's
-    order); the job's `id_tokens` as tokens of their name."""
-    values = dict(predefined)
+def gitlab_variables(pipeline: dict[str, Any], name: str, given: dict[str, str]) -> dict[str, str]:
+    """The pipeline's then the job's variables, each expanded with what came before; `given`
+    holds GitLab's predefined CI_* variables (the lowest precedence) and the project's CI/CD
+    variables (the rest), which outrank the YAML's (GitLab docs, "CI/CD variable precedence");
+    the job's `id_tokens` as tokens of their name."""
+    values = dict(given)
+    project = {k: v for k, v in given.items() if not k.startswith("CI_")}
     job = gitlab_job(pipeline, name)
     for layer in (pipeline.get("variables", {}), job.get("variables", {})):
         for key, value in layer.items():
             values[key] = re.sub(r"\$\{?(\w+)\}?", lambda m: values.get(m.group(1), ""), str(value))
+    values.update(project)
     for token in job.get("id_tokens", {}):
         values[token] = f"oidc-token-of-{name}"
     return values

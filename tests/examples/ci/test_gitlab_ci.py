@@ -19,7 +19,9 @@ MERGE_REQUEST = {"CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_MERGE_REQUES
                  "PR_TEMP_LOCATION": "gs://my-exports/tmp",
                  "PR_LOAD_SERVICE_ACCOUNT": "loader@my-project-dev.iam.gserviceaccount.com",
                  "SERVE_IMAGE": "us-docker.pkg.dev/my-project-dev/images/ddb2bigtable@sha256:" + "0" * 64,
-                 "SERVE_INVOKER": "serviceAccount:tests@my-project-dev.iam.gserviceaccount.com"}
+                 "SERVE_INVOKER": "serviceAccount:tests@my-project-dev.iam.gserviceaccount.com",
+                 "GCP_REVIEW_SERVICE_ACCOUNT": "ci-review@my-ci.iam.gserviceaccount.com",
+                 "PULUMI_REVIEW_ACCESS_TOKEN": "review-token"}
 
 
 def job(name: str) -> dict:

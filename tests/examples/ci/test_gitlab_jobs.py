@@ -13,7 +13,7 @@ import pytest
 
 from ...pulumi_harness import run_program
 from . import fake_gitlab
-from .jobs import gitlab_job, run_gitlab_job, standins, world
+from .jobs import gitlab_job, gitlab_variables, run_gitlab_job, standins, world
 from .steps import CI, git, load, project
 
 PIPELINE = load("gitlab-ci.yml")
@@ -31,8 +31,9 @@ def gitlab():
 def predefined(gitlab, **more):
     return {"CI_API_V4_URL": gitlab.url, "CI_PROJECT_ID": "1", "CI_MERGE_REQUEST_IID": "7",
             "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main", "CI_MERGE_REQUEST_LABELS": "", "CI_DEFAULT_BRANCH": "main",
-            "DDB2BIGTABLE_GITLAB_TOKEN": fake_gitlab.TOKEN, "PULUMI_ACCESS_TOKEN": "token",
-            "PULUMI_PREVIEW_ACCESS_TOKEN": "preview-token",
+            "DDB2BIGTABLE_GITLAB_TOKEN": fake_gitlab.TOKEN, "PULUMI_DEPLOY_ACCESS_TOKEN": "token",
+            "PULUMI_PREVIEW_ACCESS_TOKEN": "preview-token", "PULUMI_REVIEW_ACCESS_TOKEN": "review-token",
+            "GCP_REVIEW_SERVICE_ACCOUNT": "review@p.iam.gserviceaccount.com",
             "GCP_WORKLOAD_IDENTITY_PROVIDER": "projects/1/locations/global/workloadIdentityPools/ci/providers/gitlab",
             "GCP_DEPLOY_SERVICE_ACCOUNT": "deploy@p.iam.gserviceaccount.com",
             "GCP_PREVIEW_SERVICE_ACCOUNT": "preview@p.iam.gserviceaccount.com", "CI_JOB_URL": "https://gitlab/j/1",
@@ -117,6 +118,20 @@ def test_the_preview_is_the_read_only_identity_and_creates_a_missing_stack(tmp_p
     assert "prod" in world(tmp_path)["pulumi"]["stacks"]
 
 
+@pytest.mark.parametrize("job,account,token", [
+    ("deploy-prod", "deploy@p.iam.gserviceaccount.com", "token"),
+    ("preview", "preview@p.iam.gserviceaccount.com", "preview-token"),
+    ("review-stage", "review@p.iam.gserviceaccount.com", "review-token"),
+    ("stop-review-stage", "review@p.iam.gserviceaccount.com", "review-token"),
+    ("sweep-review-stages", "review@p.iam.gserviceaccount.com", "review-token"),
+])
+def test_each_job_has_the_identity_and_token_of_its_trust_level(gitlab, job, account, token):
+    values = gitlab_variables(PIPELINE, job, predefined(gitlab, STACK="prod"))
+    assert (values["GCP_SERVICE_ACCOUNT"], values["PULUMI_ACCESS_TOKEN"]) == (account, token)
+    # a project variable named PULUMI_ACCESS_TOKEN would outrank every job's choice: none is defined
+    assert "PULUMI_ACCESS_TOKEN" not in predefined(gitlab)
+
+
 def deploy_checkout(tmp_path, moved: bool):
     origin = project(tmp_path / "origin")
     git(origin, "init", "-q", "-b", "main")
@@ -156,8 +171,8 @@ def test_only_the_newest_commit_of_main_deploys(tmp_path, gitlab, moved, stack):
         assert (clone / "summary.md").read_text().startswith(f"### Stage `{stack}` deployed")
 
 
-@pytest.mark.parametrize("stacks,tokens,code", [({"pr-7": {"resources": 4}}, ["token"], 0),
-                                                ({}, ["token"], 0),
+@pytest.mark.parametrize("stacks,tokens,code", [({"pr-7": {"resources": 4}}, ["review-token"], 0),
+                                                ({}, ["review-token"], 0),
                                                 ({"pr-7": {"resources": 4}}, ["other"], 1)])
 def test_the_stop_job_fails_when_it_could_not_ask_and_says_so_on_the_merge_request(tmp_path, gitlab, stacks, tokens,
                                                                                      code):
@@ -185,7 +200,7 @@ def test_the_sweep_removes_closed_stages_and_fails_when_it_could_not_ask(tmp_pat
     gitlab.merge_requests["8"] = {"state": "merged", "labels": []}
     root = project(tmp_path / "repo")
     ran = run_gitlab_job(PIPELINE, "sweep-review-stages", root, predefined(gitlab),
-                         standins(tmp_path, {"pulumi": world_}))
+                         standins(tmp_path, {"pulumi": {"tokens": ["review-token"], **world_}}))
     assert ran.returncode == code, ran.log
     assert said in ran.log
     if code == 0:
