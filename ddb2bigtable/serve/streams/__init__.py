@@ -1,9 +1,10 @@
 """DynamoDB Streams through serve (docs/streams.md).
 
-Entry points: `records.change` and `records.stored_cell` (what an item write adds to its
-own row mutation, so the write and its record are one step), `records.stream_record`
-(the Record GetRecords gives), `stream_ops.OPERATIONS` (ListStreams, DescribeStream,
-GetShardIterator and GetRecords as the protocol dispatches them), `registry.enable` and
-`registry.disable` (a table's stream turned on or off), `scan_source.read` (emulator
-stages' records) and `partitions.records` (cloud stages' change-stream messages).
+Entry points: `records.change`, `records.next_number` and `records.stored_cell` (what an
+item write adds to its own row mutation, so the write and its record are one step),
+`records.stream_record` (the Record GetRecords gives), `stream_ops.OPERATIONS`
+(ListStreams, DescribeStream, GetShardIterator and GetRecords as the protocol dispatches
+them), `registry.enable` and `registry.disable` (a table's stream turned on or off),
+`scan_source.read` (emulator stages' records) and `partitions.records` (cloud stages'
+change-stream messages).
 """

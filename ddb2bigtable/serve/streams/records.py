@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ...codec.items import Item
-from ...codec.mutations import SetCell
+from ...codec.mutations import Cell, SetCell
 from ..wire import WireItem, item_bytes, item_to_wire
 
 FAMILY = "_ddb2bigtable_stream"  # reserved like _ddb2bigtable_txn: no mapping writes it, item readers skip it
@@ -93,6 +94,12 @@ def qualifier(number: int) -> bytes:
 def number_of(column: bytes) -> int:
     """The change number a stream column holds (`qualifier` undone)."""
     return LAST_NUMBER - int.from_bytes(column, "big")
+
+
+def next_number(cells: Iterable[Cell]) -> int:
+    """The change number a row's next record takes: one more than its newest record's (the
+    largest number among its stream cells), 1 for a row without any."""
+    return max((number_of(c.qualifier) for c in cells if c.family == FAMILY), default=0) + 1
 
 
 def stored_cell(change: Change, view: str, number: int) -> SetCell:

@@ -118,3 +118,8 @@ def test_the_stored_cell_is_the_write_paths_one_cell() -> None:
     back = records.parsed(first.value)
     assert back is not None and back.new == {"pk": {"S": "a"}, "sk": {"N": "1"}, "v": {"S": "x"}} and back.old is None
     assert records.parsed(b"not json") is None and records.parsed(b'{"v": 99}') is None
+    from ddb2bigtable.codec.mutations import Cell
+
+    row = [Cell("cf", b"v", b"x", 5), Cell(records.FAMILY, second.qualifier, second.value, 9),
+           Cell(records.FAMILY, first.qualifier, first.value, 7)]
+    assert records.next_number(row) == 3 and records.next_number(row[:1]) == 1
