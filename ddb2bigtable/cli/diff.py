@@ -11,6 +11,7 @@ from rich.console import Console
 from ..plan.price_lock import lock_for
 from ..review.fail_rules import Rule, parse_rule, tripped
 from .fail_on import exit_if_tripped
+from .grammar import Formats
 from .prices_cmd import prices_option, warn_if_stale
 
 
@@ -26,8 +27,8 @@ def _rules(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) 
 @click.option("--base", required=True, help="Git ref to compare from (e.g. origin/main).")
 @click.option("--head", default=None, help="Git ref to compare to (default: the working tree).")
 @click.option("--stage", "stages", multiple=True, help="Only these stages (repeatable; default: all).")
-@click.option("--format", "fmt", type=click.Choice(["markdown", "json", "table"]), default="table",
-              show_default=True, help="table for a terminal, markdown for the pull-request comment, json for tools.")
+@click.option("--format", "fmt", type=Formats("text", "markdown", "json"), default="text",
+              show_default=True, help="text for a terminal, markdown for the pull-request comment, json for tools.")
 @click.option("--fail-on", "fail_on", multiple=True, callback=_rules,
               help="Exit 1 on `destructive` changes, or on a stage's Bigtable cost rising by more than "
                    "`cost-increase:PCT` percent; repeatable. Each rule that trips is named on stderr with its figure.")

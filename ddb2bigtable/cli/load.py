@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from .grammar import renamed_option
+
 
 @click.command()
 @click.argument("spec")
@@ -71,8 +73,9 @@ def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None
 @click.command()
 @click.argument("specs", nargs=-1)
 @click.option("--stage", default="local", show_default=True)
-@click.option("--export", "exports", type=click.Path(path_type=Path), default=None,
+@click.option("--exports", "exports", type=click.Path(path_type=Path), default=None,
               help="Folder holding one export per table id (<DIR>/<table id>/); default: the stage's load.export.")
+@renamed_option("--export", "--exports", "exports", type=click.Path(path_type=Path))
 @click.option("--keep-running", is_flag=True, help="Leave the emulator running for your application.")
 @click.option("--verbose", is_flag=True, help="Also print the whole plan and every load's and verify's report.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)

@@ -14,6 +14,7 @@ from ..render.markdown import to_markdown
 from ..render.terminal import print_plan
 from ..spec.errors import InputError
 from ..spec.reading import read_specs
+from .grammar import DEFAULT_STAGE, Formats
 from .prices_cmd import prices_option, read_prices
 
 ESTIMATE_MARK = "# estimate:"  # how `import` comments a value no source gave
@@ -52,9 +53,9 @@ def validate(specs: tuple[str, ...], stages: tuple[str, ...], root: Path) -> Non
 
 @click.command()
 @click.argument("specs", nargs=-1)
-@click.option("--stage", required=True, help="Stage name: stacks/Pulumi.<stage>.yaml.")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "json"]), default="table", show_default=True,
-              help="table for a terminal, markdown for a pull request, json (docs/json-formats.md) for tools.")
+@click.option("--stage", default=DEFAULT_STAGE, show_default=True, help="Stage name: stacks/Pulumi.<stage>.yaml.")
+@click.option("--format", "fmt", type=Formats("text", "markdown", "json"), default="text", show_default=True,
+              help="text for a terminal, markdown for a pull request, json (docs/json-formats.md) for tools.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ (and the specs the stage lists).")
 @prices_option

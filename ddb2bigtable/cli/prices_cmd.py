@@ -50,7 +50,7 @@ def prices() -> None:
 @click.option("--regions", default=None,
               help="Comma-separated AWS regions (us-east-1, bringing the GCP region each lands in) and GCP regions "
                    "(us-east4). Default: every region the tool maps.")
-@click.option("-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help=f"Where to write the lock (default: {LOCK_FILE} at --root).")
 @click.option("--gcp-endpoint", default=None, help="Cloud Billing Catalog API endpoint (default: Google's).")
 @click.option("--aws-endpoint", default=None,

@@ -11,13 +11,14 @@ from pathlib import Path
 import click
 
 from ..serve.protocol.limits import Exposure, Guard
+from .grammar import DEFAULT_STAGE
 
 GUARD = Guard()  # the defaults of the connection options
 
 
 @click.command()
 @click.argument("specs", nargs=-1)
-@click.option("--stage", required=True,
+@click.option("--stage", default=DEFAULT_STAGE, show_default=True,
               help="The stage whose specs' tables are served (its plan names instances and tables); SPEC "
                    "arguments replace its list.")
 @click.option("--host", default="127.0.0.1", show_default=True,

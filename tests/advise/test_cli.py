@@ -39,7 +39,7 @@ def test_fail_on(tmp_path):
 
 def test_fail_on_names_the_rule_and_findings_on_stderr_in_every_format(tmp_path):
     spec, export = _time_keyed(tmp_path)
-    for fmt in ("table", "markdown", "json"):
+    for fmt in ("text", "markdown", "json"):
         result = _run(spec, "--export", export, "--format", fmt, "--fail-on", "warning")
         assert result.exit_code == 1
         assert result.stderr.splitlines() == ["--fail-on warning: 1 finding at warning or worse "

@@ -67,7 +67,7 @@ def test_import_export_up_verifies_every_item_of_every_type(aws, tmp_path):
     assert exported.returncode == 0, exported.stderr
     project = _project(tmp_path)
     up = subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", "local", str(tmp_path / "mine.yaml"),
-                         "--export", str(tmp_path / "exports"), "--root", str(project), "--format", "json"],
+                         "--exports", str(tmp_path / "exports"), "--root", str(project), "--format", "json"],
                         capture_output=True, text=True, timeout=600, cwd=ROOT,
                         env={k: v for k, v in {**os.environ, **env}.items() if k != "BIGTABLE_EMULATOR_HOST"})
     assert up.returncode == 0, up.stderr
@@ -101,7 +101,7 @@ def test_writes_made_during_the_export_are_brought_over_by_replicate_since(aws, 
     assert export.stdout and b"exportTime is the scan's start" in export.stdout.read()
 
     project = _project(tmp_path)
-    up = _cli(env, "up", "--stage", "local", str(tmp_path / "live.yaml"), "--export", str(tmp_path / "exports"),
+    up = _cli(env, "up", "--stage", "local", str(tmp_path / "live.yaml"), "--exports", str(tmp_path / "exports"),
               "--root", str(project), "--format", "json")
     assert up.returncode == 0, up.stderr
     common = [str(tmp_path / "live.yaml"), "--table", table_id, "--stage", "local", "--root", str(project)]

@@ -37,7 +37,7 @@ def test_json_lists_the_record_of_types_of_every_instance_beside_the_spec_tables
         assert "every version kept" in family["why"] and "load, replicate and serve" in types["why"]
 
 
-@pytest.mark.parametrize("fmt", ["table", "markdown"])
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
 def test_the_table_and_markdown_list_it_per_instance_with_family_gc_rule_and_why(fmt):
     text = plan_output(fmt).replace("\\_", "_")  # markdown escapes the underscores
     instances = plan_files(ROOT, "prod").instances

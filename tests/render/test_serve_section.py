@@ -23,7 +23,7 @@ def plan(root, fmt: str) -> str:
 
 def test_every_format_shows_the_endpoint_and_none_when_it_is_off(tmp_path):
     root = write_project(tmp_path, {"movies": MOVIES}, {"regions": "home", "serve": SERVE})
-    text, markdown = plan(root, "table"), plan(root, "markdown")
+    text, markdown = plan(root, "text"), plan(root, "markdown")
     for out in (text, markdown):
         assert "Serve" in out and "ddb2bigtable-test" in out and "0-7" in out and "serve-keys" in out
     assert "--workers 1" in " ".join(markdown.split())  # the container's command, as Cloud Run runs it
@@ -31,4 +31,4 @@ def test_every_format_shows_the_endpoint_and_none_when_it_is_off(tmp_path):
     assert (serve["signing"], serve["keys_secret"], serve["max_instances"]) == ("keys", "serve-keys", 7)
     assert {r["figure"] for r in serve["reasons"]} >= {"regions", "instances", "size", "identity", "signing"}
     write_project(tmp_path, {"movies": MOVIES}, {"regions": "home"})
-    assert json.loads(plan(root, "json"))["serve"] is None and "Serve" not in plan(root, "table")
+    assert json.loads(plan(root, "json"))["serve"] is None and "Serve" not in plan(root, "text")

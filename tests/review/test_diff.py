@@ -189,7 +189,7 @@ def test_fail_on_a_cost_increase_above_a_threshold(repo):
     assert run(repo, "--base", "HEAD~1", "--head", "HEAD", "--fail-on", "cost-increase:500").returncode == 0
 
 
-@pytest.mark.parametrize("fmt", ["table", "markdown", "json"])
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
 def test_fail_on_names_each_rule_that_tripped_on_stderr_in_every_format(repo, fmt):
     """A failed CI step says why: one stderr line per rule that tripped, with its figure;
     a rule that did not trip says nothing; stdout stays the report (JSON still parses)."""
