@@ -1,10 +1,32 @@
 #!/usr/bin/env bash
 # The test command of the README (and of CI): the lint (ruff, with its complexity rules)
-# and the type check (mypy), both configured in pyproject.toml, then the whole suite on
-# the locked environment.
+# and the type check (mypy), both configured in pyproject.toml, then the tests on the
+# locked environment.
+#
+#   bash scripts/test.sh              what CI runs: every test (README, "Tests", says how long)
+#   bash scripts/test.sh --quick      before pushing: the same lint and types, the tests not
+#                                     marked slow (end-to-end runs against local servers)
+#   bash scripts/test.sh tests/load   arguments after the options go to pytest as they are
+#
+# The tests run in DDB2BIGTABLE_TEST_WORKERS processes (pytest-xdist, default 3; 0 runs
+# them in this one): each test file stays in one process (--dist loadfile), so a file's
+# servers start once, and every server a test starts listens on a free port of its own.
+# Most of a test's time is waiting on a server or a subprocess, so three processes keep a
+# two-core machine busy without starving the servers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+quick=()
+if [ "${1:-}" = --quick ]; then
+  quick=(-m "not slow")
+  shift
+fi
 bash scripts/dynamodb_local.sh  # DynamoDB Local for tests/replicate (installed once)
 uv run --frozen ruff check .
 uv run --frozen mypy
-exec uv run --frozen pytest "$@"
+workers="${DDB2BIGTABLE_TEST_WORKERS:-3}"
+parallel=()
+if [ "$workers" != 0 ]; then
+  parallel=(-n "$workers" --dist loadfile)
+fi
+# ${a[@]+"${a[@]}"}: an empty array under set -u on the bash 3.2 of macOS too
+exec uv run --frozen pytest ${parallel[@]+"${parallel[@]}"} ${quick[@]+"${quick[@]}"} "$@"
