@@ -14,7 +14,6 @@ forward or back from its primary itself: serve runs here with its sweep off; iss
 from __future__ import annotations
 
 import random
-import threading
 import time
 from functools import partial
 from typing import Any
@@ -77,7 +76,6 @@ def mid_commit(fronts: Fronts, seconds: float, fault: str, threads: int = 6, eve
         transferrers = [client(fronts.url, attempts) for _ in range(max(1, threads - 2))]
         auditors = [client(fronts.url, attempts) for _ in range(2)]
         stop = time.monotonic() + seconds
-        running = threading.Event()
 
         def transferring(c: Any, n: int) -> None:
             rng = random.Random(n)
@@ -97,7 +95,7 @@ def mid_commit(fronts: Fronts, seconds: float, fault: str, threads: int = 6, eve
                     time.sleep(random.uniform(0, 0.05))  # noqa: S311 - jitter
 
         def faulting() -> None:
-            running.wait(1.0)
+            time.sleep(1.0)
             while time.monotonic() + 1 < stop:
                 victim = random.randrange(2)  # noqa: S311
                 time.sleep(random.uniform(0, 0.2))  # noqa: S311 - somewhere in a commit
@@ -105,7 +103,7 @@ def mid_commit(fronts: Fronts, seconds: float, fault: str, threads: int = 6, eve
                 hurt = partial(fronts.kill, victim) if fault == "SIGKILL" else partial(fronts.pause, victim, 1.5)
                 together(hurt, partial(_stalls, survivor, attempts, table, report, fault))
                 report.count(f"{fault}s")
-                running.wait(every)
+                time.sleep(every)
 
         together(*(partial(transferring, c, n) for n, c in enumerate(transferrers)),
                  *(partial(auditing, c) for c in auditors), faulting)
