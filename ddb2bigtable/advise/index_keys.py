@@ -18,13 +18,6 @@ from ..spec.schema_check import did_you_mean
 from .findings import DATA_PLANE, Finding
 
 
-def _index_keys(table: TableSpec) -> list[tuple[str, str]]:
-    """(index name, key attribute) for every key attribute of the table's indexes."""
-    source = table.source
-    pairs = [(g.name, k.name) for g in source.gsis for k in (g.key.partition, g.key.sort) if k is not None]
-    return pairs + [(lsi.name, lsi.sort.name) for lsi in source.lsis]
-
-
 def absent_index_keys(table: TableSpec, items: Sequence[Item], export_items: int, complete: bool) -> list[Finding]:
     """A warning per index key attribute that none of `items` holds (quiet without items)."""
     if not items:
@@ -33,7 +26,7 @@ def absent_index_keys(table: TableSpec, items: Sequence[Item], export_items: int
     read = f"the whole export's {len(items):,} items" if complete else \
         f"{len(items):,} sampled items of the export's {export_items:,}"
     found = []
-    for index, name in _index_keys(table):
+    for index, name in table.source.index_keys:
         if name in seen:
             continue
         guess = did_you_mean(name, seen)

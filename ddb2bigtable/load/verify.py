@@ -187,6 +187,7 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
     scanned = sample is None and report.export_type in (FULL_EXPORT, CHAIN)
     export_keys: set[str] = set()  # the export's keys and rows, when the table is scanned for what lies beyond
     export_rows: set[bytes] = set()
+    seen: set[str] = set()  # every attribute name the export's items hold, for the indexes' keys
     codec = Codec(table, await _table_types(table, manifests, work_dir, project, instance_id))
     report.lossy = list(codec.lossy)
     dead = {(d["file"], d["line"]) for d in dead_letter_records(work_dir)} if work_dir else set()
@@ -195,6 +196,8 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
         batch: list[tuple[Record, bytes]] = []
         for record in _sampled(records, sample):
             report.checked += 1
+            if record.kind == "put" and record.item:
+                seen.update(record.item)
             if scanned and record.kind != "error":
                 export_keys.add(item_key((record.item if record.kind == "put" else record.keys) or {}, names))
             key = _row_to_read(record, codec, now, dead, report)
@@ -211,6 +214,9 @@ async def verify_table(table: TableSpec, export: str, *, project: str, instance_
         if scanned:
             report.table_items = await reader.scan_beyond(export_keys, export_rows, report)
         report.locked_rows = await locked_rows(reader.table)
+    report.notes = [f"index {index} is keyed on {name}, which none of the {report.checked:,} export items read has: "
+                    f"DynamoDB leaves such items out of the index, so it holds nothing; a misspelt name in the spec?"
+                    for index, name in table.source.index_keys if seen and name not in seen]
     report.seconds = time.monotonic() - started
     return report
 

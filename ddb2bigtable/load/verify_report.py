@@ -38,6 +38,7 @@ class VerifyReport:
     not_in_export: int = 0  # items the table holds beyond the export, no later write explains: a failure
     key_names: tuple[str, ...] = ()  # the table's key attributes, naming items in examples
     lossy: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what to know though it verified (an index no item enters)
     examples: list[dict[str, Any]] = field(default_factory=list)
     later: list[dict[str, Any]] = field(default_factory=list)  # examples of changed_after and added_after
     strays: list[dict[str, Any]] = field(default_factory=list)  # examples of not_in_export

@@ -40,7 +40,7 @@ def verify_json(r: VerifyReport) -> dict[str, Any]:
         "mismatched": r.mismatched, "expired": r.expired, "dead_lettered": r.dead_lettered,
         "deleted_absent": r.deleted_absent, "table_items": r.table_items, "accounted": r.accounted,
         "ok": r.ok, "lossy": r.lossy, "examples": r.examples, "seconds": round(r.seconds, 3),
-        "locked_rows": r.locked_rows, "reasons": r.reasons,
+        "locked_rows": r.locked_rows, "reasons": r.reasons, "notes": r.notes,
         "export_time": None if r.export_time_micros is None else r.export_time,
         "after_export": {"changed": r.changed_after, "added": r.added_after, "examples": r.later},
         "not_in_export": {"items": r.not_in_export, "examples": r.strays},
@@ -95,6 +95,8 @@ def print_verify(r: VerifyReport, console: Console) -> None:
                            style="yellow"))
     if r.locked_rows:
         console.print(Text(f"  note: {locked_note(r.locked_rows)}", style="yellow"))
+    for note in r.notes:
+        console.print(Text(f"  note: {note}", style="yellow"))
     for example in r.examples:
         console.print(Text(f"  {example['file']}:{example['line']}: {example['problem']}: {example['detail']}"))
     for example in (*r.strays, *r.later[:SHOWN_LATER]):
@@ -126,6 +128,8 @@ def print_up_summary(loads: list[LoadReport], verifies: list[VerifyReport], cons
             continue
         if r.dead_letters:
             console.print(Text(f"  {r.table}: dead letters in {r.dead_letters}/"))
+        for note in v.notes:  # what to know even when it all verified (an index no item enters)
+            console.print(Text(f"  {r.table}: note: {note}", style="yellow"))
         if not notes:
             continue
         for sentence in r.lossy:

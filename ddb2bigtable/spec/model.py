@@ -209,6 +209,13 @@ class Source:
         """Home region first, then replicas in spec order."""
         return (self.region, *(r.region for r in self.replicas))
 
+    @property
+    def index_keys(self) -> tuple[tuple[str, str], ...]:
+        """(index name, key attribute) for every key attribute of the global and local
+        secondary indexes: an item without one is left out of that index (a sparse index)."""
+        pairs = [(g.name, k.name) for g in self.gsis for k in (g.key.partition, g.key.sort) if k is not None]
+        return (*pairs, *((lsi.name, lsi.sort.name) for lsi in self.lsis))
+
 
 @dataclass(frozen=True)
 class GcRule:

@@ -102,3 +102,23 @@ def test_an_export_folder_no_table_id_names_is_a_warning_beside_what_loads(tmp_p
     report = json.loads(_up(root, *specs, "--export", str(mine / "exports"), "--format", "json").stdout)
     assert len(report["unused_exports"]) == 2 and "did you mean products?" in report["unused_exports"][0]
     assert [r["table"] for r in report["loads"]] == ["invoices"]
+
+
+def test_an_index_keyed_on_an_attribute_no_item_has_is_a_note_of_the_load(tmp_path):
+    """Issue #53: a GSI keyed on `statuss` while the items hold `status` loaded without a
+    word; verify reads every item, so its report (and up's screen) says so."""
+    root = _project(tmp_path / "project")
+    spec = (ROOT / "specs" / "product-catalog.yaml").read_text()
+    spec = spec.replace("      item_count: 250000\n", "      item_count: 250000\n      gsis:\n        - name: by-stock\n"
+                        "          key: {partition: {name: Stocks, type: S}}\n          reads: 10\n"
+                        "          writes: 10\n")
+    (tmp_path / "catalog.yaml").write_text(spec)
+    mine = tmp_path / "mine"
+    shutil.copytree(ROOT / "exports" / "products", mine / "exports" / "products")
+    out = _up(root, str(tmp_path / "catalog.yaml"), "--export", str(mine / "exports"))
+    assert out.returncode == 0, out.stderr
+    note = "index by-stock is keyed on Stocks, which none of the 5 export items read has"
+    assert f"products: note: {note}" in " ".join(out.stdout.split())
+    report = json.loads(_up(root, str(tmp_path / "catalog.yaml"), "--export", str(mine / "exports"),
+                            "--format", "json").stdout)
+    assert report["verifies"][0]["ok"] and report["verifies"][0]["notes"][0].startswith(note)
