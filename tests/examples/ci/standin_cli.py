@@ -275,9 +275,43 @@ def gh_api(world: dict[str, Any], args: list[str]) -> str:
     fail(f"stand-in gh: `gh api {endpoint}` ({method}) is not modelled", 99)
 
 
+def gh_issue(world: dict[str, Any], args: list[str]) -> str:
+    """`gh issue list/create/edit/close`, as gh prints them (a created issue's URL)."""
+    verb = args[1]
+    gh_auth(world, write=verb != "list")
+    issues = world["gh"].setdefault("issues", [])
+    if verb == "list":
+        label, state = option(args, "--label"), option(args, "--state") or "open"
+        found = [{"number": i["number"]} for i in issues if (label is None or label in i["labels"]) and i["state"] == state]
+        filter_ = option(args, "--jq")
+        return jq(filter_, found) if filter_ else json.dumps(found) + "\n"
+    if verb == "create":
+        label = option(args, "--label")
+        if label not in world["gh"].get("labels", [label]):
+            fail(f"could not add label: '{label}' not found", 1)
+        number = len(issues) + 1
+        issues.append({"number": number, "title": option(args, "--title"), "labels": [label], "state": "open",
+                       "body": Path(option(args, "--body-file") or "").read_text(), "comments": []})
+        return f"https://github.com/{option(args, '--repo')}/issues/{number}\n"
+    issue = next((i for i in issues if str(i["number"]) == args[2]), None)
+    if issue is None:
+        fail(f"GraphQL: Could not resolve to an issue or pull request with the number of {args[2]}. "
+             f"(repository.issue)", 1)
+    if verb == "edit":
+        issue["body"] = Path(option(args, "--body-file") or "").read_text()
+    elif verb == "close":
+        issue["state"] = "closed"
+        issue["comments"].append(option(args, "--comment"))
+    else:
+        fail(f"stand-in gh: `gh issue {verb}` is not modelled", 99)
+    return f"https://github.com/{option(args, '--repo')}/issues/{issue['number']}\n"
+
+
 def gh(world: dict[str, Any], args: list[str]) -> str:
     if args[:2] == ["pr", "view"]:
         return gh_pr_view(world, args)
+    if args[:1] == ["issue"]:
+        return gh_issue(world, args)
     if args[:1] == ["api"]:
         return gh_api(world, args)
     fail(f"stand-in gh: `gh {' '.join(args)}` is not modelled", 99)

@@ -14,7 +14,7 @@ import pytest
 
 from .steps import CI, EXPRESSION, load
 
-GITHUB = ["bigtable-pr.yml", "bigtable-deploy.yml", "bigtable-pr-stage.yml", "prices-refresh.yml"]
+GITHUB = ["bigtable-pr.yml", "bigtable-deploy.yml", "bigtable-pr-stage.yml", "bigtable-drift.yml", "prices-refresh.yml"]
 SCHEMAS = {**{name: "vendor.github-workflows" for name in GITHUB},
            "gitlab-ci.yml": "vendor.gitlab-ci", "dependabot.yml": "vendor.dependabot"}
 BIN = Path(sys.executable).parent

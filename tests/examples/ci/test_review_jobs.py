@@ -36,7 +36,8 @@ def run(tmp_path, job, repo, world_, values=None):
 
 def test_every_run_step_goes_under_bash_with_pipefail_not_githubs_bare_default():
     """Without `shell`, GitHub runs `bash -e {0}`: a failed command before a pipe passes."""
-    for name in ("bigtable-pr.yml", "bigtable-deploy.yml", "bigtable-pr-stage.yml", "prices-refresh.yml"):
+    for name in ("bigtable-pr.yml", "bigtable-deploy.yml", "bigtable-pr-stage.yml", "bigtable-drift.yml",
+                 "prices-refresh.yml"):
         workflow = load(name)
         for job in workflow["jobs"].values():
             for step in job["steps"]:
