@@ -21,7 +21,8 @@ B = {"pk": {"S": "b"}, "sk": {"N": "2"}}
 
 
 class Writer:
-    """The write path's side of a stream: each change's cell in the row's one mutation."""
+    """The write path's side of a stream: the row read, each change's cell numbered from it
+    (records.next_number) in the row's one mutation."""
 
     def __init__(self, streamed):
         from google.cloud.bigtable.data import BigtableDataClient
@@ -29,16 +30,18 @@ class Writer:
         self.client = BigtableDataClient(project=streamed.project)
         self.table = self.client.get_table(INSTANCE, TABLE)
         self.served = catalog(streamed.root, STAGE, {}, streamed.project).tables["Orders"]
-        self.numbers: dict[bytes, int] = {}
 
     def write(self, keys: dict, old: dict | None, new: dict | None) -> bytes:
         from google.cloud.bigtable.data import SetCell
 
+        from ddb2bigtable.codec.mutations import Cell
+
         row = self.served.row_key(keys)
         made = records.change(keys, old, new)
         assert made is not None
-        self.numbers[row] = self.numbers.get(row, 0) + 1
-        cell = records.stored_cell(made, "NEW_AND_OLD_IMAGES", self.numbers[row])
+        read = self.table.read_row(row)
+        cells = [Cell(c.family, c.qualifier, c.value, c.timestamp_micros) for c in (read.cells if read else [])]
+        cell = records.stored_cell(made, "NEW_AND_OLD_IMAGES", records.next_number(cells))
         self.table.mutate_row(row, [SetCell("cf", b"v", b"item cells", timestamp_micros=-1),
                                     SetCell(cell.family, cell.qualifier, cell.value, cell.timestamp_micros)])
         return row
