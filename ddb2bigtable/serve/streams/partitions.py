@@ -127,3 +127,35 @@ def children(message: ReadChangeStreamResponse, closing: Partition, created_ms: 
         out.append(Child(shard_id(created_ms, partition), partition,
                          parent if closing.holds(partition.start) else None, tokens))
     return out
+
+
+@dataclass(frozen=True)
+class CloudShard:
+    """A shard as DescribeStream lists it on a cloud stage."""
+
+    id: str
+    partition: Partition
+    parent: str | None
+    closed: bool
+
+
+def shards(created_ms: int, initial: Iterable[Partition],
+           closes: Iterable[tuple[Partition, ReadChangeStreamResponse]]) -> list[CloudShard]:
+    """Every shard of a stream, from its first partitions (GenerateInitialChangeStreamPartitions)
+    and the CloseStreams its partitions ended with since, in the order they came: parents
+    before children, each partition's shard once though a merge's two parents both name it
+    (the parent holding its first row is its ParentShardId)."""
+    found: dict[str, CloudShard] = {}
+    for partition in initial:
+        shard = shard_id(created_ms, partition)
+        found[shard] = CloudShard(shard, partition, None, False)
+    for closing, message in closes:
+        opened = children(message, closing, created_ms) or []
+        ended = shard_id(created_ms, closing)
+        if ended in found:
+            found[ended] = CloudShard(ended, closing, found[ended].parent, True)
+        for child in opened:
+            known = found.get(child.shard)
+            parent = child.parent or (known.parent if known else None)
+            found[child.shard] = CloudShard(child.shard, child.partition, parent, known.closed if known else False)
+    return list(found.values())

@@ -84,3 +84,25 @@ def test_a_split_gives_each_new_partition_the_closed_one_as_parent_and_a_merge_n
     assert all(len(c.shard) == 37 and c.shard.startswith("shardId-00000001796646375747-") for c in found)
     assert partitions.children(R(close_stream=R.CloseStream()), closing, 1) == []
     assert partitions.children(close.__class__(heartbeat=R.Heartbeat()), closing, 1) is None
+
+
+def test_a_streams_shards_follow_its_partitions_splits_and_merges() -> None:
+    """[A, C) and [C, E) at first; [C, E) splits into [C, D) and [D, E); then [A, C) and
+    [C, D) merge into [A, D): every shard once, the closed ones closed, each child naming the
+    parent that held its first row."""
+    p = partitions.Partition
+    split = R(close_stream=R.CloseStream(new_partitions=[_range(b"C", b"D"), _range(b"D", b"E")],
+                                         continuation_tokens=[StreamContinuationToken(partition=_range(b"C", b"D")),
+                                                              StreamContinuationToken(partition=_range(b"D", b"E"))]))
+    merged = [_range(b"A", b"D")]
+    close_ac = R(close_stream=R.CloseStream(new_partitions=merged, continuation_tokens=[
+        StreamContinuationToken(partition=_range(b"A", b"C"), token="ac")]))
+    close_cd = R(close_stream=R.CloseStream(new_partitions=merged, continuation_tokens=[
+        StreamContinuationToken(partition=_range(b"C", b"D"), token="cd")]))
+    found = partitions.shards(7, [p(b"A", b"C"), p(b"C", b"E")],
+                              [(p(b"C", b"E"), split), (p(b"C", b"D"), close_cd), (p(b"A", b"C"), close_ac)])
+    ids = {s.partition: s.id for s in found}
+    assert [(s.partition, s.parent, s.closed) for s in found] == [
+        (p(b"A", b"C"), None, True), (p(b"C", b"E"), None, True),
+        (p(b"C", b"D"), ids[p(b"C", b"E")], True), (p(b"D", b"E"), ids[p(b"C", b"E")], False),
+        (p(b"A", b"D"), ids[p(b"A", b"C")], False)]
