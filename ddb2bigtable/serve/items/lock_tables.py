@@ -20,7 +20,7 @@ import asyncio
 from ...bigtable.table_admin import ensure_planned_table
 from ...plan.model import FamilyPlan, GcPolicy, TablePlan
 from ...spec.errors import ServiceError
-from ..errors import internal
+from ..errors import ServeError, internal
 from ..session import Session
 from ..store import Store
 from ..tables import created_tables
@@ -43,17 +43,31 @@ def token_store(session: Session) -> Store:
 
 
 async def tokens_ready(session: Session) -> None:
-    """The token table exists (created the first time this worker needs it)."""
+    """The token table exists: found by a read (no admin call once any worker made it), else
+    created. Requests or workers creating it at the same moment may fail but one: a failed
+    creation after which the table is there is no failure."""
     if session.tokens_ready:
         return
     home = session.catalog.home
-    if home is None:
-        raise internal("the stage lists no spec table, so serve has no instance to keep ClientRequestTokens in")
-    try:
-        await asyncio.to_thread(ensure_planned_table, session.catalog.project, home.instance_id, TOKENS_PLAN)
-    except ServiceError as error:
-        raise internal(f"serve could not create its ClientRequestToken table {TOKENS_ID}: {error}") from None
+    if not await _there(session) and home is not None:
+        try:
+            await asyncio.to_thread(ensure_planned_table, session.catalog.project, home.instance_id, TOKENS_PLAN)
+        except ServiceError as error:
+            if not await _there(session):
+                raise internal(f"serve could not create its ClientRequestToken table {TOKENS_ID}: "
+                               f"{error}") from None
     session.tokens_ready = True
+
+
+async def _there(session: Session) -> bool:
+    """Whether the token table exists (a read of one row that no token has)."""
+    try:
+        await token_store(session).read_row(b"\x00")
+    except ServeError as error:
+        if error.name == "ResourceNotFoundException":
+            return False
+        raise
+    return True
 
 
 async def place(session: Session, name: str) -> Place | None:

@@ -14,6 +14,7 @@ import os
 import signal
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -37,30 +38,39 @@ def _key(group: int, i: int) -> dict[str, Any]:
     return {"pk": {"S": f"stall-{group}"}, "sk": {"N": str(i)}}
 
 
-def _transactions(client: Any, group: int, stop: threading.Event) -> None:
+def _transactions(client: Any, group: int, stop: threading.Event, answers: Counter) -> None:
     """+1 on every item of the group, in one transaction, until the process dies."""
     while not stop.is_set():
         try:
             client.transact_write_items(TransactItems=[{"Update": {
                 "TableName": "Scratch", "Key": _key(group, i), "UpdateExpression": "ADD n :one",
                 "ExpressionAttributeValues": {":one": {"N": "1"}}}} for i in range(ITEMS)])
-        except Exception:  # noqa: BLE001 - the process is being killed: any answer or none
-            if stop.is_set():
-                return
+            answers["committed"] += 1
+        except Exception as error:  # noqa: BLE001 - the process is being killed: any answer or none
+            answers[type(error).__name__] += 1
 
 
-def _locked(served: Served) -> int:
-    """How many of the items' rows hold a lock, read from Bigtable itself."""
+def _kill_while_locked(served: Served, victim: Any) -> int:
+    """SIGKILL to `victim` as soon as Bigtable shows one of the items locked (read from
+    Bigtable itself, while the threads run); how many are locked once it is dead."""
     project, types, _ = _tables(served.root, STAGE)
     tables = catalog(served.root, STAGE, types, project)
     scratch = tables.tables["Scratch"]
     keys = [scratch.row_key(_key(g, i)) for g in range(GROUPS) for i in range(ITEMS)]
 
-    async def count() -> int:
+    async def kill() -> int:
         async with BigtableDataClientAsync(project=project) as bigtable:
-            rows = await Session(tables, bigtable).store(scratch, consistent=True).read_rows(keys)
-            return sum(1 for row in rows.values() if cells.is_locked(row))
-    return asyncio.run(count())
+            store = Session(tables, bigtable).store(scratch, consistent=True)
+
+            async def locked() -> int:
+                return sum(1 for row in (await store.read_rows(keys)).values() if cells.is_locked(row))
+            started = time.monotonic()
+            while await locked() == 0 and time.monotonic() - started < 60:
+                await asyncio.sleep(0.01)
+            os.kill(victim.pid, signal.SIGKILL)
+            victim.wait()
+            return await locked()
+    return asyncio.run(kill())
 
 
 def test_a_killed_worker_leaves_items_readable_at_once_and_writable_after_the_lock_expiry(served):
@@ -69,17 +79,16 @@ def test_a_killed_worker_leaves_items_readable_at_once_and_writable_after_the_lo
     try:
         doomed = Served(served.root, victim_url, victim).client()
         client = Served(served.root, survivor_url, survivor).client()
-        stop = threading.Event()
-        threads = [threading.Thread(target=_transactions, args=(doomed, g, stop)) for g in range(GROUPS)]
+        stop, answers = threading.Event(), Counter()
+        threads = [threading.Thread(target=_transactions, args=(doomed, g, stop, answers)) for g in range(GROUPS)]
         for thread in threads:
             thread.start()
-        time.sleep(2.0)
-        os.kill(victim.pid, signal.SIGKILL)
+        locked = _kill_while_locked(served, victim)
         killed = time.monotonic()
         stop.set()
         for thread in threads:
             thread.join(10)
-        locked = _locked(served)
+        assert locked > 0, f"no item was locked when the worker died ({dict(answers)}): the test proved nothing"
         values = [[client.get_item(TableName="Scratch", Key=_key(g, i), ConsistentRead=True).get("Item", {})
                    .get("n", {}).get("N") for i in range(ITEMS)] for g in range(GROUPS)]
         read_in = time.monotonic() - killed
@@ -95,7 +104,6 @@ def test_a_killed_worker_leaves_items_readable_at_once_and_writable_after_the_lo
                     assert error.response["Error"]["Code"] == "TransactionConflictException", error.response
             time.sleep(0.1)
         assert not pending, f"{len(pending)} item(s) not writable {LOCK_SECONDS + 1.0} s after the kill"
-        assert locked > 0, "no item was locked when the worker died: the test proved nothing"
         assert read_in < LOCK_SECONDS, f"reading the items took {read_in:.1f} s"
     finally:
         stop_process(victim)

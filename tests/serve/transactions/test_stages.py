@@ -6,9 +6,11 @@ stage's first planned table, a table the request never named)."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
+from botocore.exceptions import ClientError
 
 from ddb2bigtable.bigtable.emulator import stop_process
 
@@ -18,7 +20,7 @@ from ..conftest import Served, start_serve
 
 SPEC = """
 version: 1
-instance: {id: never-up, display_name: Never up}
+instance: {id: INSTANCE, display_name: Never up}
 tables:
   - id: planned
     source:
@@ -33,14 +35,52 @@ tables:
 """
 
 
-@pytest.fixture(scope="module")
-def never_up(bigtable_emulator, tmp_path_factory) -> Iterator[Served]:
-    root = tmp_path_factory.mktemp("never-up")
-    write_project(root, {"planned": SPEC}, {"emulator": True, "regions": "home", "deletion_protection": False,
-                                            "autoscaling": False}, stage_name="local")
-    process, endpoint = start_serve(root, "local", "--txn-sweep-seconds", "86400")
+def _never_up(tmp_path_factory, instance: str) -> Iterator[Served]:
+    """serve (two workers, sweep off) on a stage whose one spec table was never made, in an
+    instance of its own."""
+    root = tmp_path_factory.mktemp(instance)
+    write_project(root, {"planned": SPEC.replace("INSTANCE", instance)},
+                  {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False},
+                  stage_name="local")
+    process, endpoint = start_serve(root, "local", "--workers", "2", "--txn-sweep-seconds", "86400")
     yield Served(root, endpoint, process)
     stop_process(process)
+
+
+@pytest.fixture(scope="module")
+def never_up(bigtable_emulator, tmp_path_factory) -> Iterator[Served]:
+    yield from _never_up(tmp_path_factory, "never-up")
+
+
+@pytest.fixture(scope="module")
+def fresh(bigtable_emulator, tmp_path_factory) -> Iterator[Served]:
+    yield from _never_up(tmp_path_factory, "never-up-race")
+
+
+def test_the_first_transactions_under_tokens_race_to_make_the_token_table_and_all_commit(fresh):
+    """Eight first transactions at once, over two workers: each may find the token table
+    missing and create it; every one commits (before: those that lost the creation race
+    answered 500)."""
+    client = fresh.client()
+    client.create_table(TableName="Race", **PARTITION_ONLY)
+    start, answers = threading.Barrier(8), []
+
+    def first(n: int) -> None:
+        mine = fresh.client()
+        start.wait(10)
+        try:
+            mine.transact_write_items(TransactItems=[{"Put": {"TableName": "Race", "Item": {"p": {"S": f"r{n}"}}}},
+                                                     {"Put": {"TableName": "Race", "Item": {"p": {"S": f"s{n}"}}}}])
+            answers.append("ok")
+        except ClientError as error:
+            answers.append(error.response["Error"]["Code"])
+
+    threads = [threading.Thread(target=first, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert answers == ["ok"] * 8
 
 
 def test_transactions_on_created_tables_of_a_stage_never_up(never_up):
