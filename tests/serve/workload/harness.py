@@ -75,9 +75,9 @@ class Attempts:
         status, error = response[0].status_code, response[1].get("Error", {})
         self.report.count(f"attempt {status} {error.get('Code', '')}".rstrip())
         if status >= 500:
-            self.report.anomaly(f"5xx answer: {name} {status} {error.get('Code')} {error.get('Message', '')[:160]}")
+            self.report.anomaly(f"5xx answer: {name} {status} {error.get('Code')} {error.get('Message', '')[:400]}")
         if fresh and error.get("Code") == "TransactionInProgressException":
-            self.report.anomaly(f"in progress on a fresh token: {name} {error.get('Message', '')[:160]}")
+            self.report.anomaly(f"in progress on a fresh token: {name} {error.get('Message', '')[:400]}")
 
 
 _SESSION: list[boto3.session.Session] = []
