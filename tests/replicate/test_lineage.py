@@ -65,7 +65,7 @@ def test_records_a_little_before_the_start_point_are_applied_because_their_time_
 
 
 def test_a_ttl_expiry_is_a_remove_by_the_dynamodb_service():
-    raw = {"eventName": "REMOVE", "userIdentity": {"type": "Service", "principalId": "dynamodb.amazonaws.com"},
+    raw = {"eventName": "REMOVE", "userIdentity": {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"},
            "dynamodb": {"ApproximateCreationDateTime": datetime(2027, 1, 1, tzinfo=UTC), "SequenceNumber": "7",
                         "Keys": {"id": {"S": "a"}}, "OldImage": {"id": {"S": "a"}, "ttl": {"N": "1"}}}}
     record = parse_record("shardId-1", raw)

@@ -97,7 +97,7 @@ def change(kind: str, seq: int, rating: str | None, ttl: bool = False) -> dict:
         data["NewImage"] = movie(2013, "Rush") | {"info": {"M": {"rating": {"N": rating}}}}
     answer = {"eventName": kind, "dynamodb": data}
     if ttl:
-        answer["userIdentity"] = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+        answer["userIdentity"] = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
     return answer
 
 
