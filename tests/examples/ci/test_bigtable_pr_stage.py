@@ -18,9 +18,11 @@ EVENT = {
     "vars.SERVE_IMAGE": "us-docker.pkg.dev/my-project-dev/images/ddb2bigtable@sha256:" + "0" * 64,
     "vars.SERVE_INVOKER": "serviceAccount:tests@my-project-dev.iam.gserviceaccount.com",
     "secrets.PULUMI_ACCESS_TOKEN": "token",
+    "vars.PR_STAGE_MAX_HOURLY_USD || '10'": "10",
 }
 CONFIGURE = "the stack pr-<number> from the pr template"
 PLAN = "the plan of the stage (a bad stage config fails here, before anything is billed)"
+GUARD = "the cost guard (a stage over the hourly cap starts only with the label allow-stage-cost)"
 
 
 def stage_config() -> dict:
@@ -29,12 +31,13 @@ def stage_config() -> dict:
 
 
 def test_every_ddb2bigtable_step_is_run_here():
-    assert ddb2bigtable_steps(WORKFLOW) == {("stage", PLAN)}
+    """Here, and the cost guard in test_stage_jobs.py, which runs the stage job whole."""
+    assert ddb2bigtable_steps(WORKFLOW) == {("stage", PLAN), ("stage", GUARD)}
 
 
 def test_the_triggers_and_the_jobs_each_event_runs():
     on = WORKFLOW[True]  # YAML 1.1 reads the key `on` as true
-    assert on["pull_request"]["types"] == ["opened", "synchronize", "reopened", "closed"]
+    assert on["pull_request"]["types"] == ["opened", "synchronize", "reopened", "closed", "labeled"]
     assert on["schedule"] and "workflow_dispatch" in on
     jobs = WORKFLOW["jobs"]
     assert "action != 'closed'" in jobs["stage"]["if"] and "action == 'closed'" in jobs["teardown"]["if"]

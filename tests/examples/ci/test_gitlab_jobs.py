@@ -205,3 +205,21 @@ def test_the_sweep_removes_closed_stages_and_fails_when_it_could_not_ask(tmp_pat
     assert said in ran.log
     if code == 0:
         assert set(world(tmp_path)["pulumi"]["stacks"]) == {"pr-7", "dev"}
+
+
+@pytest.mark.parametrize("labels,code", [(["db"], 1), (["allow-stage-cost"], 0)])
+def test_a_review_stage_over_the_hourly_cap_starts_only_with_the_label(tmp_path, gitlab, labels, code):
+    gitlab.merge_requests["7"]["labels"] = labels
+    root = project(tmp_path / "repo")
+    stage = {"GCP_PR_PROJECT": "my-project-dev", "PR_SAMPLE_EXPORT": "gs://my-exports/sample",
+             "PR_TEMP_LOCATION": "gs://my-exports/tmp", "PR_LOAD_SERVICE_ACCOUNT": "loader@my-project-dev.iam.gserviceaccount.com",
+             "SERVE_IMAGE": "us-docker.pkg.dev/my-project-dev/images/ddb2bigtable@sha256:" + "0" * 64,
+             "SERVE_INVOKER": "serviceAccount:tests@my-project-dev.iam.gserviceaccount.com",
+             "PR_STAGE_MAX_HOURLY_USD": "5"}  # a project variable outranks the YAML's 10
+    ran = run_gitlab_job(PIPELINE, "review-stage", root, predefined(gitlab, **stage),
+                         standins(tmp_path, {"pulumi": {"tokens": ["review-token"]}}))
+    assert ran.returncode == code, ran.log
+    assert "an hour of Bigtable (the cap: $5)" in ran.log
+    ups = [c for c in world(tmp_path)["calls"] if c[:2] == ["pulumi", "up"]]
+    assert bool(ups) == (code == 0)
+    assert ("Nothing was created" in ran.log) == (code == 1)

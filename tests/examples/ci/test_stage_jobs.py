@@ -5,6 +5,8 @@ no stage."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ...pulumi_harness import run_program
@@ -19,7 +21,8 @@ VALUES = {"github.event.pull_request.number": "123", "github.token": "gh-token",
           "vars.PR_TEMP_LOCATION": "gs://my-exports/tmp",
           "vars.PR_LOAD_SERVICE_ACCOUNT": "loader@my-project-dev.iam.gserviceaccount.com",
           "vars.SERVE_IMAGE": "us-docker.pkg.dev/my-project-dev/images/ddb2bigtable@sha256:" + "0" * 64,
-          "vars.SERVE_INVOKER": "serviceAccount:tests@my-project-dev.iam.gserviceaccount.com"}
+          "vars.SERVE_INVOKER": "serviceAccount:tests@my-project-dev.iam.gserviceaccount.com",
+          "vars.PR_STAGE_MAX_HOURLY_USD || '10'": "10"}
 RUNNER = {"GITHUB_REPOSITORY": "acme/tables"}
 
 
@@ -29,9 +32,10 @@ def the_world(stacks=None, pulls=None, pulumi_tokens=("token",), gh_tokens=None,
             "pulumi": {"tokens": list(pulumi_tokens), "stacks": stacks or {}, **pulumi}}
 
 
-def run(tmp_path, job, world_):
+def run(tmp_path, job, world_, values=None):
     root = project(tmp_path / "repo")
-    return root, run_github_job(WORKFLOW, job, root, VALUES, {**standins(tmp_path, world_), **RUNNER})
+    return root, run_github_job(WORKFLOW, job, root, {**VALUES, **(values or {})},
+                                {**standins(tmp_path, world_), **RUNNER})
 
 
 def test_the_prices_pull_request_starts_no_stage():
@@ -57,6 +61,20 @@ def test_the_stage_job_configures_plans_deploys_and_comments_once(tmp_path):
     assert again.returncode == 0, again.log
     (updated,) = world(tmp_path / "again")["gh"]["comments"]["123"]
     assert updated["id"] == comment["id"]
+
+
+@pytest.mark.parametrize("labels,code", [(["db"], 1), (["allow-stage-cost"], 0)])
+def test_a_stage_over_the_hourly_cap_starts_only_with_the_label(tmp_path, labels, code):
+    assert "labeled" in WORKFLOW[True]["pull_request"]["types"]
+    world_ = the_world(pulls={"123": {"state": "OPEN", "labels": labels}})
+    root, ran = run(tmp_path, "stage", world_, {"vars.PR_STAGE_MAX_HOURLY_USD || '10'": "5"})
+    assert ran.returncode == code, ran.log
+    hourly = re.search(r"about \$([\d.]+) an hour of Bigtable", ran.summary)
+    assert hourly and 5 < float(hourly.group(1)) < 10  # the example specs' pr stage: some $7 an hour
+    ups = [c for c in world(tmp_path)["calls"] if c[:2] == ["pulumi", "up"]]
+    assert bool(ups) == (code == 0)
+    if code:
+        assert "over the cap of $5" in ran.log and "Nothing was created" in ran.log
 
 
 @pytest.mark.parametrize("case,stacks,tokens,code,said", [
