@@ -4,9 +4,9 @@ Bigtable emulator: the first names against names after the table's record of typ
 after 20,000 names a PutItem with one new name took 24-32 s or answered 500).
 
 One run: serve on the emulator's Movies stage; `--first` PutItems with new names timed;
-then the record filled to `--names` names (written straight into the record in one
-CheckAndMutateRow, the state 20,000 names written through serve leave it in, without
-waiting for them); then `--first` more PutItems with new names timed. Prints each side's
+then the record filled with `--names` more names (written straight into the record by
+`record_types`, as serve records them, without serve's PutItems around them); then
+`--first` more PutItems with new names timed. Prints each side's
 mean and p50 and the ratio `after / first` (asked: at most 1.5).
 
     .venv/bin/python benchmarks/serve_new_names.py [--names 20000] [--first 200]

@@ -23,6 +23,8 @@ from typing import TypeVar
 
 from google.api_core import exceptions
 from google.cloud.bigtable import Client, column_family
+from google.cloud.bigtable.row_filters import StripValueTransformerFilter
+from google.cloud.bigtable.row_set import RowSet
 from google.cloud.bigtable_admin_v2.types import ModifyColumnFamiliesRequest, Type
 from google.cloud.bigtable_admin_v2.types import table as admin_table
 
@@ -108,22 +110,35 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
 
 
 def _forget_stale_record(client: Client, instance_id: str, table_id: str) -> bool:
-    """The record's row of `table_id` deleted; whether there was one (none either when the
+    """The record's rows of `table_id` deleted (its attributes' rows, and the one row of
+    before issue 50: bigtable/table_types.py); whether there were any (none either when the
     instance has no record table yet)."""
     record = client.instance(instance_id).table(TYPES_TABLE.id)
+    key = table_id.encode()
     try:
-        if record.read_row(table_id.encode()) is None:
-            return False
+        keys = [row.row_key for row in record.read_rows(row_set=_record_rows(key),
+                                                        filter_=StripValueTransformerFilter(True))]
     except exceptions.NotFound:
         return False
-    row = record.direct_row(table_id.encode())
-    row.delete()
-    status = row.commit()
-    if status.code:
-        raise ServiceError(f"created table {instance_id}/{table_id}, but cannot delete the types a table of that "
-                           f"id recorded before (row {table_id} of {TYPES_TABLE.id}: {status.message}): delete "
-                           f"that row (`cbt deleterow {TYPES_TABLE.id} {table_id}`) before loading the table")
+    if not keys:
+        return False
+    for row_key in keys:
+        row = record.direct_row(row_key)
+        row.delete()
+        status = row.commit()
+        if status.code:
+            raise ServiceError(f"created table {instance_id}/{table_id}, but cannot delete the types a table of that "
+                               f"id recorded before (rows {table_id}... of {TYPES_TABLE.id}: {status.message}): "
+                               f"delete them (`cbt deleterow {TYPES_TABLE.id} {table_id}`, and each row starting "
+                               f"with it and a NUL) before loading the table")
     return True
+
+
+def _record_rows(key: bytes) -> RowSet:
+    rows = RowSet()
+    rows.add_row_key(key)
+    rows.add_row_range_from_keys(key + b"\x00", key + b"\x01")
+    return rows
 
 
 def ensure_tables(project: str, instance: InstancePlan, table_ids: list[str] | None = None) -> list[AdminAction]:
