@@ -49,7 +49,9 @@ from ..render.terminal import print_plan
 from ..spec.errors import InputError, Problem
 from ..spec.model import TableSpec
 from ..spec.reading import read_specs
+from ..spec.schema_check import did_you_mean
 from ..spec.stage import Stage, load_stage
+from .output import echo_warning
 from .serve_cmd import start_beside
 
 
@@ -189,6 +191,10 @@ def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_
                        work_dir: Path | None, fmt: str, *, chain: bool = False) -> int:
     target = resolve(root, spec, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
+    if work_dir is not None and not work_dir.is_dir():  # given and not there: said, never passed over in silence
+        siblings = [p.name for p in work_dir.parent.iterdir() if p.is_dir()] if work_dir.parent.is_dir() else []
+        echo_warning(f"warning: --work-dir {work_dir}: no such folder, so the load's dead letters and skips are not "
+                     f"known here (they would count as missing){did_you_mean(work_dir.name, siblings)}")
     try:
         report = run_verify(target.table, export, project=target.project, instance_id=target.instance.id,
                             work_dir=work if work.is_dir() else None, sample=sample, chain=chain)

@@ -73,6 +73,11 @@ def test_rows_written_after_the_export_are_reported_and_a_stray_row_fails_with_i
     head = out.stdout.splitlines()[0]
     assert head.endswith(": ok"), out.stdout
     assert "written after the export (2026-11-20T09:00:00Z): 1 changed, 1 added" in " ".join(out.stdout.split())
+    # a work folder given and not there is said, with the nearest one beside it (issue #53, finding 2)
+    work = root / ".ddb2bigtable" / STAGE / _instance(root)
+    misspelt = _verify(root, "--work-dir", str(work / "product"))
+    assert misspelt.returncode == 0 and f"warning: --work-dir {work / 'product'}: no such folder" in misspelt.stderr
+    assert "did you mean 'products'?" in misspelt.stderr
     report = json.loads(_verify(root, "--format", "json").stdout)
     assert report["ok"] and report["reasons"] == [] and report["export_time"] == "2026-11-20T09:00:00Z"
     assert (report["after_export"]["changed"], report["after_export"]["added"]) == (1, 1)
