@@ -12,7 +12,14 @@ interleaved (their order reverses every round) so the shared machine's noise hit
   until caught up: every record read from DynamoDB Local's stream, decoded, encoded and
   written (records/s, wall time: reading the stream, the codec, Bigtable writes);
 - stream read: the same records read with `replicate.stream.StreamReader` and nothing
-  else (records/s): the ceiling reading alone puts on replicate.
+  else (records/s): the ceiling reading alone puts on replicate;
+- reverse: `replicate --reverse` (reverse.run.reverse_table) of the same stream, standing
+  in for serve's, into a fresh DynamoDB Local table (records/s: reading the stream, the
+  BatchWriteItem calls). The issue's goal: reverse at least 0.8 of replicate's rate in one
+  run. DynamoDB Local takes both the reads and the writes here, where forward writes to
+  the emulator: a machine-local comparison, not AWS's;
+- DynamoDB write: the same items written with BatchWriteItem, 25 a call, IN_FLIGHT calls
+  at once, and nothing else (items/s): the ceiling DynamoDB Local's writes put on reverse.
 
 Each side runs once untimed first (imports, channels, the encoder's first fork,
 botocore's data files). The figure of merit is replicate / loader (the issue's goal: at
@@ -22,12 +29,13 @@ least 0.5). The lag, measured first while DynamoDB Local is fresh: a writer puts
 acknowledged it (tests/replicate/steady_writer.py: DynamoDB Local's stream times are
 rounded to the minute), reported as p50/p99 with the writer's achieved rate. Run:
 
-    uv run python benchmarks/replicate_throughput.py [--repeat 5] [--writer-rate 200] [--writer-seconds 20]
+    uv run python benchmarks/replicate_throughput.py [--repeat 5] [--writer-rate 200] [--writer-seconds 20] [--no-lag]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import itertools
 import os
@@ -36,6 +44,7 @@ import sys
 import tempfile
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -52,6 +61,8 @@ from ddb2bigtable.exports.reader import read_records  # noqa: E402
 from ddb2bigtable.load.run import LoadOptions, run_load  # noqa: E402
 from ddb2bigtable.plan.planner import plan_stage  # noqa: E402
 from ddb2bigtable.replicate.opening import now_micros  # noqa: E402
+from ddb2bigtable.replicate.reverse.run import reverse_table  # noqa: E402
+from ddb2bigtable.replicate.reverse.writes import BATCH, IN_FLIGHT  # noqa: E402
 from ddb2bigtable.replicate.run import ReplicateOptions, run_replicate  # noqa: E402
 from ddb2bigtable.replicate.stream import StreamReader  # noqa: E402
 from ddb2bigtable.spec.reading import read_spec  # noqa: E402
@@ -122,6 +133,48 @@ class Bench:
         assert report.applied == len(self.items) and report.dead_letters == 0, report.as_json()
         return report.applied / seconds
 
+    def target_table(self) -> str:
+        """A fresh DynamoDB Local table without a stream: where reverse replication writes."""
+        target = f"Movies-back-{next(_names)}"
+        self.dynamodb.client().create_table(
+            TableName=target, BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
+                                  {"AttributeName": "title", "AttributeType": "S"}],
+            KeySchema=[{"AttributeName": "year", "KeyType": "HASH"}, {"AttributeName": "title", "KeyType": "RANGE"}])
+        return target
+
+    def dynamodb_write(self) -> float:
+        target = self.target_table()
+        writer = StreamReader(target, "us-west-2", self.dynamodb.endpoint, connections=IN_FLIGHT + 2)
+        batches = [self.items[i:i + BATCH] for i in range(0, len(self.items), BATCH)]
+
+        def put(batch: list) -> None:
+            waiting = [{"PutRequest": {"Item": item}} for item in batch]
+            while waiting:
+                answer = writer.call("batch_write_item", "UnprocessedItems", RequestItems={target: waiting})
+                waiting = answer["UnprocessedItems"].get(target, [])
+        began = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=IN_FLIGHT) as pool:
+            list(pool.map(put, batches))
+        seconds = time.perf_counter() - began
+        self.dynamodb.client().delete_table(TableName=target)
+        return len(self.items) / seconds
+
+    def reverse(self, name: str, since: int, workers: int = 4) -> float:
+        """The stream of `name` (serve's, in a migration) written into a fresh table."""
+        target, db = self.target_table(), self.dynamodb.client()
+        table = replace(self.table, source=replace(self.table.source, table=target))
+        options = ReplicateOptions(project=PROJECT, instance_id=self.instance.id, app_profile_id=None,
+                                   work_dir=self.work / f"rev-{next(_names)}", since_micros=since,
+                                   endpoint_url=self.dynamodb.endpoint, workers=workers)
+        stream = StreamReader(name, "us-west-2", self.dynamodb.endpoint, connections=workers + 2)
+        began = time.perf_counter()
+        report = asyncio.run(reverse_table(table, options, stream=stream))
+        seconds = time.perf_counter() - began
+        assert report.applied == len(self.items) and report.dead_letters == 0, report.as_json()
+        db.delete_table(TableName=target)
+        return report.applied / seconds
+
     def stream_read(self, name: str) -> float:
         reader = StreamReader(name, "us-west-2", self.dynamodb.endpoint)
         began = time.perf_counter()
@@ -155,6 +208,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--writer-rate", type=float, default=200.0)
     parser.add_argument("--writer-seconds", type=float, default=20.0)
+    parser.add_argument("--no-lag", action="store_true", help="skip the steady writer's lag (a short run)")
     args = parser.parse_args()
     dynamodb = dynamodb_local.start()
     try:
@@ -165,20 +219,25 @@ def main() -> None:
                   flush=True)
             # The lag first, while DynamoDB Local is fresh: after the rounds below the
             # writer reached 33 of 200 items/s there, though each round's table is deleted.
-            lags, written, applied = bench.lag(args.writer_rate, args.writer_seconds)
-            print(f"steady writer {written:,.0f} items/s for {args.writer_seconds:g} s: lag p50 {lags['p50']:.2f} s, "
-                  f"p99 {lags['p99']:.2f} s, max {lags['max']:.2f} s (replicate applied {applied:,.0f} records/s "
-                  f"over the run, polls included)", flush=True)
+            if not args.no_lag:
+                lags, written, applied = bench.lag(args.writer_rate, args.writer_seconds)
+                print(f"steady writer {written:,.0f} items/s for {args.writer_seconds:g} s: lag p50 "
+                      f"{lags['p50']:.2f} s, p99 {lags['p99']:.2f} s, max {lags['max']:.2f} s (replicate applied "
+                      f"{applied:,.0f} records/s over the run, polls included)", flush=True)
             bench.loader()  # warm-ups, one each: imports, channels, the encoder's first fork,
             warm_up = bench.dynamo_table()
             bench.replicate(*warm_up)  # botocore's data files (parsed once per process)
+            bench.reverse(*warm_up)
             dynamodb.client().delete_table(TableName=warm_up[0])
-            rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": []}
+            rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": [], "reverse": [],
+                                             "DynamoDB write": []}
             for round_no in range(args.repeat):
                 name, since = bench.dynamo_table()
                 sides = [("loader", bench.loader),
                          ("replicate", functools.partial(bench.replicate, name, since)),
-                         ("stream read", functools.partial(bench.stream_read, name))]
+                         ("stream read", functools.partial(bench.stream_read, name)),
+                         ("reverse", functools.partial(bench.reverse, name, since)),
+                         ("DynamoDB write", bench.dynamodb_write)]
                 for side, measure in sides if round_no % 2 == 0 else sides[::-1]:
                     rates[side].append(measure())
                     print(f"  round {round_no + 1} {side:12} {rates[side][-1]:8,.0f} items/s", flush=True)
@@ -192,6 +251,11 @@ def main() -> None:
                   f"(best rates: {max(rates['replicate']) / max(rates['loader']):.2f})")
             print(f"replicate / stream read alone, median: "
                   f"{statistics.median(rates['replicate']) / statistics.median(rates['stream read']):.2f}")
+            back = [rev / rep for rev, rep in zip(rates["reverse"], rates["replicate"], strict=True)]
+            print(f"reverse / replicate (forward), per round: best {max(back):.2f}, median "
+                  f"{statistics.median(back):.2f}, each {', '.join(f'{r:.2f}' for r in back)} (goal: 0.8)")
+            print(f"reverse / DynamoDB write alone, median: "
+                  f"{statistics.median(rates['reverse']) / statistics.median(rates['DynamoDB write']):.2f}")
     finally:
         dynamodb.stop()
 

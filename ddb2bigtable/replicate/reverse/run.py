@@ -104,9 +104,13 @@ async def reverse_table(table: TableSpec, options: ReplicateOptions,
         report = ReplicateReport(table.id, found.arn, checkpoint.start_micros, resumed=options.since_micros is None,
                                  checkpoint_file=str(path), share=str(share))
         report.outages = outage.count
-        run = Run(stream, DynamoDBSink(dynamodb), checkpoint, report, options, progress, table,
+        sink = DynamoDBSink(dynamodb)
+        run = Run(stream, sink, checkpoint, report, options, progress, table,
                   hold=partial(forward_running, options.work_dir))
-        return await run_and_report(run)
+        try:
+            return await run_and_report(run)
+        finally:
+            sink.pool.shutdown(wait=False, cancel_futures=True)
 
 
 def run_reverse(table: TableSpec, options: ReplicateOptions,
