@@ -17,11 +17,6 @@ from .skew import write_skew
 
 LOCAL = "dynamodb-local"
 SIDES = ["serve", LOCAL]
-# Not strict: only when this case sends the stage's first transactions (this module alone); in
-# the whole suite tests/serve/transactions/ run first and make the table.
-FIRST_TOKENS = pytest.param("serve", marks=pytest.mark.xfail(strict=False, reason=(
-    "#50: the stage's first transactions, from two serve processes at once, answer 500 'serve could not create "
-    "its ClientRequestToken table _ddb2bigtable_tokens: ... AlreadyExists' (items/lock_tables.tokens_ready)")))
 
 
 def _passes(report: Report, least: dict[str, int]) -> None:
@@ -31,7 +26,7 @@ def _passes(report: Report, least: dict[str, int]) -> None:
     assert {what: n for what, n in least.items() if report.counts[what] < n} == {}, report.counts
 
 
-@pytest.mark.parametrize("side", [FIRST_TOKENS, LOCAL])
+@pytest.mark.parametrize("side", SIDES)
 def test_no_write_skew(fronts, side) -> None:
     report = write_skew(fronts(side), seconds=4)
     _passes(report, {"rounds": 5})
