@@ -53,13 +53,17 @@ def written_micros(cells: Iterable[Any], dated: frozenset[str]) -> int | None:
 def after_export(written: int | None, export_time_micros: int | None) -> bool:
     """Whether a row written at `written` was written after the export: the load writes at
     the export's time to the millisecond, so only a later millisecond is a later write."""
-    return written is not None and export_time_micros is not None and written > export_time_micros // 1000 * 1000
+    return written is not None and export_time_micros is not None and written // 1000 > export_time_micros // 1000
 
 
-def why_not_after(written: int | None, export_time: str) -> str:
+def why_not_after(written: int | None, export_time_micros: int, export_time: str) -> str:
     """Why an item beyond the export is not explained by a later write, as reports say it."""
     if written is None:
         return ("its cells carry no write time (a TTL family's carry the expiry, a rule's timestamp an "
                 "attribute's time), so whether it was written after the export cannot be told; on a live table "
                 "`cutover check` compares with DynamoDB itself")
+    if written // 1000 == export_time_micros // 1000:
+        return (f"written at the export's very time ({export_time}): by a load, or by replicate from a record "
+                f"DynamoDB dated before the export (DynamoDB Local dates records to the minute, and replicate stamps "
+                f"those with the export's time), which cell times cannot tell apart")
     return f"written {iso(written)}, not after the export's {export_time}: loaded from another export?"

@@ -93,7 +93,8 @@ class VerifyReport:
             self.not_in_export += 1
             if len(self.strays) < MAX_EXAMPLES:
                 self.strays.append({**self._named(row_key, item, written), "problem": "not in the export",
-                                    "detail": unreadable or why_not_after(written, self.export_time)})
+                                    "detail": unreadable or why_not_after(written, self.export_time_micros or 0,
+                                                                               self.export_time)})
 
     def _later(self, row_key: bytes, item: Item | None, written: int | None, problem: str, detail: str) -> None:
         if len(self.later) < MAX_EXAMPLES:

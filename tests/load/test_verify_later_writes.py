@@ -118,3 +118,15 @@ def test_which_families_carry_the_write_time(tmp_path):
     (tmp_path / "scratch.yaml").write_text(SCRATCH)
     scratch = read_spec(tmp_path / "scratch.yaml").tables[0]
     assert dated_families(Codec(scratch, {})) == frozenset()
+
+
+def test_a_row_dated_at_the_export_time_is_the_loads_and_says_why_it_cannot_be_told_apart():
+    from ddb2bigtable.load.later_writes import after_export, why_not_after
+
+    export = 1_795_165_200_000_000  # 2026-11-20T09:00:00Z
+    assert not after_export(export, export) and not after_export(export + 999, export)  # within its millisecond
+    assert after_export(export + 1000, export) and not after_export(None, export)
+    said = why_not_after(export, export, "2026-11-20T09:00:00Z")
+    assert said.startswith("written at the export's very time (2026-11-20T09:00:00Z): by a load, or by replicate")
+    assert why_not_after(export - 86_400_000_000, export, "2026-11-20T09:00:00Z") == \
+        "written 2026-11-19T09:00:00Z, not after the export's 2026-11-20T09:00:00Z: loaded from another export?"
