@@ -17,9 +17,8 @@ from hypothesis import strategies as st
 
 from ddb2bigtable.program import plan_for_stack
 from ddb2bigtable.spec.ids import id_problem
-from ddb2bigtable.spec.stage import stage_names
 
-from ..conftest import ROOT
+from ..conftest import ROOT, SHIPPED_STAGES
 from ..pulumi_harness import Run, run_program, stack_config
 
 INSTANCE = "gcp:bigtable/instance:Instance"
@@ -28,7 +27,7 @@ GC = "gcp:bigtable/gCPolicy:GCPolicy"
 PROFILE = "gcp:bigtable/appProfile:AppProfile"
 VIEW = "gcp:bigtable/materializedView:MaterializedView"
 IAM = "gcp:bigtable/instanceIamMember:InstanceIamMember"
-CLOUD_STACKS = [s for s in stage_names(ROOT) if not stack_config(s)["ddb2bigtable:stage"].get("emulator")]
+CLOUD_STACKS = [s for s in SHIPPED_STAGES if not stack_config(s)["ddb2bigtable:stage"].get("emulator")]
 SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ..conftest import ROOT
+from ..conftest import ROOT, repository_copy
 
 pytestmark = pytest.mark.slow
 
@@ -34,26 +33,8 @@ def test_the_walk_is_the_same_in_the_readme_and_the_guide():
         _block(ROOT / "README.md", "### Ten minutes on your laptop")
 
 
-def _repository_copy(dest: Path) -> Path:
-    """What a fresh clone holds, in `dest`: every file git tracks or does not ignore, as the
-    working tree holds it (so the walk runs the code and docs under test), and the
-    repository's .tools (uv, DynamoDB Local's jar: what the quick start installed, which git
-    ignores) linked. The walk's first command syncs the copy's own .venv, as it would on a
-    clone; its packages are linked from uv's cache rather than copied."""
-    tracked = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                             capture_output=True, check=True, timeout=60)
-    for name in filter(None, tracked.stdout.decode().split("\0")):
-        source = ROOT / name
-        if source.is_file():  # a file deleted in the working tree is not there
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest / name)
-    if (ROOT / ".tools").is_dir():
-        (dest / ".tools").symlink_to(ROOT / ".tools")
-    return dest
-
-
 def test_the_ten_minute_walk_runs_as_written(tmp_path):
-    copy = _repository_copy(tmp_path / "ddb2bigtable")
+    copy = repository_copy(tmp_path / "ddb2bigtable")  # its .venv: synced by the walk's first command, as on a clone
     script = tmp_path / "walk.sh"
     script.write_text(_block(ROOT / "docs" / "migration-guide.md", "## 0. Rehearse on your laptop"))
     env = {k: v for k, v in os.environ.items()

@@ -21,7 +21,7 @@ from ddb2bigtable.load.run import run_load
 from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.spec.errors import InputError
 
-from ..conftest import ROOT
+from ..conftest import ROOT, shipped_project
 from .export_chain import build_chain
 from .test_load_emulator import PROJECT, options, prepare, read_all
 
@@ -53,7 +53,7 @@ def cli_root(tmp_path: Path, instance: str) -> Path:
     (root / "stacks").mkdir()
     spec = (ROOT / "specs" / "movies.yaml").read_text().replace("id: movies-sample", f"id: {instance}")
     (root / "specs" / "movies.yaml").write_text(spec)
-    stage = (ROOT / "stacks" / "Pulumi.local.yaml").read_text()
+    stage = (shipped_project(tmp_path / "shipped") / "stacks" / "Pulumi.local.yaml").read_text()
     stage = "\n".join(line for line in stage.splitlines() if not line.strip().startswith("- specs/")
                       or "movies" in line)
     (root / "stacks" / "Pulumi.local.yaml").write_text(stage)

@@ -8,12 +8,11 @@ import shutil
 import subprocess
 import sys
 
-from ..conftest import ROOT, write_project
+from ..conftest import ROOT, shipped_project, write_project
 
 
 def test_up_creates_loads_and_verifies_every_table_with_an_export(tmp_path):
-    for folder in ("specs", "stacks", "exports"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
+    shipped_project(tmp_path, "exports")
     env = {k: v for k, v in os.environ.items() if k != "BIGTABLE_EMULATOR_HOST"}  # up starts its own
     out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "up", "--stage", "local", "--format", "json",
                           "--root", str(tmp_path)], capture_output=True, text=True, env=env, timeout=600)

@@ -17,12 +17,13 @@ from ddb2bigtable.render.json_format import to_json
 from ddb2bigtable.spec.errors import InputError
 from ddb2bigtable.spec.ids import LABEL_KEY, LABEL_VALUE, id_problem
 
-from ..conftest import ROOT, write_project
+from ..conftest import ROOT, shipped_project, write_project
 
 
 @pytest.fixture(scope="module")
-def plans() -> dict[str, dict]:
-    return {stage: to_json(plan_files(ROOT, stage)) for stage in ("local", "dev", "staging", "prod")}
+def plans(tmp_path_factory) -> dict[str, dict]:
+    root = shipped_project(tmp_path_factory.mktemp("shipped"))
+    return {stage: to_json(plan_files(root, stage)) for stage in ("local", "dev", "staging", "prod")}
 
 
 def instance(plan: dict, prefix: str) -> dict:

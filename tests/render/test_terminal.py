@@ -16,16 +16,16 @@ from ddb2bigtable.plan.planner import plan_files
 from ddb2bigtable.render.json_format import to_json
 from ddb2bigtable.render.terminal import print_plan
 
-from ..conftest import ROOT
+from ..conftest import ROOT, shipped_project
 
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 
 
-def _render(stage: str, width: int) -> str:
+def _render(root: Path, stage: str, width: int) -> str:
     """As `plan` prints it when run from the project folder (spec paths relative)."""
     out = io.StringIO()
     cwd = os.getcwd()
-    os.chdir(ROOT)
+    os.chdir(root)
     try:
         plan = plan_files(Path("."), stage)
     finally:
@@ -35,11 +35,12 @@ def _render(stage: str, width: int) -> str:
 
 
 @pytest.mark.parametrize("width", [80, 120])
-def test_the_prod_plan_fits_the_terminal_and_matches_the_reviewed_snapshot(width):
-    text = _render("prod", width)
+def test_the_prod_plan_fits_the_terminal_and_matches_the_reviewed_snapshot(width, tmp_path):
+    root = shipped_project(tmp_path)
+    text = _render(root, "prod", width)
     assert max(len(line) for line in text.splitlines()) <= width
     assert "…" not in text  # nothing cut short
-    plan = plan_files(ROOT, "prod")
+    plan = plan_files(root, "prod")
     for instance in plan.instances:
         for cluster in instance.clusters:  # every id whole on one line, in the table and its note
             assert re.search(rf"(^|\s){re.escape(cluster.id)}(\s|$)", text, re.M), cluster.id

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from ddb2bigtable.plan.planner import plan_files
 
-from ..conftest import ROOT
+from ..conftest import shipped_project
 from ..markdown_check import figures, table_cells, table_row_widths
 
 SNAPSHOT = Path(__file__).parents[1] / "snapshots" / "diff-example.md"
@@ -26,8 +25,7 @@ def git(repo: Path, *args: str) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A project with the example specs and stacks, committed once."""
-    shutil.copytree(ROOT / "specs", tmp_path / "specs")
-    shutil.copytree(ROOT / "stacks", tmp_path / "stacks")
+    shipped_project(tmp_path)
     git(tmp_path, "init", "-q", "-b", "main")
     git(tmp_path, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "x")
     git(tmp_path, "add", ".")

@@ -15,13 +15,12 @@ from ddb2bigtable.serve.catalog import catalog, served_specs
 from ddb2bigtable.spec.errors import InputError
 from ddb2bigtable.spec.stage import load_stage
 
-from ..conftest import ROOT
+from ..conftest import ROOT, shipped_project
 from .conftest import STAGE, Served, start_serve
 
 
 def _project(tmp_path):
-    for folder in ("stacks", "specs"):
-        shutil.copytree(ROOT / folder, tmp_path / folder)
+    shipped_project(tmp_path)
     mine = tmp_path / "elsewhere" / "catalog.yaml"  # a spec outside the project, as a team's own
     mine.parent.mkdir()
     shutil.copy(ROOT / "specs" / "product-catalog.yaml", mine)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from ..conftest import ROOT, write_project
+from ..conftest import SHIPPED_SPECS, shipped_project, write_project
 
 NINE_REGIONS = """\
 version: 1
@@ -60,6 +60,6 @@ def test_an_unlisted_spec_is_checked_against_a_named_stage(tmp_path):
     assert run.returncode == 2 and "(stage prod)" in run.stderr
 
 
-def test_the_repositorys_specs_validate_against_every_stage():
-    run = validate(ROOT, *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*.yaml")))
+def test_the_repositorys_specs_validate_against_every_stage(tmp_path):
+    run = validate(shipped_project(tmp_path), *SHIPPED_SPECS)
     assert run.returncode == 0, run.stderr
