@@ -50,7 +50,7 @@ def standins(tmp: Path, world: dict[str, Any]) -> dict[str, str]:
     """A bin folder with `pulumi` and `gh` answering from `world` (saved as world.json), and
     the environment that puts them first on PATH."""
     bin_ = tmp / "standin-bin"
-    bin_.mkdir(exist_ok=True)
+    bin_.mkdir(parents=True, exist_ok=True)
     for cli in ("pulumi", "gh"):
         shim = bin_ / cli
         shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{HERE / "standin_cli.py"}" {cli} "$@"\n')

@@ -265,6 +265,9 @@ def gh_api(world: dict[str, Any], args: list[str]) -> str:
         pages = [listed[i:i + size] for i in range(0, len(listed), size)] or [[]]
         pages = pages if "--paginate" in args else pages[int(query.get("page", 1)) - 1:][:1]
         return "".join(jq(filter_, page) if filter_ else json.dumps(page) + "\n" for page in pages)
+    if path[:1] == ["repos"] and path[3:4] == ["commits"] and path[5:6] == ["pulls"]:
+        found = [{"number": int(n)} for n in world["gh"].get("commit_pulls", {}).get(path[4], [])]
+        return jq(filter_, found) if filter_ else json.dumps(found) + "\n"
     if path[:1] == ["repos"] and path[3:5] == ["issues", "comments"] and method == "PATCH":
         for thread in comments.values():
             for comment in thread:

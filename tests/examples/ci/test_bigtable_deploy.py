@@ -19,7 +19,7 @@ def test_every_ddb2bigtable_step_is_run_here():
 
 def test_each_stage_needs_the_one_before_in_its_own_environment_and_never_cancels_an_up():
     jobs = WORKFLOW["jobs"]
-    assert [jobs[s].get("needs") for s in STAGES] == [None, "dev", "staging"]  # a failed up stops the promotion
+    assert [jobs[s].get("needs") for s in STAGES] == ["reviewed", "dev", "staging"]  # a failed up stops the promotion
     for stage in STAGES:
         job = jobs[stage]
         assert job["environment"] == stage and job["env"]["STACK"] == stage
