@@ -27,8 +27,7 @@ def cutover() -> None:
 @click.argument("spec")
 @click.option("--table", "table_id", required=True, help="The spec's table id to check.")
 @click.option("--stage", default="local", show_default=True, help="Stage giving project and instance.")
-@click.option("--sample", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Items to read from DynamoDB and compare.")
+@click.option("--sample", type=int, default=1000, show_default=True, help="Items to read from DynamoDB and compare.")
 @click.option("--segments", type=int, default=4, show_default=True,
               help="Parallel Scan segments read at once (picked at random among 8 times as many).")
 # --max-lag's default is replicate.cutover.LAG_LIMIT_SECONDS (the engine is imported only when a command runs).
