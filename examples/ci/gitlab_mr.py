@@ -4,6 +4,7 @@ now, its state, and one note updated in place.
     python3 ci/gitlab_mr.py labels                         # one label a line
     python3 ci/gitlab_mr.py state 42                       # opened, closed, merged or locked
     python3 ci/gitlab_mr.py note --marker '<!-- x -->' FILE
+    python3 ci/gitlab_mr.py reviewed SHA                   # the merge request of SHA, and its review's fingerprint
 
 Why not the pipeline's variables or a new note: CI_MERGE_REQUEST_LABELS is fixed when the
 pipeline is created (a label added since, then the job retried, would not count), and a note
@@ -63,6 +64,22 @@ def notes(iid: str) -> list[dict[str, Any]]:
     return found
 
 
+def reviewed(sha: str, marker: str) -> tuple[str, str]:
+    """The merge request that brought commit `sha` and the `reviewed-inputs` its review note
+    recorded ("" for either when there is none)."""
+    found, _ = call("GET", f"repository/commits/{sha}/merge_requests")
+    if not found:
+        return "", ""
+    iid = str(found[0]["iid"])
+    for note in notes(iid):
+        body = note.get("body", "")
+        if body.startswith(marker):
+            for line in body.splitlines():
+                if line.startswith("<!-- reviewed-inputs: ") and line.endswith(" -->"):
+                    return iid, line.removeprefix("<!-- reviewed-inputs: ").removesuffix(" -->")
+    return iid, ""
+
+
 def upsert_note(iid: str, marker: str, body: str) -> str:
     mine = next((n for n in notes(iid) if not n.get("system") and n.get("body", "").startswith(marker)), None)
     if mine is not None:
@@ -81,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     note = sub.add_parser("note", help="post FILE as the merge request's note starting with MARKER, or update it")
     note.add_argument("--marker", required=True)
     note.add_argument("file")
+    review = sub.add_parser("reviewed", help="a commit's merge request and its review's reviewed-inputs, tab-separated")
+    review.add_argument("sha")
+    review.add_argument("--marker", default="<!-- ddb2bigtable-diff -->")
     args = parser.parse_args(argv)
     iid = os.environ.get("CI_MERGE_REQUEST_IID", "")
     try:
@@ -88,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(merge_request(iid)["labels"]))
         elif args.command == "state":
             print(merge_request(args.iid)["state"])
+        elif args.command == "reviewed":
+            print("\t".join(reviewed(args.sha, args.marker)))
         else:
             with open(args.file, encoding="utf-8") as file:
                 body = file.read()

@@ -1,4 +1,5 @@
-"""A local stand-in of GitLab's REST API for the merge-request calls gitlab_mr.py makes.
+"""A local stand-in of GitLab's REST API for the merge-request calls gitlab_mr.py makes
+(a merge request, its notes, a commit's merge requests).
 
 As GitLab documents them (REST API docs: "Pagination", "Merge requests", "Notes", read
 2026-12-07): lists give `per_page` items (20 by default, 100 at most) and name the next page
@@ -25,6 +26,7 @@ TOKEN = "glpat-test"
 class GitLab:
     merge_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    commit_merge_requests: dict[str, list[str]] = field(default_factory=dict)  # sha -> merge requests' iids
     requests: list[str] = field(default_factory=list)
     next_id: int = 5000
 
@@ -59,6 +61,8 @@ def answer(gitlab: GitLab, method: str, target: str, token: str | None, form: st
         return 401, {"message": "401 Unauthorized"}, {}
     parts = urlsplit(target)
     path = parts.path.split("/")
+    if path[5:7] == ["repository", "commits"] and path[8:9] == ["merge_requests"]:
+        return 200, [{"iid": int(i)} for i in gitlab.commit_merge_requests.get(path[7], [])], {}
     iid = path[6] if len(path) > 6 else ""
     if path[5:6] != ["merge_requests"] or iid not in gitlab.merge_requests:
         return 404, {"message": "404 Not found"}, {}

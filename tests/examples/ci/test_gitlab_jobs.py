@@ -132,6 +132,43 @@ def test_each_job_has_the_identity_and_token_of_its_trust_level(gitlab, job, acc
     assert "PULUMI_ACCESS_TOKEN" not in predefined(gitlab)
 
 
+def review_the(clone, gitlab, sha, fingerprint=None):
+    """What the merge request's diff job left: its note with the inputs' fingerprint."""
+    paths = gitlab_variables(PIPELINE, "diff", predefined(gitlab))["REVIEW_PATHS"].split()
+    tree = subprocess.run(["git", "-C", str(clone), "ls-tree", "-r", "HEAD", "--", *paths], capture_output=True,
+                          check=True).stdout
+    fingerprint = fingerprint or __import__("hashlib").sha256(tree).hexdigest()[:16]
+    gitlab.commit_merge_requests[sha] = ["7"]
+    gitlab.notes["7"] = [{"id": 1, "body": f"{MARKER}\n<!-- reviewed-inputs: {fingerprint} -->\n...", "system": False}]
+
+
+def test_the_diff_note_records_the_reviewed_inputs(tmp_path, gitlab):
+    clone, base = merge_request_after_main_moved(tmp_path)
+    ran = run_gitlab_job(PIPELINE, "diff", clone, predefined(gitlab, CI_MERGE_REQUEST_DIFF_BASE_SHA=base),
+                         standins(tmp_path, {}))
+    assert ran.returncode == 0, ran.log
+    (note,) = gitlab.notes["7"]
+    review_the(clone, gitlab, "x")
+    assert note["body"].splitlines()[:2] == gitlab.notes["7"][0]["body"].splitlines()[:2]
+
+
+@pytest.mark.parametrize("case", ["other inputs", "no merge request", "by hand"])
+def test_a_deploy_of_inputs_no_review_showed_is_refused(tmp_path, gitlab, case):
+    clone = deploy_checkout(tmp_path, moved=False)
+    head = sha(clone)
+    if case != "no merge request":
+        review_the(clone, gitlab, head, fingerprint="0123456789abcdef")
+    more = {"DEPLOY_UNREVIEWED": "true"} if case == "by hand" else {}
+    ran = run_gitlab_job(PIPELINE, "deploy-dev", clone,
+                         predefined(gitlab, CI_COMMIT_SHA=head, CI_COMMIT_SHORT_SHA=head[:8], **more),
+                         standins(tmp_path, {"pulumi": {"stacks": {}}}))
+    ups = [c for c in world(tmp_path).get("calls", []) if c[:2] == ["pulumi", "up"]]
+    if case == "by hand":
+        assert ran.returncode == 0 and "as asked (DEPLOY_UNREVIEWED)" in ran.log and ups, ran.log
+    else:
+        assert ran.returncode == 1 and "not those a merge request's review showed" in ran.log and not ups
+
+
 def deploy_checkout(tmp_path, moved: bool):
     origin = project(tmp_path / "origin")
     git(origin, "init", "-q", "-b", "main")
@@ -158,6 +195,7 @@ def test_only_the_newest_commit_of_main_deploys(tmp_path, gitlab, moved, stack):
     clone = deploy_checkout(tmp_path, moved)
     head = sha(clone)
     outputs = run_program(stack).outputs  # the real program under Pulumi's mocks
+    review_the(clone, gitlab, head)
     ran = run_gitlab_job(PIPELINE, f"deploy-{stack}", clone,
                          predefined(gitlab, CI_COMMIT_SHA=head, CI_COMMIT_SHORT_SHA=head[:8]),
                          standins(tmp_path, {"pulumi": {"stacks": {}, "outputs_after_up": {stack: outputs}}}))
