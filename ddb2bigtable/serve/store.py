@@ -18,6 +18,7 @@ values are matched by their column and timestamp, which every writer sets anew.
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -188,6 +189,25 @@ class Store:
                               limit=limit)
         async with bigtable_errors(self.name):
             return await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+
+    async def newest_cells(self, qualifier: bytes, page: int = 500) -> AsyncIterator[tuple[bytes, Any]]:
+        """Every row's key and its newest cell of `qualifier` (None when it has none), page by
+        page: how serve's registries (created tables, streams) are listed. A table that was
+        never made holds no rows."""
+        position, start_open = None, False
+        while True:
+            try:
+                rows = await self.scan(position, None, start_open=start_open, limit=page)
+            except ServeError as error:
+                if error.name == "ResourceNotFoundException":
+                    return
+                raise
+            for row in rows:
+                yield row.row_key, max((c for c in row if c.qualifier == qualifier), key=lambda c: c.timestamp_micros,
+                                       default=None)
+            if len(rows) < page:
+                return
+            position, start_open = rows[-1].row_key, True
 
     async def scan_reversed(self, start: bytes | None, end: bytes | None, *, start_open: bool,
                             limit: int) -> list[Any] | None:

@@ -126,21 +126,10 @@ async def every(session: Session) -> list[Stream]:
         if table.spec.source.stream != "none":
             await streams(session, table)
     found: list[Stream] = []
-    position, start_open = None, False
-    while True:
-        try:
-            rows = await _registry(session).scan(position, None, start_open=start_open, limit=500)
-        except ServeError as error:
-            if error.name == "ResourceNotFoundException":
-                return found
-            raise
-        for row in rows:
-            cell = max((c for c in row if c.qualifier == QUALIFIER), key=lambda c: c.timestamp_micros, default=None)
-            if cell is not None:
-                found.extend(_parsed(row.row_key.decode("utf-8", "replace"), cell.value))
-        if len(rows) < 500:
-            return found
-        position, start_open = rows[-1].row_key, True
+    async for key, cell in _registry(session).newest_cells(QUALIFIER):
+        if cell is not None:
+            found.extend(_parsed(key.decode("utf-8", "replace"), cell.value))
+    return found
 
 
 async def named(session: Session, table_name: str) -> list[Stream]:

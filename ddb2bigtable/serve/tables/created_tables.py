@@ -248,25 +248,14 @@ async def names(session: Session) -> list[str]:
     if not session.catalog.emulator or session.catalog.home is None:
         return []
     found: list[str] = []
-    position, start_open = None, False
-    while True:
-        try:
-            rows = await _registry(session).scan(position, None, start_open=start_open, limit=500)
-        except ServeError as error:
-            if error.name == "ResourceNotFoundException":
-                return found
-            raise
-        for row in rows:
-            cell = max((c for c in row if c.qualifier == QUALIFIER), key=lambda c: c.timestamp_micros, default=None)
-            try:  # a row damaged by hand is left out, not the end of every ListTables (its table refuses it)
-                name = row.row_key.decode()
-                if cell is not None and _parsed(name, cell.value)["status"] == ACTIVE:
-                    found.append(name)
-            except (ServeError, UnicodeDecodeError):
-                continue
-        if len(rows) < 500:
-            return found
-        position, start_open = rows[-1].row_key, True
+    async for key, cell in _registry(session).newest_cells(QUALIFIER):
+        try:  # a row damaged by hand is left out, not the end of every ListTables (its table refuses it)
+            name = key.decode()
+            if cell is not None and _parsed(name, cell.value)["status"] == ACTIVE:
+                found.append(name)
+        except (ServeError, UnicodeDecodeError):
+            continue
+    return found
 
 
 async def resolve(session: Session, body: dict[str, Any], *, fresh: bool = False) -> None:
