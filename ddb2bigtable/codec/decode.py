@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..spec.families import TXN_FAMILY
+from ..spec.families import RESERVED_FAMILIES
 from .cell_values import EMPTY_MARKER, decode_value, element_from_value, member_from_qualifier
 from .compiled import CompiledMapping
 from .items import AttributeValue, Item
@@ -34,9 +34,10 @@ class RowDecoder:
         """The items one row holds (one for the default mapping; several for rule designs).
         The default mapping's rows are read by the table's compiled decoder
         (`table_decoder`) when it can answer, the same items faster. Cells of serve's
-        transaction family (locks, intents, ClientRequestToken records) are no item's."""
-        cells = [c for c in cells if c.family != TXN_FAMILY]  # serve's transaction locks hold no item
-        if not cells:  # a row of transaction cells alone (a token's record) holds no item, whatever its key
+        transaction family (locks, intents, ClientRequestToken records) and of its stream
+        family (a change's record) are no item's."""
+        cells = [c for c in cells if c.family not in RESERVED_FAMILIES]
+        if not cells:  # a row of reserved cells alone (a token's record) holds no item, whatever its key
             return []
         if self._fast is None:
             return self._claimed(key, cells)

@@ -29,6 +29,9 @@ from .model import GcRule, TableSpec
 # collected by a TTL family's max_age would break a transaction in flight)
 TXN_FAMILY = "_ddb2bigtable_txn"
 TXN_LOCK_COLUMN = b"lock"  # the column a locked row holds; `verify` counts rows by it
+# serve's stream records (docs/streams.md): a change's record is a cell of the item's own row
+STREAM_FAMILY = "_ddb2bigtable_stream"
+RESERVED_FAMILIES = frozenset({TXN_FAMILY, STREAM_FAMILY})  # no mapping writes them; no item is read from them
 TTL_RULE = GcRule(max_versions=1, max_age_seconds=1, mode="union")
 ONE_VERSION = GcRule(max_versions=1)
 KEEP_ALL = GcRule()

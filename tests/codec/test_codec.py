@@ -512,16 +512,18 @@ def test_adjacency_rows_round_trip_any_ids(invoice, payments, details, created):
     assert all(codec.expected(item, now_micros=NOW) == item for item in items)
 
 
-def test_cells_of_serves_transaction_family_are_no_items_cells():
-    """A row locked by a transaction in serve, or holding a ClientRequestToken record, decodes
-    to the same items for every reader of rows (load's verify, replicate, cutover check):
-    the family is serve's, and no mapping can write it."""
-    from ddb2bigtable.spec.families import TXN_FAMILY
+def test_cells_of_serves_reserved_families_are_no_items_cells():
+    """A row locked by a transaction in serve, holding a ClientRequestToken record, or
+    holding its changes' stream records (docs/streams.md), decodes to the same items for
+    every reader of rows (load's verify, replicate, cutover check, serve's DescribeTable
+    count): the families are serve's, and no mapping can write them."""
+    from ddb2bigtable.spec.families import STREAM_FAMILY, TXN_FAMILY
 
     item = {"pk": {"S": "a"}, "sk": {"S": "b"}, "n": {"N": "1"}}
     codec = Codec(table(), infer_types([item], table()))
     written = codec.encode(item, write_time_micros=WRITE, now_micros=NOW)
     assert isinstance(written, RowMutation)
     reserved = [Cell(TXN_FAMILY, q, b"x", 0) for q in (b"lock", b"txn", b"intent", b"token:t1")]
+    reserved.append(Cell(STREAM_FAMILY, b"\xff\xff\xff\xfe", b'{"eventName": "INSERT"}', 0))
     assert codec.decode(written.key, cells_of(written) + reserved) == codec.decode(written.key, cells_of(written))
     assert codec.decode(written.key, reserved) == []

@@ -21,9 +21,10 @@ from typing import Any
 
 from ...codec.items import Item
 from ...codec.mutations import Cell, SetCell
+from ...spec.families import STREAM_FAMILY
 from ..wire import WireItem, item_bytes, item_to_wire
 
-FAMILY = "_ddb2bigtable_stream"  # reserved like _ddb2bigtable_txn: no mapping writes it, item readers skip it
+FAMILY = STREAM_FAMILY  # reserved like _ddb2bigtable_txn: no mapping writes it, the codec skips it
 SERVER_TIME = -1  # SetCell's timestamp: Bigtable's commit time (google.bigtable.v2.Mutation.SetCell)
 VIEWS = ("KEYS_ONLY", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES")
 EVENT_VERSION = "1.1"  # DynamoDB Local 1.25.1's and DynamoDB's (2026-12-07)
