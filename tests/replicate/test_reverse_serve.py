@@ -13,19 +13,31 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Iterator
 
+import pytest
+
+from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.replicate.reverse.run import reverse_table
 from ddb2bigtable.replicate.run import ReplicateOptions
 from ddb2bigtable.replicate.shares import REVERSE, Share
 from ddb2bigtable.spec.reading import read_spec
 
-from ..serve.streams.conftest import SPEC, streamed  # noqa: F401  (serve with a stream: the fixture)
+from ..serve.streams.conftest import INSTANCE, SPEC, Streamed, serve_streamed
 from ..serve.streams.test_stream_api import Writer
 from .scenario import scan
 
+BACK = "streams-back"  # an instance of its own: tests/serve/streams write other changes to theirs
 
-def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streamed, dynamodb, tmp_path,  # noqa: F811
-                                                                         monkeypatch):
+
+@pytest.fixture(scope="module")
+def streamed(bigtable_emulator, tmp_path_factory) -> Iterator[Streamed]:
+    process, running = serve_streamed(tmp_path_factory.mktemp("streams-back"), BACK)
+    yield running
+    stop_process(process)
+
+
+def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streamed, dynamodb, tmp_path, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
     client = dynamodb.client()
@@ -37,9 +49,9 @@ def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streame
                         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
                                    {"AttributeName": "sk", "KeyType": "RANGE"}])
     streamed.client("dynamodb").describe_table(TableName="Orders")  # serve makes a spec table's stream when it first serves it
-    (tmp_path / "orders.yaml").write_text(SPEC)
+    (tmp_path / "orders.yaml").write_text(SPEC.replace(INSTANCE, BACK))
     table = read_spec(tmp_path / "orders.yaml").tables[0]
-    options = ReplicateOptions(project=streamed.project, instance_id="streams-test", app_profile_id=None,
+    options = ReplicateOptions(project=streamed.project, instance_id=BACK, app_profile_id=None,
                                work_dir=tmp_path / "work", endpoint_url=dynamodb.endpoint,
                                stream_endpoint_url=streamed.endpoint, since_micros=time.time_ns() // 1000)
     writer, expected = Writer(streamed), {}

@@ -47,6 +47,7 @@ class Streamed:
     root: Path
     endpoint: str
     project: str
+    instance: str = "streams-test"
 
     def client(self, service: str = "dynamodbstreams") -> Any:
         """A boto3 client on serve, on its defaults but for no retries (a test sees the first answer)."""
@@ -69,21 +70,30 @@ def oracle_client(oracle: Any, service: str, validate: bool = True) -> Any:
                                       parameter_validation=validate))
 
 
-@pytest.fixture(scope="session")
-def streamed(bigtable_emulator, tmp_path_factory) -> Iterator[Streamed]:
+def serve_streamed(root: Path, instance: str) -> tuple[Any, Streamed]:
+    """serve over a stage whose Orders table (in `instance`) has a stream, the family of its
+    records made as the plan will make it; a module that needs a table of its own names
+    another instance."""
     from google.cloud.bigtable import Client
 
     from ddb2bigtable.serve.streams.records import FAMILY
 
-    root = tmp_path_factory.mktemp("streams-project")
-    write_project(root, {"orders": SPEC}, {"emulator": True, "regions": "home", "deletion_protection": False,
-                                            "autoscaling": False}, stage_name=STAGE)
+    write_project(root, {"orders": SPEC.replace(INSTANCE, instance)},
+                  {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False},
+                  stage_name=STAGE)
     result = up(root, STAGE)
     assert result.ok, result
-    admin = Client(project="test-project", admin=True)
-    admin.instance(INSTANCE).table(TABLE).column_family(FAMILY).create()
+    table = Client(project="test-project", admin=True).instance(instance).table(TABLE)
+    if FAMILY not in table.list_column_families():
+        table.column_family(FAMILY).create()
     process, endpoint = start_serve(root, STAGE)
-    yield Streamed(root, endpoint, "test-project")
+    return process, Streamed(root, endpoint, "test-project", instance)
+
+
+@pytest.fixture(scope="session")
+def streamed(bigtable_emulator, tmp_path_factory) -> Iterator[Streamed]:
+    process, running = serve_streamed(tmp_path_factory.mktemp("streams-project"), INSTANCE)
+    yield running
     stop_process(process)
 
 

@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError
 from ddb2bigtable.serve.catalog import catalog
 from ddb2bigtable.serve.streams import positions, records
 
-from .conftest import INSTANCE, STAGE, TABLE, oracle_client
+from .conftest import STAGE, TABLE, oracle_client
 
 A = {"pk": {"S": "a"}, "sk": {"N": "1"}}
 B = {"pk": {"S": "b"}, "sk": {"N": "2"}}
@@ -28,7 +28,7 @@ class Writer:
         from google.cloud.bigtable.data import BigtableDataClient
 
         self.client = BigtableDataClient(project=streamed.project)
-        self.table = self.client.get_table(INSTANCE, TABLE)
+        self.table = self.client.get_table(streamed.instance, TABLE)
         self.served = catalog(streamed.root, STAGE, {}, streamed.project).tables["Orders"]
 
     def write(self, keys: dict, old: dict | None, new: dict | None) -> bytes:
