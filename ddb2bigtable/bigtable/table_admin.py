@@ -87,7 +87,10 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
     handle = client.instance(instance_id).table(table.id)
     actions = []
     if not handle.exists():
-        handle.create()
+        # created with its plain families in the same call: a worker that finds the table (serve's
+        # token table, made on demand by whichever request comes first) finds them too, never a
+        # table without the family it is about to write; aggregate families follow below
+        handle.create(column_families={f.name: gc_rule(f.gc) for f in table.families if not f.aggregate})
         actions.append(AdminAction(table.id, "created table"))
         if table.id != TYPES_TABLE.id and _forget_stale_record(client, instance_id, table.id):
             actions.append(AdminAction(table.id, f"deleted the types a table {table.id} deleted before had "
