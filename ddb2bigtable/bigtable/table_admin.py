@@ -90,8 +90,13 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
         # created with its plain families in the same call: a worker that finds the table (serve's
         # token table, made on demand by whichever request comes first) finds them too, never a
         # table without the family it is about to write; aggregate families follow below
-        handle.create(column_families={f.name: gc_rule(f.gc) for f in table.families if not f.aggregate})
+        plain = [f for f in table.families if not f.aggregate]
+        handle.create(column_families={f.name: gc_rule(f.gc) for f in plain})
         actions.append(AdminAction(table.id, "created table"))
+        for family in plain:  # said as when each family is made on its own, below
+            actions.append(AdminAction(table.id, f"created family {family.name}"))
+            if gc_rule(family.gc) is not None:
+                actions.append(AdminAction(table.id, f"set GC of {family.name}: {family.gc.describe()}"))
         if table.id != TYPES_TABLE.id and _forget_stale_record(client, instance_id, table.id):
             actions.append(AdminAction(table.id, f"deleted the types a table {table.id} deleted before had "
                                                  f"recorded ({TYPES_TABLE.id})"))
