@@ -26,16 +26,12 @@ from ddb2bigtable.serve.protocol import transact_requests
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.tables import created_tables
 from ddb2bigtable.serve.transactions import cells, driver
-from ddb2bigtable.serve.transactions.steps import Commit
 
 from ..client_calls import PARTITION_ONLY
 from ..conftest import STAGE
+from .test_lock_sweep import Stopped, dies_at
 
 CREATED = "LockHomes"
-
-
-class Stopped(Exception):
-    """The worker running the transaction died here."""
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +68,6 @@ def _stopped(served, monkeypatch, client, tag: str, *, token: bool, where: str, 
     tables = catalog(served.root, STAGE, types, project)
     body = _transfer(tag, token)
 
-    async def dying(self, step):
-        if isinstance(step, Commit) and where == "prewrite":
-            raise Stopped
-        result = await perform(self, step)
-        if isinstance(step, Commit):
-            raise Stopped
-        return result
-
     async def run() -> None:
         async with BigtableDataClientAsync(project=project) as bigtable:
             session = Session(tables, bigtable)
@@ -87,10 +75,9 @@ def _stopped(served, monkeypatch, client, tag: str, *, token: bool, where: str, 
             with pytest.raises(Stopped):
                 await transact_ops.transact_write_items(session, transact_requests.transact_write_items(tables, body))
 
-    perform = driver.Rows.perform
     with monkeypatch.context() as patched:
         patched.setattr(driver, "LOCK_SECONDS", lock_seconds)
-        patched.setattr(driver.Rows, "perform", dying)
+        patched.setattr(driver.Rows, "perform", dies_at(where, driver.Rows.perform))
         asyncio.run(run())
 
 

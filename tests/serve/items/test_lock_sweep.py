@@ -39,12 +39,9 @@ def _transfer(tag: str) -> dict[str, Any]:
     return {"TransactItems": [update("1", "-30"), update("2", "30")], "ClientRequestToken": f"sweep-{tag}"}
 
 
-def _stop(monkeypatch, where: str) -> None:
-    """Locks born expired, and the worker stopped before (`prewrite`: every row locked, not
-    committed) or after (`commit`) the commit point."""
-    monkeypatch.setattr(driver, "LOCK_SECONDS", -1.0)
-    perform = driver.Rows.perform
-
+def dies_at(where: str, perform: Any) -> Any:
+    """`driver.Rows.perform` of a worker that dies before (`prewrite`: every row locked, not
+    committed) or just after (`commit`) the commit point."""
     async def dying(self, step):
         if isinstance(step, Commit) and where == "prewrite":
             raise Stopped
@@ -52,7 +49,13 @@ def _stop(monkeypatch, where: str) -> None:
         if isinstance(step, Commit):
             raise Stopped
         return result
-    monkeypatch.setattr(driver.Rows, "perform", dying)
+    return dying
+
+
+def _stop(monkeypatch, where: str) -> None:
+    """Locks born expired, and the worker stopped before or after the commit point (dies_at)."""
+    monkeypatch.setattr(driver, "LOCK_SECONDS", -1.0)
+    monkeypatch.setattr(driver.Rows, "perform", dies_at(where, driver.Rows.perform))
 
 
 async def _family(session: Session) -> list[Any]:
