@@ -35,9 +35,7 @@ from ..spec.errors import InputError, Problem, ServiceError, redact_userinfo
 from .lineage import REEXPORT, Shard, shards_from
 
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
-# GetRecords' userIdentity as the wire carries it (botocore's dynamodbstreams model, shape Identity:
-# PrincipalId, Type; read 2026-12-07). AWS's TTL page shows it lower-cased, but that is the
-# Lambda event's form, which replicate never reads.
+# as GetRecords carries it (botocore's dynamodbstreams model, Identity; 2026-12-07), not Lambda's lower case
 TTL_PRINCIPAL = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
 APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
 MAX_ATTEMPTS = 10  # per throttled AWS call: the first and 9 retries, with exponential backoff and jitter
