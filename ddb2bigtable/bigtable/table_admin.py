@@ -93,10 +93,8 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
         plain = [f for f in table.families if not f.aggregate]
         handle.create(column_families={f.name: gc_rule(f.gc) for f in plain})
         actions.append(AdminAction(table.id, "created table"))
-        for family in plain:  # said as when each family is made on its own, below
-            actions.append(AdminAction(table.id, f"created family {family.name}"))
-            if gc_rule(family.gc) is not None:
-                actions.append(AdminAction(table.id, f"set GC of {family.name}: {family.gc.describe()}"))
+        for family in plain:
+            actions += _made(table.id, family)
         if table.id != TYPES_TABLE.id and _forget_stale_record(client, instance_id, table.id):
             actions.append(AdminAction(table.id, f"deleted the types a table {table.id} deleted before had "
                                                  f"recorded ({TYPES_TABLE.id})"))
@@ -107,14 +105,24 @@ def ensure_table(client: Client, instance_id: str, table: TablePlan) -> list[Adm
         rule = gc_rule(family.gc)
         if family.name not in existing:
             _create_family(client, handle.name, family)
-            actions.append(AdminAction(table.id, f"created family {family.name}" + (
-                f" ({family.aggregate})" if family.aggregate else "")))
-        elif existing[family.name].gc_rule == rule:
-            continue
-        if rule is not None:
+            if rule is not None:
+                handle.column_family(family.name, gc_rule=rule).update()
+            actions += _made(table.id, family)
+        elif existing[family.name].gc_rule != rule and rule is not None:
             handle.column_family(family.name, gc_rule=rule).update()
-            actions.append(AdminAction(table.id, f"set GC of {family.name}: {family.gc.describe()}"))
+            actions.append(_gc_set(table.id, family))
     return actions
+
+
+def _made(table_id: str, family: FamilyPlan) -> list[AdminAction]:
+    """What making a family did, the same whether it came with its table or on its own."""
+    kind = f" ({family.aggregate})" if family.aggregate else ""
+    made = [AdminAction(table_id, f"created family {family.name}{kind}")]
+    return made + ([_gc_set(table_id, family)] if gc_rule(family.gc) is not None else [])
+
+
+def _gc_set(table_id: str, family: FamilyPlan) -> AdminAction:
+    return AdminAction(table_id, f"set GC of {family.name}: {family.gc.describe()}")
 
 
 def _forget_stale_record(client: Client, instance_id: str, table_id: str) -> bool:
