@@ -24,8 +24,8 @@ def cutover() -> None:
 
 
 @cutover.command()
-@click.argument("spec")
-@click.option("--table", "table_id", required=True, help="The spec's table id to check.")
+@click.argument("specs", nargs=-1)
+@click.option("--table", "table_id", required=True, help="The table id to check.")
 @click.option("--stage", default="local", show_default=True, help="Stage giving project and instance.")
 @click.option("--sample", type=int, default=1000, show_default=True, help="Items to read from DynamoDB and compare.")
 @click.option("--segments", type=int, default=4, show_default=True,
@@ -51,11 +51,13 @@ def cutover() -> None:
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and the specs.")
-def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_lag: float, endpoint_url: str | None,
-          through: str | None, reverse: bool, stream_endpoint_url: str | None, fmt: str, work_dir: Path | None,
-          root: Path) -> None:
+def check(specs: tuple[str, ...], table_id: str, stage: str, sample: int, segments: int, max_lag: float,
+          endpoint_url: str | None, through: str | None, reverse: bool, stream_endpoint_url: str | None, fmt: str,
+          work_dir: Path | None, root: Path) -> None:
     """Compare a random sample of the live table with Bigtable (--reverse: of Bigtable with DynamoDB); exit 0
-    when ready to switch, 1 when not."""
+    when ready to switch, 1 when not.
+
+    --table names the table among the SPECS given, or the specs the stage lists when none are."""
     if through is not None and reverse or stream_endpoint_url is not None and not reverse:
         from ..spec.errors import InputError, Problem
 
@@ -63,12 +65,12 @@ def check(spec: str, table_id: str, stage: str, sample: int, segments: int, max_
         raise InputError([Problem.about("cutover check", option, "--through reads the forward check's sample "
                                         "through serve; --stream-endpoint-url names serve's stream for --reverse: "
                                         "give each with its own direction")])
-    code = _run(root, spec, table_id, stage, sample, segments, endpoint_url, work_dir, fmt, max_lag=max_lag,
+    code = _run(root, list(specs), table_id, stage, sample, segments, endpoint_url, work_dir, fmt, max_lag=max_lag,
                 through=through, reverse=reverse, stream_endpoint_url=stream_endpoint_url)
     sys.exit(code)
 
 
-def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, segments: int,
+def _run(root: Path, specs: list[str], table_id: str, stage_name: str, sample: int, segments: int,
          endpoint_url: str | None, work_dir: Path | None, fmt: str, *, max_lag: float, through: str | None,
          reverse: bool = False, stream_endpoint_url: str | None = None) -> int:
     from ..bigtable.emulator import quiet_connection_warning
@@ -81,7 +83,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, sample: int, seg
 
     endpoint_url = check_endpoint_url(endpoint_url, "cutover check") or os.environ.get(ENDPOINT_ENV)
     through = check_endpoint_url(through, "cutover check", "--through")
-    target = resolve(root, spec, table_id, stage_name)
+    target = resolve(root, specs, table_id, stage_name)
     profile = load_profile_id(target.instance)  # replicate's: reads what it wrote, on the cluster it wrote
     options = CutoverOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                              work_dir=work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id,

@@ -13,8 +13,8 @@ from .grammar import renamed_option
 
 
 @click.command()
-@click.argument("spec")
-@click.option("--table", "table_id", required=True, help="The spec's table id to load.")
+@click.argument("specs", nargs=-1)
+@click.option("--table", "table_id", required=True, help="The table id to load.")
 @click.option("--export", "export", required=True, help="DynamoDB export: local folder, gs:// or s3://.")
 @click.option("--stage", default="local", show_default=True, help="Stage giving project, instance suffix, sample.")
 @click.option("--create-tables", is_flag=True, help="Create the plan's tables, families and GC rules when missing.")
@@ -34,19 +34,21 @@ from .grammar import renamed_option
               help="--export is a prefix holding a full export and its incrementals: load them all, in order.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and the specs.")
-def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool, runner: str, fmt: str,
+def load(specs: tuple[str, ...], table_id: str, export: str, stage: str, create_tables: bool, runner: str, fmt: str,
          work_dir: Path | None, fresh: bool, allow_other_table: bool, redact: bool, chain: bool, root: Path) -> None:
-    """Load one table from a DynamoDB export; exit 1 unless every item is accounted for."""
+    """Load one table from a DynamoDB export; exit 1 unless every item is accounted for.
+
+    --table names the table among the SPECS given, or the specs the stage lists when none are."""
     from .load_runs import run_load_command
 
-    code = run_load_command(root, spec, table_id, export, stage, create_tables, runner, work_dir, fmt,
+    code = run_load_command(root, list(specs), table_id, export, stage, create_tables, runner, work_dir, fmt,
                             redact=redact, fresh=fresh, allow_other_table=allow_other_table, chain=chain)
     sys.exit(code)
 
 
 @click.command()
-@click.argument("spec")
-@click.option("--table", "table_id", required=True, help="The spec's table id to verify.")
+@click.argument("specs", nargs=-1)
+@click.option("--table", "table_id", required=True, help="The table id to verify.")
 @click.option("--export", "export", required=True,
               help="The DynamoDB export the table was loaded from: local folder, gs:// or s3://.")
 @click.option("--stage", default="local", show_default=True,
@@ -61,12 +63,14 @@ def load(spec: str, table_id: str, export: str, stage: str, create_tables: bool,
               help="--export is a prefix holding a full export and its incrementals: compare with their final state.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and the specs.")
-def verify(spec: str, table_id: str, export: str, stage: str, sample: int | None, fmt: str,
+def verify(specs: tuple[str, ...], table_id: str, export: str, stage: str, sample: int | None, fmt: str,
            work_dir: Path | None, chain: bool, root: Path) -> None:
-    """Decode every row back into DynamoDB items and compare with the export; exit 1 on any difference."""
+    """Decode every row back into DynamoDB items and compare with the export; exit 1 on any difference.
+
+    --table names the table among the SPECS given, or the specs the stage lists when none are."""
     from .load_runs import run_verify_command
 
-    code = run_verify_command(root, spec, table_id, export, stage, sample, work_dir, fmt, chain=chain)
+    code = run_verify_command(root, list(specs), table_id, export, stage, sample, work_dir, fmt, chain=chain)
     sys.exit(code)
 
 

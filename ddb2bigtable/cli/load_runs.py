@@ -47,7 +47,7 @@ from ..plan.planner import plan_stage
 from ..render.load_report import load_json, print_load, print_up_summary, print_verify, verify_json
 from ..render.terminal import print_plan
 from ..spec.errors import InputError, Problem
-from ..spec.model import TableSpec
+from ..spec.model import Spec, TableSpec
 from ..spec.reading import read_specs
 from ..spec.schema_check import did_you_mean
 from ..spec.stage import Stage, load_stage
@@ -72,13 +72,17 @@ class Target:
     project: str
 
 
-def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Target:
+def resolve(root: Path, spec_paths: list[str], table_id: str, stage_name: str) -> Target:
+    """The table `--table` names among the spec files given, or the stage's list when none are
+    (docs/cli.md, Grammar: specs are arguments, a table is --table, on every command)."""
     stage = load_stage(stage_name, root)
-    (spec,) = read_specs([spec_path])
-    table = next((t for t in spec.tables if t.id == table_id), None)
-    if table is None:
-        ids = ", ".join(t.id for t in spec.tables)
-        raise InputError([Problem.about(spec_path, "tables", f"no table {table_id!r} in this spec; its tables: {ids}")])
+    paths = spec_paths or [str(p) for p in stage.spec_paths(root)]
+    tables = [(s, t) for s in read_specs(paths) for t in s.tables]
+    holders = [(s, t) for s, t in tables if t.id == table_id]
+    if len(holders) != 1:
+        where = " ".join(spec_paths) or f"the specs stage {stage.name!r} lists"
+        raise InputError([Problem.about(where, "--table", _table_problem(table_id, tables, holders))])
+    ((spec, table),) = holders
     (instance,) = plan_stage(stage, [spec]).instances
     if stage.emulator and not os.environ.get(EMULATOR_ENV):
         raise InputError([Problem.about(stage.file, "emulator",
@@ -86,6 +90,16 @@ def resolve(root: Path, spec_path: str, table_id: str, stage_name: str) -> Targe
                                         f"{EMULATOR_ENV}=127.0.0.1:<port> (or run "
                                         f"`ddb2bigtable up --stage {stage.name}`)")])
     return Target(stage, table, instance, stage.gcp_project or DEFAULT_PROJECT)
+
+
+def _table_problem(table_id: str, tables: list[tuple[Spec, TableSpec]], holders: list[tuple[Spec, TableSpec]]) -> str:
+    if holders:
+        return (f"table id {table_id!r} is in {len(holders)} specs ({', '.join(s.path for s, _ in holders)}): "
+                "give the spec file holding the one meant")
+    ids = sorted(t.id for _, t in tables)
+    one = len({s.path for s, _ in tables}) == 1
+    return (f"no table {table_id!r} in {'this spec; its' if one else 'these specs; their'} tables: {', '.join(ids)}"
+            + did_you_mean(table_id, ids))
 
 
 def _export_problem(export: str, error: Exception) -> Exception:
@@ -143,12 +157,12 @@ def _noting_writes(advance: Callable[..., None], started: list[bool]) -> Callabl
 
 
 @_quiet
-def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, create_tables: bool,
+def run_load_command(root: Path, specs: list[str], table_id: str, export: str, stage_name: str, create_tables: bool,
                      runner: str, work_dir: Path | None, fmt: str, *, redact: bool = False,
                      fresh: bool = False, allow_other_table: bool = False, chain: bool = False) -> int:
     started: list[bool] = []  # set once an item is written: from then on the load stopped part-way
     with _nothing_loaded_unless(started):
-        target = resolve(root, spec, table_id, stage_name)
+        target = resolve(root, specs, table_id, stage_name)
         work = private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id)  # before tables
         reason = "--fresh" if fresh else None
         if create_tables:
@@ -187,9 +201,9 @@ def run_load_command(root: Path, spec: str, table_id: str, export: str, stage_na
 
 
 @_quiet
-def run_verify_command(root: Path, spec: str, table_id: str, export: str, stage_name: str, sample: int | None,
+def run_verify_command(root: Path, specs: list[str], table_id: str, export: str, stage_name: str, sample: int | None,
                        work_dir: Path | None, fmt: str, *, chain: bool = False) -> int:
-    target = resolve(root, spec, table_id, stage_name)
+    target = resolve(root, specs, table_id, stage_name)
     work = work_dir or root / WORK_DIR / stage_name / target.instance.id / table_id
     if work_dir is not None and not work_dir.is_dir():  # given and not there: said, never passed over in silence
         siblings = [p.name for p in work_dir.parent.iterdir() if p.is_dir()] if work_dir.parent.is_dir() else []

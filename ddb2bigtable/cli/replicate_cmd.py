@@ -27,8 +27,8 @@ PARENTS_FINISHED = "the parent shards another --shards process reads are finishe
 
 
 @click.command()
-@click.argument("spec")
-@click.option("--table", "table_id", required=True, help="The spec's table id to replicate.")
+@click.argument("specs", nargs=-1)
+@click.option("--table", "table_id", required=True, help="The table id to replicate.")
 @click.option("--stage", default="local", show_default=True, help="Stage giving project and instance.")
 @click.option("--since", default=None,
               help="Start point: the export that was loaded (its exportTime) or an ISO time with zone; "
@@ -63,12 +63,14 @@ PARENTS_FINISHED = "the parent shards another --shards process reads are finishe
                    "(default .ddb2bigtable/<stage>/<instance>/<table>).")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
               help="Project root holding stacks/ and the specs.")
-def replicate(spec: str, table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
+def replicate(specs: tuple[str, ...], table_id: str, stage: str, since: str | None, until_caught_up: bool, follow: bool,
               fetch_keys_only: bool, shares: str, shard_workers: int, outage_limit: float | None,
               endpoint_url: str | None, reverse: bool, stream_endpoint_url: str | None, fmt: str,
               work_dir: Path | None, root: Path) -> None:
     """Apply the table's DynamoDB stream to Bigtable from the export's time (--reverse: serve's stream to
-    DynamoDB); exit 1 on dead letters."""
+    DynamoDB); exit 1 on dead letters.
+
+    --table names the table among the SPECS given, or the specs the stage lists when none are."""
     if follow and until_caught_up:
         raise InputError([Problem.about("replicate", "--follow", "give --follow or --until-caught-up, not both")])
     if stream_endpoint_url is not None and not reverse:
@@ -78,13 +80,13 @@ def replicate(spec: str, table_id: str, stage: str, since: str | None, until_cau
     from ..replicate.shares import FORWARD, REVERSE, parse_share
 
     share = parse_share(shares, REVERSE if reverse else FORWARD)
-    code = _run(root, spec, table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt,
+    code = _run(root, list(specs), table_id, stage, since, follow, fetch_keys_only, endpoint_url, work_dir, fmt,
                 share=share, workers=shard_workers, outage_limit=outage_limit,
                 stream_endpoint_url=stream_endpoint_url if reverse else None, reverse=reverse)
     sys.exit(code)
 
 
-def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | None, follow: bool,
+def _run(root: Path, specs: list[str], table_id: str, stage_name: str, since: str | None, follow: bool,
          fetch_keys_only: bool, endpoint_url: str | None, work_dir: Path | None, fmt: str, *,
          share: Share, workers: int, outage_limit: float | None, stream_endpoint_url: str | None = None,
          reverse: bool = False) -> int:
@@ -105,7 +107,7 @@ def _run(root: Path, spec: str, table_id: str, stage_name: str, since: str | Non
 
         stream_endpoint_url = stream_endpoint(check_endpoint_url(stream_endpoint_url, "replicate",
                                                                  "--stream-endpoint-url"))
-    target = resolve(root, spec, table_id, stage_name)
+    target = resolve(root, specs, table_id, stage_name)
     profile = load_profile_id(target.instance)
     options = ReplicateOptions(project=target.project, instance_id=target.instance.id, app_profile_id=profile,
                                work_dir=private_dir(work_dir or root / WORK_DIR / stage_name / target.instance.id

@@ -98,13 +98,46 @@ def test_sample_is_a_count():
 
 
 def test_one_table_is_named_by_table_and_specs_are_arguments():
+    """Issue #53: load, verify, replicate and cutover check took one `SPEC` and --table where
+    the others took `SPECS...`; now every command naming specs takes `SPECS...`, and a
+    command acting in a stage reads the stage's list when none are given."""
     for name, command in _commands():
-        table = _options(command).get("--table")
+        options = _options(command)
+        table = options.get("--table")
         if table is not None:
             assert not table.multiple and not table.is_flag, name
-        arguments = [p.name for p in command.params if isinstance(p, click.Argument)]
-        if "--table" in _options(command) or "--stage" in _options(command):
-            assert arguments in (["spec"], ["specs"], []), (name, arguments)
+        arguments = {p.name: p for p in command.params if isinstance(p, click.Argument)}
+        if "--table" in options or "--stage" in options:
+            assert set(arguments) <= {"specs"}, (name, list(arguments))
+        if "specs" in arguments:
+            assert arguments["specs"].nargs == -1, name
+            assert arguments["specs"].required == (name in CHECKING), name  # the stage's list, where one acts
+
+
+def test_table_without_specs_is_found_in_the_stage_s_list(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.delenv("BIGTABLE_EMULATOR_HOST", raising=False)
+    for command in (["load", "--export", "exports/movies"], ["verify", "--export", "exports/movies"],
+                    ["replicate"], ["cutover", "check"]):
+        found = CliRunner().invoke(main, [*command, "--table", "movies"])
+        # the table was found in the local stage's specs: what stops it is the emulator, not the table
+        assert found.exit_code == 2 and "targets the emulator" in found.stderr, (command, found.output)
+        named = CliRunner().invoke(main, [*command, "specs/movies.yaml", "--table", "movies"])
+        assert named.stderr == found.stderr, command  # the old spelling, one spec, is the same command
+        wrong = CliRunner().invoke(main, [*command, "--table", "movie"])
+        assert wrong.exit_code == 2 and "no table 'movie' in these specs; their tables: " in wrong.stderr
+        assert "did you mean 'movies'?" in wrong.stderr and "stage 'local' lists" in wrong.stderr, wrong.stderr
+
+
+def test_a_table_id_in_two_specs_asks_for_the_spec(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    twin = tmp_path / "movies-twin.yaml"
+    text = (ROOT / "specs" / "movies.yaml").read_text(encoding="utf-8")
+    twin.write_text(re.sub(r"(?m)^(\s*id: )(\S+)", r"\1\2-twin", text, count=1), encoding="utf-8")
+    both = CliRunner().invoke(main, ["verify", "specs/movies.yaml", str(twin), "--table", "movies",
+                                     "--export", "exports/movies"])
+    assert both.exit_code == 2 and "table id 'movies' is in 2 specs" in both.stderr, both.output
+    assert "give the spec file holding the one meant" in both.stderr
 
 
 @pytest.mark.parametrize("old, new", [
