@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from ...conftest import ROOT
 from .steps import CI, EXPRESSION, load
 
 GITHUB = ["bigtable-pr.yml", "bigtable-deploy.yml", "bigtable-pr-stage.yml", "bigtable-drift.yml", "prices-refresh.yml"]
@@ -109,3 +111,34 @@ def test_every_script_is_valid_bash(tmp_path, name, where, script):
     (tmp_path / "step.sh").write_text(script)
     out = subprocess.run(["bash", "-n", str(tmp_path / "step.sh")], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
+
+
+def shellcheck(*files: Path) -> subprocess.CompletedProcess:
+    """Debian's shellcheck 0.9.0 (.ci/run installs it with apt-get); a machine without it fails
+    here with what to install: a lint that silently did not run would pass anything."""
+    found = shutil.which("shellcheck")
+    assert found, "shellcheck is needed for the pipelines' scripts: apt-get install shellcheck (Debian's 0.9.0)"
+    return subprocess.run([found, "--shell", "bash", "--external-sources", "--source-path", "SCRIPTDIR", "--format", "gcc", *map(str, files)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_shellcheck_finds_nothing_in_any_script_of_the_pipelines_or_the_project(tmp_path):
+    """Every GitHub `run:` and GitLab script as bash runs it (each file named for its job and
+    step), examples/ci's and scripts/' shell files and .ci/run, at every severity (style too)."""
+    files = []
+    for number, (name, where, script) in enumerate(scripts()):
+        path = tmp_path / f"{number:02d}-{name}-{re.sub(r'[^A-Za-z0-9]+', '-', where)[:60]}.sh"
+        path.write_text(script)
+        files.append(path)
+    own = [*sorted(CI.glob("*.sh")), *sorted((ROOT / "scripts").glob("*.sh")), ROOT / ".ci" / "run"]
+    out = shellcheck(*files, *own)
+    assert out.returncode == 0 and not out.stdout, out.stdout + out.stderr
+
+
+def test_shellcheck_does_find_what_the_scripts_avoid(tmp_path):
+    """A GitLab script with its paths unquoted again, and an unused variable: both reported."""
+    (script,) = [s for name, where, s in scripts() if where == "diff/script"]
+    bad = script.replace('"${paths[@]}"', "$REVIEW_PATHS", 1) + "\nunused=1\n"
+    (tmp_path / "diff.sh").write_text(bad)
+    out = shellcheck(tmp_path / "diff.sh")
+    assert out.returncode == 1 and "SC2086" in out.stdout and "SC2034" in out.stdout, out.stdout
