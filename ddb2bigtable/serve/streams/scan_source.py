@@ -6,8 +6,12 @@ shard's, and orders them by sequence number. The upper bound is the read's own s
 rounded down to the millisecond (the emulator stamps server-time cells in milliseconds,
 under the row's lock): a cell stamped before it is already visible to the scan, a later
 one is left for the next read, so a reader polling with NextShardIterator neither skips
-nor repeats a record. Local scale: each read scans the table's stream family (the filter
-keeps every other cell on the emulator's side).
+nor repeats a record. Local scale: each read visits every row of the table on the
+emulator's side, so the filter is the cheapest the emulator evaluates: the time range first
+(it drops a row's older cells, records and item alike, before anything else looks at them),
+then the family as a column range (the emulator compiles a family-name regex again for
+every row and cell it tests: 54 us a row holding 10 records against 8 us in this order,
+10,000 rows, 2026-12-07; docs/streams.md).
 """
 
 from __future__ import annotations
@@ -119,8 +123,8 @@ def _scanned(stream: Stream, start: int) -> Scan | None:
 
 async def _scan(session: Session, stream: Stream, start: int, bound: int) -> Scan:
     query = ReadRowsQuery(row_ranges=[RowRange()], row_filter=rf.RowFilterChain([
-        rf.FamilyNameRegexFilter(FAMILY), rf.TimestampRangeFilter(start=_micros(start // 1000 * 1000),
-                                                                   end=_micros(bound))]))
+        rf.TimestampRangeFilter(start=_micros(start // 1000 * 1000), end=_micros(bound)),
+        rf.ColumnRangeFilter(FAMILY)]))
     store = session.table_store(stream.instance_id, stream.table_id, None, stream.table)
     async with bigtable_errors(stream.table):
         rows = await store.handle.read_rows(query, operation_timeout=SCAN_SECONDS,
