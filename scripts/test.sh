@@ -21,6 +21,7 @@ if [ "${1:-}" = --quick ]; then
   shift
 fi
 bash scripts/dynamodb_local.sh  # DynamoDB Local for tests/replicate (installed once)
+bash scripts/js_streams_client.sh  # the JavaScript SDK's DynamoDB Streams client (installed once)
 uv run --frozen ruff check .
 uv run --frozen mypy
 workers="${DDB2BIGTABLE_TEST_WORKERS:-3}"
