@@ -55,7 +55,8 @@ def renamed_option(old: str, new: str, dest: str, **attrs: Any) -> Callable[[Cal
                 ctx = click.get_current_context()
                 if kwargs.get(dest) not in (None, ()):
                     raise click.UsageError(f"{old} is the old spelling of {new}: give {new} alone", ctx)
-                deprecated(ctx, f"{old} {value}", f"{new} {value}")
+                values = value if isinstance(value, tuple) else (value,)  # a repeatable option: each given
+                deprecated(ctx, " ".join(f"{old} {v}" for v in values), " ".join(f"{new} {v}" for v in values))
                 kwargs[dest] = value
             return command(*args, **kwargs)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..serve.protocol.limits import Exposure, Guard
-from .grammar import DEFAULT_STAGE
+from .grammar import DEFAULT_STAGE, renamed_option
 
 GUARD = Guard()  # the defaults of the connection options
 
@@ -35,10 +35,11 @@ GUARD = Guard()  # the defaults of the connection options
                    "URL host), as their Host header carries it, besides the stage's serve.public_hosts; "
                    "repeatable. Signed requests must name one of these, the --host address with --port, "
                    "localhost or 127.0.0.1.")
-@click.option("--region", "regions", multiple=True, metavar="AWS_REGION",
+@click.option("--signing-region", "regions", multiple=True, metavar="AWS_REGION",
               help="An AWS region a signature's credential scope may name besides the regions of the stage's "
                    "tables and its serve.signing_regions (the region the application's SDK is configured with); "
                    "repeatable.")
+@renamed_option("--region", "--signing-region", "regions", multiple=True, metavar="AWS_REGION")
 @click.option("--header-timeout", type=click.FloatRange(0.1, 3600), default=GUARD.header_seconds,
               show_default=True, help="Seconds a request has to send its headers, from its first byte.")
 @click.option("--body-timeout", type=click.FloatRange(0.1, 3600), default=GUARD.body_seconds,

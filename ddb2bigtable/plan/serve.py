@@ -71,7 +71,7 @@ def _public_hosts(service: str, regions: tuple[str, ...]) -> list[str]:
 
 def _scope_flags(regions: tuple[str, ...], hosts: tuple[str, ...]) -> list[str]:
     """The stage's `serve.signing_regions` and `serve.public_hosts` as serve's flags."""
-    return [*(f for r in regions for f in ("--region", r)), *(f for h in hosts for f in ("--public-host", h))]
+    return [*(f for r in regions for f in ("--signing-region", r)), *(f for h in hosts for f in ("--public-host", h))]
 
 
 def plan_serve(stage: Stage, instances: tuple[InstancePlan, ...]) -> tuple[ServePlan | None, list[PlanWarning]]:
@@ -163,7 +163,8 @@ def _scope_reason(stage: Stage, signing: str) -> tuple[tuple[str, str], ...]:
     s = stage.serve
     if signing == "iam" or not (signing == "keys" or s.signing_regions or s.public_hosts):
         return ()
-    regions = f", and {', '.join(s.signing_regions)} (serve.signing_regions: --region)" if s.signing_regions else ""
+    regions = (f", and {', '.join(s.signing_regions)} (serve.signing_regions: --signing-region)"
+               if s.signing_regions else "")
     own = "127.0.0.1 and localhost with the port" if stage.emulator else "the service's Cloud Run URLs"
     hosts = f", and {', '.join(s.public_hosts)} (serve.public_hosts: --public-host)" if s.public_hosts else ""
     checked = f"with key pairs in {KEYS_ENV}, " if signing == "none" else ""

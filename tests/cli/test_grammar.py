@@ -187,3 +187,17 @@ def test_up_export_is_the_old_spelling_of_exports(tmp_path):
                                                  "the next release\n")
     both = CliRunner().invoke(main, ["up", "--export", missing, "--exports", missing])
     assert both.exit_code == 2 and "give --exports alone" in both.stderr
+
+
+def test_region_is_import_s_and_serve_s_signing_regions_have_their_own_name(tmp_path):
+    """Issue #53: `--region` was import's template region and serve's extra signing region."""
+    holders = {name for name, command in _commands() if "--region" in _options(command)}
+    assert holders == {"import"}
+    missing = str(tmp_path / "nowhere")  # no stage there: both stop at the same check, before serving
+    regions = ["eu-west-1", "ap-south-1"]
+    old = CliRunner().invoke(main, ["serve", "--root", missing, *(a for r in regions for a in ("--region", r))])
+    new = CliRunner().invoke(main, ["serve", "--root", missing, *(a for r in regions for a in ("--signing-region", r))])
+    assert old.exit_code == new.exit_code == 2
+    assert old.stderr.replace(new.stderr, "") == (
+        "deprecated: `ddb2bigtable serve --region eu-west-1 --region ap-south-1` is now `ddb2bigtable serve "
+        "--signing-region eu-west-1 --signing-region ap-south-1`; the old spelling goes in the next release\n")

@@ -51,14 +51,14 @@ def test_the_plan_s_serve_command_carries_the_stage_s_regions_and_hosts(tmp_path
     assert serve is not None
     command = list(serve.command)
     flags = [(flag, value) for flag, value in zip(command, command[1:], strict=False)
-             if flag in ("--region", "--public-host")]
+             if flag in ("--signing-region", "--public-host")]
     region = serve.regions[0]
     assert flags == [("--public-host", f"ddb2bigtable-test-*.{region}.run.app"),
                      ("--public-host", "ddb2bigtable-test-*.a.run.app"),
-                     ("--region", "eu-west-1"), ("--region", "ap-south-1"),
+                     ("--signing-region", "eu-west-1"), ("--signing-region", "ap-south-1"),
                      ("--public-host", "ddb.example.com"), ("--public-host", "*.ddb.example.com:8443")]
     why = dict(serve.reasons)["signed for"]
-    assert "eu-west-1, ap-south-1 (serve.signing_regions: --region)" in why
+    assert "eu-west-1, ap-south-1 (serve.signing_regions: --signing-region)" in why
     assert "ddb.example.com, *.ddb.example.com:8443 (serve.public_hosts: --public-host)" in why
     run = cli(root, "plan", "--stage", "test", "--format", "json")
     assert run.returncode == 0, run.stderr[-2000:]
@@ -73,6 +73,6 @@ def test_the_emulator_stage_takes_them_for_serve_on_this_machine(tmp_path):
         "enabled": True, "signing": "none", "signing_regions": ["eu-west-1"], "public_hosts": ["ddb.test"]}})
     serve = plan_files(root, "test").serve
     assert serve is not None and serve.where == "local"
-    assert serve.command == ("ddb2bigtable", "serve", "--stage", "test", "--region", "eu-west-1",
+    assert serve.command == ("ddb2bigtable", "serve", "--stage", "test", "--signing-region", "eu-west-1",
                              "--public-host", "ddb.test")
     assert dict(serve.reasons)["signed for"].startswith("with key pairs in DDB2BIGTABLE_SERVE_KEYS, ")

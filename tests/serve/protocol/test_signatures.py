@@ -33,7 +33,7 @@ PUBLIC = "ddb.example.internal"  # a name the operator gives with --public-host
 
 @pytest.fixture(scope="module")
 def signed(served):
-    process, endpoint = start_serve(served.root, STAGE, "--region", "ap-south-1", "--public-host", PUBLIC,
+    process, endpoint = start_serve(served.root, STAGE, "--signing-region", "ap-south-1", "--public-host", PUBLIC,
                                     env={KEYS_ENV: f"{KEY[0]}:{KEY[1]},OTHER:other-secret"})
     yield Served(served.root, endpoint, process)
     stop_process(process)
@@ -161,7 +161,7 @@ def test_a_signature_for_another_service_or_region_is_refused(signed):
     assert (status, answer["__type"].split("#")[1]) == (400, "InvalidSignatureException")
     assert answer["message"] == "Credential should be scoped to a valid region, not 'eu-central-1'. "
     assert _still_there(signed)
-    # the stage's tables' region (Movies: us-west-2) and the one --region added are answered
+    # the stage's tables' region (Movies: us-west-2) and the one --signing-region added are answered
     for region in ("us-west-2", "ap-south-1"):
         status, answer = _raw(signed.endpoint, _signed(signed.endpoint, "GetItem", region=region))
         assert status == 200 and "Item" in answer, answer
