@@ -6,16 +6,33 @@ Why per environment, not per repository: a binding to the repository lets any jo
 branch's, or a pull request that edits a workflow) impersonate the prod deploy account.
 GitHub puts a job's environment in its token's subject (`repo:ORG/REPO:environment:prod`), so
 each deploy account is bound to its environment's subject, and the environment's deployment
-branches (main) decide which jobs get that subject. GitLab's subject names the branch, not the
-environment, so the provider maps the claims `ref_protected` and `environment` into one
-attribute, `deploy_target`, which is the environment only for a protected branch's job
-(GitLab docs, "OpenID Connect (OIDC) Authentication Using ID Tokens": `environment` is present
-when the job names one). The preview account is read-only and distinct from every deploy one.
+branches (main) decide which jobs get that subject (`github_binding="environment"`: public
+repositories, Pro, Team, Enterprise). A private repository on GitHub Free has no environments
+(GitHub Docs, "Managing environments for deployment"), so `github_binding="ref"` binds by
+the claims every token carries (GitHub Docs, "OpenID Connect reference": `ref`,
+`workflow_ref` = OWNER/REPO/.github/workflows/FILE@REF, `event_name`): each deploy account to
+the deploy workflow run on the default branch, prod (`manual_environments`) only when a
+person started it (`workflow_dispatch`); the review account to the stage workflow's jobs.
+GitLab's subject names the branch, not the environment, so the provider maps the claims
+`ref_protected` and `environment` into one attribute, `deploy_target`: `review` for a
+`review/*` environment's job, the environment for a protected branch's job, empty otherwise.
+The preview account is read-only and distinct from every deploy one.
+
+GitLab's `environment` claim is present only when the job names an environment (GitLab docs,
+"OpenID Connect (OIDC) Authentication Using ID Tokens", token payload). The mapping reads it
+without `has()`: Google documents the ternary (`cond ? a : b`) and string functions in
+attribute mappings (Google's Terraform provider, google_iam_workload_identity_pool_provider,
+example `assertion.arn.contains(...) ? "prod" : "test"`) and `has(assertion.x)` only in
+attribute conditions (Confidential Space, "Attestation assertions", page updated 2026-04-14),
+not in mappings; both read 2026-12-07, not tried against IAM. So a GitLab job without an
+environment maps to no `deploy_target` (the mapping fails or is empty: either way no binding
+matches but the preview's), and every job of gitlab-ci.yml that needs Google names one.
 
 Translation only: the caller names the forge, the repository, the environments, their projects
-and the roles; `trusts` turns them into principals (a pure function, tested directly), the
-component into pulumi-gcp resources. Principal formats: Google Cloud IAM docs, "Principal
-identifiers" (workload identity pools), read 2026-12-07.
+and the roles; `trusts` turns them into principals and `variable_names` into the pipelines'
+variables (pure functions, tested directly), the component into pulumi-gcp resources.
+Principal formats: Google Cloud IAM docs, "Principal identifiers" (workload identity pools),
+read 2026-12-07.
 """
 
 from __future__ import annotations
@@ -30,6 +47,7 @@ import pulumi_gcp as gcp
 
 ISSUERS = {"github": "https://token.actions.githubusercontent.com", "gitlab": "https://gitlab.com"}
 Forge = Literal["github", "gitlab"]
+GithubBinding = Literal["environment", "ref"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +57,11 @@ class CiIdentityArgs:
     `deploy_environments` maps each environment deployed from the protected default branch
     (dev, staging, prod) to the project its account gets `deploy_roles` in; `review_project` is
     where the per-pull-request stages live (GitHub's environment `review_environment`, GitLab's
-    `review/*` environments, from any branch); `issuer_uri` is a self-managed GitLab's URL."""
+    `review/*` environments, from any branch); `issuer_uri` is a self-managed GitLab's URL.
+    `github_binding` is "environment" where GitHub has environments (public repositories, Pro,
+    Team, Enterprise) and "ref" on a private repository of GitHub Free, where the deploy
+    accounts are bound to `deploy_workflow` on `default_branch` instead, and each of
+    `manual_environments` to its runs started by hand only."""
 
     project: str
     project_number: str
@@ -54,6 +76,11 @@ class CiIdentityArgs:
     issuer_uri: str | None = None
     pool_id: str = "ddb2bigtable-ci"
     account_prefix: str = "ci"
+    github_binding: GithubBinding = "environment"
+    default_branch: str = "main"
+    deploy_workflow: str = "bigtable-deploy.yml"
+    stage_workflow: str = "bigtable-pr-stage.yml"
+    manual_environments: tuple[str, ...] = ("prod",)
 
 
 @dataclass(frozen=True)
@@ -75,6 +102,9 @@ def check(args: CiIdentityArgs) -> None:
     if (args.forge == "github" and slashes != 1) or slashes < 1 or not re.fullmatch(r"[\w.\-/]+", args.repository):
         raise ValueError(f"repository {args.repository!r}: expected OWNER/REPO on GitHub, the project path "
                          f"(group/project) on GitLab")
+    if args.github_binding not in ("environment", "ref"):
+        raise ValueError(f"github_binding {args.github_binding!r}: expected environment (GitHub environments) or "
+                         f"ref (a private repository on GitHub Free)")
     if not args.deploy_environments:
         raise ValueError("deploy_environments: name at least one environment deployed from the default branch")
     if not re.fullmatch(r"\d+", args.project_number):
@@ -102,14 +132,24 @@ def provider_id(args: CiIdentityArgs) -> str:
 
 
 def attribute_mapping(args: CiIdentityArgs) -> dict[str, str]:
-    """Claims to attributes. GitLab's `deploy_target`: the environment for a protected branch's
-    job, `review` for a review environment's job from any branch, empty otherwise."""
+    """Claims to attributes. `deploy_target`, on GitLab: `review` for a review environment's job
+    from any branch, the environment for a protected branch's job, empty otherwise; on GitHub
+    with `github_binding="ref"`: `by-hand` for the deploy workflow started by hand on the
+    default branch, `on-merge` for its other runs there, `review` for the stage workflow's
+    jobs, empty otherwise."""
     if args.forge == "github":
-        return {"google.subject": "assertion.sub", "attribute.repository": "assertion.repository"}
+        mapping = {"google.subject": "assertion.sub", "attribute.repository": "assertion.repository"}
+        if args.github_binding == "ref":
+            workflows = f"{args.repository}/.github/workflows"
+            mapping["attribute.deploy_target"] = (
+                f'assertion.workflow_ref == "{workflows}/{args.deploy_workflow}@refs/heads/{args.default_branch}" ? '
+                f'(assertion.event_name == "workflow_dispatch" ? "by-hand" : "on-merge") : '
+                f'(assertion.workflow_ref.startsWith("{workflows}/{args.stage_workflow}@") ? "review" : "")')
+        return mapping
     return {"google.subject": "assertion.sub", "attribute.project_path": "assertion.project_path",
             "attribute.deploy_target": (
-                'assertion.ref_protected == "true" && has(assertion.environment) ? assertion.environment : '
-                '(has(assertion.environment) && assertion.environment.startsWith("review/") ? "review" : "")')}
+                'assertion.environment.startsWith("review/") ? "review" : '
+                '(assertion.ref_protected == "true" ? assertion.environment : "")')}
 
 
 def attribute_condition(args: CiIdentityArgs) -> str:
@@ -123,27 +163,48 @@ def trusts(args: CiIdentityArgs) -> list[Trust]:
     the read-only preview one."""
     check(args)
     pool = f"//iam.googleapis.com/{pool_path(args)}"
-    if args.forge == "github":
-        def environment(name: str) -> str:
-            return f"principal:{pool}/subject/repo:{args.repository}:environment:{name}"
-        review, preview = environment(args.review_environment), environment(args.preview_environment)
+
+    def target(value: str) -> str:
+        return f"principalSet:{pool}/attribute.deploy_target/{value}"
+
+    def deployers(name: str) -> tuple[str, ...]:
+        if args.forge == "gitlab":
+            return (target(name),)
+        if args.github_binding == "ref":
+            return (target("by-hand"),) if name in args.manual_environments else (target("on-merge"), target("by-hand"))
+        return (f"principal:{pool}/subject/repo:{args.repository}:environment:{name}",)
+
+    if args.forge == "github" and args.github_binding == "environment":
+        review, preview = deployers(args.review_environment), deployers(args.preview_environment)
+    elif args.forge == "github":  # no environments: the preview is read-only, any job of the repository
+        review, preview = (target("review"),), (f"principalSet:{pool}/attribute.repository/{args.repository}",)
     else:
-        def environment(name: str) -> str:
-            return f"principalSet:{pool}/attribute.deploy_target/{name}"
-        review, preview = environment("review"), f"principalSet:{pool}/*"  # read-only: any job of the project
-    found = [Trust(account_id(args, name), f"deploys {name}", (environment(name),), project, args.deploy_roles)
+        review, preview = (target("review"),), (f"principalSet:{pool}/*",)  # read-only: any job of the project
+    found = [Trust(account_id(args, name), f"deploys {name}", deployers(name), project, args.deploy_roles)
              for name, project in args.deploy_environments.items()]
-    found.append(Trust(account_id(args, "review"), "deploys the per-pull-request stages", (review,),
+    found.append(Trust(account_id(args, "review"), "deploys the per-pull-request stages", review,
                        args.review_project, args.deploy_roles))
-    found.append(Trust(account_id(args, "preview"), "previews every stage, read-only", (preview,), args.project,
+    found.append(Trust(account_id(args, "preview"), "previews every stage, read-only", preview, args.project,
                        args.preview_roles))
     return found
+
+
+def variable_names(args: CiIdentityArgs) -> dict[str, str]:
+    """The pipelines' variable for each account, by purpose key (environment name, `review`,
+    `preview`): each name says what the account may do, and the names differ, so on every plan
+    they can all be repository (project) variables; an account's email is no secret, its
+    binding is what guards it."""
+    names = {name: "GCP_DEPLOY_SERVICE_ACCOUNT_" + re.sub(r"[^A-Z0-9]", "_", name.upper())
+             for name in args.deploy_environments}
+    return {**names, "review": "GCP_REVIEW_SERVICE_ACCOUNT", "preview": "GCP_PREVIEW_SERVICE_ACCOUNT"}
 
 
 class CiIdentity(pulumi.ComponentResource):
     """The pool, its provider, and each Trust as a service account with its workload-identity
     binding and project roles. `provider_name` is the pipeline's GCP_WORKLOAD_IDENTITY_PROVIDER,
-    `accounts` each account's email by purpose key (environment name, `review`, `preview`)."""
+    `accounts` each account's email by purpose key (environment name, `review`, `preview`),
+    `variables` every variable the pipelines read, by its name (GCP_WORKLOAD_IDENTITY_PROVIDER,
+    GCP_DEPLOY_SERVICE_ACCOUNT_DEV, ..., GCP_REVIEW_SERVICE_ACCOUNT, GCP_PREVIEW_SERVICE_ACCOUNT)."""
 
     def __init__(self, name: str, args: CiIdentityArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("ddb2bigtable:ci:Identity", name, None, opts)
@@ -173,4 +234,9 @@ class CiIdentity(pulumi.ComponentResource):
                 gcp.projects.IAMMember(f"{name}-{key}-{role.rsplit('/', 1)[-1]}", project=trust.project, role=role,
                                        member=account.member, opts=child)
             self.accounts[key] = account.email
-        self.register_outputs({"provider_name": self.provider_name, "accounts": self.accounts})
+        names = variable_names(args)
+        self.variables: dict[str, pulumi.Input[str]] = {
+            "GCP_WORKLOAD_IDENTITY_PROVIDER": self.provider_name,
+            **{names[key]: email for key, email in self.accounts.items()}}
+        self.register_outputs({"provider_name": self.provider_name, "accounts": self.accounts,
+                               "variables": self.variables})

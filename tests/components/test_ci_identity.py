@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from components.ci_identity import CiIdentityArgs, attribute_condition, attribute_mapping, trusts
+from components.ci_identity import CiIdentityArgs, attribute_condition, attribute_mapping, trusts, variable_names
 
 from ..conftest import ROOT
 from ..pulumi_harness import run_program
@@ -51,9 +51,10 @@ def test_gitlab_binds_deploy_accounts_to_protected_branch_jobs_of_their_environm
     assert members(found, "deploy-prod") == (f"principalSet://iam.googleapis.com/{POOL}/attribute.deploy_target/prod",)
     assert members(found, "review") == (f"principalSet://iam.googleapis.com/{POOL}/attribute.deploy_target/review",)
     mapping = attribute_mapping(gitlab)["attribute.deploy_target"]
-    # the environment counts only on a protected branch; elsewhere only review/* environments map
-    assert mapping.startswith('assertion.ref_protected == "true" && has(assertion.environment) ? assertion.environment')
-    assert '"review"' in mapping and 'startsWith("review/")' in mapping
+    # review/* environments map to review from any branch; another environment counts only on a
+    # protected branch. No has(): Google documents it in attribute conditions, not in mappings
+    assert mapping == ('assertion.environment.startsWith("review/") ? "review" : '
+                       '(assertion.ref_protected == "true" ? assertion.environment : "")')
     assert attribute_condition(gitlab) == 'assertion.project_path == "acme/data/tables"'
 
 
@@ -65,6 +66,32 @@ def test_the_preview_account_is_read_only_and_distinct():
     assert len({t.account_id for t in found}) == len(found) == 5
 
 
+def test_github_free_private_binds_deploys_to_the_deploy_workflow_on_main_and_prod_to_runs_by_hand():
+    """No environments there: the subject holds no environment to bind to, so the accounts are
+    bound to what every token carries (workflow_ref, event_name)."""
+    free = args(github_binding="ref")
+    found = trusts(free)
+    target = f"principalSet://iam.googleapis.com/{POOL}/attribute.deploy_target"
+    assert members(found, "deploy-prod") == (f"{target}/by-hand",)
+    assert members(found, "deploy-dev") == members(found, "deploy-staging") == (f"{target}/on-merge", f"{target}/by-hand")
+    assert members(found, "review") == (f"{target}/review",)
+    assert members(found, "preview") == (f"principalSet://iam.googleapis.com/{POOL}/attribute.repository/acme/tables",)
+    mapping = attribute_mapping(free)["attribute.deploy_target"]
+    assert mapping == (
+        'assertion.workflow_ref == "acme/tables/.github/workflows/bigtable-deploy.yml@refs/heads/main" ? '
+        '(assertion.event_name == "workflow_dispatch" ? "by-hand" : "on-merge") : '
+        '(assertion.workflow_ref.startsWith("acme/tables/.github/workflows/bigtable-pr-stage.yml@") ? "review" : "")')
+    assert attribute_condition(free) == attribute_condition(args())  # still this repository's tokens only
+    assert trusts(args(github_binding="ref", manual_environments=()))[2].members == (f"{target}/on-merge",
+                                                                                    f"{target}/by-hand")
+
+
+def test_the_variables_name_each_account_for_what_it_may_do():
+    assert variable_names(args()) == {"dev": "GCP_DEPLOY_SERVICE_ACCOUNT_DEV", "staging": "GCP_DEPLOY_SERVICE_ACCOUNT_STAGING",
+                                      "prod": "GCP_DEPLOY_SERVICE_ACCOUNT_PROD", "review": "GCP_REVIEW_SERVICE_ACCOUNT",
+                                      "preview": "GCP_PREVIEW_SERVICE_ACCOUNT"}
+
+
 @pytest.mark.parametrize("change,said", [
     ({"repository": "acme"}, "expected OWNER/REPO"),
     ({"repository": "acme/tables/extra"}, "expected OWNER/REPO"),
@@ -72,22 +99,24 @@ def test_the_preview_account_is_read_only_and_distinct():
     ({"project_number": "acme-ci"}, "project number"),
     ({"deploy_environments": {"a-very-long-environment-name": "p"}}, "6 to 30"),
     ({"forge": "bitbucket"}, "expected github or gitlab"),
+    ({"github_binding": "branch"}, "expected environment (GitHub environments) or ref"),
 ])
 def test_arguments_that_would_bind_the_wrong_jobs_are_refused(change, said):
     with pytest.raises(ValueError, match=re.escape(said)):
         trusts(args(**change))
 
 
-def program(tmp_path, forge="github", repository="acme/tables"):
+def program(tmp_path, forge="github", repository="acme/tables", binding="environment"):
     path = tmp_path / "__main__.py"
     path.write_text(f'''import pulumi
 from components import CiIdentity, CiIdentityArgs
 identity = CiIdentity("ci", CiIdentityArgs(
     project="acme-ci", project_number="123456789012", forge="{forge}", repository="{repository}",
     deploy_environments={{"dev": "acme-dev", "prod": "acme-prod"}}, review_project="acme-dev",
-    deploy_roles=("roles/bigtable.admin",)))
+    deploy_roles=("roles/bigtable.admin",), github_binding="{binding}"))
 pulumi.export("provider", identity.provider_name)
 pulumi.export("accounts", identity.accounts)
+pulumi.export("variables", identity.variables)
 ''')
     return path
 
@@ -116,6 +145,21 @@ def test_the_component_makes_the_pool_provider_accounts_and_bindings(tmp_path, f
                    for _, role, member in grants)
 
 
+def test_github_free_privates_binding_under_pulumis_mocks(tmp_path):
+    run = run_program("ci", config={}, program=program(tmp_path, binding="ref"))
+    (provider,) = run.of_type("gcp:iam/workloadIdentityPoolProvider:WorkloadIdentityPoolProvider")
+    assert provider.inputs["attributeMapping"]["attribute.deploy_target"].startswith("assertion.workflow_ref == ")
+    members = {b.name: b.inputs["member"] for b in run.of_type("gcp:serviceaccount/iAMMember:IAMMember")}
+    assert {m for n, m in members.items() if n.startswith("ci-prod-wif-")} == {
+        f"principalSet://iam.googleapis.com/{POOL}/attribute.deploy_target/by-hand"}
+    assert run.outputs["variables"] == {
+        "GCP_WORKLOAD_IDENTITY_PROVIDER": f"{POOL}/providers/github",
+        "GCP_DEPLOY_SERVICE_ACCOUNT_DEV": "ci-deploy-dev@acme-ci.iam.gserviceaccount.com",
+        "GCP_DEPLOY_SERVICE_ACCOUNT_PROD": "ci-deploy-prod@acme-ci.iam.gserviceaccount.com",
+        "GCP_REVIEW_SERVICE_ACCOUNT": "ci-review@acme-ci.iam.gserviceaccount.com",
+        "GCP_PREVIEW_SERVICE_ACCOUNT": "ci-preview@acme-ci.iam.gserviceaccount.com"}
+
+
 def test_the_readmes_setup_program_runs_as_written(tmp_path):
     readme = (ROOT / "examples" / "ci" / "README.md").read_text()
     (code,) = [block for block in re.findall(r"```python\n(.*?)```", readme, re.DOTALL) if "CiIdentity(" in block]
@@ -123,5 +167,7 @@ def test_the_readmes_setup_program_runs_as_written(tmp_path):
     path.parent.mkdir()
     path.write_text("\n".join(line.removeprefix("  ") for line in code.splitlines()))
     run = run_program("ci", config={}, program=path)
-    assert run.outputs["GCP_WORKLOAD_IDENTITY_PROVIDER"] == f"{POOL}/providers/github"
-    assert set(run.outputs["service_accounts"]) == {"dev", "staging", "prod", "review", "preview"}
+    assert run.outputs["variables"]["GCP_WORKLOAD_IDENTITY_PROVIDER"] == f"{POOL}/providers/github"
+    assert set(run.outputs["variables"]) == {"GCP_WORKLOAD_IDENTITY_PROVIDER", "GCP_DEPLOY_SERVICE_ACCOUNT_DEV",
+                                             "GCP_DEPLOY_SERVICE_ACCOUNT_STAGING", "GCP_DEPLOY_SERVICE_ACCOUNT_PROD",
+                                             "GCP_REVIEW_SERVICE_ACCOUNT", "GCP_PREVIEW_SERVICE_ACCOUNT"}

@@ -18,6 +18,7 @@ from .steps import CI, git, load, project
 
 PIPELINE = load("gitlab-ci.yml")
 MARKER = "<!-- ddb2bigtable-diff -->"
+STAGES = ("dev", "staging", "prod")
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def predefined(gitlab, **more):
             "PULUMI_PREVIEW_ACCESS_TOKEN": "preview-token", "PULUMI_REVIEW_ACCESS_TOKEN": "review-token",
             "GCP_REVIEW_SERVICE_ACCOUNT": "review@p.iam.gserviceaccount.com",
             "GCP_WORKLOAD_IDENTITY_PROVIDER": "projects/1/locations/global/workloadIdentityPools/ci/providers/gitlab",
-            "GCP_DEPLOY_SERVICE_ACCOUNT": "deploy@p.iam.gserviceaccount.com",
+            **{f"GCP_DEPLOY_SERVICE_ACCOUNT_{s.upper()}": f"deploy-{s}@p.iam.gserviceaccount.com" for s in STAGES},
             "GCP_PREVIEW_SERVICE_ACCOUNT": "preview@p.iam.gserviceaccount.com", "CI_JOB_URL": "https://gitlab/j/1",
             **more}
 
@@ -119,7 +120,8 @@ def test_the_preview_is_the_read_only_identity_and_creates_a_missing_stack(tmp_p
 
 
 @pytest.mark.parametrize("job,account,token", [
-    ("deploy-prod", "deploy@p.iam.gserviceaccount.com", "token"),
+    ("deploy-dev", "deploy-dev@p.iam.gserviceaccount.com", "token"),
+    ("deploy-prod", "deploy-prod@p.iam.gserviceaccount.com", "token"),
     ("preview", "preview@p.iam.gserviceaccount.com", "preview-token"),
     ("review-stage", "review@p.iam.gserviceaccount.com", "review-token"),
     ("stop-review-stage", "review@p.iam.gserviceaccount.com", "review-token"),
@@ -205,6 +207,9 @@ def test_only_the_newest_commit_of_main_deploys(tmp_path, gitlab, moved, stack):
     else:
         assert ran.returncode == 0, ran.log
         assert ups and world(tmp_path)["pulumi"]["stacks"][stack]["resources"] > 0
+        credentials = json.loads((clone / ".gcp-credentials.json").read_text())
+        assert credentials["service_account_impersonation_url"].endswith(f"/deploy-{stack}@p.iam.gserviceaccount.com"
+                                                                         ":generateAccessToken")
         assert "shop-global" in (clone / "plan.md").read_text()
         assert (clone / "summary.md").read_text().startswith(f"### Stage `{stack}` deployed")
 

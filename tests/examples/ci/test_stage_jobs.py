@@ -16,7 +16,7 @@ from .steps import load, project, step
 WORKFLOW = load("bigtable-pr-stage.yml")
 VALUES = {"github.event.pull_request.number": "123", "github.token": "gh-token",
           "secrets.PULUMI_ACCESS_TOKEN": "token", "vars.GCP_WORKLOAD_IDENTITY_PROVIDER": "projects/1/x",
-          "vars.GCP_DEPLOY_SERVICE_ACCOUNT": "deploy@p.iam.gserviceaccount.com",
+          "vars.GCP_REVIEW_SERVICE_ACCOUNT": "review@p.iam.gserviceaccount.com",
           "vars.GCP_PR_PROJECT": "my-project-dev", "vars.PR_SAMPLE_EXPORT": "gs://my-exports/sample",
           "vars.PR_TEMP_LOCATION": "gs://my-exports/tmp",
           "vars.PR_LOAD_SERVICE_ACCOUNT": "loader@my-project-dev.iam.gserviceaccount.com",
