@@ -11,9 +11,17 @@ Sum takes Int64 inputs, BigEndianBytes encoding; an existing family cannot be co
 
 from __future__ import annotations
 
-from ..spec.families import ONE_VERSION, TXN_FAMILY, FamilyGc, counter_families, family_gc
+from ..spec.families import ONE_VERSION, STREAM_FAMILY, TXN_FAMILY, FamilyGc, counter_families, family_gc
 from ..spec.model import TableSpec
 from .model import INT64_SUM, FamilyPlan, GcPolicy, PlanWarning
+
+# DynamoDB Streams keep a record 24 hours ("In DynamoDB Streams, there is a 24 hour limit on data
+# retention", API_streams_GetRecords, read 2026-12-07); serve's records are cells of this family
+STREAM_RECORD_SECONDS = 24 * 3600
+STREAM_FAMILY_PLAN = FamilyPlan(
+    name=STREAM_FAMILY, gc=GcPolicy(STREAM_RECORD_SECONDS, None),
+    why="serve's DynamoDB Streams records, each written with its item's write (docs/streams.md): kept 24h, "
+        "DynamoDB's retention")
 
 
 def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan], list[PlanWarning]]:
@@ -42,6 +50,8 @@ def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan],
     families.append(FamilyPlan(name=TXN_FAMILY, gc=GcPolicy(None, ONE_VERSION.max_versions, ONE_VERSION.mode),
                                why="serve's transaction locks and ClientRequestToken records (docs/transactions.md): "
                                    "one version, never aged out"))
+    if table.source.stream != "none":
+        families.append(STREAM_FAMILY_PLAN)
     return families, warnings + _counter_time_warnings(table, instance_id)
 
 

@@ -77,8 +77,10 @@ class Session:
                            f"with its mapping and recorded types: {error}") from None
 
     async def find(self, table: ServedTable, key: Item, *, consistent: bool) -> Found:
+        """A writer's read of the item's row: its cells with the row's newest stream record
+        (store.WRITER_VIEW), what the write's guard compares and numbers the next record from."""
         row_key = table.row_key(key)
-        row = await self.store(table, consistent).read_row(row_key)
+        row = await self.store(table, consistent).read_row(row_key, writer=True)
         if row is None:
             return Found(row_key, [], None)
         item = next((i for i in self.decode(table, row) if same_key(i, key)), None)

@@ -13,10 +13,17 @@ written, and the operation starts over from a fresh read (operations.py). Bigtab
 filter at 20 KB (Google, "Quotas and limits", https://cloud.google.com/bigtable/quotas,
 read 2026-11-25), so values are compared only up to VALUE_BUDGET bytes in all; longer
 values are matched by their column and timestamp, which every writer sets anew.
+
+Rows hold their items' stream records too (docs/streams.md: 24 hours of them, images
+included, in the reserved stream family), so no read takes them all: a read of items leaves
+the family out on Bigtable's side (ITEM_CELLS), and a writer's read takes the row's newest
+record alone (WRITER_VIEW: it numbers the next one); the guard of a conditional write
+compares the row through that same view.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -29,6 +36,7 @@ from google.cloud.bigtable.data import row_filters as rf
 from google.cloud.bigtable_v2.types import data as data_pb
 
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
+from ..spec.families import STREAM_FAMILY
 from .errors import ServeError, internal, not_found, throttled, unsupported
 from .reverse_rows import ReverseReader, ReverseScanRefused
 
@@ -39,6 +47,21 @@ VALUE_BUDGET = 8 * 1024  # value bytes compared inside one CheckAndMutate predic
 VALUE_CELL_MAX = 512  # a longer value is matched by column and timestamp only
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FILTER_BYTES = 19 * 1024  # below Bigtable's 20 KB per filter, with room for the request around it
+
+
+def all_but(name: str) -> str:
+    """An RE2 pattern matching every family name but `name` (RE2 has no negative lookahead):
+    a name that leaves `name` at some character, stops short of it, or goes on past it."""
+    leaves = [f"{re.escape(name[:i])}[^{re.escape(name[i])}].*" for i in range(len(name))]
+    short = [re.escape(name[:i]) for i in range(1, len(name))]
+    return "|".join([*leaves, *short, f"{re.escape(name)}.+"])
+
+
+ITEM_CELLS = rf.FamilyNameRegexFilter(all_but(STREAM_FAMILY))  # every cell but the stream's records
+# a writer's read: the item's cells and the row's newest record, the first column of the family
+# (records.qualifier: numbers are written inverted)
+WRITER_VIEW = rf.RowFilterUnion([ITEM_CELLS, rf.RowFilterChain([
+    rf.FamilyNameRegexFilter(re.escape(STREAM_FAMILY)), rf.CellsRowLimitFilter(1)])])
 
 
 def now_micros() -> int:
@@ -126,8 +149,9 @@ def client_mutations(row: RowMutation, families: tuple[str, ...] | None = None) 
 
 
 def unchanged_filter(cells: list[Cell]) -> rf.RowFilter:
-    """True (yields a cell) only while the row holds exactly `cells` (see the module doc).
-    For an empty read, the caller writes in the false branch of a pass-all predicate. A row
+    """True (yields a cell) only while the row, seen through WRITER_VIEW, holds exactly
+    `cells` (see the module doc). For an empty read, the caller writes in the false branch
+    of WRITER_VIEW itself. A row
     so wide that even the values-free filter passes Bigtable's 20 KB is refused: its items
     cannot be written atomically."""
     for budget in (VALUE_BUDGET, 0):
@@ -151,9 +175,9 @@ def _unchanged(cells: list[Cell], budget: int) -> rf.RowFilter:
     matchers = [_chain([rf.ColumnRangeFilter(f, q, q), _union(versions)]) for (f, q), versions in columns.items()]
     all_there = _chain([_union(matchers), rf.CellsRowOffsetFilter(len(cells) - 1)])
     more = rf.CellsRowOffsetFilter(len(cells))
-    return rf.ConditionalRowFilter(all_there, rf.ConditionalRowFilter(more, rf.BlockAllFilter(True),
-                                                                      rf.PassAllFilter(True)),
-                                   rf.BlockAllFilter(True))
+    return rf.RowFilterChain([WRITER_VIEW, rf.ConditionalRowFilter(
+        all_there, rf.ConditionalRowFilter(more, rf.BlockAllFilter(True), rf.PassAllFilter(True)),
+        rf.BlockAllFilter(True))])
 
 
 def _chain(filters: list[rf.RowFilter]) -> rf.RowFilter:
@@ -173,20 +197,24 @@ class Store:
         self.reverse: ReverseReader | None = None  # made at the first reverse scan
         self.reverse_refused = False  # the server answered UNIMPLEMENTED to one: read forward from then on
 
-    async def read_row(self, key: bytes) -> Any:
+    async def read_row(self, key: bytes, *, writer: bool = False) -> Any:
+        """One row without its stream records; a `writer` (whose write's guard compares the
+        row) gets the newest record with it (WRITER_VIEW)."""
         async with bigtable_errors(self.name):
-            return await self.handle.read_row(key, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+            return await self.handle.read_row(key, row_filter=WRITER_VIEW if writer else ITEM_CELLS,
+                                              operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
 
-    async def read_rows(self, keys: list[bytes]) -> dict[bytes, Any]:
+    async def read_rows(self, keys: list[bytes], *, writer: bool = False) -> dict[bytes, Any]:
+        """Rows by key, as `read_row` reads one."""
+        query = ReadRowsQuery(row_keys=list(dict.fromkeys(keys)), row_filter=WRITER_VIEW if writer else ITEM_CELLS)
         async with bigtable_errors(self.name):
-            rows = await self.handle.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys))),
-                                               operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+            rows = await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
         return {row.row_key: row for row in rows}
 
     async def scan(self, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int) -> list[Any]:
         """Up to `limit` rows of [start, end) in key order (start excluded with `start_open`)."""
         query = ReadRowsQuery(row_ranges=[RowRange(start_key=start, end_key=end, start_is_inclusive=not start_open)],
-                              limit=limit)
+                              limit=limit, row_filter=ITEM_CELLS)
         async with bigtable_errors(self.name):
             return await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
 
@@ -219,6 +247,7 @@ class Store:
         async with bigtable_errors(self.name):
             try:
                 return await self.reverse.read(self.handle, start, end, start_open=start_open, limit=limit,
+                                               row_filter=ITEM_CELLS,
                                                seconds=READ_SECONDS, attempt_seconds=ATTEMPT_SECONDS)
             except ReverseScanRefused:
                 self.reverse_refused = True
@@ -239,7 +268,7 @@ class Store:
         changes = client_mutations(row, families)
         async with bigtable_errors(self.name):
             if not read:
-                matched = await self.handle.check_and_mutate_row(row.key, rf.PassAllFilter(True),
+                matched = await self.handle.check_and_mutate_row(row.key, WRITER_VIEW,
                                                                  false_case_mutations=changes,
                                                                  operation_timeout=WRITE_SECONDS)
                 return not matched

@@ -101,7 +101,7 @@ def test_app_profiles_route_serving_transactions_and_the_load(plans):
 
 def test_ttl_uses_one_second_expiration_and_other_tables_keep_one_version(plans):
     shop = instance(plans["prod"], "shop-global")
-    orders_cf, orders_txn = table(shop, "orders")["families"]
+    orders_cf, orders_txn, _ = table(shop, "orders")["families"]
     assert orders_cf["gc"] == {"max_age_seconds": 1, "max_versions": 1, "mode": "union"}
     assert "one-second expiration" in orders_cf["why"]
     customers_cf, _ = table(shop, "customers")["families"]
@@ -120,6 +120,11 @@ def test_explicit_gc_from_the_mapping_keeps_the_newest_comments(plans):
 def test_streams_backups_and_gsis_become_change_streams_backups_and_views(plans):
     orders = table(instance(plans["prod"], "shop-global"), "orders")
     assert orders["change_stream_retention_hours"] == 24
+    # serve's records of the stream, in the items' rows (docs/streams.md): 24 hours, DynamoDB's retention
+    records = {f["name"]: f for f in orders["families"]}["_ddb2bigtable_stream"]
+    assert records["gc"] == {"max_age_seconds": 86400, "max_versions": None, "mode": "union"}
+    customers = table(instance(plans["prod"], "shop-global"), "customers")
+    assert "_ddb2bigtable_stream" not in {f["name"] for f in customers["families"]}  # no stream, no family
     assert orders["backup"]["retention_days"] == 35 and orders["backup"]["frequency_hours"] == 24
     assert "not to any second" in orders["backup"]["why"]
     views = {v["gsi"]: v for v in orders["materialized_views"]}

@@ -178,6 +178,8 @@ async def update_table(session: Session, request: UpdateTable) -> dict[str, Any]
 async def _streamed(session: Session, table: ServedTable, change: tuple[bool, str | None]) -> Stream:
     """UpdateTable's StreamSpecification applied: a new stream, or the enabled one closed."""
     enabled, view = change
+    if enabled and view:
+        await created_tables.stream_ready(session, table)
     return await registry.enable(session, table, view) if enabled and view else await registry.disable(session, table)
 
 

@@ -33,12 +33,14 @@ import json
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from ...bigtable.table_admin import create_new_table, delete_table, ensure_planned_table
 from ...bigtable.table_types import forget_types
 from ...codec.cell_values import MIXED
 from ...codec.mutations import DeleteRow, RowMutation, SetCell
+from ...plan.gc_rules import STREAM_FAMILY_PLAN
 from ...plan.model import FamilyPlan, GcPolicy, TablePlan
 from ...plan.tables import plan_table
 from ...spec.errors import ServiceError, clip
@@ -174,7 +176,7 @@ async def create(session: Session, definition: dict[str, Any]) -> ServedTable:
     if not await registry.write_if_unchanged(_write(name, record), await _abandoned(session, name)):
         raise ServeError("ResourceInUseException", f"Table already exists: {name}")
     table = _served(session, record)
-    plan, _ = plan_table(table.spec, home.instance_id, deletion_protection=False)
+    plan = _planned(table, home)
     _, claimed = await _read(session, name)
     try:
         made = await _admin(create_new_table, project, home.instance_id, plan)
@@ -191,6 +193,20 @@ async def create(session: Session, definition: dict[str, Any]) -> ServedTable:
     session.catalog.created[name] = table
     session.fetched[name] = time.monotonic()
     return table
+
+
+def _planned(table: ServedTable, home: Home) -> TablePlan:
+    """A created table's Bigtable table: its spec's plan and the stream family, which every
+    created table has, so that a stream enabled later (UpdateTable) needs no schema change."""
+    plan, _ = plan_table(table.spec, home.instance_id, deletion_protection=False)
+    return replace(plan, families=(*plan.families, STREAM_FAMILY_PLAN))
+
+
+async def stream_ready(session: Session, table: ServedTable) -> None:
+    """The table has the stream family before its stream is enabled: a table created before
+    every created table had it gains it here."""
+    home = _home(session)
+    await _admin(ensure_planned_table, session.catalog.project, home.instance_id, _planned(table, home))
 
 
 async def _abandoned(session: Session, name: str) -> list[Any]:

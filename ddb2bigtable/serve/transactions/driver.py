@@ -23,9 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from google.cloud.bigtable.data import row_filters as rf
-
-from ..store import WRITE_SECONDS, Store, bigtable_errors, unchanged_filter
+from ..store import WRITE_SECONDS, WRITER_VIEW, Store, bigtable_errors, unchanged_filter
 from . import cells
 from .steps import (
     Commit,
@@ -86,7 +84,7 @@ class Rows:
             by_table.setdefault(table, []).append(key)
         for table, keys in by_table.items():
             place = await self.place(table)
-            found = await place.store.read_rows(keys) if place is not None else {}
+            found = await place.store.read_rows(keys, writer=True) if place is not None else {}
             for key in keys:
                 self.prefetched[(table, key)] = cells.view_of((table, key), found.get(key))
         return [self.prefetched[row] for row in rows]
@@ -97,7 +95,8 @@ class Rows:
             if view is None:
                 table, key = cells.split_row(step.row)
                 place = await self.place(table)
-                view = cells.view_of(step.row, await place.store.read_row(key) if place is not None else None)
+                view = cells.view_of(step.row, await place.store.read_row(key, writer=True)
+                                     if place is not None else None)
             if view.lock is not None:  # settling it reads other rows after this one: never from before
                 self.prefetched.clear()
             return view
@@ -127,8 +126,8 @@ class Rows:
 
     async def _if_unchanged(self, seen: View, mutations: list[Any]) -> bool:
         table, key = cells.split_row(seen.row)
-        if not seen.data:  # nothing was there: write only while nothing is (the false branch of pass-all)
-            return not await self._check(table, key, rf.PassAllFilter(True), [], mutations, absent=True)
+        if not seen.data:  # nothing was there: write only while nothing is (the false branch of the view)
+            return not await self._check(table, key, WRITER_VIEW, [], mutations, absent=True)
         return await self._check(table, key, unchanged_filter(list(seen.data)), mutations, [])
 
     async def _check(self, table: str, key: bytes, predicate: Any, true_case: list[Any], false_case: list[Any],
