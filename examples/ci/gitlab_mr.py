@@ -1,10 +1,12 @@
 """What gitlab-ci.yml asks of GitLab's REST API about a merge request: its labels as they are
-now, its state, and one note updated in place.
+now, its state, and one note updated in place; and the drift check's one issue.
 
     python3 ci/gitlab_mr.py labels                         # one label a line
     python3 ci/gitlab_mr.py state 42                       # opened, closed, merged or locked
     python3 ci/gitlab_mr.py note --marker '<!-- x -->' FILE
     python3 ci/gitlab_mr.py reviewed SHA                   # the merge request of SHA, and its review's fingerprint
+    python3 ci/gitlab_mr.py issue --label L --title T FILE # the open issue labelled L: opened or updated
+    python3 ci/gitlab_mr.py issue --label L --close TEXT   # ... closed with a comment, if there is one
 
 Why not the pipeline's variables or a new note: CI_MERGE_REQUEST_LABELS is fixed when the
 pipeline is created (a label added since, then the job retried, would not count), and a note
@@ -89,6 +91,30 @@ def upsert_note(iid: str, marker: str, body: str) -> str:
     return f"note {created['id']} posted"
 
 
+def open_issue(label: str) -> str:
+    """The iid of the open issue labelled `label` ("" when none): the oldest, should two exist."""
+    found, _ = call("GET", f"issues?labels={urllib.parse.quote(label)}&state=opened&sort=asc&per_page=100")
+    return str(found[0]["iid"]) if found else ""
+
+
+def upsert_issue(label: str, title: str, body: str) -> str:
+    iid = open_issue(label)
+    if iid:
+        call("PUT", f"issues/{iid}", {"description": body})
+        return f"issue {iid} updated"
+    created, _ = call("POST", "issues", {"title": title, "labels": label, "description": body})
+    return f"issue {created['iid']} opened"
+
+
+def close_issue(label: str, comment: str) -> str:
+    iid = open_issue(label)
+    if not iid:
+        return f"no open issue labelled {label}"
+    call("POST", f"issues/{iid}/notes", {"body": comment})
+    call("PUT", f"issues/{iid}", {"state_event": "close"})
+    return f"issue {iid} closed"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -101,7 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     review = sub.add_parser("reviewed", help="a commit's merge request and its review's reviewed-inputs, tab-separated")
     review.add_argument("sha")
     review.add_argument("--marker", default="<!-- ddb2bigtable-diff -->")
+    issue = sub.add_parser("issue", help="open or update the one open issue labelled LABEL with FILE, or --close it")
+    issue.add_argument("--label", required=True)
+    issue.add_argument("--title")
+    issue.add_argument("--close", metavar="COMMENT")
+    issue.add_argument("file", nargs="?")
     args = parser.parse_args(argv)
+    if args.command == "issue" and (args.close is None) == (args.file is None or args.title is None):
+        parser.error("issue: give --title and FILE, or --close COMMENT")
     iid = os.environ.get("CI_MERGE_REQUEST_IID", "")
     try:
         if args.command == "labels":
@@ -110,6 +143,12 @@ def main(argv: list[str] | None = None) -> int:
             print(merge_request(args.iid)["state"])
         elif args.command == "reviewed":
             print("\t".join(reviewed(args.sha, args.marker)))
+        elif args.command == "issue":
+            if args.close is not None:
+                print(close_issue(args.label, args.close))
+            else:
+                with open(args.file, encoding="utf-8") as file:
+                    print(upsert_issue(args.label, args.title, file.read()))
         else:
             with open(args.file, encoding="utf-8") as file:
                 body = file.read()
