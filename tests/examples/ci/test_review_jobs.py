@@ -118,3 +118,13 @@ def test_an_expired_pulumi_token_fails_the_previews_and_says_so_in_the_comment(t
     assert "invalid access token" in ran.summary
     (comment,) = world(tmp_path)["gh"]["comments"]["42"]
     assert "- `dev`: **FAILED** (exit 255)" in comment["body"]
+
+
+def test_the_policy_rules_in_policy_fail_the_review_and_are_the_same_on_gitlab(tmp_path):
+    """POLICY is the place for the review's rules: its cost-increase rule refuses a pull request
+    whose stage cost rises past it, label or not (allow-destructive lets only destructive through)."""
+    assert WORKFLOW["env"]["POLICY"] == load("gitlab-ci.yml")["variables"]["POLICY"] == "cost-increase:50"
+    costly = pull_request(tmp_path, "specs/product-catalog.yaml", "      reads: 400 ", "      reads: 400000 ")
+    ran = run(tmp_path, "diff", costly, the_world(labels=["allow-destructive"]))
+    assert ran.returncode == 1 and ran.failed_step == "the review's policy", ran.log
+    assert "cost-increase" in ran.log and "refuses this pull request" in ran.log
