@@ -78,12 +78,16 @@ def is_sequence(text: str) -> bool:
 @dataclass(frozen=True)
 class Position:
     """Where a shard iterator stands: records after `after` (from it, `inclusive`; from the
-    shard's start when empty), in shard `shard`, issued at `issued_ms`."""
+    shard's start when empty), in shard `shard` (its index in the stream's shards), issued
+    at `issued_ms`. On cloud stages `token` is Bigtable's continuation token of the shard's
+    partition where the last read stopped (empty before the first read: the read starts
+    from `after`'s time or the shard's start)."""
 
     shard: int
     after: str
     inclusive: bool
     issued_ms: int
+    token: str = ""
 
     def admits(self, number: str) -> bool:
         return not self.after or number > self.after or (self.inclusive and number == self.after)
@@ -91,7 +95,7 @@ class Position:
 
 def iterator(arn: str, position: Position) -> str:
     """`<stream ARN>|1|<base64url of the position>|<crc32>`: checked, not signed (docs/streams.md)."""
-    inner = f"{position.shard}|{position.after}|{int(position.inclusive)}|{position.issued_ms}"
+    inner = f"{position.shard}|{position.after}|{int(position.inclusive)}|{position.issued_ms}|{position.token}"
     payload = base64.urlsafe_b64encode(inner.encode()).decode().rstrip("=")
     check = zlib.crc32(f"{arn}|{payload}".encode())
     return f"{arn}|{ITERATOR_VERSION}|{payload}|{check:08x}"
@@ -107,10 +111,10 @@ def read_iterator(text: str) -> tuple[str, Position] | None:
         return None
     try:
         inner = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
-        shard, after, inclusive, issued = inner.split("|")
-        position = Position(int(shard), after, inclusive == "1", int(issued))
+        shard, after, inclusive, issued, token = inner.split("|", 4)
+        position = Position(int(shard), after, inclusive == "1", int(issued), token)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         return None
-    if not 0 <= position.shard < SHARDS or (position.after and not is_sequence(position.after)):
+    if position.shard < 0 or (position.after and not is_sequence(position.after)):
         return None
     return arn, position

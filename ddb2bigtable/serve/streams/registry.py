@@ -55,7 +55,8 @@ class Stream:
         return stream_arn(self.region, self.table, self.label)
 
 
-def _registry(session: Session) -> Store:
+def registry_store(session: Session) -> Store:
+    """The instance's registry table (cloud_shards.py keeps cloud streams' shards there too)."""
     home = session.catalog.home
     if home is None:
         raise internal("the stage lists no spec table, so serve has no instance to keep streams in")
@@ -72,7 +73,7 @@ def _parsed(name: str, value: bytes) -> list[Stream]:
 
 async def _read(session: Session, name: str) -> tuple[list[Stream], list[Any]]:
     try:
-        row = await _registry(session).read_row(name.encode())
+        row = await registry_store(session).read_row(name.encode())
     except ServeError as error:
         if error.name == "ResourceNotFoundException":  # no stream was ever made: no registry yet
             return [], []
@@ -90,7 +91,7 @@ async def _write(session: Session, name: str, streams: list[Stream], read: list[
     value = json.dumps([asdict(s) for s in kept]).encode()
     row = RowMutation(name.encode(), (DeleteRow(), SetCell(FAMILY, QUALIFIER, value, now_ms * 1000)))
     try:
-        return await _registry(session).write_if_unchanged(row, read)
+        return await registry_store(session).write_if_unchanged(row, read)
     except ServeError as error:
         if error.name != "ResourceNotFoundException":
             raise
@@ -100,7 +101,7 @@ async def _write(session: Session, name: str, streams: list[Stream], read: list[
         await asyncio.to_thread(ensure_planned_table, session.catalog.project, home.instance_id, REGISTRY_PLAN)
     except ServiceError as error:
         raise internal(str(error)) from None
-    return await _registry(session).write_if_unchanged(row, read)
+    return await registry_store(session).write_if_unchanged(row, read)
 
 
 def _new(table: ServedTable, view: str) -> Stream:
@@ -126,7 +127,7 @@ async def every(session: Session) -> list[Stream]:
         if table.spec.source.stream != "none":
             await streams(session, table)
     found: list[Stream] = []
-    async for key, cell in _registry(session).newest_cells(QUALIFIER):
+    async for key, cell in registry_store(session).newest_cells(QUALIFIER):
         if cell is not None:
             found.extend(_parsed(key.decode("utf-8", "replace"), cell.value))
     return found

@@ -25,6 +25,7 @@ from google.cloud.bigtable.data import ReadRowsQuery, RowRange
 from google.cloud.bigtable.data import row_filters as rf
 
 from ...bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS
+from ..errors import validation
 from ..session import Session
 from ..store import bigtable_errors
 from .positions import RETENTION_MICROS, SHARDS, Position, at_time, sequence, sequence_micros, shard_id, shard_of_row
@@ -60,6 +61,8 @@ def shards(stream: Stream) -> list[Shard]:
 
 async def read(session: Session, stream: Stream, position: Position, limit: int, now_micros: int) -> Page:
     """Up to `limit` records (and 1 MB) of the shard from `position`, read up to now."""
+    if position.shard >= SHARDS:
+        raise validation("Invalid ShardIterator")
     bound = now_micros // 1000 * 1000
     if stream.closed_ms is not None:
         bound = min(bound, stream.closed_ms * 1000)

@@ -1,9 +1,8 @@
 """The DynamoDB Streams API: ListStreams, DescribeStream, GetShardIterator, GetRecords.
 
-Answered from the registry of streams (registry.py) and the records of the stage's backend:
-on emulator stages the scan of the tables' stream cells (scan_source.py); on cloud stages
-Bigtable's change streams, whose messages partitions.py maps to shards and records (the
-calls that read them are not built yet: a cloud stage refuses the Streams API, saying so).
+Answered from the registry of streams (registry.py) and the records of the stage's backend
+(sources.py): on emulator stages the scan of the tables' stream cells (scan_source.py); on
+cloud stages Bigtable's change streams (change_source.py, its shards in cloud_shards.py).
 Errors are DynamoDB's, in DynamoDB Local 1.25.1's words where it has them.
 """
 
@@ -14,9 +13,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ...spec.errors import clip
-from ..errors import ServeError, unsupported, validation
+from ..errors import ServeError, validation
 from ..session import Session
-from . import scan_source, stream_requests
+from . import stream_requests
 from .positions import (
     ITERATOR_SECONDS,
     RETENTION_MICROS,
@@ -28,6 +27,7 @@ from .positions import (
     sequence_micros,
 )
 from .registry import Stream, every, named
+from .sources import source
 from .stream_requests import DescribeStream, GetRecords, GetShardIterator, ListStreams
 
 TARGET_PREFIX = "DynamoDBStreams_20120810."
@@ -40,12 +40,6 @@ def _not_found(arn: str) -> ServeError:
 def _trimmed() -> ServeError:
     return ServeError("TrimmedDataAccessException", "The operation attempted to read past the oldest stream record "
                       "in a shard: records are kept 24 hours")
-
-
-def _emulator_only(session: Session) -> None:
-    if not session.catalog.emulator:
-        raise unsupported("DynamoDB Streams on a cloud stage", "serve reads records through Bigtable change streams "
-                          "there, which is not built yet (docs/streams.md); emulator stages answer it")
 
 
 async def _stream(session: Session, arn: str) -> Stream:
@@ -65,7 +59,6 @@ def _listed(stream: Stream) -> dict[str, Any]:
 async def list_streams(session: Session, request: ListStreams) -> dict[str, Any]:
     """Every stream (the enabled and those disabled less than 24 hours ago), newest first
     as DynamoDB Local lists them, of one table if asked."""
-    _emulator_only(session)
     found = sorted(await every(session), key=lambda s: s.created_ms, reverse=True)
     if request.table is not None:
         found = [s for s in found if s.table == request.table]
@@ -79,10 +72,9 @@ async def list_streams(session: Session, request: ListStreams) -> dict[str, Any]
 
 
 async def describe_stream(session: Session, request: DescribeStream) -> dict[str, Any]:
-    _emulator_only(session)
     stream = await _stream(session, request.arn)
-    shards = scan_source.shards(stream)
-    if request.children_of is not None:  # emulator shards never split: none has a parent
+    shards = await source(session).shards(session, stream)
+    if request.children_of is not None:  # a shard's children (emulator shards never split: none)
         shards = [s for s in shards if s.parent == request.children_of]
     if request.after_shard is not None:
         ids = [s.id for s in shards]
@@ -104,9 +96,8 @@ async def describe_stream(session: Session, request: DescribeStream) -> dict[str
 
 
 async def get_shard_iterator(session: Session, request: GetShardIterator) -> dict[str, Any]:
-    _emulator_only(session)
     stream = await _stream(session, request.arn)
-    shard = next((s for s in scan_source.shards(stream) if s.id == request.shard), None)
+    shard = next((s for s in await source(session).shards(session, stream) if s.id == request.shard), None)
     if shard is None:
         raise ServeError("ResourceNotFoundException", "Shard does not exist")
     now_ms = int(time.time() * 1000)
@@ -131,7 +122,6 @@ async def get_shard_iterator(session: Session, request: GetShardIterator) -> dic
 
 
 async def get_records(session: Session, request: GetRecords) -> dict[str, Any]:
-    _emulator_only(session)
     arn, position = request.arn, request.position
     now_micros = time.time_ns() // 1000
     if now_micros - position.issued_ms * 1000 > ITERATOR_SECONDS * 1_000_000:
@@ -140,10 +130,11 @@ async def get_records(session: Session, request: GetRecords) -> dict[str, Any]:
     if position.after and sequence_micros(position.after) < now_micros - RETENTION_MICROS:
         raise _trimmed()
     stream = await _stream(session, arn)
-    page = await scan_source.read(session, stream, position, request.limit, now_micros)
+    page = await source(session).read(session, stream, position, request.limit, now_micros)
     out: dict[str, Any] = {"Records": page.records}
     if not page.finished:
-        renewed = Position(page.position.shard, page.position.after, page.position.inclusive, now_micros // 1000)
+        renewed = Position(page.position.shard, page.position.after, page.position.inclusive, now_micros // 1000,
+                           page.position.token)
         out["NextShardIterator"] = iterator(arn, renewed)
     return out
 

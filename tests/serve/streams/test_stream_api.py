@@ -178,26 +178,6 @@ def test_bad_requests_are_refused_as_dynamodb_local_refuses_them(streamed, arn, 
     assert answers[0] == answers[1]
 
 
-def test_a_cloud_stage_refuses_the_streams_api_saying_why() -> None:
-    """Its records come through Bigtable change streams, whose reader is not built yet: a
-    ValidationException naming it, never a 500 or an empty answer that looks like no change."""
-    import asyncio
-
-    from ddb2bigtable.serve.catalog import Catalog
-    from ddb2bigtable.serve.errors import ServeError
-    from ddb2bigtable.serve.session import Session
-    from ddb2bigtable.serve.streams import stream_ops
-
-    session = Session(Catalog({}, "project", emulator=False), client=None)
-    for name, body in (("ListStreams", {}), ("DescribeStream", {"StreamArn": "arn"}),
-                       ("GetShardIterator", {"StreamArn": "arn", "ShardId": "s" * 28,
-                                             "ShardIteratorType": "LATEST"})):
-        parse, run = stream_ops.OPERATIONS[name]
-        with pytest.raises(ServeError) as refused:
-            asyncio.run(run(session, parse(None, body)))
-        assert refused.value.name == "ValidationException" and "cloud stage" in refused.value.message
-
-
 def test_a_page_stops_at_one_megabyte_and_the_next_goes_on(streamed, arn) -> None:
     """GetRecords gives at most 1 MB of records (DynamoDB's bound): two changes of 300 KB
     images, old and new, come one a page, the second after the first."""
