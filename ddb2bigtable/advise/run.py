@@ -152,3 +152,17 @@ def advise(specs: list[Spec], *, table_id: str | None = None, export: str | None
         mine = {spec.instance.id for spec, _ in chosen}
         findings += [f for f in minimum_nodes(specs, written) if f.table in mine]
     return Report(tuple(s.path for s in specs), tuple(t.id for t in tables), tuple(sampled), tuple(findings))
+
+
+def export_key_findings(specs: list[Spec], exports: list[str], sample: int = int(DEFAULT_SAMPLE)) -> list[Finding]:
+    """`validate --export` and `plan --export`: the check of advise's sample that the specs
+    alone cannot make (an index keyed on an attribute no item has, `index-key-absent`), on a
+    bounded sample of each export, matched to its table as `advise --export` matches it."""
+    found: list[Finding] = []
+    for export in exports:
+        manifest = open_export(export)
+        ((_, table),) = _exported(_chosen(specs, None), manifest.table_name, export, specs[0].path)
+        taken = take_sample(manifest, sample)
+        found += absent_index_keys(table, taken.items, taken.export_items, taken.complete)
+    return found
+

@@ -44,3 +44,26 @@ def test_a_sample_says_it_is_one_and_a_right_key_is_quiet(tmp_path):
     (absent,) = [f for f in sampled if f.code == "index-key-absent"]
     assert "none of 100 sampled items of the export's 300 has" in absent.evidence
     assert "index-key-absent" not in codes(advise([_spec(tmp_path, "status")], export=export, sample="100").findings)
+
+
+def test_validate_and_plan_warn_of_it_for_an_export_given(tmp_path, monkeypatch):
+    """Issue #53: `validate` and `plan` read no export, so the misspelt key validated and
+    planned without a word; given `--export`, they run advise's check on its sample."""
+    from click.testing import CliRunner
+
+    from ddb2bigtable.cli.app import main
+
+    from ..conftest import ROOT
+
+    monkeypatch.setenv("COLUMNS", "80")
+    export = str(export_of(tmp_path, _items()))
+    spec = _spec(tmp_path, "statuss").path
+    for command in (["validate", spec], ["plan", spec, "--root", str(ROOT)]):
+        warned = CliRunner().invoke(main, [*command, "--export", export])
+        quiet = CliRunner().invoke(main, command)
+        assert warned.exit_code == quiet.exit_code == 0, warned.output
+        assert warned.stdout == quiet.stdout and "index-key-absent" not in quiet.stderr
+        assert ("warning: orders: index by-status is keyed on statuss, which none of the whole export's 300 items "
+                "has; did you mean 'status'?") in warned.stderr and warned.stderr.endswith("[index-key-absent]\n")
+    right = CliRunner().invoke(main, ["validate", _spec(tmp_path, "status").path, "--export", export])
+    assert right.exit_code == 0 and "warning" not in right.stderr

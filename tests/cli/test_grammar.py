@@ -81,7 +81,7 @@ def test_export_is_one_export_and_exports_a_folder_of_them():
     for name, command in _commands():
         options = _options(command)
         if "--export" in options:
-            assert name in {"load", "verify", "advise", "import"}, name
+            assert name in {"load", "verify", "advise", "import", "validate", "plan"}, name
         if "--exports" in options:
             assert name == "up" and isinstance(options["--exports"].type, click.Path), name
 
