@@ -46,7 +46,7 @@ ROOMS: dict[str, set[str]] = {
                        "serve.transactions"},  # HTTP in, an operation, HTTP out
     "serve.expressions": set(),
     "serve.tables": {"serve.streams"},  # a table's streams: DescribeTable names them, Create/UpdateTable turn them on
-    "serve.items": {"serve.expressions", "serve.tables", "serve.transactions"},  # a write records its new attribute types in the table's record; reads and writes meet transactions' locks, TransactWriteItems runs the protocol
+    "serve.items": {"serve.expressions", "serve.streams", "serve.tables", "serve.transactions"},  # a write records its new attribute types in the table's record and its change in the stream's; reads and writes meet transactions' locks, TransactWriteItems runs the protocol
     "serve.queries": {"serve.expressions", "serve.items"},  # a Query starts with the checks every single-table request makes
     "serve.streams": set(),  # DynamoDB Streams (docs/streams.md): records in the items' rows, read over the kernel's store
     "serve.transactions": set(),  # the protocol (docs/transactions.md) over the kernel's store: every room that reads or writes items uses it

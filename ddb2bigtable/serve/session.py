@@ -50,6 +50,7 @@ class Session:
     recorded: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     stale_types: set[str] = field(default_factory=set)
     counts: dict[tuple[str, str, str], Any] = field(default_factory=dict)  # table_counts.py: (when, Counts)
+    streams: dict[str, tuple[float, str | None]] = field(default_factory=dict)  # items/stream_writes.py: (when, view)
     _stores: dict[tuple[str, str, str | None], Store] = field(default_factory=dict)
 
     def store(self, table: ServedTable, consistent: bool) -> Store:

@@ -38,6 +38,7 @@ from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
 from .lock_tables import rows_of, tokens_ready
+from .stream_writes import Numbering, record_cells, stream_view, with_records
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
@@ -114,6 +115,7 @@ class _Decider:
         self.session, self.named, self.rows, self.request = session, request.actions, rows, request
         self.tables = {n.table.name: n.table for n in self.named}
         self.token, self.hash = request.token, request.fingerprint
+        self.streams: dict[str, str | None] = {}  # each table's stream view (stream_writes.stream_view), read first
 
     def written(self, views: tuple[View, ...]) -> list[tuple[str, Item]]:
         """The items the transaction would write, by table (to record their types first).
@@ -164,13 +166,16 @@ class _Decider:
         changes: dict[RowRef, list[Any]] = {row: [] for row in self.rows}
         spent: dict[str, capacity.Units] = {}
         by_row = dict(zip(self.rows, views, strict=True))
+        numbers = {row: Numbering.of(view.data) for row, view in by_row.items()}  # each row's next records
         for n, (_, change, new) in zip(self.named, each, strict=True):
             table = self.tables[n.table.name]
             old = next((i for i in _items(self.session, table, by_row[row_of(n)]) if same_key(i, n.key)), None)
             _add(spent, table.name, capacity.Units(read=False, table=2.0) if n.kind == "ConditionCheck"
                  else capacity.write(table, old, new, factor=2))  # a transactional write: twice
-            if change is not None:
-                changes[row_of(n)] += client_mutations(change)
+            if change is not None:  # the item's stream record travels in its row's intent, applied with it
+                recorded_change = with_records(change, record_cells(table, self.streams.get(table.name),
+                                                                    numbers[row_of(n)], old, new))
+                changes[row_of(n)] += client_mutations(recorded_change)
         answer = capacity.consumed_tables(self.request.capacity, spent)
         return Intents(tuple(cells.pack_intent(m) if m else None for m in changes.values()), answer,
                        self._record(answer))
@@ -253,6 +258,7 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
         return _answered(earlier)
     for name, new in decide.written(tuple(views)):  # new attributes' types first
         decide.tables[name] = await recorded(session, decide.tables[name], new)
+    decide.streams = {name: await stream_view(session, table) for name, table in decide.tables.items()}
     machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()))
     if len(rows) == 1:  # one CheckAndMutateRow: within a worker, the writes of a hot row take turns (hot_rows.py)
         async with one_writer(*cells.split_row(rows[0]), Deadline()):

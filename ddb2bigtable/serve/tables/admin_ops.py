@@ -133,6 +133,7 @@ async def create_table(session: Session, request: CreateTable) -> dict[str, Any]
     if isinstance(request.definition, ServeError):
         raise request.definition
     created = await created_tables.create(session, request.definition)
+    session.streams.pop(created.name, None)  # a table of that name deleted since: its stream is not this one's
     stream = await registry.enable(session, created, request.stream) if request.stream else None
     return {"TableDescription": description(created, stream=stream)}
 
@@ -180,6 +181,7 @@ async def _streamed(session: Session, table: ServedTable, change: tuple[bool, st
     enabled, view = change
     if enabled and view:
         await created_tables.stream_ready(session, table)
+    session.streams.pop(table.name, None)  # this worker's writes see the change at once (items/stream_writes.py)
     return await registry.enable(session, table, view) if enabled and view else await registry.disable(session, table)
 
 
