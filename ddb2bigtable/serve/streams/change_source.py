@@ -41,6 +41,7 @@ from ..errors import ServeError
 from ..session import Session
 from ..store import bigtable_errors
 from . import cloud_shards, partitions
+from .cloud_shards import gapic_client
 from .partitions import Partition
 from .positions import RETENTION_MICROS, Position, sequence_micros
 from .records import stream_record
@@ -58,7 +59,7 @@ async def shards(session: Session, stream: Stream) -> list[Shard]:
 
 def _request(session: Session, stream: Stream, partition: Partition, position: Position,
              parents: list[StreamContinuationToken], now_micros: int) -> ReadChangeStreamRequest:
-    gapic = session.client._gapic_client
+    gapic = gapic_client(session)
     request = ReadChangeStreamRequest(
         table_name=gapic.table_path(session.catalog.project, stream.instance_id, stream.table_id),
         partition=StreamPartition(row_range=RowRange(start_key_closed=partition.start, end_key_open=partition.end)),
@@ -91,7 +92,7 @@ async def read(session: Session, stream: Stream, position: Position, limit: int,
     size, token, finished, change = 0, position.token, False, []
     after = position
     async with bigtable_errors(stream.table):
-        responses = await session.client._gapic_client.read_change_stream(request=request, timeout=READ_SECONDS)
+        responses = await gapic_client(session).read_change_stream(request=request, timeout=READ_SECONDS)
         try:
             async for message in responses:
                 if "data_change" in message:

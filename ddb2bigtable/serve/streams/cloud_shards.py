@@ -18,6 +18,7 @@ import base64
 import json
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from google.cloud.bigtable_v2.types import ReadChangeStreamResponse, StreamContinuationToken
 
@@ -132,10 +133,16 @@ async def _save(session: Session, stream: Stream, lineage: Lineage, read: list) 
     return await registry_store(session).write_if_unchanged(row, read)
 
 
+def gapic_client(session: Session) -> Any:
+    """The data client's generated client, on its channel: the data client has no call of its
+    own for change streams (google-cloud-bigtable 2.x), the generated one has both."""
+    return session.client._gapic_client
+
+
 async def initial_partitions(session: Session, stream: Stream) -> tuple[Partition, ...]:
     """GenerateInitialChangeStreamPartitions: the table's partitions when its change stream is
     first read."""
-    gapic = session.client._gapic_client
+    gapic = gapic_client(session)
     table_name = gapic.table_path(session.catalog.project, stream.instance_id, stream.table_id)
     async with bigtable_errors(stream.table):
         responses = await gapic.generate_initial_change_stream_partitions(request={"table_name": table_name},
