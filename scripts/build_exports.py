@@ -3,8 +3,8 @@ tables the example specs describe. `uv run python scripts/build_exports.py`
 
 - `movies/`: AWS's Movies sample (`exports/sources/moviedata.json.gz`, 4,609
   items), full export, DynamoDB JSON. The `local` stage loads it.
-- `movies-ion/`: the same items, ION.
-- `movies-incremental/`: an incremental export (NEW_AND_OLD_IMAGES) covering the day after
+- `other/movies-ion/`: the same items, ION.
+- `other/movies-incremental/`: an incremental export (NEW_AND_OLD_IMAGES) covering the day after
   the movies export: 2 inserts ((2019, Parasite), (2019, Joker)), 2 updates ((2013, Rush)
   rating 8.3 -> 8.1; (2013, Thor: The Dark World) gains a rating) and 2 deletes
   ((2010, Frozen), (2018, Halloween III)), each with its write time.
@@ -12,8 +12,11 @@ tables the example specs describe. `uv run python scripts/build_exports.py`
   users"), with exactly the attributes `specs/product-catalog.yaml`,
   `specs/video-single-table.yaml` and `specs/invoices-adjacency.yaml` map. The seeds cut
   values short ("https://storage…", "John…"); they are completed plausibly here.
-- `orders-sharded/`: the seeds' write-sharding example, one logical key over `orders#1` ..
+- `other/orders-sharded/`: the seeds' write-sharding example, one logical key over `orders#1` ..
   `orders#10` (`advise` reports it as `write-sharding`).
+
+`other/` holds the exports no shipped stage loads: `up` loads `<exports>/<table id>/` and
+names every other export folder beside those, so these live one level down.
 
 Output is deterministic: running the script again rewrites identical files.
 """
@@ -204,9 +207,9 @@ def build_all(exports: Path) -> list[Path]:
     movies_arn = table_arn("us-west-2", "Movies")
     builds = {
         "movies": lambda dest: write_export(dest, movies_arn, movie_items, export_time=EXPORT_TIME),
-        "movies-ion": lambda dest: write_export(dest, movies_arn, movie_items, output_format="ION",
+        "other/movies-ion": lambda dest: write_export(dest, movies_arn, movie_items, output_format="ION",
                                                 export_time=EXPORT_TIME),
-        "movies-incremental": lambda dest: write_incremental_export(
+        "other/movies-incremental": lambda dest: write_incremental_export(
             dest, movies_arn, movie_changes(movie_items), export_from_time=EXPORT_TIME,
             export_time=INCREMENTAL_TO),
         "products": lambda dest: write_export(dest, table_arn("us-east-1", "ProductCatalog"), products(),
@@ -217,7 +220,7 @@ def build_all(exports: Path) -> list[Path]:
                                               export_time=EXPORT_TIME),
         "carts": lambda dest: write_export(dest, table_arn("us-east-1", "Carts"), carts(), export_time=EXPORT_TIME,
                                            items_per_file=400),
-        "orders-sharded": lambda dest: write_export(dest, table_arn("us-east-1", "Orders"), sharded_orders(),
+        "other/orders-sharded": lambda dest: write_export(dest, table_arn("us-east-1", "Orders"), sharded_orders(),
                                                     export_time=EXPORT_TIME, items_per_file=1000),
     }
     folders = []

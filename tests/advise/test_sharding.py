@@ -52,10 +52,10 @@ def _one_key(base: str, separator: str, first: int, counts: list[int]) -> list[s
 
 
 def test_the_seeds_example_one_key_in_ten_shards(tmp_path):
-    """The seeds' example, shipped as `exports/orders-sharded`: 2,000 orders under one
+    """The seeds' example, shipped as `exports/other/orders-sharded`: 2,000 orders under one
     logical key, `orders#1` .. `orders#10` (a random number from 1 to 10)."""
     spec = read_spec(spec_file(tmp_path, ("pk", "S"), ("sk", "S"), table="Orders"))
-    found = advise([spec], export=str(ROOT / "exports" / "orders-sharded")).findings
+    found = advise([spec], export=str(ROOT / "exports" / "other" / "orders-sharded")).findings
     assert codes(found) == ["write-sharding"]
     (shard,) = found
     assert shard.severity == "info" and shard.source.section == "Data sorting"
@@ -126,7 +126,7 @@ def test_the_seeds_example_as_a_pr_comment_matches_the_snapshot(tmp_path):
     """UPDATE_SNAPSHOTS=1 rewrites tests/snapshots/advise-orders-sharded.md; review it like code.
     The sample's seconds vary from run to run: shown as `-`."""
     spec = spec_file(tmp_path, ("pk", "S"), ("sk", "S"), name="orders", table="Orders")
-    result = CliRunner().invoke(main, ["advise", str(spec), "--export", str(ROOT / "exports" / "orders-sharded"),
+    result = CliRunner().invoke(main, ["advise", str(spec), "--export", str(ROOT / "exports" / "other" / "orders-sharded"),
                                        "--format", "markdown"])
     assert result.exit_code == 0, result.output
     text = re.sub(r"\| \d+\.\d\d \|$", "| - |", result.output.replace(str(ROOT) + "/", ""), flags=re.M)

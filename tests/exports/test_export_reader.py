@@ -194,12 +194,12 @@ def test_shipped_ion_export_holds_the_same_items():
             verify_file(manifest, f)
         return {(r.item["year"]["N"], r.item["title"]["S"]): r.item for r in records(manifest)}
 
-    assert open_export(str(EXPORTS / "movies-ion")).output_format == "ION"
-    assert items("movies-ion") == items("movies")
+    assert open_export(str(EXPORTS / "other" / "movies-ion")).output_format == "ION"
+    assert items("other/movies-ion") == items("movies")
 
 
 def test_shipped_incremental_export_carries_puts_deletes_and_write_times():
-    manifest = open_export(str(EXPORTS / "movies-incremental"))
+    manifest = open_export(str(EXPORTS / "other" / "movies-incremental"))
     assert (manifest.export_type, manifest.item_count) == ("INCREMENTAL_EXPORT", 6)
     assert all(f.key.startswith("AWSDynamoDB/data/") for f in manifest.files)  # AWS's shared folder
     for f in manifest.files:

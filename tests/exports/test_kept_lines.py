@@ -33,7 +33,7 @@ def cost(path: Path) -> int:
     return len(data) + KEPT_LINE_COST * len(data.splitlines())
 
 
-@pytest.mark.parametrize("name", ["movies", "movies-ion", "movies-incremental"])
+@pytest.mark.parametrize("name", ["movies", "other/movies-ion", "other/movies-incremental"])
 @pytest.mark.parametrize("check", [True, False])
 def test_a_kept_file_gives_the_records_of_a_second_read_without_one(tmp_path, name, check):
     folder, manifest = copied(tmp_path, name)

@@ -116,12 +116,12 @@ def test_an_s3_export_reads_as_the_same_export_on_disk(s3_env):
 
 def test_a_prefix_holding_a_full_export_and_its_incremental_lists_both_for_a_chain(s3_env, moto):
     s3 = moto.client("s3")
-    for source in (MOVIES, ROOT / "exports" / "movies-incremental"):  # side by side, as AWS writes a chain
+    for source in (MOVIES, ROOT / "exports" / "other" / "movies-incremental"):  # side by side, as AWS writes a chain
         for path in sorted(source.rglob("*")):
             if path.is_file():
                 s3.upload_file(str(path), BUCKET, f"chain/{path.relative_to(source).as_posix()}")
     folders = export_folders(f"s3://{BUCKET}/chain")
-    local = sorted(export_folders(str(MOVIES)) + export_folders(str(ROOT / "exports" / "movies-incremental")),
+    local = sorted(export_folders(str(MOVIES)) + export_folders(str(ROOT / "exports" / "other" / "movies-incremental")),
                    key=lambda folder: folder.rsplit("/", 1)[1])
     assert [f.rsplit("/", 1)[1] for f in folders] == [f.rsplit("/", 1)[1] for f in local]
     assert all(f.startswith(f"s3://{BUCKET}/chain/AWSDynamoDB/") for f in folders)

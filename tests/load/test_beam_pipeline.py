@@ -164,11 +164,11 @@ def test_a_stage_sample_keeps_the_same_rows_as_the_local_loader(bigtable_emulato
     assert list(cells(beam_id, "movies")) == list(cells(local_id, "movies"))
 
 
-@pytest.mark.parametrize("export", ["movies", "movies-ion", "products", "videos", "invoices"])
+@pytest.mark.parametrize("export", ["movies", "other/movies-ion", "products", "videos", "invoices"])
 def test_types_merged_per_file_are_the_types_of_the_whole_export(export):
-    spec_file = {"movies": "movies.yaml", "movies-ion": "movies.yaml", "products": "product-catalog.yaml",
+    spec_file = {"movies": "movies.yaml", "other/movies-ion": "movies.yaml", "products": "product-catalog.yaml",
                  "videos": "video-single-table.yaml", "invoices": "invoices-adjacency.yaml"}[export]
-    table_id = {"movies-ion": "movies"}.get(export, export)
+    table_id = {"other/movies-ion": "movies"}.get(export, export)
     table = next(t for t in read_spec(ROOT / "specs" / spec_file).tables if t.id == table_id)
     manifest = open_export(str(ROOT / "exports" / export))
     items = lambda files: (r.item for f in files for r in read_records(manifest, f) if r.item is not None)  # noqa: E731

@@ -77,7 +77,7 @@ def test_movies_load_into_4609_rows_and_verify_every_item(bigtable_emulator, tmp
 def test_the_ion_export_loads_the_same_items(bigtable_emulator, tmp_path):
     spec, instance_id = prepare("movies.yaml")
     (table,) = spec.tables
-    report = run_load(table, str(ROOT / "exports/movies-ion"), options(instance_id, tmp_path))
+    report = run_load(table, str(ROOT / "exports/other/movies-ion"), options(instance_id, tmp_path))
     assert report.complete and report.output_format == "ION" and report.total("loaded") == 4609
     verified = run_verify(table, str(ROOT / "exports/movies"), project=PROJECT, instance_id=instance_id)
     assert verified.ok and verified.matched == 4609  # the JSON export's items, read from the ION load
@@ -87,7 +87,7 @@ def test_an_incremental_export_applies_inserts_updates_and_deletes(bigtable_emul
     spec, instance_id = prepare("movies.yaml")
     (table,) = spec.tables
     assert run_load(table, str(ROOT / "exports/movies"), options(instance_id, tmp_path)).complete
-    increment = str(ROOT / "exports/movies-incremental")
+    increment = str(ROOT / "exports/other/movies-incremental")
     report = run_load(table, increment, options(instance_id, tmp_path))  # the same work folder: it continues the chain
     assert report.complete and report.export_type == "INCREMENTAL_EXPORT"
     manifest = open_export(increment)

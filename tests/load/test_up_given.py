@@ -120,3 +120,18 @@ def test_an_index_keyed_on_an_attribute_no_item_has_is_a_note_of_the_load(tmp_pa
     report = json.loads(_up(root, str(tmp_path / "catalog.yaml"), "--export", str(mine / "exports"),
                             "--format", "json").stdout)
     assert report["verifies"][0]["ok"] and report["verifies"][0]["notes"][0].startswith(note)
+
+
+def test_the_shipped_exports_give_the_quick_start_no_unused_folder_and_a_users_is_named(tmp_path):
+    """Issue #53: the quick start named movies-incremental/, movies-ion/ and orders-sharded/
+    (the shipped exports no stage loads) as unused; they live in exports/other/ now, where
+    `up` does not look, while a folder of one's own beside movies/ is still named."""
+    from ddb2bigtable.load.export_folders import export_folders, unused_exports
+    from ddb2bigtable.spec.reading import read_specs
+
+    tables = [t for spec in read_specs([str(ROOT / s) for s in SHIPPED_SPECS]) for t in spec.tables]
+    assert unused_exports(export_folders(ROOT / "exports"), tables) == []
+    exports = tmp_path / "exports"
+    shutil.copytree(ROOT / "exports", exports)
+    shutil.copytree(ROOT / "exports" / "movies", exports / "Movies-copy")
+    assert [u.folder for u in unused_exports(export_folders(exports), tables)] == ["Movies-copy"]
