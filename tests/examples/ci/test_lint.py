@@ -124,9 +124,13 @@ def shellcheck(*files: Path) -> subprocess.CompletedProcess:
 
 def test_shellcheck_finds_nothing_in_any_script_of_the_pipelines_or_the_project(tmp_path):
     """Every GitHub `run:` and GitLab script as bash runs it (each file named for its job and
-    step), examples/ci's and scripts/' shell files and .ci/run, at every severity (style too)."""
+    step), the README's `sh` blocks, examples/ci's and scripts/' shell files and .ci/run, at
+    every severity (style too)."""
+    readme = [("README.md", f"sh-block-{n}", "\n".join(line.removeprefix("  ") for line in block.splitlines()))
+              for n, block in enumerate(re.findall(r"```sh\n(.*?)```", (CI / "README.md").read_text(), re.DOTALL))]
+    assert len(readme) >= 2  # the resource groups' loop, the identity's variables
     files = []
-    for number, (name, where, script) in enumerate(scripts()):
+    for number, (name, where, script) in enumerate([*scripts(), *readme]):
         path = tmp_path / f"{number:02d}-{name}-{re.sub(r'[^A-Za-z0-9]+', '-', where)[:60]}.sh"
         path.write_text(script)
         files.append(path)
