@@ -105,6 +105,10 @@ def check(args: CiIdentityArgs) -> None:
     if args.github_binding not in ("environment", "ref"):
         raise ValueError(f"github_binding {args.github_binding!r}: expected environment (GitHub environments) or "
                          f"ref (a private repository on GitHub Free)")
+    for field, value in (("default_branch", args.default_branch), ("deploy_workflow", args.deploy_workflow),
+                         ("stage_workflow", args.stage_workflow)):
+        if not re.fullmatch(r"[\w.\-/]+", value):  # it goes into the provider's CEL between quotes
+            raise ValueError(f"{field} {value!r}: a branch or workflow file name (letters, digits, . _ - /)")
     if not args.deploy_environments:
         raise ValueError("deploy_environments: name at least one environment deployed from the default branch")
     if not re.fullmatch(r"\d+", args.project_number):

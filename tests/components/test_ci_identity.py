@@ -100,6 +100,7 @@ def test_the_variables_name_each_account_for_what_it_may_do():
     ({"deploy_environments": {"a-very-long-environment-name": "p"}}, "6 to 30"),
     ({"forge": "bitbucket"}, "expected github or gitlab"),
     ({"github_binding": "branch"}, "expected environment (GitHub environments) or ref"),
+    ({"github_binding": "ref", "default_branch": 'main" || true'}, "a branch or workflow file name"),
 ])
 def test_arguments_that_would_bind_the_wrong_jobs_are_refused(change, said):
     with pytest.raises(ValueError, match=re.escape(said)):
