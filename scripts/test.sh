@@ -22,6 +22,7 @@ if [ "${1:-}" = --quick ]; then
 fi
 bash scripts/dynamodb_local.sh  # DynamoDB Local for tests/replicate (installed once)
 bash scripts/js_streams_client.sh  # the JavaScript SDK's DynamoDB Streams client (installed once)
+bash scripts/shellcheck.sh  # the pipelines' shell linter, for tests/examples/ci (installed once)
 uv run --frozen ruff check .
 uv run --frozen mypy
 workers="${DDB2BIGTABLE_TEST_WORKERS:-3}"

@@ -114,7 +114,7 @@ def test_every_script_is_valid_bash(tmp_path, name, where, script):
 
 
 def shellcheck(*files: Path) -> subprocess.CompletedProcess:
-    """Debian's shellcheck 0.9.0 (.ci/run installs it with apt-get); a machine without it fails
+    """Debian's shellcheck 0.9.0 (scripts/test.sh installs it: scripts/shellcheck.sh); a machine without it fails
     here with what to install: a lint that silently did not run would pass anything."""
     found = shutil.which("shellcheck")
     assert found, "shellcheck is needed for the pipelines' scripts: apt-get install shellcheck (Debian's 0.9.0)"
