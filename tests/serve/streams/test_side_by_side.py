@@ -27,12 +27,13 @@ EXPECTED = {  # what DynamoDB writes for the sequence (docs/streams.md, "What Dy
     f'{MAIN} {{"pk": {{"S": "e"}}, "sk": {{"N": "1"}}}}': ["INSERT", "REMOVE by TTL"],
 }
 TTL_SECONDS = 60  # DynamoDB Local deletes an expired item within a second (checked 2026-12-07)
+EXPIRED_AT = int(time.time()) - 3600  # the expiring item's TTL, the same on both sides: its images must match
 
 
 def _side(db: Any, streams: Any, endpoint: str, region: str) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """The sequence on one side, its streams read by both clients: {client: items}."""
     arns = side_by_side.create_tables(db)
-    side_by_side.run_sequence(db, int(time.time()) - 3600)
+    side_by_side.run_sequence(db, EXPIRED_AT)
     assert side_by_side.expired_gone(db, TTL_SECONDS), "the expired item was not deleted by TTL"
     time.sleep(0.01)  # serve's reader sees a record from the next GetRecords after its commit
     return {"boto3": side_by_side.by_item({t: side_by_side.read_boto3(streams, a) for t, a in arns.items()}),
