@@ -31,8 +31,9 @@ from ..store import client_mutations, now_micros
 from ..tables.types_record import recorded
 from ..transactions import cells
 from ..transactions.driver import Rows, expiry_micros, run
+from ..transactions.snapshot import SnapshotRead
 from ..transactions.steps import Finished, RowRef, View
-from ..transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
+from ..transactions.writer import Cancel, Intents, WriteTxn
 from ..wire import MAX_ITEM_BYTES, WireItem, check_transact_read, item_bytes, item_to_codec, item_to_wire
 from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
@@ -86,10 +87,8 @@ def _conflict(named: list[Any], row: Any) -> ServeError:
 async def transact_get_items(session: Session, request: TransactGetItems) -> dict[str, Any]:
     named = request.gets
     rows, engine = _rows_of(session, named)
-    # a row a live transaction holds cancels it at once, as DynamoDB does (AWS, "TransactGetItems",
-    # https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html, read
-    # 2026-11-29: "a conflicting operation is in the process of updating an item to be read"); the
-    # SDK's caller retries
+    # a row a transaction holds prepared (not committed) is read around: the rows as they were
+    # before it (snapshot.py); only a lock that cannot be read around cancels (TransactionConflict)
     finished = await run(SnapshotRead(rows), engine)  # each of its two reads of every row one ReadRows
     if finished.kind != "read":
         raise _conflict(named, finished.value)

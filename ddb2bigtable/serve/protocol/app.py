@@ -28,6 +28,7 @@ from ..queries import query_ops
 from ..session import Session
 from ..streams import stream_ops
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
+from ..transactions import behind
 from ..wire import ARITHMETIC, check_text, nesting_refused
 from . import admin_requests, batch_requests, item_requests, query_requests, shapes, signatures, transact_requests
 
@@ -38,6 +39,7 @@ MAX_BODY = 16 * 1024 * 1024  # DynamoDB's largest request (BatchWriteItem): 16 M
 # transfer encoding, as DynamoDB Local 1.25.1 streams a large answer (the suite's
 # test_batch_write_item_large_broken_connection breaks such a stream half-way)
 CHUNK = 64 * 1024
+DRAIN_SECONDS = 5.0  # at shutdown, the wait for committed transactions' last steps (a few calls each)
 CONFIG_ENV = "DDB2BIGTABLE_SERVE_CONFIG"  # how `serve` hands its settings to worker processes
 Parse = Callable[[Catalog, dict[str, Any]], Any]  # a body -> the operation's typed request (requests.py)
 Run = Callable[[Session, Any], Awaitable[dict[str, Any]]]
@@ -120,6 +122,7 @@ class ServeApp:
             elif message["type"] == "lifespan.shutdown":
                 if self.sweeping is not None:
                     self.sweeping.cancel()
+                await behind.drain(DRAIN_SECONDS)  # committed transactions' last steps, before the client closes
                 if self.session is not None:
                     await self.session.client.close()
                 await send({"type": "lifespan.shutdown.complete"})

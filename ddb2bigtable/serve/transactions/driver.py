@@ -8,24 +8,27 @@ CheckAndMutateRow whose predicate is the step's condition (steps.py). A row is
 wherever its primary and secondaries live. A table that is gone (a created table deleted
 since) holds no row: read, it is empty and unlocked; written, nothing happens.
 
-Reads that the machine asks for one after another with nothing written between them are
-one ReadRows for all (`prefetch`): each row read atomically, in whatever order, which is
-what the machine's reads of a round assume (the model checker reads them one by one).
-Settling a lock is different: the primary must be read after the locked row, and the
-locked row again after the primary (resolve.py), so a lock met drops what was prefetched
-and every read from there on is a fresh one, as is every read after a write.
+Steps a machine asks for Together are sent side by side: reads as one ReadRows per table
+(each row read atomically, in whatever order, as the model checker explores them), writes
+each its own call at once. Rows a caller reads before the machine runs (`prefetch`) answer
+its first Reads. Settling a lock is different: the primary must be read after the locked
+row, and the locked row again after the primary (resolve.py), so a lock met drops what was
+prefetched and every read from there on is a fresh one, as is every read after a write.
+A machine's Answer returns from `run` at once, its remaining steps run behind (behind.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from ..store import WRITE_SECONDS, WRITER_VIEW, Store, bigtable_errors, unchanged_filter
-from . import cells
+from . import behind, cells
 from .steps import (
+    Answer,
     Commit,
     Expired,
     Finished,
@@ -34,6 +37,7 @@ from .steps import (
     Release,
     RowRef,
     Step,
+    Together,
     View,
     WriteIfUnchanged,
     WriteIfUnlocked,
@@ -77,22 +81,42 @@ class Rows:
         self.prefetched[view.row] = view
 
     async def prefetch(self, rows: list[RowRef]) -> list[View]:
-        """One ReadRows per table for rows the machine will read next; each answers one Read.
-        The views, in `rows` order, for a caller that looks at them before the machine runs."""
+        """Rows the machine will read next, each answering one Read: the views, in `rows` order,
+        for a caller that looks at them before the machine runs."""
+        views = await self.read(rows)
+        self.prefetched.update((v.row, v) for v in views)
+        return views
+
+    async def read(self, rows: list[RowRef]) -> list[View]:
+        """The rows, each read atomically, in any order: one ReadRows per table, side by side."""
+        await behind.clear_of(rows)
         by_table: dict[str, list[bytes]] = {}
         for table, key in map(cells.split_row, rows):
             by_table.setdefault(table, []).append(key)
-        for table, keys in by_table.items():
-            place = await self.place(table)
-            found = await place.store.read_rows(keys, writer=True) if place is not None else {}
-            for key in keys:
-                self.prefetched[(table, key)] = cells.view_of((table, key), found.get(key))
-        return [self.prefetched[row] for row in rows]
 
-    async def perform(self, step: Step) -> Any:  # noqa: PLR0911 - one branch per step
+        async def of(table: str, keys: list[bytes]) -> dict[bytes, Any]:
+            place = await self.place(table)
+            return await place.store.read_rows(keys, writer=True) if place is not None else {}
+
+        found = dict(zip(by_table, await asyncio.gather(*(of(t, keys) for t, keys in by_table.items())), strict=True))
+        return [cells.view_of(row, found[row[0]].get(row[1])) for row in map(cells.split_row, rows)]
+
+    async def together(self, step: Together) -> tuple[Any, ...]:
+        """Steps side by side: reads as `read`, writes each its own call at once."""
+        self.prefetched.clear()  # nothing read before answers a Read sent at the same time as others
+        if all(isinstance(s, Read) for s in step.steps):
+            return tuple(await self.read([s.row for s in step.steps if isinstance(s, Read)]))
+        done = tuple(await asyncio.gather(*(self.perform(s) for s in step.steps)))
+        behind.wrote(s.row for s in step.steps if isinstance(s, Release))  # (a task behind an answer)
+        return done
+
+    async def perform(self, step: Step | Together) -> Any:  # noqa: PLR0911 - one branch per step
+        if isinstance(step, Together):
+            return await self.together(step)
         if isinstance(step, Read):
             view = self.prefetched.pop(step.row, None)
             if view is None:
+                await behind.clear_of([step.row])
                 table, key = cells.split_row(step.row)
                 place = await self.place(table)
                 view = cells.view_of(step.row, await place.store.read_row(key, writer=True)
@@ -148,20 +172,12 @@ def _record(record: Any) -> list[Any]:
     return list(record or [])
 
 
-@runtime_checkable
-class ReadsAhead(Protocol):
-    """A machine that says which rows it reads next with nothing written between (writer.SnapshotRead)."""
-
-    def ahead(self) -> tuple[RowRef, ...]: ...
-
-
 async def run(machine: Any, rows: Rows) -> Finished:
-    """Drive `machine` (steps.py's vocabulary) on Bigtable to its end; the rows a machine
-    reads ahead (ReadsAhead) are read with one ReadRows per table, when nothing read before
-    is waiting."""
+    """Drive `machine` (steps.py's vocabulary) on Bigtable to its end, or to its Answer: then
+    the answer is returned and the machine's remaining steps run behind it (behind.py)."""
     while not isinstance(step := machine.step(), Finished):
-        if not rows.prefetched and isinstance(machine, ReadsAhead) and (wanted := machine.ahead()):
-            await rows.prefetch(list(wanted))
+        if isinstance(step, Answer):
+            behind.later(run(machine.after(None), rows), step.rows)
+            return step.finished
         machine = machine.after(await rows.perform(step))
     return step
-

@@ -153,3 +153,31 @@ class Finished:
 
 CONFLICT = Finished("conflict")  # a lock of a live transaction: TransactionConflict
 GAVE_UP = Finished("gave_up")  # the rows kept changing: the caller answers a retryable error
+
+
+# --- what a machine asks for besides one step -------------------------------------------------
+
+@dataclass(frozen=True)
+class Together:
+    """Single-row operations on distinct rows with no order among them (a transaction's
+    secondaries prewritten, applied or released; every row of a TransactGetItems read): the
+    driver sends them side by side (the reads as one ReadRows per table), the checker performs
+    them one at a time in every order, interleaved with every other actor's steps. Result:
+    their results, in `steps` order."""
+
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The machine's answer is decided (a transaction past its commit point): the caller is
+    answered now, and the machine's remaining steps (applying the secondaries, releasing the
+    primary) run behind the answer. The checker counts the caller answered here, while the
+    machine goes on and may crash after. `rows`: the rows those steps still hold, which the
+    worker's own later requests wait for rather than settle. Result: none."""
+
+    finished: Finished
+    rows: tuple[RowRef, ...] = ()
+
+
+Move = Step | Together | Answer  # what a machine's step() asks for, when not Finished

@@ -1,19 +1,24 @@
-"""TransactWriteItems and TransactGetItems as state machines (see resolve.py for the form).
+"""TransactWriteItems as a state machine (see resolve.py for the form; TransactGetItems is
+snapshot.py's).
 
 A write transaction (docs/transactions.md, "A transaction's steps"):
 1. read every row (a lock met is settled, or the transaction answers TransactionConflict);
 2. decide on what was read: the conditions, the intents (`decide`, pure);
-3. prewrite: lock the primary, then each secondary, each with one CheckAndMutate that holds
-   only while the row is exactly as read, so what was decided still holds while locked;
+3. prewrite the primary, then every secondary at once (Together), each with one
+   CheckAndMutate that holds only while the row is exactly as read, so what was decided
+   still holds while locked. The primary comes first: whoever meets a secondary's lock
+   reads the primary, and a primary without the lock means the transaction is over;
 4. commit: one CheckAndMutate on the primary, prepared -> committed with its intent applied.
    This is the commit point: before it the transaction is aborted by anyone who finds it
    expired, after it rolled forward by anyone who finds it;
-5. apply each secondary's intent and remove its lock; 6. remove the primary's lock, last.
+5. answer (Answer): the outcome is decided, so the caller is answered here, and the rest
+   runs behind the answer: 6. apply every secondary's intent and remove its lock, at once;
+   7. remove the primary's lock, last.
 A transaction whose rows are one row needs none of it: one CheckAndMutate (WriteIfUnchanged).
 
 A cancellation (a condition that does not hold) reads every row a second time: the rows
 unchanged and unlocked in both reads were all so at one moment between the two, when every
-reason given held at once. TransactGetItems answers the same way: two reads that agree.
+reason given held at once.
 """
 
 from __future__ import annotations
@@ -27,15 +32,17 @@ from .resolve import SETTLED, TRIES, Resolve
 from .steps import (
     CONFLICT,
     PREPARED,
+    Answer,
     Commit,
     Finished,
     Lock,
     LockState,
+    Move,
     Prewrite,
     Read,
     Release,
     RowRef,
-    Step,
+    Together,
     View,
     WriteIfUnchanged,
 )
@@ -47,22 +54,15 @@ class Phase(StrEnum):
     READ = "read"  # read every row, settling a lock met
     VALIDATE = "validate"  # a cancellation: read every row again, to see both reads agree
     SINGLE = "single"  # one row: one WriteIfUnchanged
-    PREWRITE = "prewrite"  # lock the primary, then each secondary
+    PREWRITE = "prewrite"  # lock the primary
+    SECONDARIES = "secondaries"  # then lock every secondary, at once
     COMMIT = "commit"  # the commit point, at the primary
-    APPLY = "apply"  # each secondary's intent applied, its lock removed
+    ANSWER = "answer"  # committed: the caller is answered, what follows runs behind the answer
+    APPLY = "apply"  # every secondary's intent applied and its lock removed, at once
     CLEANUP = "cleanup"  # the primary's lock removed, last
-    ABORT = "abort"  # a prewrite failed: the rows locked so far released, then a new attempt
-    UNWIND = "unwind"  # the commit failed (aborted by another): the secondaries released
+    ABORT = "abort"  # a prewrite failed: the rows it locked (`held`) released at once, then a new attempt
+    UNWIND = "unwind"  # the commit failed (aborted by another): the secondaries released, at once
     END = "end"  # `decision` holds how it finished
-
-
-class Snapshot(StrEnum):
-    """SnapshotRead's phases."""
-
-    FIRST = "first"  # the first read of every row
-    SECOND = "second"  # the second
-    READ = "read"  # both agreed: the rows as they were
-    CONFLICT = "conflict"  # a live transaction, or rows that kept changing
 
 
 @dataclass(frozen=True)
@@ -103,16 +103,20 @@ class WriteTxn:
     attempt: int = 0
     tries: int = TRIES
     blocked: RowRef | None = None  # the row that last stopped an attempt: a CONFLICT names it
-    # the phase after each one: prewrite, commit, then apply (the model checker's broken
-    # variant reorders them, and must be caught)
-    NEXT = {Phase.PREWRITE: Phase.COMMIT, Phase.COMMIT: Phase.APPLY, Phase.APPLY: Phase.CLEANUP}  # noqa: RUF012 - read only
+    held: tuple[int, ...] = ()  # the rows an aborted attempt locked (indexes into `rows`)
+    # the phase after each one (READ: after deciding to write): prewrite the primary, the
+    # secondaries, commit, answer, apply (the model checker's broken variants reorder them,
+    # and must be caught)
+    NEXT = {Phase.READ: Phase.PREWRITE, Phase.PREWRITE: Phase.SECONDARIES,  # noqa: RUF012 - read only
+            Phase.SECONDARIES: Phase.COMMIT, Phase.COMMIT: Phase.ANSWER, Phase.ANSWER: Phase.APPLY,
+            Phase.APPLY: Phase.CLEANUP}
 
     def lock(self, i: int, state: LockState = PREPARED) -> Lock:
         assert isinstance(self.decision, Intents)
         return Lock(f"{self.txn}.{self.attempt}", self.rows[0], state, self.expires_micros, self.decision.changes[i],
                     self.rows[1:] if i == 0 else ())
 
-    def step(self) -> Step | Finished:  # noqa: PLR0911 - one branch per phase
+    def step(self) -> Move | Finished:  # noqa: PLR0911 - one branch per phase
         pc, i = self.pc, self.i
         if self.sub is not None:
             return self.sub.step()
@@ -126,13 +130,22 @@ class WriteTxn:
         if pc == Phase.SINGLE:
             return WriteIfUnchanged(self.views[0], decision.changes[0], decision.record)
         if pc == Phase.PREWRITE:
-            return Prewrite(self.views[i], self.lock(i))
+            return Prewrite(self.views[0], self.lock(0))
+        if pc == Phase.SECONDARIES:
+            return Together(tuple(Prewrite(self.views[j], self.lock(j)) for j in self._secondaries))
         if pc == Phase.COMMIT:
             return Commit(self.rows[0], self.lock(0), decision.record)
+        if pc == Phase.ANSWER:
+            return Answer(Finished("committed", self._answer), self.rows)
         if pc == Phase.CLEANUP:
             return Release(self.rows[0], self.lock(0).committed(), apply=False)
-        # apply (intent and lock), abort (lock only, every row prewritten), unwind (secondaries only)
-        return Release(self.rows[i], self.lock(i), apply=pc == Phase.APPLY)
+        # apply (intent and lock), abort (lock only, the rows locked), unwind (secondaries only)
+        released = self.held if pc == Phase.ABORT else self._secondaries
+        return Together(tuple(Release(self.rows[j], self.lock(j), apply=pc == Phase.APPLY) for j in released))
+
+    @property
+    def _secondaries(self) -> range:
+        return range(1, len(self.rows))
 
     def after(self, result: Any) -> WriteTxn:  # noqa: C901, PLR0911 - one branch per phase
         pc, i, n = self.pc, self.i, len(self.rows)
@@ -151,21 +164,23 @@ class WriteTxn:
             if not result:
                 return replace(self, blocked=self.rows[0])._again()
             return self._end(Finished("committed", self._answer))
-        if pc == Phase.PREWRITE:
-            if not result:  # the row changed since read: nothing of this attempt is left once aborted
-                stopped = replace(self, blocked=self.rows[i])
-                return replace(stopped, pc=Phase.ABORT, i=0, views=self.views[:i]) if i else stopped._again()
-            return replace(self, i=i + 1) if i + 1 < n else self._phase(Phase.PREWRITE)
+        if pc == Phase.PREWRITE:  # not locked: the row changed since read, nothing of this attempt is left
+            return self._phase(pc) if result else replace(self, blocked=self.rows[0])._again()
+        if pc == Phase.SECONDARIES:
+            locked = tuple(j for j, done in zip(self._secondaries, result, strict=True) if done)
+            if len(locked) == n - 1:
+                return self._phase(pc)
+            stopped = next(j for j in self._secondaries if j not in locked)  # released at once, then again
+            return replace(self, pc=Phase.ABORT, held=(0, *locked), blocked=self.rows[stopped])
         if pc == Phase.COMMIT:  # not committed: another worker found the lock expired and aborted it
             # (named on its first secondary: a token's row, the primary, would read as in flight)
-            return self._phase(Phase.COMMIT) if result else replace(self, pc=Phase.UNWIND, i=1, blocked=self.rows[1])
-        if pc in (Phase.APPLY, Phase.ABORT, Phase.UNWIND):  # a lock already gone was settled by another worker
-            last = len(self.views) if pc == Phase.ABORT else n
-            if i + 1 < last:
-                return replace(self, i=i + 1)
-            if pc == Phase.APPLY:
-                return self._phase(Phase.APPLY)
-            return self._again() if pc == Phase.ABORT else self._end(Finished(CONFLICT.kind, self.blocked))
+            return self._phase(pc) if result else replace(self, pc=Phase.UNWIND, blocked=self.rows[1])
+        if pc in (Phase.ANSWER, Phase.APPLY):  # (a lock already gone was settled by another worker)
+            return self._phase(pc)
+        if pc == Phase.ABORT:
+            return self._again()
+        if pc == Phase.UNWIND:
+            return self._end(Finished(CONFLICT.kind, self.blocked))
         assert pc == Phase.CLEANUP
         return self._end(Finished("committed", self._answer))
 
@@ -176,8 +191,7 @@ class WriteTxn:
         return self.decision.answer
 
     def _phase(self, done: Phase) -> WriteTxn:
-        following = self.NEXT[done]
-        return replace(self, pc=following, i=1 if following == Phase.APPLY else 0)
+        return replace(self, pc=self.NEXT[done])
 
     def _decided(self, views: tuple[View, ...]) -> WriteTxn:
         decision = self.decide(views)
@@ -185,7 +199,7 @@ class WriteTxn:
             return replace(self, views=views, decision=decision, pc=Phase.END)
         if isinstance(decision, Cancel):
             return replace(self, views=views, decision=decision, pc=Phase.VALIDATE, i=0)
-        first = Phase.SINGLE if len(self.rows) == 1 else Phase.PREWRITE
+        first = Phase.SINGLE if len(self.rows) == 1 else self.NEXT[Phase.READ]
         return replace(self, views=views, decision=decision, pc=first, i=0)
 
     def _settling(self, result: Any) -> WriteTxn:
@@ -203,55 +217,7 @@ class WriteTxn:
         if self.tries <= 1:
             return self._end(Finished(CONFLICT.kind, self.blocked))
         return replace(self, pc=Phase.READ, i=0, views=(), decision=None, attempt=self.attempt + 1,
-                       tries=self.tries - 1)
+                       tries=self.tries - 1, held=())
 
     def _end(self, finished: Finished) -> WriteTxn:
         return replace(self, pc=Phase.END, decision=finished, sub=None)
-
-
-@dataclass(frozen=True)
-class SnapshotRead:
-    """TransactGetItems: every row read twice; both reads equal and unlocked give the rows as
-    they all were at one moment. Finished("read", data per row) or CONFLICT."""
-
-    rows: tuple[RowRef, ...]
-    pc: Snapshot = Snapshot.FIRST
-    i: int = 0
-    views: tuple[View, ...] = ()
-    sub: Resolve | None = None
-    tries: int = TRIES
-
-    def step(self) -> Step | Finished:
-        if self.sub is not None:
-            return self.sub.step()
-        if self.pc == Snapshot.READ:
-            return Finished("read", tuple(v.data for v in self.views))
-        if self.pc == Snapshot.CONFLICT:
-            return Finished(CONFLICT.kind, self.rows[self.i])
-        return Read(self.rows[self.i])
-
-    def ahead(self) -> tuple[RowRef, ...]:
-        """The rows read next with nothing written between (a pass's start): the driver may
-        read them all at once, each row atomically, in any order (driver.run)."""
-        starting = self.i == 0 and self.sub is None and self.pc in (Snapshot.FIRST, Snapshot.SECOND)
-        return self.rows if starting else ()
-
-    def after(self, result: Any) -> SnapshotRead:
-        n = len(self.rows)
-        if self.sub is not None:
-            ended = self.sub.advanced(result)
-            if isinstance(ended, Resolve):
-                return replace(self, sub=ended)
-            again = ended == SETTLED and self.tries > 1
-            return replace(self, sub=None, pc=Snapshot.FIRST if again else Snapshot.CONFLICT, tries=self.tries - 1)
-        if self.pc == Snapshot.FIRST:
-            if result.lock is not None:
-                return replace(self, sub=Resolve.of(result))
-            views = (*self.views, result)
-            if self.i + 1 < n:
-                return replace(self, views=views, i=self.i + 1)
-            return replace(self, views=views, pc=Snapshot.SECOND if n > 1 else Snapshot.READ, i=0)
-        if result != self.views[self.i]:  # changed between the two reads: read both again
-            return replace(self, pc=Snapshot.FIRST, i=0, views=(), tries=self.tries - 1) if self.tries > 1 \
-                else replace(self, pc=Snapshot.CONFLICT)
-        return replace(self, i=self.i + 1) if self.i + 1 < n else replace(self, pc=Snapshot.READ)

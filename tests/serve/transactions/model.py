@@ -12,11 +12,13 @@ from __future__ import annotations
 import itertools
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ddb2bigtable.serve.transactions.resolve import BlindWrite, ReadItem, SingleWrite, Sweep
+from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
 from ddb2bigtable.serve.transactions.steps import (
+    Answer,
     Commit,
     Expired,
     Finished,
@@ -24,11 +26,12 @@ from ddb2bigtable.serve.transactions.steps import (
     Prewrite,
     Read,
     Release,
+    Together,
     View,
     WriteIfUnchanged,
     WriteIfUnlocked,
 )
-from ddb2bigtable.serve.transactions.writer import Cancel, Intents, SnapshotRead, WriteTxn
+from ddb2bigtable.serve.transactions.writer import Cancel, Intents, WriteTxn
 
 Row = tuple[str, tuple[int, int], Lock | None]  # name, (value, version), lock
 Store = tuple[Row, ...]
@@ -83,16 +86,19 @@ class Actor:
     writes: bool = True  # may crash, and may or may not have taken effect when it did
 
 
-def transfer(name: str, src: str, dst: str, checked: str | None = None) -> Actor:
+def transfer(name: str, src: str, dst: str, checked: str | None = None, token: str | None = None) -> Actor:
     """TransactWriteItems: move 1 from src to dst if src >= 1 (and, with `checked`, if that row
-    is >= 0: a ConditionCheck on a third row)."""
+    is >= 0: a ConditionCheck on a third row). With `token`, that row is the primary and only
+    checked, as a ClientRequestToken's row is (its record is no value here)."""
     rows = (src, dst, checked) if checked else (src, dst)
+    rows = (token, *rows) if token else rows
 
     def decide(views: tuple[View, ...]) -> Intents | Cancel:
         value = {v.row: v.data[0] for v in views}
         if value[src] < 1 or (checked and value[checked] < 0):
             return Cancel("failed")
-        return Intents((value[src] - 1, value[dst] + 1) + ((None,) if checked else ()), answer="ok")
+        return Intents(((None,) if token else ()) + (value[src] - 1, value[dst] + 1) + ((None,) if checked else ()),
+                       answer="ok")
 
     def spec(values: dict[str, int], finished: Finished | None) -> bool:
         holds = values[src] >= 1 and (not checked or values[checked] >= 0)
@@ -193,18 +199,72 @@ def _successors(state: State, actors: list[Actor], crash: bool) -> Iterator[Stat
     for k, machine in enumerate(machines):
         if isinstance(machine, Finished):
             continue
-        if crash and not crashed and actors[k].writes:
-            yield store, _replaced(machines, k, CRASHED), True, starts
+        if crash and not crashed and actors[k].writes:  # after its Answer, the answer stays given
+            yield store, _replaced(machines, k, machine.answer if isinstance(machine, Replied) else CRASHED), True, starts
         if starts[k] is None:
-            answered = frozenset(j for j, m in enumerate(machines) if isinstance(m, Finished) and m is not CRASHED)
+            answered = frozenset(j for j, m in enumerate(machines) if isinstance(m, Replied) or (
+                isinstance(m, Finished) and m is not CRASHED))
             starts = _replaced(starts, k, answered)
-        step = machine.step()
-        answers = [(store, True), (store, False)] if isinstance(step, Expired) else [perform(store, step)]
-        for after, answer in answers:
-            moved = machine.after(answer)
-            ended = moved.step()
-            yield after, _replaced(machines, k, ended if isinstance(ended, Finished) else moved), crashed, starts
+        for after, moved in _moves(store, machine):
+            yield after, _replaced(machines, k, moved), crashed, starts
         starts = state[3]
+
+
+_NOT_YET = Finished("not yet")  # a step of a Together not performed yet
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A machine's Together under way: its steps, each answered or _NOT_YET."""
+
+    machine: Any
+    steps: tuple[Any, ...]
+    answers: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Replied:
+    """An actor past its Answer: the caller has `answer`, `machine` goes on behind it."""
+
+    answer: Finished
+    machine: Any
+
+
+def _moves(store: Store, machine: Any) -> Iterator[tuple[Store, Any]]:
+    """Each way the actor's next step can go: (the store after, the actor after, or how it ended).
+    A Together's steps are performed one at a time, in every order, each a step of its own."""
+    if isinstance(machine, Replied):
+        for after, moved in _moves(store, machine.machine):
+            yield after, machine.answer if isinstance(moved, Finished) else replace(machine, machine=moved)
+        return
+    if isinstance(machine, Pending):
+        for j, step in enumerate(machine.steps):
+            if machine.answers[j] is _NOT_YET:
+                after, answer = perform(store, step)
+                answers = _replaced(machine.answers, j, answer)
+                done = _NOT_YET not in answers
+                yield after, _settled(machine.machine.after(answers)) if done else replace(machine, answers=answers)
+        return
+    step = machine.step()
+    if isinstance(step, Together):
+        yield from _moves(store, Pending(machine, step.steps, (_NOT_YET,) * len(step.steps)))
+    elif isinstance(step, Answer):
+        rest = _settled(machine.after(None))
+        yield store, step.finished if isinstance(rest, Finished) else Replied(step.finished, rest)
+    else:
+        for after, answer in _answers(store, step):
+            yield after, _settled(machine.after(answer))
+
+
+def _answers(store: Store, step: Any) -> list[tuple[Store, Any]]:
+    """A step's answers: a clock question's both, a store step's one."""
+    return [(store, True), (store, False)] if isinstance(step, Expired) else [perform(store, step)]
+
+
+def _settled(machine: Any) -> Any:
+    """The machine, or how it ended."""
+    ended = machine.step()
+    return ended if isinstance(ended, Finished) else machine
 
 
 def _replaced(machines: tuple[Any, ...], k: int, machine: Any) -> tuple[Any, ...]:

@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 from ddb2bigtable.serve.transactions.resolve import Reading, ReadItem
+from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
+from ddb2bigtable.serve.transactions.steps import RowRef
 from ddb2bigtable.serve.transactions.writer import Phase, WriteTxn
 
 from .model import Actor, add, explore, get, put, snapshot, transfer
@@ -41,6 +43,12 @@ SCENARIOS: dict[str, tuple[dict[str, int], list[Actor]]] = {
         {"A": 1, "B": 0}, [transfer("T1", "A", "B"), put("P", "A", 5), snapshot("S", ("A", "B"))]),
     "a transfer, a TransactGetItems and a GetItem": (
         {"A": 1, "B": 0}, [transfer("T1", "A", "B"), snapshot("S", ("A", "B")), get("G", "B")]),
+    # a ClientRequestToken's row is the primary, outside the rows a reader reads: a
+    # TransactGetItems reads around the prepared locks only once it has read the primary
+    "a transfer under a token, a TransactGetItems and a GetItem": (
+        {"P": 0, "A": 1, "B": 0}, [transfer("T1", "A", "B", token="P"), snapshot("S", ("A", "B")), get("G", "B")]),
+    "a transfer under a token, a put and a TransactGetItems": (
+        {"P": 0, "A": 1, "B": 0}, [transfer("T1", "A", "B", token="P"), put("W", "A", 5), snapshot("S", ("A", "B"))]),
 }
 
 
@@ -60,7 +68,17 @@ def test_no_interleaving_and_crash_shows_an_anomaly(scenario: str, capsys: pytes
 class CommitsSecondariesFirst(WriteTxn):
     """Broken: applies the secondaries before the primary's commit point."""
 
-    NEXT = {Phase.PREWRITE: Phase.APPLY, Phase.APPLY: Phase.COMMIT, Phase.COMMIT: Phase.CLEANUP}  # noqa: RUF012
+    NEXT = {**WriteTxn.NEXT, Phase.SECONDARIES: Phase.APPLY, Phase.APPLY: Phase.COMMIT,  # noqa: RUF012
+            Phase.ANSWER: Phase.CLEANUP}
+
+
+class LocksSecondariesFirst(WriteTxn):
+    """Broken: prewrites the secondaries before the primary (as prewriting them all at once
+    may): a reader meeting a secondary's lock finds no lock at the primary, takes the
+    transaction for aborted and removes the lock, and the transaction then commits."""
+
+    NEXT = {**WriteTxn.NEXT, Phase.READ: Phase.SECONDARIES, Phase.SECONDARIES: Phase.PREWRITE,  # noqa: RUF012
+            Phase.PREWRITE: Phase.COMMIT}
 
 
 class TrustsAnAbsentPrimary(ReadItem):
@@ -75,12 +93,38 @@ class TrustsAnAbsentPrimary(ReadItem):
         return super().after(result)
 
 
+class ReadsAroundBlindly(SnapshotRead):
+    """Broken: reads around a prepared lock without reading its primary (outside the rows):
+    the transaction may have committed there, and answered, already."""
+
+    def _outside(self) -> tuple[RowRef, ...]:
+        return ()
+
+
+def test_the_checker_catches_a_snapshot_reading_around_a_committed_transaction() -> None:
+    """The transfer answers once committed at its token's row; a TransactGetItems that starts
+    then and reads around the secondaries' locks, still prepared, answers from before it."""
+    world = {"P": 0, "A": 1, "B": 0}
+    t1 = transfer("T1", "A", "B", token="P")
+    reader = snapshot("S", ("A", "B"))
+    broken = replace(reader, machine=ReadsAroundBlindly(("A", "B")))
+    assert explore(world, [t1, broken], crash=False).anomalies
+    assert explore(world, [t1, reader], crash=False).anomalies == []
+
+
 def test_the_checker_catches_secondaries_committed_before_the_primary() -> None:
     t1 = transfer("T1", "A", "B")
     broken = replace(t1, machine=CommitsSecondariesFirst(t1.machine.txn, t1.machine.rows, t1.machine.decide))
     report = explore({"A": 1, "B": 0}, [broken, snapshot("S", ("A", "B"))])
     assert report.anomalies, "a crash between the secondary's apply and the commit point half-applies the transfer"
     assert any("T1=crashed" in a for a in report.anomalies)
+
+
+def test_the_checker_catches_secondaries_locked_before_the_primary() -> None:
+    t1 = transfer("T1", "A", "B")
+    broken = replace(t1, machine=LocksSecondariesFirst(t1.machine.txn, t1.machine.rows, t1.machine.decide))
+    assert explore({"A": 1, "B": 0}, [broken, add("W", "B", 10)], crash=False).anomalies
+    assert explore({"A": 1, "B": 0}, [t1, add("W", "B", 10)], crash=False).anomalies == []
 
 
 def test_the_checker_catches_a_reader_trusting_an_absent_primary() -> None:

@@ -1,0 +1,118 @@
+"""TransactGetItems as a state machine (see resolve.py for the form): every row read twice,
+and the rows answered as they all were at one moment between the two reads
+(docs/transactions.md, "TransactGetItems: one snapshot").
+
+Each read of the rows is one Together (one ReadRows per table): each row atomically, in
+any order. A row the two reads saw equal (every cell with its timestamp, and its lock)
+held that content from its first read to its second, and every first read ended before
+any second began, so at any moment M between the two rounds every row was as read. What
+a row holds at M is the right answer when no transaction on it had committed without
+being applied there:
+- a row without a lock: every committed transaction on it is applied (a secondary keeps
+  its lock until its intent is applied);
+- a row locked by T, prepared, when T had not committed at M: its data is from before T,
+  the value a read before T's commit point answers. T had not committed at M when T's
+  primary is among the rows and held T prepared in both reads, or when the primary, read
+  between the two rounds (the PRIMARIES round, at M), held T prepared. Such a row is read
+  around, as Percolator's readers read the last committed version beneath a lock; the
+  read is serialized before T, and T, committing after M, after it.
+Any other lock (a committed primary, a primary without T's lock, a newer release's lock)
+is settled as any reader settles it (resolve.py), and the rows are read again from the
+start; a lock of a live transaction that cannot be read around answers CONFLICT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from .resolve import SETTLED, TRIES, Resolve
+from .steps import CONFLICT, PREPARED, Finished, Move, Read, RowRef, Together, View
+
+
+class Snapshot(StrEnum):
+    """SnapshotRead's phases."""
+
+    FIRST = "first"  # the first read of every row
+    PRIMARIES = "primaries"  # the primaries of the prepared locks met, outside the rows, read at M
+    SECOND = "second"  # the second read of every row
+    READ = "read"  # the reads agree: the rows as they were at M
+    CONFLICT = "conflict"  # a live transaction, or rows that kept changing
+
+
+@dataclass(frozen=True)
+class SnapshotRead:
+    """TransactGetItems: Finished("read", data per row) or CONFLICT naming the row."""
+
+    rows: tuple[RowRef, ...]
+    pc: Snapshot = Snapshot.FIRST
+    views: tuple[View, ...] = ()  # the first read of every row
+    sub: Resolve | None = None  # settling the lock met on `blocked`
+    blocked: RowRef | None = None
+    tries: int = TRIES
+
+    def step(self) -> Move | Finished:
+        if self.sub is not None:
+            return self.sub.step()
+        if self.pc == Snapshot.READ:
+            return Finished("read", tuple(v.data for v in self.views))
+        if self.pc == Snapshot.CONFLICT:
+            return Finished(CONFLICT.kind, self.blocked)
+        if self.pc == Snapshot.PRIMARIES:
+            return Together(tuple(Read(p) for p in self._outside()))
+        return Together(tuple(Read(r) for r in self.rows))
+
+    def after(self, result: Any) -> SnapshotRead:
+        if self.sub is not None:
+            ended = self.sub.advanced(result)
+            if isinstance(ended, Resolve):
+                return replace(self, sub=ended)
+            if ended == SETTLED and self.tries > 1:  # read every row again
+                return replace(self, sub=None, pc=Snapshot.FIRST, views=(), tries=self.tries - 1)
+            return replace(self, sub=None, pc=Snapshot.CONFLICT)
+        if self.pc == Snapshot.FIRST:
+            return self._first(tuple(result))
+        if self.pc == Snapshot.PRIMARIES:
+            return self._primaries(dict(zip(self._outside(), result, strict=True)))
+        changed = next((v.row for v, again in zip(self.views, result, strict=True) if again != v), None)
+        if changed is None:
+            return replace(self, pc=Snapshot.READ)
+        if self.tries > 1:  # changed between the two reads: read every row again
+            return replace(self, pc=Snapshot.FIRST, views=(), tries=self.tries - 1)
+        return replace(self, pc=Snapshot.CONFLICT, blocked=changed)
+
+    def _first(self, views: tuple[View, ...]) -> SnapshotRead:
+        by_row = {v.row: v for v in views}
+        for view in views:
+            lock = view.lock
+            if lock is None:
+                continue
+            inside = by_row.get(lock.primary)
+            if not lock.known or lock.state != PREPARED or (inside is not None and not _prepared(inside, lock.txn)):
+                return replace(self, views=views)._settle(view)
+        done = replace(self, views=views)
+        if any(v.lock is not None for v in views) or len(views) > 1:
+            return replace(done, pc=Snapshot.PRIMARIES if done._outside() else Snapshot.SECOND)
+        return replace(done, pc=Snapshot.READ)  # one row, unlocked: its one read is a moment
+
+    def _primaries(self, fates: dict[RowRef, View]) -> SnapshotRead:
+        """The primaries outside the rows as read at M: each must hold its transaction prepared."""
+        for view in self.views:
+            lock = view.lock
+            if lock is not None and lock.primary not in self.rows and not _prepared(fates[lock.primary], lock.txn):
+                return self._settle(view)  # committed, or over: settled at its fate, then read again
+        return replace(self, pc=Snapshot.SECOND)
+
+    def _outside(self) -> tuple[RowRef, ...]:
+        """The primaries of the locks met that are not among the rows, each once."""
+        return tuple(dict.fromkeys(v.lock.primary for v in self.views
+                                   if v.lock is not None and v.lock.primary not in self.rows))
+
+    def _settle(self, view: View) -> SnapshotRead:
+        return replace(self, sub=Resolve.of(view), blocked=view.row)
+
+
+def _prepared(primary: View, txn: str) -> bool:
+    """Whether the primary, as read, holds transaction `txn` prepared (not committed)."""
+    return primary.lock is not None and primary.lock.txn == txn and primary.lock.state == PREPARED
