@@ -40,6 +40,7 @@ from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
 from .lock_tables import rows_of, tokens_ready
 from .stream_writes import Numbering, record_cells, stream_view, with_records
+from .turns import turns
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
@@ -89,7 +90,8 @@ async def transact_get_items(session: Session, request: TransactGetItems) -> dic
     rows, engine = _rows_of(session, named)
     # a row a transaction holds prepared (not committed) is read around: the rows as they were
     # before it (snapshot.py); only a lock that cannot be read around cancels (TransactionConflict)
-    finished = await run(SnapshotRead(rows), engine)  # each of its two reads of every row one ReadRows
+    async with turns(rows, False, lambda row: _conflict(named, row)):  # within a worker (turns.py)
+        finished = await run(SnapshotRead(rows), engine)  # each of its two reads of every row one ReadRows
     if finished.kind != "read":
         raise _conflict(named, finished.value)
     data = dict(zip(rows, finished.value, strict=True))
@@ -250,20 +252,12 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
     if request.token is not None:
         await tokens_ready(session)
     rows, engine = _rows_of(session, [n for n in named if n.refused is None], request.token)
-    decide = _Decider(session, request, rows)
-    views = await engine.prefetch(list(rows))  # the machine's first reads
-    earlier = decide.earlier(views[0]) if views[0].lock is None else None
-    if earlier is not None:  # a retry: answered from the token's record, nothing else read
-        return _answered(earlier)
-    for name, new in decide.written(tuple(views)):  # new attributes' types first
-        decide.tables[name] = await recorded(session, decide.tables[name], new)
-    decide.streams = {name: await stream_view(session, table) for name, table in decide.tables.items()}
-    machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()))
     if len(rows) == 1:  # one CheckAndMutateRow: within a worker, the writes of a hot row take turns (hot_rows.py)
         async with one_writer(*cells.split_row(rows[0]), Deadline()):
-            finished = await run(machine, engine)
+            finished = await _written(session, request, rows, engine)
     else:
-        finished = await run(machine, engine)
+        async with turns(rows, True, lambda row: _conflict(named, row)):  # within a worker (turns.py)
+            finished = await _written(session, request, rows, engine)
     if finished.kind in ("committed", "answered"):
         return _answered(finished)
     if finished.kind == "cancelled":
@@ -272,6 +266,20 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
         raise ServeError("TransactionInProgressException", "The transaction with the given request token is "
                          "already in progress")
     raise _conflict(named, finished.value)
+
+
+async def _written(session: Session, request: TransactWriteItems, rows: tuple[RowRef, ...], engine: Rows) -> Finished:
+    """The transaction from its first reads to its end, or a token's earlier answer."""
+    decide = _Decider(session, request, rows)
+    views = await engine.prefetch(list(rows))  # the machine's first reads
+    earlier = decide.earlier(views[0]) if views[0].lock is None else None
+    if earlier is not None:  # a retry: answered from the token's record, nothing else read
+        return earlier
+    for name, new in decide.written(tuple(views)):  # new attributes' types first
+        decide.tables[name] = await recorded(session, decide.tables[name], new)
+    decide.streams = {name: await stream_view(session, table) for name, table in decide.tables.items()}
+    machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()))
+    return await run(machine, engine)
 
 
 def _answered(finished: Finished) -> dict[str, Any]:

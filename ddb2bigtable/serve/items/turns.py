@@ -1,0 +1,84 @@
+"""Within a worker, the transactions on a row take turns: TransactGetItems together, a
+TransactWriteItems alone, in the order they came (docs/transactions.md, "Within a worker").
+
+The protocol needs none of it: between workers and instances, locks alone decide. But two
+requests of one worker on the same rows would otherwise meet each other's locks: a writer
+meeting a live transaction is cancelled (TransactionConflict), and a TransactGetItems whose
+rows a writer changes between its two reads reads them all again, and is cancelled after
+three tries. Taking turns, each waits instead, as DynamoDB Local's transactions on an item
+do, and the protocol then finds the rows settled.
+
+A row's turn is a gate passed in arrival order (asyncio.Lock is fair): a reader passes it
+and is counted until done; a writer holds it for its whole turn, once the readers counted
+before it are done. Rows are taken in one order (sorted), so no two requests wait on each
+other: a chain of waits only goes to later rows. A turn that does not come within the
+request's deadline is answered as a conflict on that row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from ..errors import ServeError
+from ..transactions import cells
+from ..transactions.steps import RowRef
+from .hot_rows import Deadline
+
+
+class _Turn:
+    """One row's turns."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Lock()
+        self.readers = 0
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    async def take(self, write: bool) -> None:
+        if not write:
+            async with self.gate:
+                self.readers += 1
+                self.idle.clear()
+            return
+        await self.gate.acquire()
+        try:
+            await self.idle.wait()
+        except BaseException:
+            self.gate.release()
+            raise
+
+    def give_back(self, write: bool) -> None:
+        if write:
+            self.gate.release()
+            return
+        self.readers -= 1
+        if not self.readers:
+            self.idle.set()
+
+
+_TURNS: weakref.WeakValueDictionary[tuple[int, RowRef], _Turn] = weakref.WeakValueDictionary()
+
+
+@asynccontextmanager
+async def turns(rows: tuple[RowRef, ...], write: bool, conflict: Callable[[RowRef], ServeError]) -> AsyncIterator[None]:
+    """This request's turn on every row (`write`: alone); `conflict(row)` when a turn does not
+    come in time."""
+    loop, deadline, held = id(asyncio.get_running_loop()), Deadline(), []
+    try:
+        for row in sorted(rows, key=cells.split_row):
+            turn = _TURNS.get((loop, row))
+            if turn is None:
+                turn = _TURNS[(loop, row)] = _Turn()
+            try:
+                async with asyncio.timeout(max(deadline.left(), 0)):
+                    await turn.take(write)
+            except TimeoutError:
+                raise conflict(row) from None
+            held.append(turn)
+        yield
+    finally:
+        for turn in held:
+            turn.give_back(write)
