@@ -71,15 +71,13 @@ async def read(session: Session, stream: Stream, position: Position, limit: int,
     found: list[tuple[str, int, bytes]] = []
     if start < bound:
         scan = _scanned(stream, start)
+        if scan is None:  # a reader catching up: a page the last scan fills needs no new one
+            held = _held(stream, start)
+            scan = held if held is not None and _fills(_found(held, position, bound), limit) else None
         if scan is None:
             scan = await _scan(session, stream, start, bound)
         bound = min(bound, scan.bound)
-        for row_key, micros, column, value in scan.cells:
-            if shard_of_row(row_key) == position.shard and micros < bound:
-                number = sequence(micros, row_key, number_of(column))
-                if position.admits(number):
-                    found.append((number, micros, value))
-    found.sort()
+        found = _found(scan, position, bound)
     records: list[dict] = []
     size, after = 0, position
     for number, micros, value in found:
@@ -98,6 +96,25 @@ async def read(session: Session, stream: Stream, position: Position, limit: int,
     return Page(records, Position(position.shard, at_time(bound), True, position.issued_ms), finished)
 
 
+def _found(scan: Scan, position: Position, bound: int) -> list[tuple[str, int, bytes]]:
+    """The shard's records in the scan that the position admits, committed before `bound`, in
+    sequence order: (sequence number, commit time, stored value)."""
+    found = []
+    for row_key, micros, column, value in scan.cells:
+        if micros < bound and shard_of_row(row_key) == position.shard:
+            number = sequence(micros, row_key, number_of(column))
+            if position.admits(number):
+                found.append((number, micros, value))
+    found.sort()
+    return found
+
+
+def _fills(found: list[tuple[str, int, bytes]], limit: int) -> bool:
+    """Whether these records fill a page (Limit, or 1 MB of values): then what was committed
+    after the scan would not be on it anyway."""
+    return len(found) > limit or sum(len(value) for _, _, value in found) > PAGE_BYTES
+
+
 @dataclass(frozen=True)
 class Scan:
     """One read of a stream's cells committed in [start, bound): every shard's."""
@@ -111,17 +128,24 @@ class Scan:
 # This worker's last scan of each stream, which a read of another shard of it begun within
 # SHARED_SECONDS reuses: a reader polling the stream's four shards pays one scan of the
 # table, not four. Its bound is then that scan's, so a record committed since waits for the
-# next read; the position handed back says so, and nothing is skipped.
+# next read; the position handed back says so, and nothing is skipped. A read that the scan
+# fills (a reader catching up: more records after its position than a page holds) reuses it
+# however old it is, so a backlog of N records costs one scan, not one per page.
 SHARED_SECONDS = 0.1
 _recent: dict[str, Scan] = {}
 
 
-def _scanned(stream: Stream, start: int) -> Scan | None:
+def _held(stream: Stream, start: int) -> Scan | None:
+    """The last scan of the stream when it holds everything from `start` to its bound."""
     recent = _recent.get(stream.arn)
-    if recent is None or recent.start > start // 1000 * 1000 or recent.bound <= start \
-            or time.monotonic() - recent.taken > SHARED_SECONDS:
+    if recent is None or recent.start > start // 1000 * 1000 or recent.bound <= start:
         return None
     return recent
+
+
+def _scanned(stream: Stream, start: int) -> Scan | None:
+    recent = _held(stream, start)
+    return recent if recent is not None and time.monotonic() - recent.taken <= SHARED_SECONDS else None
 
 
 async def _scan(session: Session, stream: Stream, start: int, bound: int) -> Scan:

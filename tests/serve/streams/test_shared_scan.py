@@ -52,3 +52,50 @@ def test_the_four_shards_of_one_poll_cost_one_scan(streamed, arn, monkeypatch) -
     for shard, page in enumerate(pages):
         got = [r["dynamodb"]["Keys"] for r in page if r["dynamodb"]["Keys"]["pk"]["S"].startswith("shared-")]
         assert got and sorted(map(str, got)) == sorted(map(str, written[shard]))
+
+
+def test_a_reader_catching_up_pays_one_scan_for_its_backlog_not_one_a_page(streamed, arn, monkeypatch) -> None:
+    """Pages a scan fills are answered from it however old it is (reverse replication after
+    the write switch reads thousands of records a page at a time): a backlog of 12 records
+    of one shard read 3 a page, each page after the scan's SHARED_SECONDS, costs one scan
+    for the first three pages and one more for the last, which the first does not fill (it
+    looks for records committed since); each record comes once, in order."""
+    from google.cloud.bigtable.data import BigtableDataClientAsync
+
+    from ddb2bigtable.serve.catalog import catalog
+    from ddb2bigtable.serve.session import Session
+
+    writer, mine = Writer(streamed), []
+    began = time.time_ns() // 1000
+    n = 0
+    while len(mine) < 12:
+        keys = {"pk": {"S": f"backlog-{n}"}, "sk": {"N": str(n)}}
+        if positions.shard_of_row(writer.write(keys, None, keys | {"n": {"N": str(n)}})) == 0:
+            mine.append(keys)
+        n += 1
+    scans = []
+    scan = scan_source._scan
+
+    async def counted(*args):
+        scans.append(args[2:])
+        return await scan(*args)
+
+    monkeypatch.setattr(scan_source, "_scan", counted)
+
+    async def pages() -> list[dict]:
+        async with BigtableDataClientAsync(project=streamed.project) as client:
+            session = Session(catalog(streamed.root, STAGE, {}, streamed.project), client)
+            stream = registry.current(await registry.named(session, "Orders"))
+            assert stream is not None
+            position, read = positions.Position(0, positions.at_time(began), True, began // 1000), []
+            for _ in range(4):
+                page = await scan_source.read(session, stream, position, 3, time.time_ns() // 1000)
+                read.extend(page.records)
+                position = page.position
+                await asyncio.sleep(scan_source.SHARED_SECONDS * 2)
+            return read
+
+    read = asyncio.run(pages())
+    got = [r["dynamodb"]["Keys"] for r in read if r["dynamodb"]["Keys"]["pk"]["S"].startswith("backlog-")]
+    assert got == mine
+    assert len(scans) == 2, scans
