@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .output import echo_warning
+
 if TYPE_CHECKING:
     from ..replicate.cutover import CutoverReport
 
@@ -127,7 +129,8 @@ def _print(report: CutoverReport) -> None:
     if report.locked_rows:
         from ..load.locks import locked_note
 
-        click.echo(f"note: {locked_note(report.locked_rows)}; a difference in such a row may be that transaction")
+        echo_warning(f"note: {locked_note(report.locked_rows)}; a difference in such a row may be that transaction",
+                     err=False)
     lag = report.lag_note if report.lag_seconds is None else f"{report.lag_seconds:,.1f} s ({report.lag_note})"
     click.echo(f"replication lag: {lag}; limit {report.lag_limit_seconds:g} s (--max-lag)")
     if report.ready:

@@ -11,6 +11,8 @@ from typing import Any
 
 import click
 
+from .output import echo_warning
+
 # The stage a command acts in when none is named: the emulator's, the one stage that reaches
 # no cloud resource, so a forgotten --stage never plans, loads or serves production.
 DEFAULT_STAGE = "local"
@@ -23,8 +25,7 @@ def deprecated(ctx: click.Context | None, old: str, new: str) -> None:
         names.insert(0, ctx.info_name or "")
         ctx = ctx.parent
     command = " ".join(["ddb2bigtable", *names])
-    click.echo(f"deprecated: `{command} {old}` is now `{command} {new}`; the old spelling goes in the next release",
-               err=True)
+    echo_warning(f"deprecated: `{command} {old}` is now `{command} {new}`; the old spelling goes in the next release")
 
 
 class Formats(click.Choice):

@@ -253,7 +253,7 @@ def run_up_command(root: Path, stage_name: str, keep_running: bool, fmt: str, *,
         console.print(f"tables created without data (no <export>/<table id>/ folder): "
                       f"{', '.join(result.without_export)}")
     for warning in result.unused_exports:
-        console.print(Text(f"warning: {warning}", style="yellow"), soft_wrap=True)  # a path stays whole
+        echo_warning(f"warning: {warning}")  # folded at a terminal, a path never cut
     notes = sum(len(r.lossy) + len(r.typed_json) for r in result.loads)
     noted = f", {notes} notes on what the mapping keeps of the items" if notes else ""
     console.print(f"the whole report (plan, loads, verifies{noted}): {report}")

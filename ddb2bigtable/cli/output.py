@@ -51,20 +51,23 @@ def report_interrupt(command: str | None, argv: list[str]) -> NoReturn:
     sys.exit(EXIT_INTERRUPTED)
 
 
-def echo_warning(text: str) -> None:
-    """A warning for a person, on stderr: at a terminal, folded at its width on word
+def echo_warning(text: str, *, err: bool = True) -> None:
+    """A warning (or a note, a deprecation line, a problem with the input) for a person, on stderr (`err=False`:
+    stdout, for a report's own notes): at a terminal, folded at its width on word
     boundaries with the lines after the first indented (an import's notices ran to 560
-    characters a line); into a pipe or a file, one whole line, for grep and scripts. The
-    width is COLUMNS when set, else stderr's terminal's (stdout is often a file here:
-    `import ... > spec.yaml`)."""
-    if sys.stderr.isatty():
+    characters a line), a path never cut; into a pipe or a file, one whole line, for grep
+    and scripts. The width is COLUMNS when set, else that stream's terminal's (stdout is
+    often a file while stderr is not: `import ... > spec.yaml`). Every warning the command
+    line prints goes through here (tests/cli/test_wrapped_warnings.py checks)."""
+    stream = sys.stderr if err else sys.stdout
+    if stream.isatty():
         try:
-            width = int(os.environ.get("COLUMNS") or os.get_terminal_size(sys.stderr.fileno()).columns)
+            width = int(os.environ.get("COLUMNS") or os.get_terminal_size(stream.fileno()).columns)
         except (OSError, ValueError):
             width = 80
         text = textwrap.fill(text, width=max(width, 40), subsequent_indent="  ", break_long_words=False,
                              break_on_hyphens=False)
-    click.echo(text, err=True)
+    click.echo(text, err=err)
 
 
 def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoReturn:
@@ -73,7 +76,7 @@ def report_error(error: Ddb2BigtableError, command: str | None = None) -> NoRetu
     Never a traceback."""
     if isinstance(error, InputError):
         for problem in error.problems:
-            click.echo(str(problem), err=True)
+            echo_warning(str(problem))  # its file:line: first, as editors read it; folded after
         count = len(error.problems)
         not_done = error.not_done or NOT_DONE.get(command or "")
         click.echo(f"{count} problem{'s' if count != 1 else ''} found" + (f"; {not_done}." if not_done else "."),

@@ -32,8 +32,8 @@ def _warn_estimates(path: Path) -> None:
     except (OSError, UnicodeDecodeError):
         return
     if left:
-        click.echo(f"warning: {path}: {left} value(s) still marked `{ESTIMATE_MARK}` by import: replace each with "
-                   "the real figure before trusting the plan's numbers [estimate]", err=True)
+        echo_warning(f"warning: {path}: {left} value(s) still marked `{ESTIMATE_MARK}` by import: replace each with "
+                     "the real figure before trusting the plan's numbers [estimate]")
 
 
 def _warn_index_keys(specs: list[Spec], exports: tuple[str, ...]) -> None:

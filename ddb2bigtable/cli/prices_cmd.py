@@ -12,6 +12,7 @@ import click
 from ..plan.price_lock import LOCK_FILE, STALE_AFTER_DAYS, PriceLock, lock_for
 from ..spec.aws_endpoints import check_endpoint_url
 from ..spec.errors import InputError, Problem
+from .output import echo_warning
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,9 +37,9 @@ def read_prices(root: Path, given: Path | None) -> PriceLock | None:
 def warn_if_stale(lock: PriceLock) -> None:
     age = lock.age_days(datetime.now(UTC).date())
     if age > STALE_AFTER_DAYS:
-        click.echo(f"warning: {lock.file} was fetched {lock.fetched_day} ({age} days ago, more than "
-                   f"{STALE_AFTER_DAYS}): prices may have changed since; run `ddb2bigtable prices refresh` "
-                   "and commit the new lock [price-lock-stale]", err=True)
+        echo_warning(f"warning: {lock.file} was fetched {lock.fetched_day} ({age} days ago, more than "
+                     f"{STALE_AFTER_DAYS}): prices may have changed since; run `ddb2bigtable prices refresh` "
+                     "and commit the new lock [price-lock-stale]")
 
 
 @click.group(name="prices")
@@ -77,8 +78,8 @@ def refresh(regions: str | None, output: Path | None, gcp_endpoint: str | None, 
     done = fetch(Options(wanted, gcp_endpoint, aws_endpoint, aws_pricing_region), lambda: datetime.now(UTC))
     write_lock(path, done.lock)
     for gap in done.missing:
-        click.echo(f"warning: {gap}: not in the price APIs' answers; plans price it from the shipped table or "
-                   "an estimate [price-not-fetched]", err=True)
+        echo_warning(f"warning: {gap}: not in the price APIs' answers; plans price it from the shipped table or "
+                     "an estimate [price-not-fetched]")
     figures = sum(len(items) for section in (done.lock.bigtable, done.lock.network, done.lock.dynamodb)
                   for items in section.values())
     click.echo(f"wrote {path}: {figures} prices for {len(done.gcp_regions)} GCP and {len(done.aws_regions)} AWS "

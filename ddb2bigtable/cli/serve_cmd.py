@@ -12,6 +12,7 @@ import click
 
 from ..serve.protocol.limits import Exposure, Guard
 from .grammar import DEFAULT_STAGE, renamed_option
+from .output import echo_warning
 
 GUARD = Guard()  # the defaults of the connection options
 
@@ -84,8 +85,8 @@ def serve(specs: tuple[str, ...], stage: str, host: str, port: int, workers: int
         if keys is not None:
             click.echo(f"every request must be signed (SigV4) with one of {len(keys)} key pair(s)", err=True)
         elif not loopback:
-            click.echo(f"warning: listening on {host} without checking signatures (--unsigned): whoever reaches "
-                       f"this address can read and write these tables unless a proxy authenticates them", err=True)
+            echo_warning(f"warning: listening on {host} without checking signatures (--unsigned): whoever reaches "
+                         f"this address can read and write these tables unless a proxy authenticates them")
 
     stage_regions, stage_hosts = _signed_for(root, stage, given)
     exposure = Exposure(frozenset({*stage_regions, *regions}),

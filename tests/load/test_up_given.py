@@ -93,7 +93,7 @@ def test_an_export_folder_no_table_id_names_is_a_warning_beside_what_loads(tmp_p
     specs = [str(root / "specs" / name) for name in ("invoices-adjacency.yaml", "product-catalog.yaml")]
     out = _up(root, *specs, "--export", str(mine / "exports"))
     assert out.returncode == 0, out.stderr
-    text = " ".join(out.stdout.split())
+    text = " ".join(out.stderr.split())
     assert f"warning: {mine / 'exports' / 'prodcuts'}/ matches no table id; did you mean products? (rename the " \
            "folder to products): not loaded" in text
     assert f"{mine / 'exports'}/ holds export folders that match no table id, not loaded: archive-2025/" in text
