@@ -50,14 +50,15 @@ class ReverseReader:
     async def read(self, table: Any, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int,
                    row_filter: Any, seconds: float, attempt_seconds: float) -> list[Row]:
         """Up to `limit` rows of [start, end) (start excluded with `start_open`), last first,
-        each row's cells through `row_filter` (a data client's RowFilter)."""
+        each row's cells through `row_filter` (a data client's RowFilter; None: every cell)."""
         rows: list[Row] = []
         deadline = time.monotonic() + seconds
         while True:
             upper = rows[-1].row_key if rows else end
             request = ReadRowsRequest(table_name=table.table_name, app_profile_id=table.app_profile_id or "",
                                       rows=RowSet(row_ranges=[_range(start, upper, start_open)]),
-                                      rows_limit=limit - len(rows), reversed=True, filter=row_filter._to_pb())
+                                      rows_limit=limit - len(rows), reversed=True,
+                                      filter=row_filter._to_pb() if row_filter is not None else None)
             left = deadline - time.monotonic()
             try:
                 stream = await self.gapic.read_rows(request, timeout=min(attempt_seconds, left), retry=None,

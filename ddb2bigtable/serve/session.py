@@ -51,18 +51,20 @@ class Session:
     stale_types: set[str] = field(default_factory=set)
     counts: dict[tuple[str, str, str], Any] = field(default_factory=dict)  # table_counts.py: (when, Counts)
     streams: dict[str, tuple[float, str | None]] = field(default_factory=dict)  # items/stream_writes.py: (when, view)
-    _stores: dict[tuple[str, str, str | None], Store] = field(default_factory=dict)
+    _stores: dict[tuple[str, str, str | None, tuple[str, ...] | None], Store] = field(default_factory=dict)
 
     def store(self, table: ServedTable, consistent: bool) -> Store:
         profile = table.consistent_profile if consistent else table.serving_profile
-        return self.table_store(table.instance_id, table.spec.id, profile, table.name)
+        return self.table_store(table.instance_id, table.spec.id, profile, table.name, table.families)
 
-    def table_store(self, instance_id: str, table_id: str, profile: str | None, name: str) -> Store:
-        """One Bigtable table through one app profile (`name`: what errors call it)."""
-        handle = self._stores.get((instance_id, table_id, profile))
+    def table_store(self, instance_id: str, table_id: str, profile: str | None, name: str,
+                    families: tuple[str, ...] | None = None) -> Store:
+        """One Bigtable table through one app profile (`name`: what errors call it; `families`:
+        a table of items' item families, whose reads leave its stream records out)."""
+        handle = self._stores.get((instance_id, table_id, profile, families))
         if handle is None:
-            handle = Store(self.client.get_table(instance_id, table_id, app_profile_id=profile), name)
-            self._stores[(instance_id, table_id, profile)] = handle
+            handle = Store(self.client.get_table(instance_id, table_id, app_profile_id=profile), name, families)
+            self._stores[(instance_id, table_id, profile, families)] = handle
         return handle
 
     def decode(self, table: ServedTable, row: Any, now: int | None = None) -> list[Item]:
@@ -79,7 +81,7 @@ class Session:
 
     async def find(self, table: ServedTable, key: Item, *, consistent: bool) -> Found:
         """A writer's read of the item's row: its cells with the row's newest stream record
-        (store.WRITER_VIEW), what the write's guard compares and numbers the next record from."""
+        (store.writer_cells), what the write's guard compares and numbers the next record from."""
         row_key = table.row_key(key)
         row = await self.store(table, consistent).read_row(row_key, writer=True)
         if row is None:

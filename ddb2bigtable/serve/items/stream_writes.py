@@ -10,7 +10,7 @@ disabled by another worker is seen here within that second: a write in between i
 as the worker saw the stream (docs/streams.md, "Every way it differs").
 
 Records are numbered from the row's newest one, which a writer's read holds
-(store.WRITER_VIEW); the guard of the write (the row unchanged since that read) makes sure
+(store.writer_cells); the guard of the write (the row unchanged since that read) makes sure
 no other writer took the number. An item whose TTL had passed when the write found it is
 recorded as DynamoDB's TTL would have removed it first: a REMOVE by the service, then the
 write's own record as on no item (docs/streams.md, "TTL").

@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..store import WRITE_SECONDS, WRITER_VIEW, Store, bigtable_errors, unchanged_filter
+from ..store import WRITE_SECONDS, Store, bigtable_errors
 from . import behind, cells
 from .steps import (
     Answer,
@@ -150,9 +150,12 @@ class Rows:
 
     async def _if_unchanged(self, seen: View, mutations: list[Any]) -> bool:
         table, key = cells.split_row(seen.row)
-        if not seen.data:  # nothing was there: write only while nothing is (the false branch of the view)
-            return not await self._check(table, key, WRITER_VIEW, [], mutations, absent=True)
-        return await self._check(table, key, unchanged_filter(list(seen.data)), mutations, [])
+        place = await self.place(table)
+        if place is None:  # a table that is gone: nothing is written
+            return False
+        if not seen.data:  # nothing was there: write only while nothing is (the false branch of a writer's view)
+            return not await self._check(table, key, place.store.any_cell(), [], mutations, absent=True)
+        return await self._check(table, key, place.store.unchanged(list(seen.data)), mutations, [])
 
     async def _check(self, table: str, key: bytes, predicate: Any, true_case: list[Any], false_case: list[Any],
                      *, absent: bool = False) -> bool:
