@@ -271,14 +271,6 @@ class Store:
                 self.reverse_refused = True
                 return None
 
-    async def write_unless(self, predicate: rf.RowFilter, row: RowMutation, families: tuple[str, ...]) -> bool:
-        """Write `row` (a row delete made family by family, `client_mutations`) only while
-        `predicate` yields no cell of it; False when one does, and nothing is written."""
-        changes = client_mutations(row, families)
-        async with bigtable_errors(self.name):
-            return not await self.handle.check_and_mutate_row(row.key, predicate, false_case_mutations=changes,
-                                                              operation_timeout=WRITE_SECONDS)
-
     async def write_if_unchanged(self, row: RowMutation, read: list[Cell], families: tuple[str, ...] | None = None
                                  ) -> bool:
         """Write only while the row still holds exactly the cells `read`; False when it changed.

@@ -1,10 +1,12 @@
 """GetItem, PutItem, DeleteItem and UpdateItem.
 
-Writes are read-check-write, atomic per row (store.py): the row is read through the
-single-cluster profile, the condition and the update are evaluated on the item as it is,
-and the new cells are written only if the row has not changed since; otherwise it starts
-over; the writes of one row take turns within a worker and a lost race is tried again
-after a jittered pause while the request's deadline allows (hot_rows.py), then answers
+Writes are read-check-write, atomic per row (store.py), by the model-checked machines of
+serve/transactions (resolve.SingleWrite; BlindWrite for a write that needs no read), which
+the driver runs: the row is read through the single-cluster profile, the condition and the
+update are evaluated on the item as it is (`_change`), and the new cells are written only
+if the row has not changed since; otherwise it starts over; the writes of one row take
+turns within a worker and a lost race is tried again after a jittered pause while the
+request's deadline allows (hot_rows.py), then answers
 ProvisionedThroughputExceededException (the SDK backs off and retries). A write also
 clears every cell of the item's previous image (`Codec.delete` of the old item) so an
 attribute the new image lacks does not survive; a whole row's delete is made family by
@@ -17,20 +19,23 @@ from __future__ import annotations
 from typing import Any
 
 from ...codec.items import Item
-from ...codec.mutations import CodecError, Expired, RowMutation
+from ...codec.mutations import Cell, CodecError, Expired, RowMutation
 from .. import capacity
 from ..catalog import ServedTable
 from ..errors import ServeError, condition_failed, validation
 from ..expressions import parsing as expressions
 from ..expressions.projections import project
 from ..requests import DeleteItem, GetItem, Path, PutItem, UpdateItem, WriteRequest
-from ..session import Found, Session
-from ..store import now_micros
-from ..tables.types_record import recorded
+from ..session import Found, Session, same_key
+from ..store import client_mutations, now_micros
+from ..tables.types_record import recorded, unrecorded
+from ..transactions import cells
+from ..transactions.resolve import BlindWrite, SingleWrite
+from ..transactions.steps import Finished
 from ..wire import WireItem, check_size, item_to_codec, item_to_wire
 from .counters import counter_adds
-from .hot_rows import Deadline, gave_up, one_writer, tries
-from .locked_rows import read_item, unlocked, write_unless_locked
+from .hot_rows import Deadline, one_writer
+from .locked_rows import read_item, write_row
 
 # an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
 MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
@@ -64,26 +69,53 @@ def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
 
 async def change_item(session: Session, request: WriteRequest, new_image: Any) -> tuple[Item | None, Item | None]:
     """Read, check the ConditionExpression, compute the new image (`new_image(old wire item or
-    None) -> codec item or None`) and write it if the row is unchanged; (old, new)."""
+    None) -> codec item or None`) and write it if the row is unchanged; (old, new). The
+    model-checked SingleWrite does it (`_change` decides); its new attributes' types are
+    recorded first, then it runs again."""
     table, key = request.table, request.key
-    holds = request.condition or _always
-    store = session.store(table, consistent=True)
+    row = (table.name, table.row_key(key))
     deadline = Deadline()
-    async with one_writer(table.name, table.row_key(key), deadline):
-        async for _ in tries(deadline):
-            found = await session.find(table, key, consistent=True)
-            if not await unlocked(session, table, found):  # a transaction's lock, settled: read again
-                continue
-            old = item_to_wire(found.item) if found.item is not None else None
-            if not holds(old):
-                raise condition_failed(old if request.old_on_failure and old is not None else None)
-            new = new_image(old)
-            if new is None and found.item is None:
-                return None, None  # nothing to delete
-            table = await recorded(session, table, new)  # its new attributes in the table's record of types
-            if await store.write_if_unchanged(write_of(table, found, new), found.cells, table.families):
-                return found.item, new
-    raise gave_up(table.name)
+    async with one_writer(*row, deadline):
+        while (finished := await write_row(session, table, SingleWrite(row, _change(session, request, table,
+                                                                                    new_image)), deadline)
+               ).kind == "unrecorded":
+            table = await recorded(session, table, finished.value)
+    if finished.kind == "failed":
+        raise condition_failed(finished.value if request.old_on_failure else None)
+    if finished.kind == "unchanged":
+        return None, None  # nothing to delete
+    old, new = finished.value[1].about
+    return old, new
+
+
+def _change(session: Session, request: WriteRequest, table: ServedTable, new_image: Any) -> Any:
+    """SingleWrite's decision over the row's cells as read: the item's new image written over
+    the old (an intent of plain mutations), or how the write ends without writing."""
+    key, holds = request.key, request.condition or _always
+    row_key = table.row_key(key)
+
+    def change(data: tuple[Cell, ...]) -> cells.Mutations | Finished:
+        found = next((i for i in session.decode(table, cells.RowCells(row_key, data)) if same_key(i, key)), None) \
+            if data else None
+        old = item_to_wire(found) if found is not None else None
+        if not holds(old):
+            return Finished("failed", old)
+        new = new_image(old)
+        if new is None and found is None:
+            return Finished("unchanged")
+        if unrecorded(session, table, new):
+            return Finished("unrecorded", new)
+        return _intent(table, write_of(table, Found(row_key, [], found), new), (found, new))
+
+    return change
+
+
+def _intent(table: ServedTable, mutation: RowMutation, about: tuple[Item | None, Item | None]) -> cells.Mutations:
+    """The row mutation as the single write sends it, its row delete made family by family (the
+    reserved family's cells stay: a ClientRequestToken's record lives in its primary row).
+    Every single-item write's intent is made here, with the item before and after when
+    known (`about`): a cell the same write must carry is appended to its mutations here."""
+    return cells.Mutations(client_mutations(mutation, table.families), about)
 
 
 def _always(_item: WireItem | None) -> bool:
@@ -104,12 +136,13 @@ async def replace_item(session: Session, request: WriteRequest, new: Item | None
     """PutItem (`new`) or DeleteItem (None) of one item; the old image (None when unread or absent).
     One CheckAndMutateRow refused by a locked row when `needs_no_read`, else `change_item`'s read-check-write."""
     key = request.key
-    if needs_no_read(request):
+    if needs_no_read(request):  # BlindWrite: on a locked row, it settles the lock or meets a live transaction
         table = await recorded(session, request.table, new)
-        if await write_unless_locked(session, table, write_of(table, Found(table.row_key(key), [], None), new)
-                                     if new is not None else table.codec.delete(key)):
-            return None
-        # a locked row: the read-check-write below settles the lock or meets a live transaction
+        row_key = table.row_key(key)
+        mutation = write_of(table, Found(row_key, [], None), new) if new is not None else table.codec.delete(key)
+        await write_row(session, table, BlindWrite((table.name, row_key), _intent(table, mutation, (None, new))),
+                        Deadline())
+        return None
     return (await change_item(session, request, lambda _old: new))[0]
 
 
@@ -149,9 +182,10 @@ async def update_item(session: Session, request: UpdateItem) -> dict[str, Any]:
         return new
 
     adds = None if request.capacity_wanted else counter_adds(request)
-    if adds is not None and await write_unless_locked(session, table, adds):  # AddToCell, no read (counters.py)
+    if adds is not None:  # AddToCell, no read (counters.py); a locked row's lock is settled first, or met live
+        await write_row(session, table, BlindWrite((table.name, adds.key), _intent(table, adds, (None, None))),
+                        Deadline())
         return {}
-    # not only additions, or a transaction's row: the read-check-write settles its lock or meets it live
     old, new = await change_item(session, request, updated)
     written = expressions.written_paths(expression, names) if expression is not None else []
     spent = capacity.consumed(request.capacity, table.name, capacity.write(table, old, new))

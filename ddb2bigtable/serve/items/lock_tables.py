@@ -81,6 +81,7 @@ async def place(session: Session, name: str) -> Place | None:
     return Place(session.store(table, consistent=True), table.families) if table is not None else None
 
 
-def rows_of(session: Session) -> Rows:
-    """Rows of every table a lock can name, through their transactional profiles."""
-    return Rows(lambda name: place(session, name))
+def rows_of(session: Session, until: float | None = None) -> Rows:
+    """Rows of every table a lock can name, through their transactional profiles; `until`, the
+    request's deadline (a monotonic clock) for a single-item write's tries."""
+    return Rows(lambda name: place(session, name), until)

@@ -5,7 +5,9 @@ A row without a lock costs nothing more: the lock's cells come with the row a re
 makes, and `settled` only looks at them. A locked row is read as its transaction's fate
 says (never half of it); a writer settles a lock whose transaction is over and meets a live
 one with TransactionConflictException, as DynamoDB answers a write to an item an ongoing
-transaction holds.
+transaction holds. Every single-item write is a machine the model checker checks
+(resolve.SingleWrite, BlindWrite), run here by the driver, the only caller of Bigtable's
+conditional writes of item rows (tests/serve/items/test_write_paths.py).
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...codec.items import Item
-from ...codec.mutations import RowMutation
 from ..catalog import ServedTable
 from ..errors import ServeError, throttled
-from ..session import Found, Session, same_key
+from ..session import Session, same_key
 from ..transactions import cells
 from ..transactions.driver import run
-from ..transactions.resolve import SETTLED, ReadItem, Resolve
+from ..transactions.resolve import BlindWrite, ReadItem, SingleWrite
+from ..transactions.steps import CONFLICT, GAVE_UP, Finished
+from .hot_rows import Deadline, gave_up
 from .lock_tables import rows_of
 
 
@@ -47,27 +50,17 @@ async def settled(session: Session, table: ServedTable, rows: list[Any]) -> list
     return out
 
 
-async def unlocked(session: Session, table: ServedTable, found: Found) -> bool:
-    """A writer's read: True when the row holds no lock; False when a lock whose transaction
-    is over was settled (read the row again); TransactionConflictException when a live
-    transaction holds the row."""
-    view = cells.view_of((table.name, found.row_key), found.cells)
-    if view.lock is None:
-        return True
-    if await run(Resolve.of(view), rows_of(session)) == SETTLED:
-        return False
-    raise conflict()
-
-
-async def write_unless_locked(session: Session, table: ServedTable, mutation: RowMutation) -> bool:
-    """A write that needs no read, as one CheckAndMutateRow refused by a locked row (the
-    MutateRow it replaces could overwrite a transaction's row); False when the row is locked.
-    What the protocol's WriteIfUnlocked step does, without storing the mutations as an
-    intent and reading them back (a wide item's 20,000 cells took 0.6 s that way); its row
-    delete is made family by family, as the protocol deletes a row (transactions/cells.py),
-    so the reserved family's cells (ClientRequestToken records) stay."""
-    store = session.store(table, consistent=True)
-    return await store.write_unless(cells.holds_any_lock(), mutation, table.families)
+async def write_row(session: Session, table: ServedTable, machine: SingleWrite | BlindWrite,
+                    deadline: Deadline) -> Finished:
+    """Run a single-item write's machine on Bigtable (item_ops.py) to its end: how it finished,
+    or TransactionConflictException when a live transaction holds the row, or
+    ProvisionedThroughputExceeded when it kept losing the row past the request's deadline."""
+    finished = await run(machine, rows_of(session, deadline.at))
+    if finished == CONFLICT:
+        raise conflict()
+    if finished == GAVE_UP:
+        raise gave_up(table.name)
+    return finished
 
 
 async def read_item(session: Session, table: ServedTable, key: Item, *, consistent: bool) -> Item | None:

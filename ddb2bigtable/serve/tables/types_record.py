@@ -37,17 +37,24 @@ def _with_types(session: Session, table: ServedTable, record: dict[str, str]) ->
     return fresh
 
 
+def unrecorded(session: Session, table: ServedTable, item: Item | None) -> list[str]:
+    """The attributes of `item` this worker does not know the table's record to hold (no I/O:
+    a single-item write's machine asks it while deciding, and `recorded` first when any)."""
+    if item is None:
+        return []
+    known = session.recorded.get((table.instance_id, table.spec.id), set())
+    types = table.codec.types
+    return [name for name in item if name not in types and name not in known]
+
+
 async def recorded(session: Session, table: ServedTable, item: Item | None) -> ServedTable:
     """The table to encode `item` with, once every attribute of it is in the table's record:
     the same table when the record held them or took them as `mixed`, else the table
     rebuilt with the types another writer recorded first."""
-    if item is None:
-        return table
-    known = session.recorded.setdefault((table.instance_id, table.spec.id), set())
-    types = table.codec.types
-    new = {name: MIXED for name in item if name not in types and name not in known}
+    new = dict.fromkeys(unrecorded(session, table, item), MIXED)
     if not new:
         return table
+    known = session.recorded.setdefault((table.instance_id, table.spec.id), set())
     try:
         record = await record_types(session.client, session.catalog.project, table.instance_id, table.spec.id, new,
                                     table.consistent_profile)

@@ -4,6 +4,9 @@ CheckAndMutateRow hold only while a row holds a given lock, or any.
 
 An intent is stored as the Bigtable mutations themselves (serialized protocol buffers), so
 whoever rolls a transaction forward applies exactly what its owner decided, with no codec.
+A single-item write's intent is never stored (it is written in the one CheckAndMutateRow
+that checks the row), so it stays a plain list of mutations (`Mutations`): packing a wide
+item's 20,000 cells and reading them back took 0.6 s.
 A row deleted by an intent is deleted family by family, never whole: DeleteAllFromRow
 would take the row's lock and token cells with it.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from google.cloud.bigtable.data import mutations as bt
@@ -47,6 +51,17 @@ class RowCells:
 
     def __iter__(self) -> Any:
         return iter(self.data)
+
+
+@dataclass(frozen=True, eq=False)
+class Mutations:
+    """An intent as the mutations a single-item write sends, as they are (each row delete
+    already made family by family), and what the caller wants back once it is written
+    (`about`: the item before and after). The one list a caller appends a cell to that the
+    same write must carry."""
+
+    mutations: list[bt.Mutation]
+    about: Any = None
 
 
 def lock_value(txn: str, state: LockState) -> bytes:

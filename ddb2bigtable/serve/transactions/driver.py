@@ -15,11 +15,19 @@ its first Reads. Settling a lock is different: the primary must be read after th
 row, and the locked row again after the primary (resolve.py), so a lock met drops what was
 prefetched and every read from there on is a fresh one, as is every read after a write.
 A machine's Answer returns from `run` at once, its remaining steps run behind (behind.py).
+
+A single-item write that lost its row to another writer asks the clock (Pause) before it
+tries again: the driver waits a jittered exponential pause ("full jitter": AWS Architecture
+Blog, "Exponential Backoff And Jitter",
+https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/, read 2026-11-29)
+and answers whether the request's deadline (`until`) leaves room for another try; only
+then does the SDK see ProvisionedThroughputExceeded and retry (items/hot_rows.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -32,6 +40,7 @@ from .steps import (
     Commit,
     Expired,
     Finished,
+    Pause,
     Prewrite,
     Read,
     Release,
@@ -44,6 +53,9 @@ from .steps import (
 )
 
 LOCK_SECONDS = 10.0  # a lock's life: far above a transaction's few round trips, short for one that crashed
+WRITE_BUDGET = 10.0  # seconds one write may spend waiting its turn and trying; the SDK's read timeout is 60 s
+FIRST_PAUSE = 0.002  # seconds: about one CheckAndMutateRow on a nearby cluster
+LONGEST_PAUSE = 0.2
 
 
 def expiry_micros(now_micros: int) -> int:
@@ -65,8 +77,9 @@ Where = Callable[[str], Awaitable[Place | None]]  # a table's name -> its place 
 class Rows:
     """Bigtable rows of any tables, through each one's transactional profile."""
 
-    def __init__(self, where: Where):
+    def __init__(self, where: Where, until: float | None = None):
         self.where = where
+        self.until = time.monotonic() + WRITE_BUDGET if until is None else until  # the request's deadline
         self.places: dict[str, Place | None] = {}
         self.prefetched: dict[RowRef, View] = {}
 
@@ -126,6 +139,8 @@ class Rows:
             return view
         if isinstance(step, Expired):
             return time.time() * 1_000_000 > step.lock.expires_micros
+        if isinstance(step, Pause):
+            return await self._pause(step.attempt)
         self.prefetched.clear()  # a write: later reads must see it
         if isinstance(step, Prewrite):
             return await self._if_unchanged(step.seen, cells.lock_cells(step.lock))
@@ -144,9 +159,22 @@ class Rows:
         undo = (await self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
         return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), undo, [])
 
-    async def intent(self, row: RowRef, packed: bytes | None) -> list[Any]:
+    async def intent(self, row: RowRef, intent: bytes | cells.Mutations | None) -> list[Any]:
+        """The intent's mutations: a plain list as it is (made family by family already), a
+        packed one read back with its row delete made family by family."""
+        if isinstance(intent, cells.Mutations):
+            return intent.mutations
         place = await self.place(cells.split_row(row)[0])
-        return cells.without_row_delete(cells.unpack_intent(packed), place.families if place is not None else ())
+        return cells.without_row_delete(cells.unpack_intent(intent), place.families if place is not None else ())
+
+    async def _pause(self, attempt: int) -> bool:
+        """A full-jitter pause before try `attempt + 1`; False, with no pause, when the deadline
+        leaves no room for it."""
+        pause = random.uniform(0, min(LONGEST_PAUSE, FIRST_PAUSE * 2 ** min(attempt + 1, 16)))  # noqa: S311 - jitter
+        if pause >= self.until - time.monotonic():
+            return False
+        await asyncio.sleep(pause)
+        return True
 
     async def _if_unchanged(self, seen: View, mutations: list[Any]) -> bool:
         table, key = cells.split_row(seen.row)

@@ -30,6 +30,7 @@ from .steps import (
     Expired,
     Finished,
     Lock,
+    Pause,
     Read,
     Release,
     RowRef,
@@ -81,6 +82,8 @@ class Writing(StrEnum):
 
     READ = "read"
     WRITE = "write"
+    PAUSE = "pause"  # lost the row to another writer, or settled a lock: ask for time to try again
+    GAVE_UP = "gave_up"  # no time left
     END = "end"
 
 
@@ -230,10 +233,13 @@ class ReadItem:
 
 @dataclass(frozen=True)
 class SingleWrite:
-    """A single-item PutItem, UpdateItem or DeleteItem: read the row, compute the change
-    (`change(data)`: an intent, or a Finished such as a failed condition), write it if the
-    row is unchanged and unlocked. A lock is settled when its transaction is over; a live
-    one answers CONFLICT (DynamoDB's TransactionConflictException)."""
+    """A single-item PutItem, UpdateItem or DeleteItem as serve runs it (items/item_ops.py):
+    read the row, compute the change (`change(data)`: an intent, or a Finished such as a
+    failed condition), write it if the row is unchanged and unlocked. A lock is settled when
+    its transaction is over; a live one answers CONFLICT (DynamoDB's
+    TransactionConflictException). A write that lost its row to another writer, or settled a
+    lock, tries again from a fresh read after a Pause, for as long as the clock answers that
+    there is time (the request's deadline: hot_rows.py), else it answers GAVE_UP."""
 
     row: RowRef
     change: Any  # Callable[[data], intent | Finished]
@@ -241,13 +247,17 @@ class SingleWrite:
     seen: View | None = None
     intent: Any = None
     sub: Resolve | None = None
-    tries: int = TRIES
+    attempt: int = 0  # pauses so far
 
     def step(self) -> Step | Finished:
         if self.sub is not None:
             return self.sub.step()
         if self.pc == Writing.READ:
-            return Read(self.row) if self.tries > 0 else GAVE_UP
+            return Read(self.row)
+        if self.pc == Writing.PAUSE:
+            return Pause(self.attempt)
+        if self.pc == Writing.GAVE_UP:
+            return GAVE_UP
         if isinstance(self.intent, Finished):
             return self.intent
         assert self.seen is not None
@@ -260,15 +270,16 @@ class SingleWrite:
             ended = self.sub.advanced(result)
             if isinstance(ended, Resolve):
                 return replace(self, sub=ended)
-            return replace(self, sub=None, pc=Writing.READ if ended == SETTLED else Writing.END, intent=ended)
+            return replace(self, sub=None, pc=Writing.PAUSE if ended == SETTLED else Writing.END, intent=ended)
         if self.pc == Writing.READ:
-            tries = self.tries - 1
             if result.lock is not None:
-                return replace(self, sub=Resolve.of(result), tries=tries)
+                return replace(self, sub=Resolve.of(result))
             intent = self.change(result.data)
             return replace(self, pc=Writing.END if isinstance(intent, Finished) else Writing.WRITE, seen=result,
-                           intent=intent, tries=tries)
-        return replace(self, pc=Writing.END if result else Writing.READ)
+                           intent=intent)
+        if self.pc == Writing.PAUSE:
+            return replace(self, pc=Writing.READ if result else Writing.GAVE_UP, attempt=self.attempt + 1)
+        return replace(self, pc=Writing.END if result else Writing.PAUSE)
 
 
 @dataclass(frozen=True)

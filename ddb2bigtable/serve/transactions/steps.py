@@ -138,7 +138,16 @@ class Expired:
     lock: Lock
 
 
-Step = Read | Prewrite | Commit | Release | WriteIfUnchanged | WriteIfUnlocked | Expired
+@dataclass(frozen=True)
+class Pause:
+    """Before trying a lost single-item write again: whether there is time for another try
+    (a clock question, no store call: the driver waits a jittered pause first; the checker
+    explores both answers). `attempt` counts the pauses so far."""
+
+    attempt: int
+
+
+Step = Read | Prewrite | Commit | Release | WriteIfUnchanged | WriteIfUnlocked | Expired | Pause
 
 
 # --- what a machine ends with -----------------------------------------------------------------

@@ -23,6 +23,7 @@ from ddb2bigtable.serve.transactions.steps import (
     Expired,
     Finished,
     Lock,
+    Pause,
     Prewrite,
     Read,
     Release,
@@ -36,6 +37,7 @@ from ddb2bigtable.serve.transactions.writer import Cancel, Intents, WriteTxn
 Row = tuple[str, tuple[int, int], Lock | None]  # name, (value, version), lock
 Store = tuple[Row, ...]
 CRASHED = Finished("crashed")
+PAUSES = 2  # a single write's Pause is answered both ways this many times, then "no time left"
 
 
 def _apply(data: tuple[int, int], intent: int | None) -> tuple[int, int]:
@@ -130,6 +132,21 @@ def put(name: str, row: str, value: int) -> Actor:
     return Actor(name, BlindWrite(row, value), spec)
 
 
+def put_if(name: str, row: str, value: int, expected: int) -> Actor:
+    """A PutItem with a ConditionExpression (row = expected), as serve's change decides one: a
+    failed condition ends the write without writing (Finished("failed", the value seen))."""
+    def change(data: tuple[int, int]) -> int | Finished:
+        return value if data[0] == expected else Finished("failed", data[0])
+
+    def spec(values: dict[str, int], finished: Finished | None) -> bool:
+        holds = values[row] == expected
+        if holds and (finished is None or finished.kind == "written"):
+            values[row] = value
+        return finished is None or holds == (finished.kind == "written")
+
+    return Actor(name, SingleWrite(row, change), spec)
+
+
 def get(name: str, row: str) -> Actor:
     """GetItem (strongly consistent)."""
     def spec(values: dict[str, int], finished: Finished | None) -> bool:
@@ -162,8 +179,9 @@ State = tuple[Store, tuple[Any, ...], bool, tuple[frozenset[int] | None, ...]]
 
 
 def explore(initial: dict[str, int], actors: list[Actor], crash: bool = True) -> Report:
-    """Every interleaving of the actors' steps, each Expired question answered both ways, and
-    at most one crash of a writing actor at any step; each end recovered by a Sweep and checked."""
+    """Every interleaving of the actors' steps, each Expired question answered both ways (each
+    Pause too, up to PAUSES of one write), and at most one crash of a writing actor at any
+    step; each end recovered by a Sweep and checked."""
     store: Store = tuple((name, (value, 0), None) for name, value in initial.items())
     report = Report()
     memo: dict[State, int] = {}
@@ -258,6 +276,8 @@ def _moves(store: Store, machine: Any) -> Iterator[tuple[Store, Any]]:
 
 def _answers(store: Store, step: Any) -> list[tuple[Store, Any]]:
     """A step's answers: a clock question's both, a store step's one."""
+    if isinstance(step, Pause):  # the clock: time for another try, or the request's deadline has come
+        return [(store, True), (store, False)] if step.attempt < PAUSES else [(store, False)]
     return [(store, True), (store, False)] if isinstance(step, Expired) else [perform(store, step)]
 
 
@@ -300,8 +320,8 @@ def serializable(initial: dict[str, int], final: dict[str, int], actors: list[Ac
     """Whether some serial order of the actors that took effect gives every answer they gave and
     the final values, and keeps real time (an actor that answered before another started comes
     first): committed and written ones took effect, crashed ones may have, cancelled ones must
-    have seen their condition fail there, conflicts took none."""
-    sure = [k for k, f in enumerate(ended) if f.kind in ("committed", "cancelled", "written", "read")]
+    have seen their condition fail there (failed single writes too), conflicts took none."""
+    sure = [k for k, f in enumerate(ended) if f.kind in ("committed", "cancelled", "written", "failed", "read")]
     maybe = [k for k, f in enumerate(ended) if f is CRASHED]
     for chosen in itertools.chain.from_iterable(itertools.combinations(maybe, r) for r in range(len(maybe) + 1)):
         for order in itertools.permutations(sure + list(chosen)):

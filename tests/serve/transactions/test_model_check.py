@@ -21,7 +21,7 @@ from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
 from ddb2bigtable.serve.transactions.steps import RowRef
 from ddb2bigtable.serve.transactions.writer import Phase, WriteTxn
 
-from .model import Actor, add, explore, get, put, snapshot, transfer
+from .model import Actor, add, explore, get, put, put_if, snapshot, transfer
 
 
 def _tries(actor: Actor, tries: int) -> Actor:
@@ -34,9 +34,11 @@ SCENARIOS: dict[str, tuple[dict[str, int], list[Actor]]] = {
         {"A": 1, "B": 0, "C": 0}, [transfer("T1", "A", "B"), transfer("T2", "B", "C"), add("W", "A", 10)]),
     "two transfers crossing on the same rows and an update": (
         {"A": 1, "B": 1},
-        [_tries(transfer("T1", "A", "B"), 2), _tries(transfer("T2", "B", "A"), 2), _tries(add("W", "B", 10), 2)]),
+        [_tries(transfer("T1", "A", "B"), 2), _tries(transfer("T2", "B", "A"), 2), add("W", "B", 10)]),
     "a transfer with a condition check, a transfer and an update": (
         {"A": 1, "B": 0, "C": 0}, [transfer("T1", "A", "B", checked="C"), transfer("T2", "C", "A"), add("W", "C", -5)]),
+    "a transfer, a conditional put and an update": (
+        {"A": 1, "B": 0}, [transfer("T1", "A", "B"), put_if("P", "B", 5, expected=1), add("W", "B", 10)]),
     "two transfers and a put with no read": (
         {"A": 1, "B": 0, "C": 0}, [transfer("T1", "A", "B"), transfer("T2", "B", "C"), put("P", "B", 5)]),
     "a transfer, a put and a TransactGetItems": (
