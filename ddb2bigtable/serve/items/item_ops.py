@@ -36,6 +36,7 @@ from ..wire import WireItem, check_size, item_to_codec, item_to_wire
 from .counters import counter_adds
 from .hot_rows import Deadline, one_writer
 from .locked_rows import read_item, write_row
+from .stream_writes import Numbering, expired, lapsed, record_cells, stream_view, with_records
 
 # an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
 MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
@@ -75,9 +76,10 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     table, key = request.table, request.key
     row = (table.name, table.row_key(key))
     deadline = Deadline()
+    view = await stream_view(session, table)
     async with one_writer(*row, deadline):
         while (finished := await write_row(session, table, SingleWrite(row, _change(session, request, table,
-                                                                                    new_image)), deadline)
+                                                                                    new_image, view)), deadline)
                ).kind == "unrecorded":
             table = await recorded(session, table, finished.value)
     if finished.kind == "failed":
@@ -88,9 +90,10 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     return old, new
 
 
-def _change(session: Session, request: WriteRequest, table: ServedTable, new_image: Any) -> Any:
+def _change(session: Session, request: WriteRequest, table: ServedTable, new_image: Any, view: str | None) -> Any:
     """SingleWrite's decision over the row's cells as read: the item's new image written over
-    the old (an intent of plain mutations), or how the write ends without writing."""
+    the old (an intent of plain mutations) with its stream records when the table has a
+    stream (`view`: stream_writes.py), or how the write ends without writing."""
     key, holds = request.key, request.condition or _always
     row_key = table.row_key(key)
 
@@ -101,11 +104,15 @@ def _change(session: Session, request: WriteRequest, table: ServedTable, new_ima
         if not holds(old):
             return Finished("failed", old)
         new = new_image(old)
-        if new is None and found is None:
+        lapsed_old = lapsed(session, table, row_key, data, key) if view is not None and found is None else None
+        if new is None and found is None and lapsed_old is None:
             return Finished("unchanged")
         if unrecorded(session, table, new):
             return Finished("unrecorded", new)
-        return _intent(table, write_of(table, Found(row_key, [], found), new), (found, new))
+        written = None if view is not None and expired(table, new) else new  # recorded, then removed by TTL at once
+        mutation = write_of(table, Found(row_key, [], found or lapsed_old), written)
+        records = record_cells(table, view, Numbering.of(data), found, new, lapsed_old=lapsed_old)
+        return _intent(table, with_records(mutation, records), (found, new))
 
     return change
 
@@ -136,7 +143,9 @@ async def replace_item(session: Session, request: WriteRequest, new: Item | None
     """PutItem (`new`) or DeleteItem (None) of one item; the old image (None when unread or absent).
     One CheckAndMutateRow refused by a locked row when `needs_no_read`, else `change_item`'s read-check-write."""
     key = request.key
-    if needs_no_read(request):  # BlindWrite: on a locked row, it settles the lock or meets a live transaction
+    # BlindWrite: on a locked row, it settles the lock or meets a live transaction; never on a table with a
+    # stream, whose record needs the old item (stream_writes.py)
+    if needs_no_read(request) and await stream_view(session, request.table) is None:
         table = await recorded(session, request.table, new)
         row_key = table.row_key(key)
         mutation = write_of(table, Found(row_key, [], None), new) if new is not None else table.codec.delete(key)
@@ -181,7 +190,7 @@ async def update_item(session: Session, request: UpdateItem) -> dict[str, Any]:
         check_size(new)
         return new
 
-    adds = None if request.capacity_wanted else counter_adds(request)
+    adds = None if request.capacity_wanted or await stream_view(session, table) else counter_adds(request)
     if adds is not None:  # AddToCell, no read (counters.py); a locked row's lock is settled first, or met live
         await write_row(session, table, BlindWrite((table.name, adds.key), _intent(table, adds, (None, None))),
                         Deadline())

@@ -33,7 +33,7 @@ from ..transactions import cells
 from ..transactions.driver import run
 from ..transactions.resolve import Sweep
 from ..transactions.steps import RowRef
-from . import lock_tables
+from . import lock_tables, ttl_sweep
 from .lock_tables import rows_of
 from .transact_ops import TOKEN_MICROS
 
@@ -120,3 +120,4 @@ async def sweep_forever(session: Session, seconds: float) -> None:
     while True:
         await asyncio.sleep(seconds * random.uniform(0.5, 1.5))  # noqa: S311 - jitter, not a secret
         await sweep_all(session)
+        await ttl_sweep.sweep_all(session)  # expired items deleted for good with their stream records

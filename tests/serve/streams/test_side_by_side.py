@@ -52,8 +52,6 @@ def test_dynamodb_local_writes_the_records_dynamodb_promises_and_both_clients_re
     assert local_side["javascript"] == local_side["boto3"]
 
 
-@pytest.mark.xfail(reason="serve's item writes do not write their stream records yet (h52write's write path, "
-                   "docs/streams.md: The write path's one call), nor TTL deletions theirs", strict=False)
 def test_serves_stream_reads_as_dynamodb_locals_through_both_clients(local_side, streamed) -> None:
     def client(service: str) -> Any:
         return boto3.client(service, endpoint_url=streamed.endpoint, region_name="us-west-2",

@@ -4,24 +4,41 @@ crashes. On serve's own instance (streams-writes) and DynamoDB Local 1.25.1 side
 boto3 on its defaults (TransactWriteItems sends a ClientRequestToken):
 
 - transactions: each item's record once, only when the transaction commits; a retry under
-  the same token writes none again; a cancelled one none.
+  the same token writes none again; a cancelled one none;
+- a serve process SIGKILLed mid-transaction: the survivor rolls each transaction forward or
+  back, and each item's records chain (each one's OldImage the one before's NewImage, the
+  last one's NewImage the item as read): no record lost, doubled or without its write;
+- TTL: an expired item nobody writes is deleted for good by a worker's sweep, with its
+  REMOVE by the service, and an item not expired stays.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError
+from google.cloud.bigtable.data import BigtableDataClient, BigtableDataClientAsync, ReadRowsQuery
+from google.cloud.bigtable.data import row_filters as rf
 
 from ddb2bigtable.bigtable.emulator import stop_process
+from ddb2bigtable.serve.tables.table_requests import bigtable_id
+from ddb2bigtable.serve.transactions import cells
+from ddb2bigtable.spec.families import STREAM_FAMILY
 
+from ..conftest import start_serve
 from . import side_by_side
-from .conftest import Streamed, oracle_client, serve_streamed
+from .conftest import STAGE, Streamed, oracle_client, serve_streamed
 
-TABLE, PEER = "WriteRecords", "WriteRecordsPeer"
+TABLE, PEER, EXPIRING = "WriteRecords", "WriteRecordsPeer", "WriteRecordsTtl"
+GROUPS, ITEMS = 3, 6
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +119,115 @@ def test_a_transactions_items_each_get_one_record_only_when_it_commits(writes, o
         f'{PEER} {{"pk": {{"S": "p2"}}, "sk": {{"N": "1"}}}}': ["INSERT"],
     }
     assert sides["serve"] == sides["local"]
+
+
+def _increments(db: Any, group: int, stop: threading.Event, answers: Counter) -> None:
+    """+1 on every item of the group, in one transaction, until told to stop or the process dies."""
+    while not stop.is_set():
+        try:
+            db.transact_write_items(TransactItems=[{"Update": {
+                "TableName": TABLE, "Key": key(f"crash-{group}", i), "UpdateExpression": "ADD n :one",
+                "ExpressionAttributeValues": {":one": {"N": "1"}}}} for i in range(ITEMS)])
+            answers["committed"] += 1
+        except Exception as error:  # noqa: BLE001 - the process is being killed: any answer or none
+            answers[type(error).__name__] += 1
+
+
+def _kill_while_locked(served: Streamed, victim: Any, answers: Counter) -> int:
+    """SIGKILL to `victim` as soon as Bigtable shows one of the items locked, once a few
+    transactions have committed; how many are locked once it is dead."""
+    async def kill() -> int:
+        async with BigtableDataClientAsync(project=served.project) as bigtable:
+            handle = bigtable.get_table(served.instance, bigtable_id(TABLE))
+
+            async def locked() -> int:
+                return sum(1 for row in await handle.read_rows(_locks()) if cells.is_locked(row))
+            started = time.monotonic()
+            while answers["committed"] < 2 * GROUPS and time.monotonic() - started < 60:
+                await asyncio.sleep(0.01)
+            while await locked() == 0 and time.monotonic() - started < 60:
+                await asyncio.sleep(0.01)
+            os.kill(victim.pid, signal.SIGKILL)
+            victim.wait()
+            return await locked()
+    return asyncio.run(kill())
+
+
+def _locks() -> Any:
+    """The table's rows as the reserved family holds them (locks, token records)."""
+    return ReadRowsQuery(row_filter=rf.FamilyNameRegexFilter(cells.FAMILY))
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_transaction_leaves_each_items_records_once(writes) -> None:
+    served, arns = writes
+    victim, victim_url = start_serve(served.root, STAGE, "--txn-sweep-seconds", "86400")
+    survivor, survivor_url = start_serve(served.root, STAGE, "--txn-sweep-seconds", "86400")
+    try:
+        doomed = Streamed(served.root, victim_url, served.project, served.instance).client("dynamodb")
+        db = Streamed(served.root, survivor_url, served.project, served.instance).client("dynamodb")
+        streams = Streamed(served.root, survivor_url, served.project, served.instance).client()
+        arn = arns[TABLE]
+        stop, answers = threading.Event(), Counter()
+        threads = [threading.Thread(target=_increments, args=(doomed, g, stop, answers)) for g in range(GROUPS)]
+        for thread in threads:
+            thread.start()
+        locked = _kill_while_locked(served, victim, answers)
+        stop.set()
+        for thread in threads:
+            thread.join(10)
+        assert locked > 0, f"no item was locked when the worker died ({dict(answers)}): the test proved nothing"
+        pending = {(g, i) for g in range(GROUPS) for i in range(ITEMS)}
+        deadline = time.monotonic() + 30
+        while pending and time.monotonic() < deadline:  # each item written once more: its lock settled first
+            for g, i in sorted(pending):
+                try:
+                    db.update_item(TableName=TABLE, Key=key(f"crash-{g}", i), UpdateExpression="SET w = :w",
+                                   ExpressionAttributeValues={":w": {"N": "1"}})
+                    pending.discard((g, i))
+                except ClientError as error:  # a lock that has not expired yet: DynamoDB's answer
+                    assert error.response["Error"]["Code"] == "TransactionConflictException", error.response
+            time.sleep(0.1)
+        assert not pending, f"{len(pending)} item(s) still locked 30 s after the kill"
+        records = side_by_side.read_boto3(streams, arn)
+        for g in range(GROUPS):
+            for i in range(ITEMS):
+                item = db.get_item(TableName=TABLE, Key=key(f"crash-{g}", i), ConsistentRead=True)["Item"]
+                mine = [r["dynamodb"] for r in records if r["dynamodb"]["Keys"] == key(f"crash-{g}", i)]
+                counts = [int(r["NewImage"].get("n", {"N": "0"})["N"]) for r in mine]
+                assert counts[:-1] == list(range(1, len(counts))), (g, i, counts)  # +1 each, none lost or twice
+                assert all(later.get("OldImage") == earlier["NewImage"]
+                           for earlier, later in zip(mine, mine[1:], strict=False))
+                assert mine[-1]["NewImage"] == item and "w" in item  # the last record is the item as it is
+        assert len({int(r["dynamodb"]["NewImage"]["n"]["N"]) for r in records
+                    if r["dynamodb"]["Keys"] == key("crash-0", 0)}) >= 2, "no transaction committed before the kill"
+    finally:
+        stop_process(victim)
+        stop_process(survivor)
+
+
+def test_an_expired_item_nobody_writes_is_deleted_for_good_with_its_ttl_remove(writes) -> None:
+    served, _ = writes
+    db, streams = served.client("dynamodb"), served.client()
+    arn = _tables(db, (EXPIRING,))[EXPIRING]
+    db.update_time_to_live(TableName=EXPIRING, TimeToLiveSpecification={"Enabled": True, "AttributeName": "expires"})
+    now = int(time.time())
+    db.put_item(TableName=EXPIRING, Item=key("soon") | {"expires": {"N": str(now + 1)}})
+    db.put_item(TableName=EXPIRING, Item=key("later") | {"expires": {"N": str(now + 3600)}})
+    sweeper, _ = start_serve(served.root, STAGE, "--txn-sweep-seconds", "1")  # a worker whose sweep comes often
+    try:
+        deadline, found = time.monotonic() + 30, {}
+        while time.monotonic() < deadline:
+            found = side_by_side.events(_records(streams, {EXPIRING: arn}))
+            if len(found.get(f'{EXPIRING} {{"pk": {{"S": "soon"}}, "sk": {{"N": "1"}}}}', [])) == 2:
+                break
+            time.sleep(0.5)
+    finally:
+        stop_process(sweeper)
+    assert found == {f'{EXPIRING} {{"pk": {{"S": "soon"}}, "sk": {{"N": "1"}}}}': ["INSERT", "REMOVE by TTL"],
+                     f'{EXPIRING} {{"pk": {{"S": "later"}}, "sk": {{"N": "1"}}}}': ["INSERT"]}
+    rows = BigtableDataClient(project=served.project).get_table(served.instance, bigtable_id(EXPIRING)).read_rows(
+        ReadRowsQuery())
+    held = {bytes(row.row_key): {c.family for c in row} for row in rows}
+    assert [families for key_, families in held.items() if b"soon" in key_] == [{STREAM_FAMILY}]  # its record alone
+    assert [families - {STREAM_FAMILY} for key_, families in held.items() if b"later" in key_] != [set()]

@@ -1,0 +1,103 @@
+"""TTL deletions for good, each with its stream record (docs/streams.md, "TTL").
+
+serve's readers hide an item the moment its TTL passes, as DynamoDB's TTL would have
+deleted it (DynamoDB deletes within days and writes the REMOVE then, by the service:
+`userIdentity` Service, dynamodb.amazonaws.com). The item's cells stay in its row until a
+write meets it (stream_writes.lapsed: that write deletes it with its REMOVE first) or this
+sweep does: on a table with a TTL and an enabled stream, every worker's sweep pass
+(lock_sweep.sweep_forever, the same interval) reads the table's rows and deletes each item
+past its TTL with its REMOVE by the protocol's single-item write (resolve.SingleWrite, run
+by the driver: one CheckAndMutateRow guarded on the row as read, a lock met settled or
+left), so two workers sweeping one row write one record.
+
+Tables serve created have no GC rule (their cells carry their write time), so every expiry
+gets its REMOVE. A spec table's TTL families keep the plan's one-second max_age GC, which
+may collect an expired item before the sweep meets it (the emulator's GC loop, Bigtable's
+lazily): such an expiry has no record (docs/streams.md, "Every way it differs").
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ...codec.mutations import Cell, RowMutation
+from ..catalog import ServedTable
+from ..errors import ServeError
+from ..session import Session
+from ..store import client_mutations
+from ..tables import created_tables
+from ..transactions import cells
+from ..transactions.resolve import SingleWrite
+from ..transactions.steps import Finished
+from .hot_rows import Deadline
+from .locked_rows import write_row
+from .stream_writes import Numbering, expired, record_cells, stream_view
+
+PAGE_ROWS = 500
+log = logging.getLogger("ddb2bigtable.serve")
+
+
+async def sweep_table(session: Session, table: ServedTable) -> int:
+    """One pass over a table: how many expired items were deleted with their records (none
+    without a TTL or an enabled stream: the readers hide them, as before)."""
+    view = await stream_view(session, table)
+    if view is None or table.ttl_attribute is None:
+        return 0
+    store = session.store(table, consistent=True)
+    deleted, position, start_open = 0, None, False
+    while True:
+        rows = await store.scan(position, None, start_open=start_open, limit=PAGE_ROWS)
+        for row in rows:
+            if any(expired(table, item) for item in session.decode(table, row, now=1)):  # nothing hidden at the epoch
+                deleted += await _delete_lapsed(session, table, view, bytes(row.row_key))
+        if len(rows) < PAGE_ROWS:
+            return deleted
+        position, start_open = rows[-1].row_key, True
+
+
+async def _delete_lapsed(session: Session, table: ServedTable, view: str, row_key: bytes) -> int:
+    """The row's items past their TTL deleted, each with its REMOVE by the service; 0 when
+    none is left, or a live transaction holds the row (the next pass tries again)."""
+
+    def change(data: tuple[Cell, ...]) -> cells.Mutations | Finished:
+        held = session.decode(table, cells.RowCells(row_key, data), now=1) if data else []
+        gone = [item for item in held if expired(table, item)]
+        if not gone:
+            return Finished("unchanged")
+        numbers, mutations = Numbering.of(data), []
+        for item in gone:
+            mutations += [*table.codec.delete(item).mutations,
+                          *record_cells(table, view, numbers, None, None, lapsed_old=item)]
+        return cells.Mutations(client_mutations(RowMutation(row_key, tuple(mutations)), table.families), len(gone))
+
+    try:
+        finished = await write_row(session, table, SingleWrite((table.name, row_key), change), Deadline())
+    except ServeError as error:  # a live transaction holds the row, or it kept changing
+        if error.name not in ("TransactionConflictException", "ProvisionedThroughputExceededException"):
+            raise
+        return 0
+    return int(finished.value[1].about) if finished.kind == "written" else 0
+
+
+async def sweep_all(session: Session) -> None:
+    """One pass over every table with a TTL and a stream, spec and created; a table that
+    fails is logged and the others swept."""
+    try:
+        names = [*session.catalog.tables, *(n for n in await created_tables.names(session)
+                                            if n not in session.catalog.tables)]
+        await created_tables.resolve_names(session, {n for n in names if n not in session.catalog.tables})
+    except Exception:  # noqa: BLE001 - the registry unreadable: sweep what this worker knows
+        log.warning("TTL sweep could not list the created tables; sweeping the others", exc_info=True)
+        names = [*session.catalog.tables, *session.catalog.created]
+    for name in names:
+        table = session.catalog.tables.get(name) or session.catalog.created.get(name)
+        if table is None:
+            continue
+        try:
+            deleted = await sweep_table(session, table)
+        except Exception as error:  # noqa: BLE001 - the next pass tries again; serving goes on
+            if not (isinstance(error, ServeError) and error.name == "ResourceNotFoundException"):
+                log.warning("TTL sweep of %s failed; next pass in a while", name, exc_info=True)
+            continue
+        if deleted:
+            log.debug("TTL sweep of %s: %d expired item(s) deleted with their stream records", name, deleted)
