@@ -18,9 +18,9 @@ its own costs the same after any number.
 
 Load, replicate and serve all write it, and all read it. The first writer of an
 attribute's type wins: each new attribute is written with a CheckAndMutateRow on its own
-row whose predicate is "the column has a cell" (a load's many at once, side by side), so of
-two writers racing on one attribute only the first writes; both then read the record back
-and agree. Every version is kept and the oldest cell is the type, so two clusters of a
+row whose predicate is "the column has a cell" (a load's many side by side, RECORDING at a
+time), so of two writers racing on one attribute only the first writes; both then read the
+record back and agree. Every version is kept and the oldest cell is the type, so two clusters of a
 replicated instance that each took a first writer settle on the same (earliest) one once
 replication has passed. A writer whose type differs from the record's is refused by its
 caller exactly as a type conflict is: the load dead-letters the item, serve answers a
@@ -50,6 +50,14 @@ from .table_admin import ensure_planned_table
 
 FAMILY = TYPES_TABLE.families[0].name
 NAMED_READ = 64  # attributes read by name at most; more read the whole record
+# CheckAndMutateRows of one record_types in flight at once. They share the client's channel
+# with the caller's own writes (a load's MutateRows), and a channel's HTTP/2 connection
+# takes about 100 concurrent streams ("most servers set this limit to 100"; more calls
+# queue in the client: Microsoft Learn, "Performance best practices with gRPC",
+# https://learn.microsoft.com/en-us/aspnet/core/grpc/performance, read 2026-12-07), so a
+# first export of 20,000 attributes would fill the channel with them; 32 keeps room for
+# the rest and still records about 32 names per round trip.
+RECORDING = 32
 SEPARATOR = b"\x00"  # between the table id and the attribute's name in a row key
 
 
@@ -127,8 +135,8 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
     record as it then stands for them, which the caller compares with what it meant to
     write. `known`: the record as the caller last read it (saves a read).
 
-    Each is written in its own row, all at once (a load's first export brings every
-    attribute together: one round trip's time, not one after another). When every one was
+    Each is written in its own row, RECORDING at once (a load's first export brings every
+    attribute together: a few round trips' time, not one after another). When every one was
     written, they are the record's, and nothing needs reading back; when another writer
     came first for one, the record of them is read again."""
     record = await read_types(client, instance_id, table_id, app_profile_id, types) if known is None else known
@@ -136,8 +144,9 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
     if not new:
         return record
     handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
+    turns = asyncio.BoundedSemaphore(RECORDING)
     try:
-        won = await asyncio.gather(*(_recorded(handle, table_id, name, kind) for name, kind in new.items()))
+        won = await asyncio.gather(*(_recorded(handle, turns, table_id, name, kind) for name, kind in new.items()))
         if all(won):
             return {**record, **new}
     except exceptions.NotFound:  # an instance planned before the record existed: made on first use
@@ -151,11 +160,12 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
     return {**record, **await read_types(client, instance_id, table_id, app_profile_id, types)}
 
 
-async def _recorded(handle: Any, table_id: str, name: str, kind: str) -> bool:
+async def _recorded(handle: Any, turns: asyncio.BoundedSemaphore, table_id: str, name: str, kind: str) -> bool:
     """`kind` written as the type of `name`, in its own row, unless it has a cell there
-    already (then nothing is written): whether it was written."""
-    had = await handle.check_and_mutate_row(_row(table_id, name), _named([name]), false_case_mutations=[
-        mutations.SetCell(FAMILY, name.encode(), kind.encode())])
+    already (then nothing is written): whether it was written. One of RECORDING at a time."""
+    async with turns:
+        had = await handle.check_and_mutate_row(_row(table_id, name), _named([name]), false_case_mutations=[
+            mutations.SetCell(FAMILY, name.encode(), kind.encode())])
     return not had
 
 

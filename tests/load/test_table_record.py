@@ -12,7 +12,7 @@ from google.cloud.bigtable import Client
 from google.cloud.bigtable.data import BigtableDataClientAsync, TableAsync
 
 from ddb2bigtable.bigtable.table_admin import ensure_tables
-from ddb2bigtable.bigtable.table_types import read_types, record_types
+from ddb2bigtable.bigtable.table_types import RECORDING, read_types, record_types
 from ddb2bigtable.codec.type_inference import held_types
 from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load.beam.direct import run_beam_load
@@ -95,6 +95,28 @@ def test_new_attributes_are_recorded_each_in_its_own_row_and_the_first_writer_of
                                       known=known)
     assert asyncio.run(batch_over_known()) == record(instance_id, "other") == {
         "actors": "L", "plot": "S", "rank": "N", "year": "N"}
+
+
+def test_a_first_export_of_many_attributes_records_them_a_bounded_number_at_a_time(bigtable_emulator, monkeypatch):
+    """300 new attributes at once (a load's first export) are all recorded, with no more than
+    RECORDING CheckAndMutateRows in flight: they share the client's channel with the load's
+    own writes (issue 50: one call per attribute, all at once)."""
+    _, instance_id = prepare("movies.yaml")
+    flying, most = [0], [0]
+    real = TableAsync.check_and_mutate_row
+
+    async def counted(self, row_key, predicate, **kwargs):
+        flying[0] += 1
+        most[0] = max(most[0], flying[0])
+        try:
+            return await real(self, row_key, predicate, **kwargs)
+        finally:
+            flying[0] -= 1
+
+    monkeypatch.setattr(TableAsync, "check_and_mutate_row", counted)
+    names = {f"a{i:03}": "S" for i in range(300)}
+    assert record(instance_id, "wide", names) == names
+    assert most[0] == RECORDING  # bounded, and still side by side
 
 
 # --- the spec's declared types and the table's record: one rule for every reader and writer ---
