@@ -54,9 +54,10 @@ class Scenario:
 
 
 def create(dynamodb, tmp: Path, spec_file: str = "movies.yaml", stream: str | None = "NEW_AND_OLD_IMAGES",
-           ttl: str | None = None) -> Scenario:
+           ttl: str | None = None, served_stream: str | None = None) -> Scenario:
     """The spec's first table in DynamoDB Local (with a stream of view `stream`) and in a
-    fresh Bigtable instance of the emulator."""
+    fresh Bigtable instance of the emulator (its spec's `stream:` `served_stream` when given:
+    serve's own stream of it, and the plan's family for the records)."""
     n = next(_names)
     document = yaml.safe_load((ROOT / "specs" / spec_file).read_text())
     source = document["tables"][0]["source"]
@@ -64,6 +65,8 @@ def create(dynamodb, tmp: Path, spec_file: str = "movies.yaml", stream: str | No
     document["instance"]["id"] = f"{document['instance']['id'][:20]}-r{n}"  # the plan's id: the CLI finds it
     if ttl:
         source["ttl"] = {"attribute": ttl}
+    if served_stream:
+        source["stream"] = served_stream
     tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / f"{n}.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
