@@ -13,11 +13,14 @@ interleaved (their order reverses every round) so the shared machine's noise hit
   written (records/s, wall time: reading the stream, the codec, Bigtable writes);
 - stream read: the same records read with `replicate.stream.StreamReader` and nothing
   else (records/s): the ceiling reading alone puts on replicate;
-- reverse: `replicate --reverse` (reverse.run.reverse_table) of the same stream, standing
-  in for serve's, into a fresh DynamoDB Local table (records/s: reading the stream, the
-  BatchWriteItem calls). The issue's goal: reverse at least 0.8 of replicate's rate in one
-  run. DynamoDB Local takes both the reads and the writes here, where forward writes to
-  the emulator: a machine-local comparison, not AWS's;
+- reverse: `replicate --reverse` (reverse.run.reverse_table) of serve's own stream, as after
+  the write switch: the same items written through serve (its own process, emulator stage,
+  untimed) into a table of serve's with a NEW_AND_OLD_IMAGES stream, read back through
+  serve's Streams API and written into a fresh DynamoDB Local table (records/s: serve's
+  GetRecords over the emulator, the BatchWriteItem calls). The mirror of forward, which
+  reads DynamoDB Local's stream and writes the emulator (serve's write path must store
+  its records: docs/streams.md). The issue's goal: reverse at least 0.8 of replicate's rate
+  in one run;
 - DynamoDB write: the same items written with BatchWriteItem, 25 a call, IN_FLIGHT calls
   at once, and nothing else (items/s): the ceiling DynamoDB Local's writes put on reverse.
 
@@ -40,6 +43,7 @@ import functools
 import itertools
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,12 +51,16 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")  # before gRPC's import: the loader forks (load/encoder.py)
 os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
 os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+
+import boto3  # noqa: E402
+from botocore.config import Config  # noqa: E402
 
 from ddb2bigtable.bigtable import emulator  # noqa: E402
 from ddb2bigtable.bigtable.table_admin import ensure_tables  # noqa: E402
@@ -160,14 +168,32 @@ class Bench:
         self.dynamodb.client().delete_table(TableName=target)
         return len(self.items) / seconds
 
-    def reverse(self, name: str, since: int, workers: int = 4) -> float:
-        """The stream of `name` (serve's, in a migration) written into a fresh table."""
+    def served_table(self, serve: str) -> tuple[str, int]:
+        """A fresh table of serve's with a stream, every Movies item written into it through
+        serve's BatchWriteItem after the returned start point."""
+        name = f"Movies-served-{next(_names)}"
+        db = client(serve)
+        db.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
+                                              {"AttributeName": "title", "AttributeType": "S"}],
+                        KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
+                                   {"AttributeName": "title", "KeyType": "RANGE"}],
+                        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        since = now_micros()
+        for i in range(0, len(self.items), 25):
+            waiting = [{"PutRequest": {"Item": item}} for item in self.items[i:i + 25]]
+            while waiting:
+                waiting = db.batch_write_item(RequestItems={name: waiting})["UnprocessedItems"].get(name, [])
+        return name, since
+
+    def reverse(self, serve: str, name: str, since: int, workers: int = 4) -> float:
+        """serve's stream of `name` written into a fresh DynamoDB Local table."""
         target, db = self.target_table(), self.dynamodb.client()
         table = replace(self.table, source=replace(self.table.source, table=target))
         options = ReplicateOptions(project=PROJECT, instance_id=self.instance.id, app_profile_id=None,
                                    work_dir=self.work / f"rev-{next(_names)}", since_micros=since,
-                                   endpoint_url=self.dynamodb.endpoint, workers=workers)
-        stream = StreamReader(name, "us-west-2", self.dynamodb.endpoint, connections=workers + 2)
+                                   endpoint_url=self.dynamodb.endpoint, stream_endpoint_url=serve, workers=workers)
+        stream = StreamReader(name, "us-west-2", serve, connections=workers + 2)
         began = time.perf_counter()
         report = asyncio.run(reverse_table(table, options, stream=stream))
         seconds = time.perf_counter() - began
@@ -214,50 +240,71 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp, emulator.start() as emu:
             os.environ[emulator.EMULATOR_ENV] = emu.address
-            bench = Bench(dynamodb, Path(tmp))
-            print(f"emulator {emu.address}, DynamoDB Local {dynamodb.endpoint}; {len(bench.items):,} items",
-                  flush=True)
-            # The lag first, while DynamoDB Local is fresh: after the rounds below the
-            # writer reached 33 of 200 items/s there, though each round's table is deleted.
-            if not args.no_lag:
-                lags, written, applied = bench.lag(args.writer_rate, args.writer_seconds)
-                print(f"steady writer {written:,.0f} items/s for {args.writer_seconds:g} s: lag p50 "
-                      f"{lags['p50']:.2f} s, p99 {lags['p99']:.2f} s, max {lags['max']:.2f} s (replicate applied "
-                      f"{applied:,.0f} records/s over the run, polls included)", flush=True)
-            bench.loader()  # warm-ups, one each: imports, channels, the encoder's first fork,
-            warm_up = bench.dynamo_table()
-            bench.replicate(*warm_up)  # botocore's data files (parsed once per process)
-            bench.reverse(*warm_up)
-            dynamodb.client().delete_table(TableName=warm_up[0])
-            rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": [], "reverse": [],
-                                             "DynamoDB write": []}
-            for round_no in range(args.repeat):
-                name, since = bench.dynamo_table()
-                sides = [("loader", bench.loader),
-                         ("replicate", functools.partial(bench.replicate, name, since)),
-                         ("stream read", functools.partial(bench.stream_read, name)),
-                         ("reverse", functools.partial(bench.reverse, name, since)),
-                         ("DynamoDB write", bench.dynamodb_write)]
-                for side, measure in sides if round_no % 2 == 0 else sides[::-1]:
-                    rates[side].append(measure())
-                    print(f"  round {round_no + 1} {side:12} {rates[side][-1]:8,.0f} items/s", flush=True)
-                dynamodb.client().delete_table(TableName=name)  # DynamoDB Local slows as its tables pile up
-            print()
-            print(f"{'items/s, best (median)':28}" + "".join(f"{side:>22}" for side in rates))
-            print(f"{'Movies (4,609)':28}" + "".join(f"{max(r):>12,.0f} ({statistics.median(r):,.0f})"
-                                                     for r in rates.values()))
-            ratio = [rep / load for rep, load in zip(rates["replicate"], rates["loader"], strict=True)]
-            print(f"replicate / loader, per round: best {max(ratio):.2f}, median {statistics.median(ratio):.2f} "
-                  f"(best rates: {max(rates['replicate']) / max(rates['loader']):.2f})")
-            print(f"replicate / stream read alone, median: "
-                  f"{statistics.median(rates['replicate']) / statistics.median(rates['stream read']):.2f}")
-            back = [rev / rep for rev, rep in zip(rates["reverse"], rates["replicate"], strict=True)]
-            print(f"reverse / replicate (forward), per round: best {max(back):.2f}, median "
-                  f"{statistics.median(back):.2f}, each {', '.join(f'{r:.2f}' for r in back)} (goal: 0.8)")
-            print(f"reverse / DynamoDB write alone, median: "
-                  f"{statistics.median(rates['reverse']) / statistics.median(rates['DynamoDB write']):.2f}")
+            serving, serve = start_serve(Path(tmp))
+            try:
+                bench = Bench(dynamodb, Path(tmp))
+                print(f"emulator {emu.address}, DynamoDB Local {dynamodb.endpoint}; {len(bench.items):,} items",
+                      flush=True)
+                # The lag first, while DynamoDB Local is fresh: after the rounds below the
+                # writer reached 33 of 200 items/s there, though each round's table is deleted.
+                if not args.no_lag:
+                    lags, written, applied = bench.lag(args.writer_rate, args.writer_seconds)
+                    print(f"steady writer {written:,.0f} items/s for {args.writer_seconds:g} s: lag p50 "
+                          f"{lags['p50']:.2f} s, p99 {lags['p99']:.2f} s, max {lags['max']:.2f} s (replicate applied "
+                          f"{applied:,.0f} records/s over the run, polls included)", flush=True)
+                bench.loader()  # warm-ups, one each: imports, channels, the encoder's first fork,
+                warm_up = bench.dynamo_table()
+                bench.replicate(*warm_up)  # botocore's data files (parsed once per process)
+                bench.reverse(serve, *bench.served_table(serve))
+                dynamodb.client().delete_table(TableName=warm_up[0])
+                rates: dict[str, list[float]] = {"loader": [], "replicate": [], "stream read": [], "reverse": [],
+                                                 "DynamoDB write": []}
+                for round_no in range(args.repeat):
+                    name, since = bench.dynamo_table()
+                    served = bench.served_table(serve)
+                    sides = [("loader", bench.loader),
+                             ("replicate", functools.partial(bench.replicate, name, since)),
+                             ("stream read", functools.partial(bench.stream_read, name)),
+                             ("reverse", functools.partial(bench.reverse, serve, *served)),
+                             ("DynamoDB write", bench.dynamodb_write)]
+                    for side, measure in sides if round_no % 2 == 0 else sides[::-1]:
+                        rates[side].append(measure())
+                        print(f"  round {round_no + 1} {side:12} {rates[side][-1]:8,.0f} items/s", flush=True)
+                    dynamodb.client().delete_table(TableName=name)  # DynamoDB Local slows as its tables pile up
+                print()
+                print(f"{'items/s, best (median)':28}" + "".join(f"{side:>22}" for side in rates))
+                print(f"{'Movies (4,609)':28}" + "".join(f"{max(r):>12,.0f} ({statistics.median(r):,.0f})"
+                                                         for r in rates.values()))
+                ratio = [rep / load for rep, load in zip(rates["replicate"], rates["loader"], strict=True)]
+                print(f"replicate / loader, per round: best {max(ratio):.2f}, median {statistics.median(ratio):.2f} "
+                      f"(best rates: {max(rates['replicate']) / max(rates['loader']):.2f})")
+                print(f"replicate / stream read alone, median: "
+                      f"{statistics.median(rates['replicate']) / statistics.median(rates['stream read']):.2f}")
+                back = [rev / rep for rev, rep in zip(rates["reverse"], rates["replicate"], strict=True)]
+                print(f"reverse / replicate (forward), per round: best {max(back):.2f}, median "
+                      f"{statistics.median(back):.2f}, each {', '.join(f'{r:.2f}' for r in back)} (goal: 0.8)")
+                print(f"reverse / DynamoDB write alone, median: "
+                      f"{statistics.median(rates['reverse']) / statistics.median(rates['DynamoDB write']):.2f}")
+            finally:
+                emulator.stop_process(serving)
     finally:
         dynamodb.stop()
+
+
+def client(endpoint: str) -> Any:
+    return boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-west-2", aws_access_key_id="local",
+                        aws_secret_access_key="local", config=Config(retries={"max_attempts": 5}, read_timeout=60))
+
+
+def start_serve(tmp: Path) -> tuple[subprocess.Popen, str]:
+    """serve over the Movies spec on the local stage (the emulator), its log in `tmp`."""
+    port = emulator.free_port()
+    with open(tmp / "serve.log", "ab") as log:
+        process = subprocess.Popen([sys.executable, "-m", "ddb2bigtable", "serve", str(ROOT / "specs" / "movies.yaml"),
+                                    "--stage", "local", "--root", str(ROOT), "--port", str(port)],
+                                   stdout=log, stderr=log)
+    emulator.wait_for_port("127.0.0.1", port, 60.0)
+    return process, f"http://127.0.0.1:{port}"
 
 
 if __name__ == "__main__":
