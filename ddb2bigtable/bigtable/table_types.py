@@ -136,7 +136,10 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
     write. `known`: the record as the caller last read it (saves a read).
 
     Each is written in its own row, RECORDING at once (a load's first export brings every
-    attribute together: a few round trips' time, not one after another). When every one was
+    attribute together: a few round trips' time, not one after another). The record of them
+    is then read back, also when this writer wrote every one: a worker of a release before
+    issue 50 (during an upgrade) records a name in the table's row of before, which no
+    predicate here sees, and the oldest cell of the two is the type (module doc). When every one was
     written, they are the record's, and nothing needs reading back; when another writer
     came first for one, the record of them is read again."""
     record = await read_types(client, instance_id, table_id, app_profile_id, types) if known is None else known
@@ -146,9 +149,7 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
     handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
     turns = asyncio.BoundedSemaphore(RECORDING)
     try:
-        won = await asyncio.gather(*(_recorded(handle, turns, table_id, name, kind) for name, kind in new.items()))
-        if all(won):
-            return {**record, **new}
+        await asyncio.gather(*(_recorded(handle, turns, table_id, name, kind) for name, kind in new.items()))
     except exceptions.NotFound:  # an instance planned before the record existed: made on first use
         ensure_planned_table(project, instance_id, TYPES_TABLE)
         return await record_types(client, project, instance_id, table_id, types, app_profile_id, {})
@@ -160,13 +161,12 @@ async def record_types(client: Any, project: str, instance_id: str, table_id: st
     return {**record, **await read_types(client, instance_id, table_id, app_profile_id, types)}
 
 
-async def _recorded(handle: Any, turns: asyncio.BoundedSemaphore, table_id: str, name: str, kind: str) -> bool:
+async def _recorded(handle: Any, turns: asyncio.BoundedSemaphore, table_id: str, name: str, kind: str) -> None:
     """`kind` written as the type of `name`, in its own row, unless it has a cell there
-    already (then nothing is written): whether it was written. One of RECORDING at a time."""
+    already (then nothing is written). One of RECORDING at a time."""
     async with turns:
-        had = await handle.check_and_mutate_row(_row(table_id, name), _named([name]), false_case_mutations=[
+        await handle.check_and_mutate_row(_row(table_id, name), _named([name]), false_case_mutations=[
             mutations.SetCell(FAMILY, name.encode(), kind.encode())])
-    return not had
 
 
 def differing(mine: dict[str, str], record: dict[str, str]) -> dict[str, tuple[str, str]]:

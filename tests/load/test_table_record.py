@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from google.cloud.bigtable import Client
 from google.cloud.bigtable.data import BigtableDataClientAsync, TableAsync
+from google.cloud.bigtable.data.mutations import SetCell
 
 from ddb2bigtable.bigtable.table_admin import ensure_tables
 from ddb2bigtable.bigtable.table_types import RECORDING, read_types, record_types
@@ -117,6 +118,25 @@ def test_a_first_export_of_many_attributes_records_them_a_bounded_number_at_a_ti
     names = {f"a{i:03}": "S" for i in range(300)}
     assert record(instance_id, "wide", names) == names
     assert most[0] == RECORDING  # bounded, and still side by side
+
+
+def test_a_name_an_older_release_recorded_in_the_tables_row_of_before_is_its_type(bigtable_emulator):
+    """During an upgrade a worker of a release before issue 50 records a new name as a column
+    of the table's one row, which the attribute rows' predicate does not see: a writer of this
+    release that recorded the same name after it in its own row takes the older cell's type
+    (every reader does), not its own."""
+    _, instance_id = prepare("movies.yaml")
+
+    async def go() -> tuple[dict[str, str], dict[str, str]]:
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            await record_types(client, PROJECT, instance_id, "upgrading", {"seen": "S"})  # the record table exists
+            old = client.get_table(instance_id, "_ddb2bigtable_types")
+            await old.mutate_row(b"upgrading", [SetCell("a", b"rating", b"N")])  # as the older release writes it
+            await asyncio.sleep(0.01)
+            mine = await record_types(client, PROJECT, instance_id, "upgrading", {"rating": "mixed"}, known={})
+            return mine, await read_types(client, instance_id, "upgrading")
+    mine, record_now = asyncio.run(go())
+    assert mine == {"rating": "N"} and record_now == {"rating": "N", "seen": "S"}
 
 
 # --- the spec's declared types and the table's record: one rule for every reader and writer ---
