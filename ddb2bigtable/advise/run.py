@@ -26,10 +26,8 @@ from .findings import ROW_KEYS, Finding
 from .index_keys import absent_index_keys
 from .limits import long_family_names, many_cells, row_sizes, size_findings
 from .retention import lists_in_default_family, mixed_retention
-from .sample import Sample, sample_size, take_sample
+from .sample import DEFAULT_SAMPLE, Sample, sample_size, take_sample
 from .static import named_hot_keys, static_findings, table_per_dataset
-
-DEFAULT_SAMPLE = "10000"
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ class Sample:
         return 1.0 if self.complete or not self.export_items else len(self.items) / self.export_items
 
 
+DEFAULT_SAMPLE = "10000"  # items advise reads of an export (--sample's default)
+
 _COUNT = re.compile(r"[1-9]\d*")
 _FRACTION = re.compile(r"0?\.\d*[1-9]\d*|1\.0*")
 

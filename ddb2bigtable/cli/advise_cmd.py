@@ -7,13 +7,8 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from ..advise.report import counts, sections, to_json, to_markdown, tripped
-from ..advise.run import DEFAULT_SAMPLE, advise
-from ..advise.sample import sample_size
-from ..render.terminal import print_section
-from ..spec.reading import read_specs
+from ..advise.sample import DEFAULT_SAMPLE, sample_size
 from .fail_on import exit_if_tripped
 from .grammar import Formats, deprecated
 from .prices_cmd import prices_option, read_prices
@@ -57,6 +52,13 @@ def advise_command(specs: tuple[str, ...], table_id: str | None, export: str | N
                    sample_fraction: str | None, stage: str | None, fmt: str, fail_on: str | None, root: Path,
                    prices: Path | None) -> None:
     """Check specs (and a sample of an export) against Bigtable's schema design advice."""
+    from rich.console import Console
+
+    from ..advise.report import counts, sections, to_json, to_markdown, tripped
+    from ..advise.run import advise
+    from ..render.terminal import print_section
+    from ..spec.reading import read_specs
+
     lock = read_prices(root, prices)
     report = advise(read_specs(list(specs)), table_id=table_id, export=export, sample=sample_fraction or sample,
                     root=root, stage=stage, lock=lock)

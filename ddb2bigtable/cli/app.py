@@ -8,28 +8,56 @@ One module per command group: `plan` (validate, plan), `diff`, `load` (load, ver
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
 import click
 
 from ..spec.errors import Ddb2BigtableError
-from .advise_cmd import advise_command
-from .cutover_cmd import cutover
-from .diff import diff
-from .export_cmd import export
-from .import_cmd import import_
-from .load import load, up, verify
 from .output import report_error, report_interrupt
-from .plan import plan, validate
-from .prices_cmd import prices
-from .replicate_cmd import replicate
-from .serve_cmd import serve
+
+# Each command's module and name in it, imported when that command runs (or --help lists
+# them all): a command's engine (gRPC, boto3, the planner, rich) costs about a second of CPU
+# to import, and a process runs one command (benchmarks/README.md, "CLI start-up").
+COMMANDS = {
+    "validate": ("plan", "validate"), "plan": ("plan", "plan"), "load": ("load", "load"),
+    "verify": ("load", "verify"), "up": ("load", "up"), "export": ("export_cmd", "export"),
+    "diff": ("diff", "diff"), "replicate": ("replicate_cmd", "replicate"), "cutover": ("cutover_cmd", "cutover"),
+    "import": ("import_cmd", "import_"), "advise": ("advise_cmd", "advise_command"),
+    "prices": ("prices_cmd", "prices"), "serve": ("serve_cmd", "serve"),
+}
 
 
 class _Commands(click.Group):
     """The one place an engine error becomes a message and an exit code, so no command
-    repeats the handling and none can forget it."""
+    repeats the handling and none can forget it; and the commands, each imported when
+    it is asked for."""
+
+    def list_commands(self, ctx: click.Context | None) -> list[str]:
+        return sorted({*COMMANDS, *self._added})
+
+    def get_command(self, ctx: click.Context | None, cmd_name: str) -> click.Command | None:
+        if cmd_name in self._added or cmd_name not in COMMANDS:
+            return self._added.get(cmd_name)
+        module, name = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        assert isinstance(command, click.Command) and command.name == cmd_name, cmd_name
+        return command
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        """Every command, imported (for tools and tests that read the whole group)."""
+        return {name: command for name in self.list_commands(None)
+                if (command := self.get_command(None, name)) is not None}
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:  # click.Group's __init__ sets it
+        self._added = dict(value)
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """A command added in code (a test's), beside COMMANDS."""
+        self._added[name or cmd.name or ""] = cmd
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -44,8 +72,3 @@ class _Commands(click.Group):
 @click.version_option(package_name="ddb2bigtable")
 def main() -> None:
     """Move DynamoDB workloads onto Cloud Bigtable, declaratively."""
-
-
-for command in (validate, plan, load, verify, up, export, diff, replicate, cutover, import_, advise_command, prices,
-                serve):
-    main.add_command(command)

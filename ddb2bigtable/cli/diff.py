@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
-from ..plan.price_lock import lock_for
-from ..review.fail_rules import Rule, parse_rule, tripped
 from .fail_on import exit_if_tripped
 from .grammar import Formats
 from .prices_cmd import prices_option, warn_if_stale
 
+if TYPE_CHECKING:
+    from ..review.fail_rules import Rule
+
 
 def _rules(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> list[Rule]:
     """The --fail-on rules, checked before any plan is made."""
+    from ..review.fail_rules import parse_rule
+
     try:
         return [parse_rule(value) for value in values]
     except ValueError as error:
@@ -41,8 +44,12 @@ def diff(base: str, head: str | None, stages: tuple[str, ...], fmt: str, fail_on
 
     Each side is priced with its own prices.lock.json (or --prices FILE for both), so a
     refreshed lock shows as price changes apart from capacity changes."""
+    from rich.console import Console
+
+    from ..plan.price_lock import lock_for
     from ..render.diff_format import print_diff, to_json, to_markdown
     from ..review.diff_run import run_diff
+    from ..review.fail_rules import tripped
 
     diffs = run_diff(root, base, head, list(stages) or None, prices)
     if head is None and (lock := lock_for(root, prices)) is not None:

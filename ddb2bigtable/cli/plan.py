@@ -6,16 +6,9 @@ import json
 from pathlib import Path
 
 import click
-from rich.console import Console
 
-from ..plan.planner import plan_files, stage_problems
-from ..render.json_format import to_json
-from ..render.markdown import to_markdown
-from ..render.terminal import print_plan
 from ..spec.errors import InputError
 from ..spec.model import Spec
-from ..spec.reading import read_specs
-from ..spec.stage import load_stage
 from .grammar import DEFAULT_STAGE, Formats
 from .output import echo_warning
 from .prices_cmd import prices_option, read_prices
@@ -61,6 +54,9 @@ EXPORT_HELP = ("A DynamoDB export of one of the tables (folder, gs:// or s3://; 
 def validate(specs: tuple[str, ...], exports: tuple[str, ...], stages: tuple[str, ...], root: Path) -> None:
     """Check spec files: schema, then what a schema cannot check, then each stage that plans
     them. All problems at once."""
+    from ..plan.planner import stage_problems
+    from ..spec.reading import read_specs
+
     loaded = read_specs(list(specs))
     problems = stage_problems(root, loaded, list(stages) or None)
     if problems:
@@ -86,6 +82,15 @@ def plan(specs: tuple[str, ...], stage: str, exports: tuple[str, ...], fmt: str,
 
     Without SPEC arguments, plans the specs the stage lists.
     """
+    from rich.console import Console
+
+    from ..plan.planner import plan_files
+    from ..render.json_format import to_json
+    from ..render.markdown import to_markdown
+    from ..render.terminal import print_plan
+    from ..spec.reading import read_specs
+    from ..spec.stage import load_stage
+
     stage_plan = plan_files(root, stage, list(specs), read_prices(root, prices))
     for spec_file in dict.fromkeys(i.spec_file for i in stage_plan.instances):
         given = Path(spec_file)  # as given on the command line, or as the stage lists it (under --root)
