@@ -10,10 +10,13 @@ incremental's own `WriteTimestampMicros`), serve at the moment of the write, rep
 the stream record's time, so a write-time cell later than `exportTime` is a later write.
 
 Not every cell carries its write time: a TTL family's cells carry the item's expiry, a
-rule's `timestamp:` an attribute's time, counters a fixed time (codec/timestamps.py). A row
-with no cell in a family dated by the write time cannot be dated at all; such a row beyond
-the export is not explained (docs/data-load.md says so and points to `cutover check`,
-which compares the live table itself).
+rule's `timestamp:` an attribute's time, counters a fixed time (codec/timestamps.py). On a
+table with a stream, serve's write adds its change's record to the same row mutation, a
+cell of the reserved stream family at Bigtable's commit time (serve/streams/records.py,
+SERVER_TIME): that cell dates the write even where every item cell carries the expiry (a
+TTL table's, issue #53). A row with no cell of a dated family cannot be dated at all; such
+a row beyond the export is not explained (docs/data-load.md says so and points to
+`cutover check`, which compares the live table itself).
 """
 
 from __future__ import annotations
@@ -23,13 +26,14 @@ from typing import Any
 
 from ..codec.codec import Codec
 from ..codec.rules import NOT_ATTRIBUTE_TIMES
-from ..spec.families import family_names
+from ..spec.families import STREAM_FAMILY, family_names
 from .chain import iso
 
 
 def dated_families(codec: Codec) -> frozenset[str]:
     """The table's families whose cells are stamped with their write time: not a TTL
-    family, not a counter family, and no rule writes there at another time. A rule with an
+    family, not a counter family, and no rule writes there at another time; and serve's
+    stream family, whose records a write adds at its commit time. A rule with an
     attribute's or the TTL's time and no family of its own may write any attribute family,
     so those are left out too."""
     mapping = codec.mapping
@@ -40,7 +44,7 @@ def dated_families(codec: Codec) -> frozenset[str]:
         undated |= set(mapping.attribute_family.values()) | {family for _, family in mapping.layout.values()}
     return frozenset(name for name in family_names(codec.table)
                      if name not in mapping.ttl_families and name not in mapping.counter_families
-                     and name not in undated)
+                     and name not in undated) | {STREAM_FAMILY}  # serve's records: at the write's commit time
 
 
 def written_micros(cells: Iterable[Any], dated: frozenset[str]) -> int | None:

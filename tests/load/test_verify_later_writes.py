@@ -22,6 +22,7 @@ from ddb2bigtable.load.later_writes import dated_families
 from ddb2bigtable.load.local_stage import up
 from ddb2bigtable.load.run import LoadOptions, run_load
 from ddb2bigtable.plan.planner import plan_stage
+from ddb2bigtable.spec.families import STREAM_FAMILY
 from ddb2bigtable.spec.reading import read_spec
 from ddb2bigtable.spec.stage import load_stage
 
@@ -114,10 +115,28 @@ def test_which_families_carry_the_write_time(tmp_path):
     """A TTL family's cells carry the expiry and a counter family a fixed time: neither
     dates a row; a family with its own GC rule in a TTL table does."""
     products = read_spec(ROOT / "specs" / "product-catalog.yaml").tables[0]
-    assert dated_families(Codec(products, {})) == frozenset({"SKU"})
+    assert dated_families(Codec(products, {})) == frozenset({"SKU", STREAM_FAMILY})
     (tmp_path / "scratch.yaml").write_text(SCRATCH)
     scratch = read_spec(tmp_path / "scratch.yaml").tables[0]
-    assert dated_families(Codec(scratch, {})) == frozenset()
+    assert dated_families(Codec(scratch, {})) == frozenset({STREAM_FAMILY})
+
+
+def test_a_ttl_tables_row_written_through_serve_is_dated_by_its_stream_record(tmp_path):
+    """Issue #53: a TTL table's item written through serve failed verify, its cells all
+    carrying the expiry; on a table with a stream, serve adds the change's record to the
+    same mutation at Bigtable's commit time, and that cell dates the write."""
+    from ddb2bigtable.codec.mutations import Cell
+    from ddb2bigtable.load.later_writes import after_export, written_micros
+
+    (tmp_path / "scratch.yaml").write_text(SCRATCH)
+    codec = Codec(read_spec(tmp_path / "scratch.yaml").tables[0], {})
+    (family,) = codec.ttl_families
+    export = 1_795_165_200_000_000  # 2026-11-20T09:00:00Z
+    expiry, written = 4_102_444_800_000_000, export + 3_600_000_000  # expires 2100; written an hour after
+    item_cells = [Cell(family, b"title", b"x", expiry), Cell(family, b"n", b"1", expiry)]
+    assert written_micros(item_cells, dated_families(codec)) is None  # the expiry dates nothing
+    row = [*item_cells, Cell(STREAM_FAMILY, b"\x00" * 8, b"{}", written)]
+    assert written_micros(row, dated_families(codec)) == written and after_export(written, export)
 
 
 def test_a_row_dated_at_the_export_time_is_the_loads_and_says_why_it_cannot_be_told_apart():
