@@ -67,7 +67,6 @@ def why_not_after(written: int | None, export_time_micros: int, export_time: str
                 "attribute's time), so whether it was written after the export cannot be told; on a live table "
                 "`cutover check` compares with DynamoDB itself")
     if written // 1000 == export_time_micros // 1000:
-        return (f"written at the export's very time ({export_time}): by a load, or by replicate from a record "
-                f"DynamoDB dated before the export (DynamoDB Local dates records to the minute, and replicate stamps "
-                f"those with the export's time), which cell times cannot tell apart")
+        return (f"written at the export's very time ({export_time}), as only a load writes (replicate stamps "
+                f"its writes at least a millisecond after it): loaded from another export of the same time?")
     return f"written {iso(written)}, not after the export's {export_time}: loaded from another export?"

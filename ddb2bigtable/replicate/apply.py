@@ -9,7 +9,7 @@ in flight together. So replaying any earlier stretch of the stream, or a record 
 ends at DynamoDB's latest image once the replay has passed it.
 
 Cell times: a record's cells carry its ApproximateCreationDateTime (whole milliseconds),
-raised to the start point when earlier. Deterministic (a replayed record writes the
+raised to one millisecond after the start point when not later. Deterministic (a replayed record writes the
 very same versions), never decreasing along one item's records, and never below the
 cells the load wrote at the export's time, so a timestamp-filtered read or a family's
 max-age GC sees a replicated change as newer than the snapshot. TTL families keep the
@@ -52,7 +52,10 @@ class Applied:
 
 
 def write_time(record: StreamRecord, start_micros: int) -> int:
-    return max(record.micros, start_micros) // 1000 * 1000
+    """Whole milliseconds, at least one after the start point: a record dated before it
+    (stream times are rounded down, to the minute by DynamoDB Local) may be a write made
+    after the export, so its row must not read as the load's (load/later_writes.py)."""
+    return max(record.micros, start_micros + 1000) // 1000 * 1000
 
 
 def record_rows(codec: Codec, record: StreamRecord, *, start_micros: int, now_micros: int) -> Applied:

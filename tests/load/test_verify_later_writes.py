@@ -146,6 +146,6 @@ def test_a_row_dated_at_the_export_time_is_the_loads_and_says_why_it_cannot_be_t
     assert not after_export(export, export) and not after_export(export + 999, export)  # within its millisecond
     assert after_export(export + 1000, export) and not after_export(None, export)
     said = why_not_after(export, export, "2026-11-20T09:00:00Z")
-    assert said.startswith("written at the export's very time (2026-11-20T09:00:00Z): by a load, or by replicate")
+    assert said.startswith("written at the export's very time (2026-11-20T09:00:00Z), as only a load writes")
     assert why_not_after(export - 86_400_000_000, export, "2026-11-20T09:00:00Z") == \
         "written 2026-11-19T09:00:00Z, not after the export's 2026-11-20T09:00:00Z: loaded from another export?"
