@@ -149,3 +149,50 @@ def test_a_row_dated_at_the_export_time_is_the_loads_and_says_why_it_cannot_be_t
     assert said.startswith("written at the export's very time (2026-11-20T09:00:00Z), as only a load writes")
     assert why_not_after(export - 86_400_000_000, export, "2026-11-20T09:00:00Z") == \
         "written 2026-11-19T09:00:00Z, not after the export's 2026-11-20T09:00:00Z: loaded from another export?"
+
+
+CARTS = """version: 1
+instance: {id: carts-ttl}
+tables:
+  - id: carts
+    source:
+      table: Carts
+      region: us-east-1
+      key: {partition: {name: cartId, type: S}}
+      billing: on_demand
+      peak: {reads_per_second: 90, writes_per_second: 25}
+      average: {reads_per_second: 30, writes_per_second: 8}
+      item_size_kb: 4
+      storage_gb: 1
+      item_count: 1000
+      ttl: {attribute: expiresAt}
+      stream: new_and_old_images
+"""
+
+
+def test_a_ttl_tables_item_put_through_serve_is_a_later_write(bigtable_emulator, tmp_path):
+    """Issue #53, end to end: the shipped carts export (TTL expiresAt) loaded by up, one cart
+    put through serve (the table has a stream, so serve stores the change's record), then
+    `verify` passes, naming it added after the export (it failed: no write time to date)."""
+    root = write_project(tmp_path, {"carts": CARTS},
+                         {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
+                          "instance_suffix": "-ttl", "load": {"runner": "local", "export": "exports"}},
+                         stage_name=STAGE)
+    shutil.copytree(ROOT / "exports" / "carts", root / "exports" / "carts")
+    assert up(root, STAGE).ok
+    process, endpoint = start_serve(root, STAGE)
+    try:
+        import boto3
+
+        app = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                           aws_access_key_id="any", aws_secret_access_key="any")
+        app.put_item(TableName="Carts", Item={"cartId": {"S": "cart-new"}, "expiresAt": {"N": "4102444800"},
+                                              "items": {"N": "3"}})
+    finally:
+        stop_process(process)
+    out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "verify", str(root / "specs" / "carts.yaml"),
+                          "--table", "carts", "--export", str(root / "exports" / "carts"), "--stage", STAGE,
+                          "--root", str(root), "--format", "json"], capture_output=True, text=True, timeout=300)
+    report = json.loads(out.stdout)
+    assert out.returncode == 0 and report["ok"], out.stdout[-3000:] + out.stderr[-2000:]
+    assert report["after_export"]["added"] == 1 and report["not_in_export"]["items"] == 0
