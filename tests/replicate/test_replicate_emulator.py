@@ -125,3 +125,34 @@ def test_the_video_designs_comments_stay_timestamped_cells_through_replication(d
     assert differences(dynamodb, scenario)  # a comment added, one edited, one deleted, a like
     report = run_replicate(scenario.table, scenario.replicate_options(dynamodb, since_micros=start_point(str(export))))
     assert report.dead_letters == 0 and differences(dynamodb, scenario) == []
+
+
+def test_a_write_in_the_exports_own_minute_replicated_passes_verify(dynamodb, bigtable_emulator, tmp_path,
+                                                                    monkeypatch):
+    """Issue #53: DynamoDB Local dates stream records to the minute, and replicate stamped a
+    record dated before the export at the export's very time, so a write made after the
+    export in its own minute read as the load's: verify (and re-running `up`) failed. The
+    record is stamped a millisecond after the start point now: a later write."""
+    import time as clock
+
+    from ddb2bigtable.load.verify import run_verify
+
+    from .scenario import PROJECT
+
+    credentials(monkeypatch)
+    scenario = create(dynamodb, tmp_path)
+    db = dynamodb.client()
+    for i in range(5):
+        db.put_item(TableName=scenario.dynamo_table, Item=movie(2001, f"Film {i}"))
+    if clock.time() % 60 > 40:  # export and writes in one minute, so the records are dated before the export
+        clock.sleep(61 - clock.time() % 60)
+    export = export_and_load(dynamodb, scenario, tmp_path)
+    db.put_item(TableName=scenario.dynamo_table, Item=movie(2001, "Film new"))
+    db.update_item(TableName=scenario.dynamo_table, Key={"year": {"N": "2001"}, "title": {"S": "Film 0"}},
+                   UpdateExpression="SET info.rating = :r", ExpressionAttributeValues={":r": {"N": "9"}})
+    run_replicate(scenario.table, scenario.replicate_options(dynamodb, since_micros=start_point(str(export))))
+    assert differences(dynamodb, scenario) == []
+    report = run_verify(scenario.table, str(export), project=PROJECT, instance_id=scenario.instance_id,
+                        work_dir=scenario.work_dir)
+    assert report.ok, report.reasons
+    assert (report.changed_after, report.added_after, report.not_in_export) == (1, 1, 0)
