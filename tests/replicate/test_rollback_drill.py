@@ -66,9 +66,6 @@ def writes_in(first: int, count: int) -> int:
     return sum(1 + i % 2 + (i % 5 == 0) for i in range(first, first + count))
 
 
-@pytest.mark.xfail(reason="serve's plain item writes (PutItem, UpdateItem, DeleteItem) do not write their stream "
-                   "records on main yet (h52write's write path, docs/streams.md): its stream carries nothing back; "
-                   "passes on that working tree (2026-12-07 16:25 UTC, 122 s)", strict=False)
 def test_writes_through_serve_come_back_to_dynamodb_through_a_killed_and_resumed_reverse_replicator(
         dynamodb, bigtable_emulator, tmp_path, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
