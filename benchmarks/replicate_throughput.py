@@ -86,6 +86,16 @@ MOVIES = ROOT / "exports" / "movies"
 _names = itertools.count()
 
 
+def _create_movies_table(db: Any, name: str) -> None:
+    """Movies' key schema with a stream of both images, on DynamoDB Local or on serve alike."""
+    db.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                    AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
+                                          {"AttributeName": "title", "AttributeType": "S"}],
+                    KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
+                               {"AttributeName": "title", "KeyType": "RANGE"}],
+                    StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+
+
 class Bench:
     def __init__(self, dynamodb: dynamodb_local.DynamoDBLocal, work: Path):
         self.dynamodb, self.work = dynamodb, work
@@ -100,12 +110,7 @@ class Bench:
         after the returned start point)."""
         name = f"Movies-bench-{next(_names)}"
         db = self.dynamodb.client()
-        db.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                        AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
-                                              {"AttributeName": "title", "AttributeType": "S"}],
-                        KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
-                                   {"AttributeName": "title", "KeyType": "RANGE"}],
-                        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        _create_movies_table(db, name)
         since = now_micros()
         for i in range(0, len(self.items), 25):
             db.batch_write_item(RequestItems={name: [{"PutRequest": {"Item": item}}
@@ -173,12 +178,7 @@ class Bench:
         serve's BatchWriteItem after the returned start point."""
         name = f"Movies-served-{next(_names)}"
         db = client(serve)
-        db.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
-                        AttributeDefinitions=[{"AttributeName": "year", "AttributeType": "N"},
-                                              {"AttributeName": "title", "AttributeType": "S"}],
-                        KeySchema=[{"AttributeName": "year", "KeyType": "HASH"},
-                                   {"AttributeName": "title", "KeyType": "RANGE"}],
-                        StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        _create_movies_table(db, name)
         since = now_micros()
         for i in range(0, len(self.items), 25):
             waiting = [{"PutRequest": {"Item": item}} for item in self.items[i:i + 25]]
