@@ -51,16 +51,20 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 FILTER_BYTES = 19 * 1024  # below Bigtable's 20 KB per filter, with room for the request around it
 
 
+def _item_families(families: tuple[str, ...]) -> list[rf.RowFilter]:
+    """The item families and the transaction family (locks, token records), each by name."""
+    return [rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)]
+
+
 def item_cells(families: tuple[str, ...]) -> rf.RowFilter:
-    """A read of a table's items: the cells of its item families and of the transaction
-    family (locks, token records), none of the stream's records."""
-    return _union([rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)])
+    """A read of a table's items: the cells of `_item_families`, none of the stream's records."""
+    return _union(_item_families(families))
 
 
 def writer_cells(families: tuple[str, ...]) -> rf.RowFilter:
     """A writer's read: `item_cells` and the row's newest stream record, the family's first
     column (records.qualifier: numbers are written inverted)."""
-    return _union([rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)]
+    return _union(_item_families(families)
                   + [rf.RowFilterChain([rf.ColumnRangeFilter(STREAM_FAMILY), rf.CellsRowLimitFilter(1)])])
 
 
