@@ -13,6 +13,19 @@ from .conftest import STAGE
 from .test_stream_api import Writer
 
 
+def counted_scans(monkeypatch) -> list[tuple]:
+    """Each scan of the table the emulator reader makes from here on, by its arguments."""
+    scans: list[tuple] = []
+    scan = scan_source._scan
+
+    async def counted(*args):
+        scans.append(args[2:])
+        return await scan(*args)
+
+    monkeypatch.setattr(scan_source, "_scan", counted)
+    return scans
+
+
 def test_the_four_shards_of_one_poll_cost_one_scan(streamed, arn, monkeypatch) -> None:
     from google.cloud.bigtable.data import BigtableDataClientAsync
 
@@ -27,14 +40,7 @@ def test_the_four_shards_of_one_poll_cost_one_scan(streamed, arn, monkeypatch) -
         written.setdefault(positions.shard_of_row(writer.write(keys, None, keys | {"n": {"N": str(n)}})), []).append(
             keys)
     assert len(written) == positions.SHARDS
-    scans = []
-    scan = scan_source._scan
-
-    async def counted(*args):
-        scans.append(args[2:])
-        return await scan(*args)
-
-    monkeypatch.setattr(scan_source, "_scan", counted)
+    scans = counted_scans(monkeypatch)
 
     async def poll() -> list[list[dict]]:
         async with BigtableDataClientAsync(project=streamed.project) as client:
@@ -75,14 +81,7 @@ def test_a_reader_catching_up_pays_one_scan_for_its_backlog_not_one_a_page(strea
         if positions.shard_of_row(writer.write(keys, None, keys | {"n": {"N": str(n)}})) == 0:
             mine.append(keys)
         n += 1
-    scans = []
-    scan = scan_source._scan
-
-    async def counted(*args):
-        scans.append(args[2:])
-        return await scan(*args)
-
-    monkeypatch.setattr(scan_source, "_scan", counted)
+    scans = counted_scans(monkeypatch)
 
     async def pages() -> list[dict]:
         async with BigtableDataClientAsync(project=streamed.project) as client:
