@@ -15,8 +15,6 @@ boto3 on its defaults (TransactWriteItems sends a ClientRequestToken):
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import threading
 import time
 from collections import Counter
@@ -34,6 +32,7 @@ from ddb2bigtable.serve.transactions import cells
 from ddb2bigtable.spec.families import STREAM_FAMILY
 
 from ..conftest import start_serve
+from ..crashes import kill_while_locked
 from . import side_by_side
 from .conftest import STAGE, Streamed, oracle_client, serve_streamed
 
@@ -134,7 +133,7 @@ def _increments(db: Any, group: int, stop: threading.Event, answers: Counter) ->
 
 
 def _kill_while_locked(served: Streamed, victim: Any, answers: Counter) -> int:
-    """SIGKILL to `victim` as soon as Bigtable shows one of the items locked, once a few
+    """SIGKILL to `victim` while Bigtable shows one of the items locked, once a few
     transactions have committed; how many are locked once it is dead."""
     async def kill() -> int:
         async with BigtableDataClientAsync(project=served.project) as bigtable:
@@ -142,14 +141,7 @@ def _kill_while_locked(served: Streamed, victim: Any, answers: Counter) -> int:
 
             async def locked() -> int:
                 return sum(1 for row in await handle.read_rows(_locks()) if cells.is_locked(row))
-            started = time.monotonic()
-            while answers["committed"] < 2 * GROUPS and time.monotonic() - started < 60:
-                await asyncio.sleep(0.01)
-            while await locked() == 0 and time.monotonic() - started < 60:
-                await asyncio.sleep(0.01)
-            os.kill(victim.pid, signal.SIGKILL)
-            victim.wait()
-            return await locked()
+            return await kill_while_locked(victim, locked, ready=lambda: answers["committed"] >= 2 * GROUPS)
     return asyncio.run(kill())
 
 

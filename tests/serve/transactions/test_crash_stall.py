@@ -10,8 +10,6 @@ sweep came (KeyError: the token's table)."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import threading
 import time
 from collections import Counter
@@ -29,6 +27,7 @@ from ddb2bigtable.serve.transactions import cells
 from ddb2bigtable.serve.transactions.driver import LOCK_SECONDS
 
 from ..conftest import STAGE, Served, start_serve
+from ..crashes import kill_while_locked
 
 pytestmark = pytest.mark.slow
 GROUPS, ITEMS = 3, 8
@@ -51,8 +50,8 @@ def _transactions(client: Any, group: int, stop: threading.Event, answers: Count
 
 
 def _kill_while_locked(served: Served, victim: Any) -> int:
-    """SIGKILL to `victim` as soon as Bigtable shows one of the items locked (read from
-    Bigtable itself, while the threads run); how many are locked once it is dead."""
+    """SIGKILL to `victim` while Bigtable shows one of the items locked (read from Bigtable
+    itself, while the threads run); how many are locked once it is dead."""
     project, types, _ = _tables(served.root, STAGE)
     tables = catalog(served.root, STAGE, types, project)
     scratch = tables.tables["Scratch"]
@@ -64,12 +63,7 @@ def _kill_while_locked(served: Served, victim: Any) -> int:
 
             async def locked() -> int:
                 return sum(1 for row in (await store.read_rows(keys)).values() if cells.is_locked(row))
-            started = time.monotonic()
-            while await locked() == 0 and time.monotonic() - started < 60:
-                await asyncio.sleep(0.01)
-            os.kill(victim.pid, signal.SIGKILL)
-            victim.wait()
-            return await locked()
+            return await kill_while_locked(victim, locked)
     return asyncio.run(kill())
 
 
