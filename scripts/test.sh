@@ -15,6 +15,12 @@
 # two-core machine busy without starving the servers.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+# Bytecode for the environment and the package, written once: the suite starts many Python
+# processes (the CLI, serve), and where PYTHONDONTWRITEBYTECODE is set (CI machines often set
+# it) each one compiled some 1,650 modules again. Measured: serve's imports 5-6 s -> 1.4 s,
+# tests/cli/test_process_state.py with tests/plan/test_plan_features.py 26.6 s -> 5.8 s.
+uv sync --frozen --quiet --compile-bytecode
+uv run --frozen python -m compileall -q ddb2bigtable >/dev/null
 quick=()
 if [ "${1:-}" = --quick ]; then
   quick=(-m "not slow")
