@@ -6,8 +6,9 @@ shard's, and orders them by sequence number. The upper bound is the read's own s
 rounded down to the millisecond (the emulator stamps server-time cells in milliseconds,
 under the row's lock): a cell stamped before it is already visible to the scan, a later
 one is left for the next read, so a reader polling with NextShardIterator neither skips
-nor repeats a record. Local scale: each read visits every row of the table on the
-emulator's side, so the filter is the cheapest the emulator evaluates: the time range first
+nor repeats a record. The worker keeps what its scans found (scanned.py), so a read scans
+only the time since the last scan. Local scale: each scan still visits every row of the
+table on the emulator's side, so the filter is the cheapest the emulator evaluates: the time range first
 (it drops a row's older cells, records and item alike, before anything else looks at them),
 then the family as a column range (the emulator compiles a family-name regex again for
 every row and cell it tests: 54 us a row holding 10 records against 8 us in this order,
@@ -16,7 +17,9 @@ every row and cell it tests: 54 us a row holding 10 records against 8 us in this
 
 from __future__ import annotations
 
+import asyncio
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -27,9 +30,10 @@ from ...bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS
 from ..errors import validation
 from ..session import Session
 from ..store import bigtable_errors
-from .positions import RETENTION_MICROS, SHARDS, Position, at_time, sequence, sequence_micros, shard_id, shard_of_row
-from .records import FAMILY, number_of, parsed, stream_record
+from .positions import RETENTION_MICROS, SHARDS, Position, at_time, sequence_micros, shard_id
+from .records import FAMILY, parsed, stream_record
 from .registry import Stream
+from .scanned import Cell, Record, Scanned
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE_BYTES = 1024 * 1024  # "a maximum of 1 MB of data" (GetRecords, DynamoDB Streams API reference, read 2026-12-07)
@@ -72,99 +76,80 @@ async def read(session: Session, stream: Stream, position: Position, limit: int,
         bound = min(bound, stream.closed_ms * 1000)
     start = max(stream.created_ms * 1000, now_micros - RETENTION_MICROS,
                 sequence_micros(position.after) if position.after else 0)
-    found: list[tuple[str, int, bytes]] = []
+    found: list[Record] = []
     if start < bound:
-        scan = _scanned(stream, start)
-        if scan is None:  # a reader catching up: a page the last scan fills needs no new one
-            held = _held(stream, start)
-            scan = held if held is not None and _fills(_found(held, position, bound), limit) else None
-        if scan is None:
-            scan = await _scan(session, stream, start, bound)
-        bound = min(bound, scan.bound)
-        found = _found(scan, position, bound)
-    records: list[dict] = []
-    size, after = 0, position
-    for number, micros, value in found:
-        stored = parsed(value)
-        if stored is None:
-            continue
-        made = stream_record(stored, stream.view, stream.region, number, micros)
-        size += len(value) + RECORD_FIELDS_BYTES
-        if len(records) == limit or (records and size > PAGE_BYTES):
-            return Page(records, Position(position.shard, after.after, after.inclusive, position.issued_ms), False)
-        records.append(made)
-        after = Position(position.shard, number, False, position.issued_ms)
+        held = await _held(session, stream, position, start, bound, limit, now_micros)
+        bound = min(bound, held.bound)
+        found = held.after(position, start, bound, limit + 1)
+    length, full = page_length(found, limit)
+    records = [stream_record(stored, stream.view, stream.region, number, micros)
+               for number, micros, value in found[:length] if (stored := parsed(value)) is not None]
+    if full:  # more records after the page's last: the next read starts after it
+        return Page(records, Position(position.shard, found[length - 1][0], False, position.issued_ms), False)
     finished = stream.closed_ms is not None and bound >= stream.closed_ms * 1000
-    if not records and position.after >= at_time(bound):  # nothing read past where it stood: it stays
+    if not found and position.after >= at_time(bound):  # nothing read past where it stood: it stays
         return Page(records, position, finished)
     return Page(records, Position(position.shard, at_time(bound), True, position.issued_ms), finished)
 
 
-def _found(scan: Scan, position: Position, bound: int) -> list[tuple[str, int, bytes]]:
-    """The shard's records in the scan that the position admits, committed before `bound`, in
-    sequence order: (sequence number, commit time, stored value)."""
-    found = []
-    for row_key, micros, column, value in scan.cells:
-        if micros < bound and shard_of_row(row_key) == position.shard:
-            number = sequence(micros, row_key, number_of(column))
-            if position.admits(number):
-                found.append((number, micros, value))
-    found.sort()
-    return found
+def page_length(found: list[Record], limit: int) -> tuple[int, bool]:
+    """How many of these records (in order) one page holds, and whether records are left
+    after them: `limit` records or 1 MB, the first record always. A record counts as its
+    stored value and RECORD_FIELDS_BYTES for the rest, so nothing is written out to be measured."""
+    size = 0
+    for i, (_, _, value) in enumerate(found):
+        size += len(value) + RECORD_FIELDS_BYTES
+        if i == limit or (i and size > PAGE_BYTES):
+            return i, True
+    return len(found), False
 
 
-def _fills(found: list[tuple[str, int, bytes]], limit: int) -> bool:
-    """Whether these records fill a page (Limit, or 1 MB of values): then what was committed
-    after the scan would not be on it anyway."""
-    return len(found) > limit or sum(len(value) for _, _, value in found) > PAGE_BYTES
-
-
-@dataclass(frozen=True)
-class Scan:
-    """One read of a stream's cells committed in [start, bound): every shard's."""
-
-    start: int
-    bound: int
-    cells: tuple[tuple[bytes, int, bytes, bytes], ...]  # row key, commit time, column, value
-    taken: float  # time.monotonic() when it was read
-
-
-# This worker's last scan of each stream, which a read of another shard of it begun within
-# SHARED_SECONDS reuses: a reader polling the stream's four shards pays one scan of the
-# table, not four. Its bound is then that scan's, so a record committed since waits for the
-# next read; the position handed back says so, and nothing is skipped. A read that the scan
-# fills (a reader catching up: more records after its position than a page holds) reuses it
-# however old it is, so a backlog of N records costs one scan, not one per page.
+# Each stream's records as this worker's scans found them (scanned.py). A read whose page
+# they fill (a reader catching up: more of the shard's records after its position than a
+# page holds) is answered from them however old the last scan is, since a record committed
+# after it would not be on the page anyway; so is a read begun within SHARED_SECONDS of the
+# last scan from a position before its bound (a reader polling the stream's four shards
+# pays one scan, not four; a LATEST iterator issued since then scans), its bound then that
+# scan's, so a record committed since waits for the next read (the position handed back
+# says so: nothing is skipped). Any other read scans only the time since the last scan's
+# bound. Reads of one stream take turns for the scan (`_turns`): four shards' reads
+# arriving together make one scan, not four.
 SHARED_SECONDS = 0.1
-_recent: dict[str, Scan] = {}
+_scanned: dict[str, Scanned] = {}
+_turns: weakref.WeakValueDictionary[tuple[int, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
-def _held(stream: Stream, start: int) -> Scan | None:
-    """The last scan of the stream when it holds everything from `start` to its bound."""
-    recent = _recent.get(stream.arn)
-    if recent is None or recent.start > start // 1000 * 1000 or recent.bound <= start:
-        return None
-    return recent
+async def _held(session: Session, stream: Stream, position: Position, start: int, bound: int, limit: int,
+                now_micros: int) -> Scanned:
+    """The stream's records this worker holds, scanned up to `bound` unless they need not be."""
+    key = (id(asyncio.get_running_loop()), stream.arn)
+    turn = _turns.get(key)
+    if turn is None:
+        turn = _turns[key] = asyncio.Lock()
+    async with turn:
+        held = _scanned.get(stream.arn)
+        if held is None or not held.covers(start // 1000 * 1000):
+            held = Scanned(start // 1000 * 1000, start // 1000 * 1000, 0.0)
+        elif (held.bound > start and time.monotonic() - held.taken <= SHARED_SECONDS) or \
+                page_length(held.after(position, start, held.bound, limit + 1), limit)[1]:
+            return held
+        if bound > held.bound:
+            held.extend(await _scan(session, stream, held.bound, bound), bound, time.monotonic())
+        held.trim(now_micros - RETENTION_MICROS)
+        _scanned[stream.arn] = held
+        return held
 
 
-def _scanned(stream: Stream, start: int) -> Scan | None:
-    recent = _held(stream, start)
-    return recent if recent is not None and time.monotonic() - recent.taken <= SHARED_SECONDS else None
-
-
-async def _scan(session: Session, stream: Stream, start: int, bound: int) -> Scan:
+async def _scan(session: Session, stream: Stream, start: int, bound: int) -> tuple[Cell, ...]:
+    """The stream's cells committed in [start, bound): `start` whole milliseconds."""
     query = ReadRowsQuery(row_ranges=[RowRange()], row_filter=rf.RowFilterChain([
-        rf.TimestampRangeFilter(start=_micros(start // 1000 * 1000), end=_micros(bound)),
+        rf.TimestampRangeFilter(start=_micros(start), end=_micros(bound)),
         rf.ColumnRangeFilter(FAMILY)]))
     store = session.table_store(stream.instance_id, stream.table_id, None, stream.table)
     async with bigtable_errors(stream.table):
         rows = await store.handle.read_rows(query, operation_timeout=SCAN_SECONDS,
                                             attempt_timeout=SCAN_ATTEMPT_SECONDS)
-    cells = tuple((row.row_key, cell.timestamp_micros, cell.qualifier, cell.value)
-                  for row in rows for cell in row.cells)
-    scan = Scan(start // 1000 * 1000, bound, cells, time.monotonic())
-    _recent[stream.arn] = scan
-    return scan
+    return tuple((row.row_key, cell.timestamp_micros, cell.qualifier, cell.value) for row in rows for cell in row.cells)
 
 
 def _micros(value: int) -> datetime:
