@@ -69,8 +69,11 @@ def hot(endpoint: str, threads: int, seconds: float, share: float = 1.0, cold_it
     latencies: list[list[tuple[float, bool]]] = [[] for _ in range(threads)]  # (seconds, on the hot item)
     acknowledged = [collections.Counter[str]() for _ in range(threads)]
     errors = [collections.Counter[tuple[str, bool]]() for _ in range(threads)]  # (code, on the hot item)
-    start = threading.Barrier(threads + 1)
-    stop_at, counting = [0.0], [False]
+    stop_at, counting = [float("inf")], [False]
+    # the clock starts once every thread has made its first, untimed call: on serve 32
+    # DescribeTables at once took 16 s (each counts the table until one has: table_counts.py),
+    # longer than a run, which then timed no write at all
+    start = threading.Barrier(threads + 1, action=lambda: stop_at.__setitem__(0, time.monotonic() + 1 + seconds))
     clients = [client(endpoint) for _ in range(threads)]  # made here: boto3's default session is not thread-safe
     retried = [collections.Counter[str]() for _ in range(threads)]  # error answers boto3 saw (and retried)
     for i, c in enumerate(clients):
@@ -98,7 +101,6 @@ def hot(endpoint: str, threads: int, seconds: float, share: float = 1.0, cold_it
     workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
     for w in workers:
         w.start()
-    stop_at[0] = time.monotonic() + 1 + seconds
     start.wait()
     time.sleep(1)  # warm-up second, its writes counted in the final values only
     counting[0] = True
