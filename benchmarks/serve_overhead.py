@@ -30,10 +30,11 @@ sides taking turns call by call so the machine's noise reaches each alike. Each 
 the median of a side's calls (a shared machine's pauses move the mean, not the median).
 Run:
 
-    uv run python benchmarks/serve_overhead.py [--calls 1000] [--rounds 3] [--tree CHECKOUT]
+    uv run python benchmarks/serve_overhead.py [--calls 1000] [--rounds 3] [--tree CHECKOUT] [--before CHECKOUT]
 
-(`--tree`: serve's code from another checkout, such as `git archive` of an earlier commit,
-for a before and after on the same machine.)
+(`--tree`: serve's code from another checkout, such as `git archive` of an earlier commit;
+`--before CHECKOUT` adds that checkout's serve as a fifth side, "serve before", taking its
+turn with the others: a before and after in one run.)
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ UPDATE = {"UpdateExpression": "SET plays = :n", "ConditionExpression": "attribut
 BATCH = 25
 OPERATIONS = ("GetItem", "PutItem", "UpdateItem", "Query", "BatchGetItem")
 SECONDS = 10.0  # every raw call's deadline
-SIDES = ("serve", "canned", "raw sync", "raw async")
+FLOOR = ("canned", "raw sync", "raw async")
 
 
 class Canned(ServeApp):
@@ -230,17 +231,19 @@ class AsyncRaw:
         self.loop.close()
 
 
-def report(took: dict[tuple[str, str], list[float]]) -> None:
-    """Each operation's medians, serve's own time, and the ratios to both ideals."""
+def report(took: dict[tuple[str, str], list[float]], serves: list[str]) -> None:
+    """Each operation's medians, serve's own time, and the ratios to both ideals, a line per
+    serve side."""
     columns = ("serve", "canned", "raw sync", "raw async", "own", "ratio", "serve/s", "ideal/s", "async ratio")
-    print(f"{'':13}" + "".join(f"{c:>12}" for c in columns))
+    print(f"{'':22}" + "".join(f"{c:>12}" for c in columns))
     for operation in OPERATIONS:
-        ms = {side: statistics.median(took[(operation, side)]) * 1000 for side in SIDES}
+        ms = {side: statistics.median(took[(operation, side)]) * 1000 for side in (*serves, *FLOOR)}
         ideal = ms["canned"] + ms["raw sync"]
-        figures = [f"{ms[s]:.2f} ms" for s in SIDES] + [
-            f"{ms['serve'] - ideal:.2f} ms", f"{ideal / ms['serve']:.2f}", f"{1000 / ms['serve']:.0f}",
-            f"{1000 / ideal:.0f}", f"{(ms['canned'] + ms['raw async']) / ms['serve']:.2f}"]
-        print(f"{operation:13}" + "".join(f"{f:>12}" for f in figures), flush=True)
+        for serve in serves:
+            figures = [f"{ms[s]:.2f} ms" for s in (serve, *FLOOR)] + [
+                f"{ms[serve] - ideal:.2f} ms", f"{ideal / ms[serve]:.2f}", f"{1000 / ms[serve]:.0f}",
+                f"{1000 / ideal:.0f}", f"{(ms['canned'] + ms['raw async']) / ms[serve]:.2f}"]
+            print(f"{operation:13}{serve.removeprefix('serve'):>9}" + "".join(f"{f:>12}" for f in figures), flush=True)
 
 
 def main() -> None:
@@ -249,6 +252,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tree", type=Path, default=ROOT,
                         help="run serve from this checkout (another commit's code, the same environment)")
+    parser.add_argument("--before", type=Path,
+                        help="also run serve from this checkout, as the side 'serve before', in the same turns")
     args = parser.parse_args()
     bigtable, processes = emulator.start(), []
     try:
@@ -273,6 +278,10 @@ def main() -> None:
             sync_raw = SyncRaw(made, project, async_raw.guard)
             sides = {"serve": serve, "canned": calls(client(endpoint), keys), "raw sync": sync_raw.calls(),
                      "raw async": async_raw.calls()}
+            if args.before:
+                process, endpoint = start_serve(root, 1, args.before)
+                processes.append(process)
+                sides["serve before"] = calls(client(endpoint), keys)
             for side in sides.values():
                 for call in side.values():
                     for _ in range(20):
@@ -285,7 +294,7 @@ def main() -> None:
                             took.setdefault((operation, side), []).append(timed(made_calls[operation]))
                 print(f"round {round_}: {args.calls} calls per operation and side, one client thread, "
                       f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
-                report(took)
+                report(took, [side for side in sides if side.startswith("serve")])
             sync_raw.close()
             async_raw.close()
     finally:

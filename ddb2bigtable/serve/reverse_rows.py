@@ -8,7 +8,8 @@ client over the data client's own transport (same channel, credentials, emulator
 address), with `ReadRowsRequest.reversed` set and the `bigtable-features` header saying
 the client reads reverse scans, without which Bigtable and the emulator answer
 UNIMPLEMENTED "Client doesn't support reverse scans yet" (FeatureFlags.reverse_scans in
-google/bigtable/v2/feature_flags.proto). Its chunks are merged into rows here.
+google/bigtable/v2/feature_flags.proto). Its chunks are merged into rows as a forward
+read's are (point_calls.merged).
 
 A server that still answers UNIMPLEMENTED raises ReverseScanRefused: the caller reads
 forward and reverses (query_ops.py). A stream that breaks is read again from the last
@@ -20,15 +21,15 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 from google.api_core import exceptions as google_errors
-from google.cloud.bigtable.data.row import Cell, Row
+from google.cloud.bigtable.data.row import Row
 from google.cloud.bigtable_v2.services.bigtable import BigtableAsyncClient
 from google.cloud.bigtable_v2.types import FeatureFlags, ReadRowsRequest, RowRange, RowSet
 
 from ..spec.errors import Ddb2BigtableError
+from .point_calls import merged
 
 FEATURES = ("bigtable-features",
             base64.urlsafe_b64encode(FeatureFlags.serialize(FeatureFlags(reverse_scans=True))).decode())
@@ -63,7 +64,7 @@ class ReverseReader:
             try:
                 stream = await self.gapic.read_rows(request, timeout=min(attempt_seconds, left), retry=None,
                                                     metadata=[FEATURES])
-                async for row in merged(stream):
+                async for row in merged(stream, descending=True):
                     rows.append(row)
                 return rows
             except google_errors.MethodNotImplemented as refused:
@@ -81,37 +82,3 @@ def _range(start: bytes | None, end: bytes | None, start_open: bool) -> RowRange
     if end is not None:
         bounds["end_key_open"] = end
     return RowRange(**bounds)
-
-
-async def merged(stream: Any) -> AsyncIterator[Row]:
-    """ReadRows chunks as rows: a cell's value may come in several chunks (value_size),
-    family and qualifier are sent only when they change, a row ends at commit_row and is
-    dropped at reset_row. Rows must come in strictly decreasing key order."""
-    last: bytes | None = None
-    key, family, qualifier, timestamp = b"", "", b"", 0
-    labels: list[str] = []
-    cells: list[Cell] = []
-    parts: list[bytes] = []
-    async for response in stream:
-        for chunk in type(response).pb(response).chunks:
-            if chunk.reset_row:
-                key, cells, parts = b"", [], []
-                continue
-            if chunk.row_key:
-                key = chunk.row_key
-            if chunk.HasField("family_name"):
-                family = chunk.family_name.value
-            if chunk.HasField("qualifier"):
-                qualifier = chunk.qualifier.value
-            if not parts:
-                timestamp, labels = chunk.timestamp_micros, list(chunk.labels)
-            parts.append(chunk.value)
-            if chunk.value_size > 0:
-                continue  # more of this cell's value follows
-            cells.append(Cell(b"".join(parts), key, family, qualifier, timestamp, labels))
-            parts = []
-            if chunk.commit_row:
-                if last is not None and key >= last:
-                    raise google_errors.DataLoss(f"reverse scan returned row {key!r} after {last!r}")
-                yield Row(key, cells)
-                last, cells = key, []

@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from .. import point_calls
 from ..catalog import Catalog, catalog
 from ..errors import ServeError, internal, validation
 from ..items import batch_ops, item_ops, lock_sweep, transact_ops
@@ -124,6 +125,7 @@ class ServeApp:
                     self.sweeping.cancel()
                 await behind.drain(DRAIN_SECONDS)  # committed transactions' last steps, before the client closes
                 if self.session is not None:
+                    await point_calls.close(self.session.client)
                     await self.session.client.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return

@@ -1,0 +1,200 @@
+"""Bigtable's calls on serve's request path, made lean: ReadRows and CheckAndMutateRow sent
+as prepared protobuf messages on a gRPC channel of their own (issue 54).
+
+The data client (google-cloud-bigtable 2.50) wraps each call in its retry machinery, a
+row merger with its own validation, proto-plus messages converted per call and a
+client-side metrics interceptor on its channel: py-spy put 24 % of a GetItem loop's samples
+in its `read_row`, more than the call's own gRPC work. serve gives each call its own
+deadline (store.py) and answers a failure as DynamoDB would, so it needs none of that:
+`LeanTable` makes the request once from raw protobuf classes, sends it on a channel with
+no interceptor (the emulator's plain one, or Google's default credentials as the data
+client itself uses them), retries a read on the errors the data client retries reads on
+(UNAVAILABLE, DEADLINE_EXCEEDED of an attempt, ABORTED) within the call's deadline, and
+merges chunks into the data client's own Row and Cell classes, so every caller reads rows
+as before. CheckAndMutateRow is never retried (the data client does not either: it is not
+idempotent). Every other call (MutateRow, sample_row_keys, ...) goes to the data client's
+table, unchanged. The channel is not refreshed every 45 minutes as the data client's is:
+a connection Bigtable closes is opened again by gRPC on the next call, which pays that one
+handshake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+import weakref
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc  # type: ignore[import-untyped]
+from google.api_core import exceptions as google_errors
+from google.api_core import gapic_v1
+from google.cloud.bigtable.data.row import Cell, Row
+from google.cloud.bigtable_v2.services.bigtable.transports import BigtableGrpcAsyncIOTransport
+from google.cloud.bigtable_v2.types import bigtable as bigtable_types
+from google.protobuf.message import Message  # type: ignore[import-untyped]
+
+READ_SECONDS = 10.0  # as store.py's: a read's whole time, retries included
+ATTEMPT_SECONDS = 5.0
+WRITE_SECONDS = 10.0
+RETRIED = (google_errors.ServiceUnavailable, google_errors.DeadlineExceeded, google_errors.Aborted)
+BACKOFF_SECONDS = 0.1
+HOST = "bigtable.googleapis.com:443"
+# unlimited messages both ways, as the data client's transport sets them (a wide row's cells)
+OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+_READ = bigtable_types.ReadRowsRequest.pb()
+_READ_ANSWER = bigtable_types.ReadRowsResponse.pb()
+_CHECK = bigtable_types.CheckAndMutateRowRequest.pb()
+_CHECK_ANSWER = bigtable_types.CheckAndMutateRowResponse.pb()
+
+
+def raw(message: Any) -> Message:
+    """A protobuf message as the raw class (proto-plus messages are wrappers around one)."""
+    return message if isinstance(message, Message) else type(message).pb(message)
+
+
+class Channel:
+    """One channel to Bigtable's data API per data client (a worker has one), and the two
+    calls as multicallables made once."""
+
+    def __init__(self) -> None:
+        emulator = os.environ.get("BIGTABLE_EMULATOR_HOST")
+        self.channel = (grpc.aio.insecure_channel(emulator, options=OPTIONS) if emulator
+                        else BigtableGrpcAsyncIOTransport.create_channel(HOST, options=OPTIONS))
+        self.read_rows = self.channel.unary_stream("/google.bigtable.v2.Bigtable/ReadRows",
+                                                   request_serializer=_READ.SerializeToString,
+                                                   response_deserializer=_READ_ANSWER.FromString)
+        self.check_and_mutate = self.channel.unary_unary("/google.bigtable.v2.Bigtable/CheckAndMutateRow",
+                                                         request_serializer=_CHECK.SerializeToString,
+                                                         response_deserializer=_CHECK_ANSWER.FromString)
+
+
+_CHANNELS: weakref.WeakKeyDictionary[Any, Channel] = weakref.WeakKeyDictionary()
+
+
+def channel_of(client: Any) -> Channel:
+    """The lean channel beside a data client, made at its first use."""
+    made = _CHANNELS.get(client)
+    if made is None:
+        made = _CHANNELS[client] = Channel()
+    return made
+
+
+async def close(client: Any) -> None:
+    """Close the lean channel beside a data client, if one was made (the worker's shutdown)."""
+    made = _CHANNELS.pop(client, None)
+    if made is not None:
+        await made.channel.close()
+
+
+class LeanTable:
+    """A data client's table (TableAsync) whose read_row, read_rows and check_and_mutate_row
+    go the lean way (module doc); any other attribute is the table's own."""
+
+    def __init__(self, table: Any):
+        self.table = table
+        self.calls = channel_of(table.client)
+        self.name, self.profile = table.table_name, table.app_profile_id or ""
+        params = {"table_name": self.name, "app_profile_id": self.profile}
+        self.metadata = (gapic_v1.routing_header.to_grpc_metadata(params),
+                         table.client.client_info.to_grpc_metadata())
+        self._filters: dict[int, tuple[Any, Message]] = {}  # a store's fixed views, converted once
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.table, name)
+
+    def _filter(self, row_filter: Any) -> Message | None:
+        if row_filter is None:
+            return None
+        held = self._filters.get(id(row_filter))
+        if held is None or held[0] is not row_filter:
+            held = self._filters[id(row_filter)] = (row_filter, raw(row_filter._to_pb()))
+        return held[1]
+
+    async def read_row(self, row_key: bytes, *, row_filter: Any = None, operation_timeout: float = READ_SECONDS,
+                       attempt_timeout: float = ATTEMPT_SECONDS) -> Row | None:
+        request = _READ(table_name=self.name, app_profile_id=self.profile, rows_limit=1)
+        request.rows.row_keys.append(row_key)
+        if (made := self._filter(row_filter)) is not None:
+            request.filter.CopyFrom(made)
+        rows = await self._read(request, operation_timeout, attempt_timeout)
+        return rows[0] if rows else None
+
+    async def read_rows(self, query: Any, *, operation_timeout: float = READ_SECONDS,
+                        attempt_timeout: float = ATTEMPT_SECONDS) -> list[Row]:
+        """The rows of a data client's ReadRowsQuery (its keys, ranges, limit and filter)."""
+        request = raw(query._to_pb(self.table))
+        return await self._read(request, operation_timeout, attempt_timeout)
+
+    async def _read(self, request: Message, seconds: float, attempt_seconds: float | None) -> list[Row]:
+        """Every row of the request; a retried attempt starts over (its rows are dropped),
+        so a limit and the keys' order hold whatever broke."""
+        deadline = time.monotonic() + seconds
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                call = self.calls.read_rows(request, timeout=min(attempt_seconds or left, left),
+                                            metadata=self.metadata)
+                return [row async for row in merged(call)]
+            except grpc.aio.AioRpcError as error:
+                failure = google_errors.from_grpc_error(error)
+                if not isinstance(failure, RETRIED) or deadline - time.monotonic() <= BACKOFF_SECONDS:
+                    raise failure from None
+            await asyncio.sleep(BACKOFF_SECONDS)
+
+    async def check_and_mutate_row(self, row_key: bytes, predicate: Any, *, true_case_mutations: Any = None,
+                                   false_case_mutations: Any = None,
+                                   operation_timeout: float = WRITE_SECONDS) -> bool:
+        request = _CHECK(table_name=self.name, app_profile_id=self.profile, row_key=row_key)
+        if predicate is not None:
+            request.predicate_filter.CopyFrom(raw(predicate._to_pb()))
+        request.true_mutations.extend(raw(m._to_pb()) for m in _listed(true_case_mutations))
+        request.false_mutations.extend(raw(m._to_pb()) for m in _listed(false_case_mutations))
+        try:
+            answer = await self.calls.check_and_mutate(request, timeout=operation_timeout, metadata=self.metadata)
+        except grpc.aio.AioRpcError as error:
+            raise google_errors.from_grpc_error(error) from None
+        return bool(answer.predicate_matched)
+
+
+def _listed(mutations: Any) -> list[Any]:
+    if mutations is None:
+        return []
+    return mutations if isinstance(mutations, list) else [mutations]
+
+
+async def merged(stream: Any, *, descending: bool = False) -> AsyncIterator[Row]:
+    """ReadRows chunks as rows: a cell's value may come in several chunks (value_size),
+    family and qualifier are sent only when they change, a row ends at commit_row and is
+    dropped at reset_row. Rows must come in strictly increasing key order (decreasing for a
+    reversed scan): a server that breaks it is a DataLoss, never rows silently repeated."""
+    last: bytes | None = None
+    key, family, qualifier, timestamp = b"", "", b"", 0
+    labels: list[str] = []
+    cells: list[Cell] = []
+    parts: list[bytes] = []
+    async for response in stream:
+        for chunk in raw(response).chunks:
+            if chunk.reset_row:
+                key, cells, parts = b"", [], []
+                continue
+            if chunk.row_key:
+                key = chunk.row_key
+            if chunk.HasField("family_name"):
+                family = chunk.family_name.value
+            if chunk.HasField("qualifier"):
+                qualifier = chunk.qualifier.value
+            if not parts:
+                timestamp, labels = chunk.timestamp_micros, list(chunk.labels)
+            parts.append(chunk.value)
+            if chunk.value_size > 0:
+                continue  # more of this cell's value follows
+            cells.append(Cell(parts[0] if len(parts) == 1 else b"".join(parts), key, family, qualifier, timestamp,
+                              labels))
+            parts = []
+            if chunk.commit_row:
+                if last is not None and (key >= last if descending else key <= last):
+                    raise google_errors.DataLoss(f"ReadRows returned row {key!r} after {last!r}")
+                yield Row(key, cells)
+                last, cells = key, []
