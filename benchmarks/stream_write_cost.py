@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +54,9 @@ def operations(table: str, items: int) -> dict[str, Any]:
         c.put_item(TableName=table, Item=key(rng.randrange(items)) | {"v": {"S": f"put {n}"}, "n": {"N": "1"},
                                                                       "body": {"S": "x" * 200}})
 
-    def insert(c: Any, rng: random.Random, n: int) -> None:
-        c.put_item(TableName=table, Item=key(items + n + 1) | {"v": {"S": f"new {rng.random()}"}, "n": {"N": "1"},
-                                                             "body": {"S": "x" * 200}})
+    def insert(c: Any, rng: random.Random, n: int) -> None:  # a key no round wrote (`n` starts again each round)
+        c.put_item(TableName=table, Item={"pk": {"S": f"new-{uuid.uuid4().hex}"}, "sk": {"N": str(n)},
+                                          "v": {"S": f"new {rng.random()}"}, "n": {"N": "1"}, "body": {"S": "x" * 200}})
 
     def update(c: Any, rng: random.Random, n: int) -> None:
         c.update_item(TableName=table, Key=key(rng.randrange(items)), UpdateExpression="SET v = :v ADD n :one",

@@ -12,7 +12,8 @@ and no other. A writer that got in between makes the predicate false, nothing is
 written, and the operation starts over from a fresh read (operations.py). Bigtable caps a
 filter at 20 KB (Google, "Quotas and limits", https://cloud.google.com/bigtable/quotas,
 read 2026-11-25), so values are compared only up to VALUE_BUDGET bytes in all; longer
-values are matched by their column and timestamp, which every writer sets anew.
+values are matched by their column and timestamp, which every writer sets anew. The guard is
+made as the protobuf message itself (guards.py).
 
 Rows hold their items' stream records too (docs/streams.md: 24 hours of them, images
 included, in the reserved stream family), so no read of a table's items takes them all: it
@@ -28,7 +29,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from google.api_core import exceptions as google_errors
@@ -39,17 +39,13 @@ from google.cloud.bigtable_v2.types import data as data_pb
 
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from ..spec.families import STREAM_FAMILY, TXN_FAMILY
-from .errors import ServeError, internal, not_found, throttled, unsupported
-from .point_calls import LeanTable
+from .errors import ServeError, internal, not_found, throttled
+from .guards import RawFilter, raw_of, unchanged_filter
 from .reverse_rows import ReverseReader, ReverseScanRefused
 
 READ_SECONDS = 10.0  # a point read or a page of a query, retries included
 ATTEMPT_SECONDS = 5.0
 WRITE_SECONDS = 10.0  # one MutateRow or CheckAndMutateRow
-VALUE_BUDGET = 8 * 1024  # value bytes compared inside one CheckAndMutate predicate
-VALUE_CELL_MAX = 512  # a longer value is matched by column and timestamp only
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-FILTER_BYTES = 19 * 1024  # below Bigtable's 20 KB per filter, with room for the request around it
 
 
 def _item_families(families: tuple[str, ...]) -> list[rf.RowFilter]:
@@ -58,15 +54,16 @@ def _item_families(families: tuple[str, ...]) -> list[rf.RowFilter]:
 
 
 def item_cells(families: tuple[str, ...]) -> rf.RowFilter:
-    """A read of a table's items: the cells of `_item_families`, none of the stream's records."""
-    return _union(_item_families(families))
+    """A read of a table's items: the cells of `_item_families`, none of the stream's records
+    (made once per table, sent as made: RawFilter)."""
+    return RawFilter(raw_of(_union(_item_families(families))))
 
 
 def writer_cells(families: tuple[str, ...]) -> rf.RowFilter:
     """A writer's read: `item_cells` and the row's newest stream record, the family's first
     column (records.qualifier: numbers are written inverted)."""
-    return _union(_item_families(families)
-                  + [rf.RowFilterChain([rf.ColumnRangeFilter(STREAM_FAMILY), rf.CellsRowLimitFilter(1)])])
+    return RawFilter(raw_of(_union(_item_families(families) + [
+        rf.RowFilterChain([rf.ColumnRangeFilter(STREAM_FAMILY), rf.CellsRowLimitFilter(1)])])))
 
 
 def now_micros() -> int:
@@ -153,43 +150,6 @@ def client_mutations(row: RowMutation, families: tuple[str, ...] | None = None) 
     return found
 
 
-def unchanged_filter(cells: list[Cell], view: rf.RowFilter | None = None) -> rf.RowFilter:
-    """True (yields a cell) only while the row, seen through `view` (a writer's: `writer_cells`;
-    None: the whole row), holds exactly `cells` (see the module doc). For an empty read, the
-    caller writes in the false branch of the view itself (`Store.any_cell`). A row
-    so wide that even the values-free filter passes Bigtable's 20 KB is refused: its items
-    cannot be written atomically."""
-    for budget in (VALUE_BUDGET, 0):
-        built = _unchanged(cells, budget, view)
-        message = built._to_pb()
-        if type(message).pb(message).ByteSize() <= FILTER_BYTES:
-            return built
-    raise unsupported(f"an atomic write to a row of {len(cells):,} cells",
-                      "the check that the row did not change would pass Bigtable's 20 KB filter limit")
-
-
-def _unchanged(cells: list[Cell], budget: int, view: rf.RowFilter | None) -> rf.RowFilter:
-    columns: dict[tuple[str, bytes], list[rf.RowFilter]] = {}
-    for cell in cells:
-        at = _EPOCH + timedelta(microseconds=cell.timestamp_micros)
-        parts: list[rf.RowFilter] = [rf.TimestampRangeFilter(at, at + timedelta(microseconds=1))]
-        if len(cell.value) <= min(VALUE_CELL_MAX, budget):
-            budget -= len(cell.value)
-            parts.append(rf.LiteralValueFilter(cell.value))
-        columns.setdefault((cell.family, cell.qualifier), []).append(_chain(parts))
-    matchers = [_chain([rf.ColumnRangeFilter(f, q, q), _union(versions)]) for (f, q), versions in columns.items()]
-    all_there = _chain([_union(matchers), rf.CellsRowOffsetFilter(len(cells) - 1)])
-    more = rf.CellsRowOffsetFilter(len(cells))
-    exactly = rf.ConditionalRowFilter(all_there, rf.ConditionalRowFilter(more, rf.BlockAllFilter(True),
-                                                                         rf.PassAllFilter(True)),
-                                      rf.BlockAllFilter(True))
-    return rf.RowFilterChain([view, exactly]) if view is not None else exactly
-
-
-def _chain(filters: list[rf.RowFilter]) -> rf.RowFilter:
-    return filters[0] if len(filters) == 1 else rf.RowFilterChain(filters)
-
-
 def _union(filters: list[rf.RowFilter]) -> rf.RowFilter:
     return filters[0] if len(filters) == 1 else rf.RowFilterUnion(filters)
 
@@ -198,12 +158,10 @@ class Store:
     """One Bigtable table through one app profile, its calls bounded and its failures
     turned into DynamoDB's errors (`bigtable_errors`). A table of items names its item
     families (`families`), so its reads leave the stream's records out (the module doc);
-    serve's own tables (registries, tokens) hold no records and are read whole. Its reads
-    and conditional writes go the lean way (point_calls.py), the rest through the data client's
-    table."""
+    serve's own tables (registries, tokens) hold no records and are read whole."""
 
     def __init__(self, handle: Any, name: str, families: tuple[str, ...] | None = None):
-        self.handle, self.name = LeanTable(handle), name
+        self.handle, self.name = handle, name
         self.items = item_cells(families) if families is not None else None
         self.writer = writer_cells(families) if families is not None else None
         self.reverse: ReverseReader | None = None  # made at the first reverse scan

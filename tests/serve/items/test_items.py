@@ -220,7 +220,7 @@ def test_the_write_guard_of_a_wide_row_stays_inside_bigtables_filter_limit():
     no filter can cover is refused in DynamoDB's shape instead of failing in Bigtable."""
     from ddb2bigtable.codec.mutations import Cell
     from ddb2bigtable.serve.errors import ServeError
-    from ddb2bigtable.serve.store import FILTER_BYTES, unchanged_filter
+    from ddb2bigtable.serve.guards import FILTER_BYTES, unchanged_filter
 
     comments = [Cell("UserComments", b"Content", b"x" * 100, 1_700_000_000_000_000 + i * 1000) for i in range(500)]
     message = unchanged_filter(comments)._to_pb()
