@@ -41,6 +41,7 @@ from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutati
 from ..spec.families import STREAM_FAMILY, TXN_FAMILY
 from .errors import ServeError, internal, not_found, throttled
 from .guards import RawFilter, raw_of, unchanged_filter
+from .point_calls import LeanTable
 from .reverse_rows import ReverseReader, ReverseScanRefused
 
 READ_SECONDS = 10.0  # a point read or a page of a query, retries included
@@ -158,10 +159,12 @@ class Store:
     """One Bigtable table through one app profile, its calls bounded and its failures
     turned into DynamoDB's errors (`bigtable_errors`). A table of items names its item
     families (`families`), so its reads leave the stream's records out (the module doc);
-    serve's own tables (registries, tokens) hold no records and are read whole."""
+    serve's own tables (registries, tokens) hold no records and are read whole. Its reads
+    and conditional writes go the lean way (point_calls.py), the rest through the data client's
+    table."""
 
     def __init__(self, handle: Any, name: str, families: tuple[str, ...] | None = None):
-        self.handle, self.name = handle, name
+        self.handle, self.name = LeanTable(handle), name
         self.items = item_cells(families) if families is not None else None
         self.writer = writer_cells(families) if families is not None else None
         self.reverse: ReverseReader | None = None  # made at the first reverse scan
