@@ -13,10 +13,12 @@ its committed transactions/s and at most 3x its p99).
 
 One run starts its own Bigtable emulator and DynamoDB Local (127.0.0.1, stopped by PID) and
 `serve --workers N` on a stage holding Movies (serve_throughput.movies_world); the items'
-table is made through each side's CreateTable.
+table is made through each side's CreateTable. `--before DIR` (a `git worktree add DIR REV` of
+an older commit, run with this venv, as serve_before_after.py does) adds that serve as a third
+side on the same emulator and table, so a change is measured against its baseline in one run.
 
     uv run python benchmarks/serve_txn_contention.py [--seconds 10] [--rounds 2] [--workers 1] [--warmup 3]
-                                                     [--writers 2] [--readers 4]
+                                                     [--writers 2] [--readers 4] [--before DIR]
 """
 
 from __future__ import annotations
@@ -143,8 +145,12 @@ def _line(side: str, t: Tally) -> str:
 
 def _setup(endpoint: str) -> None:
     c = _client(endpoint)
-    c.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
-                   AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}], BillingMode="PAY_PER_REQUEST")
+    try:
+        c.create_table(TableName=TABLE, KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+                       BillingMode="PAY_PER_REQUEST")
+    except c.exceptions.ResourceInUseException:  # the other serve of the same stage made it
+        pass
     for k in ITEMS:
         c.put_item(TableName=TABLE, Item={"id": {"S": k}, "v": {"N": "0"}})
 
@@ -158,9 +164,15 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=4, help="(other counts: where the time goes)")
     parser.add_argument("--warmup", type=float, default=3.0, help="seconds of the same workload on each side first, "
                                                                    "untimed (DynamoDB Local's JIT, serve's caches)")
+    parser.add_argument("--before", type=Path, help="a checkout of an older commit (git worktree): its serve too")
     args = parser.parse_args()
+    if args.before is not None and not (args.before / "ddb2bigtable" / "serve").is_dir():
+        parser.error(f"--before {args.before}: no ddb2bigtable/serve there; expected a checkout (git worktree add)")
     with movies_world([]) as world:
-        sides = {BASELINE: world.local.endpoint, f"serve --workers {args.workers}": world.serve(args.workers)}
+        sides = {BASELINE: world.local.endpoint}
+        if args.before is not None:
+            sides["serve before"] = world.serve(args.workers, args.before.resolve())
+        sides[f"serve --workers {args.workers}"] = world.serve(args.workers)
         for endpoint in sides.values():
             _setup(endpoint)
             contend(endpoint, args.warmup, args.writers, args.readers)

@@ -108,6 +108,9 @@ async def transact_get_items(session: Session, request: TransactGetItems) -> dic
     return {"Responses": out} | capacity.consumed_tables(request.capacity, spent)
 
 
+_Each = list[tuple[dict[str, Any], RowMutation | None, Item | None]] | Cancel  # each action's reason, change, new item
+
+
 class _Decider:
     """`decide` for WriteTxn: the rows as read -> the intents, the cancellation, or a token's
     earlier answer. `tables` is read at each call: the types recorded before the real run."""
@@ -117,6 +120,9 @@ class _Decider:
         self.tables = {n.table.name: n.table for n in self.named}
         self.token, self.hash = request.token, request.fingerprint
         self.streams: dict[str, str | None] = {}  # each table's stream view (stream_writes.stream_view), read first
+        # the last evaluation (`_each`) and what it was made from: the rows as read and the
+        # tables, the same objects when the machine decides on the views `written` saw
+        self._last: tuple[tuple[Any, ...], _Each] | None = None
 
     def written(self, views: tuple[View, ...]) -> list[tuple[str, Item]]:
         """The items the transaction would write, by table (to record their types first).
@@ -131,7 +137,18 @@ class _Decider:
         return [] if isinstance(each, Cancel) else \
             [(n.table.name, new) for n, (_, _, new) in zip(self.named, each, strict=True) if new]
 
-    def _each(self, views: tuple[View, ...]) -> list[tuple[dict[str, Any], RowMutation | None, Item | None]] | Cancel:
+    def _each(self, views: tuple[View, ...]) -> _Each:
+        """`_evaluated`, once for the same rows as read and tables: the machine's first decision
+        is made on the views `written` evaluated (each update expression applied once, not twice)."""
+        made_of = (*views, *self.tables.values())
+        if self._last is not None and len(self._last[0]) == len(made_of) and all(
+                a is b for a, b in zip(self._last[0], made_of, strict=True)):
+            return self._last[1]
+        each = self._evaluated(views)
+        self._last = (made_of, each)
+        return each
+
+    def _evaluated(self, views: tuple[View, ...]) -> _Each:
         """Each action's reason, change and new item, in request order, as DynamoDB Local 1.25.1
         gives them: a key that does not fit its table is its action's ValidationError, the
         others evaluated; an update of a key attribute cancels with its reason alone, nothing
@@ -269,17 +286,47 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
 
 
 async def _written(session: Session, request: TransactWriteItems, rows: tuple[RowRef, ...], engine: Rows) -> Finished:
-    """The transaction from its first reads to its end, or a token's earlier answer."""
+    """The transaction from its first reads to its end, or a token's earlier answer.
+
+    Under a ClientRequestToken the first attempt presumes the token's row empty instead of
+    reading it (a token is new but for a retry): the machine starts with that view as its
+    primary's read (writer.WriteTxn.presuming), and its prewrite of the primary holds only
+    while the row is exactly so, empty. A retry (the row holds the record) or a request whose
+    twin is in flight (its lock) fails that prewrite, having locked nothing, and the next
+    attempt reads the row: the record answers, the lock is met. One ReadRows fewer for every
+    transaction boto3 sends (docs/transactions.md, "A transaction's steps"). Items found
+    locked are settled from their primary, which may be this token's row (an earlier attempt's
+    locks, left committed by a worker that died): then the token's row is read first, whose
+    lock settles every one of its rows at once, as without the guess.
+    A ValidationException the decision raises is an answer given without a write, so it is
+    given only once the token's row is read and found empty; otherwise the transaction runs
+    again from real reads (a retry: the record answers)."""
     decide = _Decider(session, request, rows)
-    views = await engine.prefetch(list(rows))  # the machine's first reads
+    machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()),
+                       primary_at_once=request.token is not None)
+    start = machine.presuming(_empty(rows[0])) if request.token is not None and len(rows) > 1 else machine
+    views = [*start.views, *await engine.prefetch(list(rows[len(start.views):]))]  # the machine's first reads
+    if start is not machine and any(v.lock is not None for v in views):  # locks to settle: the token's row is read
+        start, views = machine, [*await engine.prefetch([rows[0]]), *views[1:]]  # first, as a retry's may settle all
     earlier = decide.earlier(views[0]) if views[0].lock is None else None
-    if earlier is not None:  # a retry: answered from the token's record, nothing else read
+    if earlier is not None:  # a retry whose token row was read: answered from its record, nothing written
         return earlier
     for name, new in decide.written(tuple(views)):  # new attributes' types first
         decide.tables[name] = await recorded(session, decide.tables[name], new)
     decide.streams = {name: await stream_view(session, table) for name, table in decide.tables.items()}
-    machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()))
-    return await run(machine, engine)
+    try:
+        return await run(start, engine)
+    except ServeError as error:
+        if start is machine or error.name != "ValidationException":
+            raise
+        if (await engine.read([rows[0]])) == [_empty(rows[0])]:  # the presumption held: the refusal stands
+            raise
+    return await run(machine, rows_of(session))
+
+
+def _empty(row: RowRef) -> View:
+    """A row with nothing in it, as read."""
+    return View(row, (), None)
 
 
 def _answered(finished: Finished) -> dict[str, Any]:

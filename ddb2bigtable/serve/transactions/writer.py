@@ -2,7 +2,9 @@
 snapshot.py's).
 
 A write transaction (docs/transactions.md, "A transaction's steps"):
-1. read every row (a lock met is settled, or the transaction answers TransactionConflict);
+1. read every row (a lock met is settled; a live transaction's is waited for, a jittered
+   Pause the driver answers within the request's deadline, then the row read again, and only
+   past the deadline does the transaction answer TransactionConflict);
 2. decide on what was read: the conditions, the intents (`decide`, pure);
 3. prewrite the primary, then every secondary at once (Together), each with one
    CheckAndMutate that holds only while the row is exactly as read, so what was decided
@@ -38,6 +40,7 @@ from .steps import (
     Lock,
     LockState,
     Move,
+    Pause,
     Prewrite,
     Read,
     Release,
@@ -61,6 +64,7 @@ class Phase(StrEnum):
     APPLY = "apply"  # every secondary's intent applied and its lock removed, at once
     CLEANUP = "cleanup"  # the primary's lock removed, last
     ABORT = "abort"  # a prewrite failed: the rows it locked (`held`) released at once, then a new attempt
+    PAUSE = "pause"  # a row read is held by a live transaction: wait (Pause), then read that row again
     UNWIND = "unwind"  # the commit failed (aborted by another): the secondaries released, at once
     END = "end"  # `decision` holds how it finished
 
@@ -104,6 +108,11 @@ class WriteTxn:
     tries: int = TRIES
     blocked: RowRef | None = None  # the row that last stopped an attempt: a CONFLICT names it
     held: tuple[int, ...] = ()  # the rows an aborted attempt locked (indexes into `rows`)
+    pauses: int = 0  # pauses so far, waiting for live transactions on the rows read
+    # a live lock on the primary, or of a transaction with the same primary, is answered at
+    # once, on the primary (a ClientRequestToken's row, held by the request's twin:
+    # TransactionInProgressException, as DynamoDB answers it)
+    primary_at_once: bool = False
     # the phase after each one (READ: after deciding to write): prewrite the primary, the
     # secondaries, commit, answer, apply (the model checker's broken variants reorder them,
     # and must be caught)
@@ -116,6 +125,14 @@ class WriteTxn:
         return Lock(f"{self.txn}.{self.attempt}", self.rows[0], state, self.expires_micros, self.decision.changes[i],
                     self.rows[1:] if i == 0 else ())
 
+    def presuming(self, primary: View) -> WriteTxn:
+        """The first attempt with `primary` as its primary's read, not read (a ClientRequestToken's
+        row, presumed empty: items/transact_ops.py). Safe whatever the row holds: the decision is
+        acted on only once the primary's prewrite holds, which it does only while the row is
+        exactly `primary`; otherwise nothing was locked and the next attempt reads every row.
+        That attempt is one more try, so a wrong guess costs none of the others."""
+        return replace(self, views=(primary,), i=1, tries=self.tries + 1)
+
     def step(self) -> Move | Finished:  # noqa: PLR0911 - one branch per phase
         pc, i = self.pc, self.i
         if self.sub is not None:
@@ -125,6 +142,8 @@ class WriteTxn:
         if pc == Phase.END:
             assert isinstance(self.decision, Finished)
             return self.decision
+        if pc == Phase.PAUSE:
+            return Pause(self.pauses)
         decision = self.decision
         assert isinstance(decision, Intents)
         if pc == Phase.SINGLE:
@@ -147,7 +166,7 @@ class WriteTxn:
     def _secondaries(self) -> range:
         return range(1, len(self.rows))
 
-    def after(self, result: Any) -> WriteTxn:  # noqa: C901, PLR0911 - one branch per phase
+    def after(self, result: Any) -> WriteTxn:  # noqa: C901, PLR0911, PLR0912 - one branch per phase
         pc, i, n = self.pc, self.i, len(self.rows)
         if self.sub is not None:
             return self._settling(result)
@@ -179,6 +198,9 @@ class WriteTxn:
             return self._phase(pc)
         if pc == Phase.ABORT:
             return self._again()
+        if pc == Phase.PAUSE:  # time for another read of the row, or the request's deadline has come
+            return replace(self, pc=Phase.READ, pauses=self.pauses + 1) if result else \
+                self._end(Finished(CONFLICT.kind, self.blocked))
         if pc == Phase.UNWIND:
             return self._end(Finished(CONFLICT.kind, self.blocked))
         assert pc == Phase.CLEANUP
@@ -207,6 +229,10 @@ class WriteTxn:
         ended = self.sub.advanced(result)
         if isinstance(ended, Resolve):
             return replace(self, sub=ended)
+        if ended == CONFLICT and self.primary_at_once and self.rows[0] in (self.blocked, self.sub.met.primary):
+            return self._end(Finished(CONFLICT.kind, self.rows[0]))  # the twin holds the primary: at once
+        if ended == CONFLICT:
+            return replace(self, sub=None, pc=Phase.PAUSE)  # a live transaction: wait for it, then read again
         if ended != SETTLED or self.tries <= 1:
             return self._end(Finished(CONFLICT.kind, self.blocked))
         return replace(self, sub=None, tries=self.tries - 1)  # read the row again

@@ -91,7 +91,8 @@ class Actor:
 def transfer(name: str, src: str, dst: str, checked: str | None = None, token: str | None = None) -> Actor:
     """TransactWriteItems: move 1 from src to dst if src >= 1 (and, with `checked`, if that row
     is >= 0: a ConditionCheck on a third row). With `token`, that row is the primary and only
-    checked, as a ClientRequestToken's row is (its record is no value here)."""
+    checked, as a ClientRequestToken's row is (its record is no value here), and, as serve
+    does, the first attempt presumes it empty (value 0, never written) instead of reading it."""
     rows = (src, dst, checked) if checked else (src, dst)
     rows = (token, *rows) if token else rows
 
@@ -110,7 +111,10 @@ def transfer(name: str, src: str, dst: str, checked: str | None = None, token: s
             values[dst] += 1
         return holds == committed
 
-    return Actor(name, WriteTxn(name, rows, decide), spec)
+    # a live transaction met is waited for: one Pause answered both ways, then "no time left"
+    # (twice, as for a single write, took two transactions crossing 240 s instead of 40)
+    machine = WriteTxn(name, rows, decide, pauses=PAUSES - 1, primary_at_once=token is not None)
+    return Actor(name, machine.presuming(View(token, (0, 0), None)) if token else machine, spec)
 
 
 def add(name: str, row: str, amount: int) -> Actor:

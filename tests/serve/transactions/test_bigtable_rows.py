@@ -128,6 +128,27 @@ def test_a_worker_killed_before_the_commit_point_conflicts_then_is_aborted(table
     asyncio.run(_world(test))
 
 
+def test_a_transaction_meeting_a_live_one_waits_for_it_and_commits(tables) -> None:
+    """A transfer meeting the locks of a live transaction (another worker's, mid-commit) pauses
+    and reads again until that one has committed, then commits after it, instead of answering
+    TransactionConflict at once (as DynamoDB's transactions on an item mostly succeed)."""
+    a, b = ("accounts", b"a8"), ("ledger", b"b8")
+
+    async def test(rows: Rows) -> None:
+        for key in (a, b):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        first = await _until(transfer("t-first", a, b, 10, 2**62), rows, Commit)  # both rows locked, alive
+        waiting = asyncio.create_task(run(transfer("t-waits", b, a, 5, expiry_micros(0)), Rows(rows.where)))
+        await asyncio.sleep(0.3)
+        assert not waiting.done()
+        assert await run(first, rows) == Finished("committed", "ok")  # the first commits, then the other
+        assert await waiting == Finished("committed", "ok")
+        await behind.drain(10)
+        assert await _balances(rows, [a, b]) == [95, 105]
+
+    asyncio.run(_world(test))
+
+
 def test_a_transactions_row_delete_spares_the_reserved_family(tables) -> None:
     """An intent that replaces its item deletes the item's families only: other cells of the
     reserved family in the row (the protocol's own) outlive the transaction's commit."""
