@@ -31,6 +31,8 @@ def plan_families(table: TableSpec, instance_id: str) -> tuple[list[FamilyPlan],
     for family in family_gc(table):
         rule = family.rule
         policy = GcPolicy(rule.max_age_seconds, rule.max_versions, rule.mode)
+        if family.origin == "ttl" and table.source.stream != "none":  # serve's sweep deletes, with the record
+            policy = GcPolicy(None, rule.max_versions, rule.mode)
         why = _why(family, policy, table)
         if family.name in counters:
             families.append(FamilyPlan(name=family.name, gc=policy, why=f"{why}; {_counter_why(table)}",
@@ -79,6 +81,11 @@ def _why(family: FamilyGc, policy: GcPolicy, table: TableSpec) -> str:
         return f"explicit policy from the mapping: {policy.describe()}"
     if family.origin == "timestamps":
         return "list items stored as timestamped cells: every version is data, none collected"
+    if family.origin == "ttl" and table.source.ttl is not None and table.source.stream != "none":
+        return (f"TTL on {table.source.ttl.attribute} with a stream: cell timestamp = expiry, no max_age: serve's "
+                f"TTL sweep deletes each expired item with its REMOVE record (docs/streams.md), which a max_age "
+                f"could collect first, losing the record; readers hide expired cells at once; max_versions 1 keeps "
+                f"one version per item")
     if family.origin == "ttl" and table.source.ttl is not None:
         return (f"TTL on {table.source.ttl.attribute}: cell timestamp = expiry, max_age 1s drops it once expired "
                 f"(one-second expiration pattern), max_versions 1 keeps one version per item")

@@ -197,10 +197,12 @@ class Store:
             rows = await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
         return {row.row_key: row for row in rows}
 
-    async def scan(self, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int) -> list[Any]:
-        """Up to `limit` rows of [start, end) in key order (start excluded with `start_open`)."""
+    async def scan(self, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int,
+                   row_filter: rf.RowFilter | None = None) -> list[Any]:
+        """Up to `limit` rows of [start, end) in key order (start excluded with `start_open`),
+        as an item read sees them, or as `row_filter` (then rows with no cell it passes are left out)."""
         query = ReadRowsQuery(row_ranges=[RowRange(start_key=start, end_key=end, start_is_inclusive=not start_open)],
-                              limit=limit, row_filter=self.items)
+                              limit=limit, row_filter=row_filter or self.items)
         async with bigtable_errors(self.name):
             return await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
 

@@ -5,26 +5,31 @@ deleted it (DynamoDB deletes within days and writes the REMOVE then, by the serv
 `userIdentity` Service, dynamodb.amazonaws.com). The item's cells stay in its row until a
 write meets it (stream_writes.lapsed: that write deletes it with its REMOVE first) or this
 sweep does: on a table with a TTL and an enabled stream, every worker's sweep pass
-(lock_sweep.sweep_forever, the same interval) reads the table's rows and deletes each item
-past its TTL with its REMOVE by the protocol's single-item write (resolve.SingleWrite, run
-by the driver: one CheckAndMutateRow guarded on the row as read, a lock met settled or
-left), so two workers sweeping one row write one record.
+(lock_sweep.sweep_forever, the same interval) reads the rows that hold an expired item and
+deletes each item past its TTL with its REMOVE by the protocol's single-item write
+(resolve.SingleWrite, run by the driver: one CheckAndMutateRow guarded on the row as read, a
+lock met settled or left), so two workers sweeping one row write one record.
 
-Tables serve created have no GC rule (their cells carry their write time), so every expiry
-gets its REMOVE. A spec table's TTL families keep the plan's one-second max_age GC, which
-may collect an expired item before the sweep meets it (the emulator's GC loop, Bigtable's
-lazily): such an expiry has no record (docs/streams.md, "Every way it differs").
+What a pass reads: a spec table's TTL families stamp each cell with its item's expiry, so
+the pass scans only their cells stamped before now (`expired_cells`): the rows of expired
+items, not the table. Tables serve created stamp their cells with the write time (no GC
+rule on them): a pass reads their rows whole, at emulator scale. Neither loses a record to
+GC: created tables have none, and the plan gives a spec table with a stream no max_age on
+its TTL families (plan/gc_rules.py), so only this sweep or a write deletes an expired item.
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
+
+from google.cloud.bigtable.data import row_filters as rf
 
 from ...codec.mutations import Cell, RowMutation
 from ..catalog import ServedTable
 from ..errors import ServeError
 from ..session import Session
-from ..store import client_mutations
+from ..store import client_mutations, now_micros
 from ..tables import created_tables
 from ..transactions import cells
 from ..transactions.resolve import SingleWrite
@@ -44,15 +49,29 @@ async def sweep_table(session: Session, table: ServedTable) -> int:
     if view is None or table.ttl_attribute is None:
         return 0
     store = session.store(table, consistent=True)
+    families = table.codec.ttl_families
+    passed = expired_cells(families, now_micros()) if families else None
     deleted, position, start_open = 0, None, False
     while True:
-        rows = await store.scan(position, None, start_open=start_open, limit=PAGE_ROWS)
-        for row in rows:
-            if any(expired(table, item) for item in session.decode(table, row, now=1)):  # nothing hidden at the epoch
+        rows = await store.scan(position, None, start_open=start_open, limit=PAGE_ROWS, row_filter=passed)
+        for row in rows:  # each with an expired cell; without TTL families, every row read whole and decoded
+            if passed is not None or any(expired(table, item) for item in session.decode(table, row, now=1)):
                 deleted += await _delete_lapsed(session, table, view, bytes(row.row_key))
         if len(rows) < PAGE_ROWS:
             return deleted
         position, start_open = rows[-1].row_key, True
+
+
+def expired_cells(families: frozenset[str], now: int) -> rf.RowFilter:
+    """The cells of the TTL families stamped before `now`: each such cell's time is its item's
+    expiry (the codec's one-second expiration pattern; far in the future for an item without
+    a TTL), so a scan through this returns only the rows holding an expired item, and only
+    those cells; the time range first, then the families by name (the emulator's cheapest:
+    docs/streams.md, "Reading the records")."""
+    until = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now)
+    named: list[rf.RowFilter] = [rf.ColumnRangeFilter(f) for f in sorted(families)]
+    return rf.RowFilterChain([rf.TimestampRangeFilter(end=until),
+                              named[0] if len(named) == 1 else rf.RowFilterUnion(named)])
 
 
 async def _delete_lapsed(session: Session, table: ServedTable, view: str, row_key: bytes) -> int:
