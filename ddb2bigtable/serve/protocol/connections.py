@@ -46,11 +46,13 @@ class ServeConfig(uvicorn.Config):
     supervisor kills a worker that does not answer its health check within 5 s by default,
     and a worker busy starting (imports, the stage's plan) on a loaded machine missed it and
     was started again, forever: `--workers 2` never listened on this project's 2-core test
-    machine at a load of 10 (2026-11-29); WORKER_STARTUP_SECONDS gives it a minute."""
+    machine at a load of 10 (2026-11-29); WORKER_STARTUP_SECONDS gives it a minute.
+    uvicorn's ProxyHeadersMiddleware is off: it rewrites the client address and scheme from
+    X-Forwarded-* headers, which serve never reads, on every request (issue 54)."""
 
     def __init__(self, app: str, guard: Guard, **settings: Any):
         super().__init__(app, http=GuardedH11Protocol, timeout_keep_alive=guard.idle_seconds,
-                         timeout_worker_healthcheck=WORKER_STARTUP_SECONDS, **settings)
+                         timeout_worker_healthcheck=WORKER_STARTUP_SECONDS, proxy_headers=False, **settings)
         self.guard = guard
 
 
