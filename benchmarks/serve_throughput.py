@@ -9,10 +9,13 @@ call the operation for `--seconds` (after one untimed second): GetItem of a rand
 movie, PutItem of a new item into a year of its own, Query of year 2013 with Limit 10,
 forward and backward (`ScanIndexForward: false`: the last ten titles).
 Sides: DynamoDB Local, and `serve` with each `--workers` count. Reports operations per
-second, p50 and p99 latency, and serve / DynamoDB Local (the issue's goal: at least 0.5
-with `--workers 2`). Run:
+second, p50 and p99 latency, serve / DynamoDB Local (the issue's goal: at least 0.5
+with `--workers 2`), and each worker count's rate over one worker's (issue 54: at least
+1.6 with `--workers 2` and 8 threads on a two-core machine; the threads share this
+process's GIL, which caps them near 500 calls a second here: serve_workers.py measures the
+scaling with a process per client). Run:
 
-    uv run python benchmarks/serve_throughput.py [--seconds 5] [--threads 8] [--workers 1,2]
+    uv run python benchmarks/serve_throughput.py [--seconds 5] [--threads 8] [--workers 1,2] [--rounds 1]
 """
 
 from __future__ import annotations
@@ -119,6 +122,14 @@ def ratio_line(figures: dict[str, float], what: str = "", form: str = "{:.2f}") 
                      for side, figure in figures.items() if side != BASELINE)
 
 
+def workers_line(rates: dict[str, float]) -> str:
+    """`; --workers 2 / --workers 1: 1.62`: how serve scales with its workers (issue 54), when
+    the run measured one worker and more."""
+    one = rates.get("serve --workers 1")
+    return "".join(f"; --workers {side.rsplit(' ', 1)[1]} / --workers 1: {rate / one:.2f}"
+                   for side, rate in rates.items() if one and side.startswith("serve") and side != "serve --workers 1")
+
+
 def start_serve(root: Path, workers: int, tree: Path = ROOT) -> tuple[subprocess.Popen, str]:
     """serve on `root`'s stage, run from the checkout `tree` (another checkout: its code, the same venv)."""
     port = emulator.free_port()
@@ -204,23 +215,25 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--workers", default="1,2", help="serve worker counts to measure, comma separated")
+    parser.add_argument("--rounds", type=int, default=1, help="measure every operation and side this many times")
     args = parser.parse_args()
     items = list(all_items(open_export(str(ROOT / "exports" / "movies"))))
     keys = [item_to_wire({"year": i["year"], "title": i["title"]}) for i in items]
     with movies_world(items) as world:
         sides = {BASELINE: world.local.endpoint}
         sides.update({f"serve --workers {n}": world.serve(n) for n in (int(w) for w in args.workers.split(","))})
-        print(f"{args.threads} client threads, {args.seconds:g} s per operation and side, "
-              f"{os.cpu_count()} cores", flush=True)
-        for name, operation in operations(keys).items():
-            rates = {}
-            for side, endpoint in sides.items():
-                rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
-                rates[side] = rate
-                q = statistics.quantiles(latencies, n=100)
-                print(f"{name:14} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  p99 {q[98] * 1000:6.1f} ms",
-                      flush=True)
-            print(" " * 15 + ratio_line(rates), flush=True)
+        for round_ in range(1, args.rounds + 1):
+            print(f"round {round_}: {args.threads} client threads, {args.seconds:g} s per operation and side, "
+                  f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
+            for name, operation in operations(keys).items():
+                rates = {}
+                for side, endpoint in sides.items():
+                    rate, latencies = drive(endpoint, operation, args.threads, args.seconds)
+                    rates[side] = rate
+                    q = statistics.quantiles(latencies, n=100)
+                    print(f"{name:14} {side:17} {rate:7.0f}/s  p50 {q[49] * 1000:6.1f} ms  "
+                          f"p99 {q[98] * 1000:6.1f} ms", flush=True)
+                print(" " * 15 + ratio_line(rates) + workers_line(rates), flush=True)
 
 
 if __name__ == "__main__":
