@@ -12,6 +12,7 @@ know)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +32,7 @@ from ..conftest import STAGE
 from .test_lock_sweep import Stopped, dies_at
 
 CREATED = "LockHomes"
+LOCK_SECONDS = 3.0  # how long the stopped transactions' locks live, in the sweep test
 
 
 @pytest.fixture(scope="module")
@@ -165,7 +167,10 @@ def test_a_worker_that_never_served_the_tables_sweeps_their_locks(served, monkey
     by a worker whose catalog knows no created table (before issue 50 it swept only the
     tables it had served, and settling raised KeyError for the others)."""
     tag = f"sweep-{where}"
-    _stopped(served, monkeypatch, client, tag, token=True, where=where, lock_seconds=-1.0)
+    # The locks expire only after `before` is read: expired at once, the shared serve
+    # process's own sweep (every 60 s) could settle them first, and on a loaded machine it did.
+    _stopped(served, monkeypatch, client, tag, token=True, where=where, lock_seconds=LOCK_SECONDS)
+    expired = time.monotonic() + LOCK_SECONDS
     project, types, _ = _tables(served.root, STAGE)
     tables = catalog(served.root, STAGE, types, project)
     scratch, created = _keys(tag)
@@ -179,6 +184,7 @@ def test_a_worker_that_never_served_the_tables_sweeps_their_locks(served, monkey
     async def sweep() -> tuple[list[bool], list[bool]]:
         async with BigtableDataClientAsync(project=project) as bigtable:
             before = await locked(Session(catalog(served.root, STAGE, types, project), bigtable))
+            await asyncio.sleep(max(0.0, expired - time.monotonic()) + 0.05)
             session = Session(tables, bigtable)  # a worker that never served the created table
             await lock_sweep.sweep_all(session)
             return before, await locked(session)
