@@ -24,6 +24,7 @@ from google.api_core import exceptions
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery
 
 from ..bigtable.deadlines import lookup_table
+from ..bigtable.row_views import ONE_CELL
 from ..codec.codec import Codec
 from ..codec.mutations import AddToCell, RowCells, RowMutation, SetCell
 from ..exports.manifests import FULL_EXPORT, DataFile, Manifest
@@ -109,7 +110,7 @@ async def absent_rows(wanted: dict[bytes, tuple[str, int]], *, project: str, ins
                                      app_profile_id=app_profile_id, client=own)
     table = lookup_table(client, instance_id, table_id, app_profile_id)
     try:
-        rows = await table.read_rows(ReadRowsQuery(row_keys=list(wanted)))
+        rows = await table.read_rows(ReadRowsQuery(row_keys=list(wanted), row_filter=ONE_CELL))  # not its records
     except exceptions.NotFound:
         return Absent(len(wanted), tuple(wanted.values()), table_missing=True)
     present = {row.row_key for row in rows}

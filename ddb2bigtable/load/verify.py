@@ -27,6 +27,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, R
 
 from ..bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS, lookup_table
 from ..bigtable.preflight import check_target
+from ..bigtable.row_views import items_and_newest_record
 from ..bigtable.table_types import agreed, read_types
 from ..bigtable.table_types import where as where_recorded
 from ..codec.codec import Codec, CodecError, Expired
@@ -35,6 +36,7 @@ from ..codec.mutations import Cell
 from ..codec.type_inference import AttributeTypes, held_types, infer_types
 from ..exports.manifests import FULL_EXPORT, Manifest, open_export
 from ..exports.reader import Record, read_records
+from ..spec.families import family_names
 from ..spec.model import TableSpec
 from .chain import ordered_chain
 from .later_writes import after_export, dated_families, written_micros
@@ -127,6 +129,7 @@ class RowReader:
     def __init__(self, table, codec: Codec, ttl_families: frozenset[str], now: int):
         self.table, self.codec, self.ttl_families, self.now = table, codec, ttl_families, now
         self.dated = dated_families(codec)
+        self.view = items_and_newest_record(family_names(codec.table))  # not 24 h of stream records (row_views.py)
         self.written: dict[bytes, int | None] = {}  # the rows `lookup` read last: when each was written
 
     def _items(self, row) -> RowItems:
@@ -138,7 +141,7 @@ class RowReader:
             return error
 
     async def lookup(self, keys: list[bytes]) -> dict[bytes, RowItems]:
-        rows = await self.table.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys))))
+        rows = await self.table.read_rows(ReadRowsQuery(row_keys=list(dict.fromkeys(keys)), row_filter=self.view))
         self.written = {row.row_key: written_micros(row, self.dated) for row in rows}
         return {row.row_key: self._items(row) for row in rows}
 
@@ -148,8 +151,8 @@ class RowReader:
         reported where an export item names it, else as beyond the export)."""
         count = 0
         names = list(report.key_names)
-        rows = await self.table.read_rows_stream(ReadRowsQuery(row_ranges=[RowRange()]), operation_timeout=SCAN_SECONDS,
-                                                 attempt_timeout=SCAN_ATTEMPT_SECONDS)
+        rows = await self.table.read_rows_stream(ReadRowsQuery(row_ranges=[RowRange()], row_filter=self.view),
+                                                 operation_timeout=SCAN_SECONDS, attempt_timeout=SCAN_ATTEMPT_SECONDS)
         async for row in rows:
             items = self._items(row)
             if isinstance(items, CodecError):

@@ -1,0 +1,29 @@
+"""What the load's readers take of a table's rows: never the 24 hours of stream records a
+served row can hold (docs/streams.md: each write through serve adds a record, images
+included, in the reserved stream family, so a hot item's row holds thousands).
+
+`verify` and `cutover check` (load/verify.RowReader) decode items and date each row's last
+write (load/later_writes.py: the newest stream record dates a write through serve), so they
+read the item families, the transaction family and the stream family's first column, its
+newest record (serve numbers records inverted: serve/streams/records.qualifier), as serve's
+own writers read (serve/store.writer_cells). The load's spot check asks only whether a row
+is there: one cell, its value stripped. Families are named one by one (ColumnRangeFilter),
+never by a regular expression, which the emulator compiles for every row it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from google.cloud.bigtable.data import row_filters as rf
+
+from ..spec.families import STREAM_FAMILY, TXN_FAMILY
+
+ONE_CELL = rf.RowFilterChain([rf.CellsRowLimitFilter(1), rf.StripValueTransformerFilter(True)])  # "is the row there"
+
+
+def items_and_newest_record(families: Iterable[str]) -> rf.RowFilter:
+    """The cells of `families` (a table's item families) and the transaction family, and the
+    row's newest stream record."""
+    return rf.RowFilterUnion([*(rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)),
+                              rf.RowFilterChain([rf.ColumnRangeFilter(STREAM_FAMILY), rf.CellsRowLimitFilter(1)])])
