@@ -1,6 +1,6 @@
 """The stream tests' servers: DynamoDB Local (the oracle, with streams), and serve on the
-session's emulator over one spec table with `stream: new_and_old_images`, its tables made
-by `up` and the stream family added as the plan will (docs/streams.md)."""
+session's emulator over one spec table with `stream: new_and_old_images`, its tables and
+their stream family made by `up` (docs/streams.md)."""
 
 from __future__ import annotations
 
@@ -71,21 +71,14 @@ def oracle_client(oracle: Any, service: str, validate: bool = True) -> Any:
 
 
 def serve_streamed(root: Path, instance: str) -> tuple[Any, Streamed]:
-    """serve over a stage whose Orders table (in `instance`) has a stream, the family of its
-    records made as the plan will make it; a module that needs a table of its own names
-    another instance."""
-    from google.cloud.bigtable import Client
-
-    from ddb2bigtable.serve.streams.records import FAMILY
-
+    """serve over a stage whose Orders table (in `instance`) has a stream, made by `up` with
+    the family of its records, as the plan gives it (plan/gc_rules.py); a module that needs a
+    table of its own names another instance."""
     write_project(root, {"orders": SPEC.replace(INSTANCE, instance)},
                   {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False},
                   stage_name=STAGE)
     result = up(root, STAGE)
     assert result.ok, result
-    table = Client(project="test-project", admin=True).instance(instance).table(TABLE)
-    if FAMILY not in table.list_column_families():
-        table.column_family(FAMILY).create()
     process, endpoint = start_serve(root, STAGE)
     return process, Streamed(root, endpoint, "test-project", instance)
 
