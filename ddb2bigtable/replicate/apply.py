@@ -38,7 +38,7 @@ from ..load.client_hooks import Source
 from ..load.writer import Writer, row_entry
 from .opening import now_micros
 from .pages import Prepared
-from .stream import StreamRecord
+from .stream_records import StreamRecord
 from .types_record import NewAttributes
 
 

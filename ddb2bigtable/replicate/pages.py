@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from .stream import Page, StreamRecord
+from .stream_records import Page, StreamRecord
 
 P = TypeVar("P")
 READ_AHEAD = 2  # pages read and not yet taken for preparing (memory: a page is up to 1 MB)

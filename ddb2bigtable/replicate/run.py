@@ -50,7 +50,8 @@ from .outage import BIGTABLE, Outage, StopOnSignals, answer, limit_for
 from .pages import PagePipeline, Prepared, Sink
 from .report import ReplicateReport
 from .shares import Share, finished_elsewhere
-from .stream import Page, StreamReader, StreamRecord, Unavailable
+from .stream import StreamReader, Unavailable
+from .stream_records import Page, StreamRecord
 from .types_record import NewAttributes
 
 POLL_SECONDS = 1.0  # between polls of caught-up shards (AWS: at most 5 GetRecords/s per shard)

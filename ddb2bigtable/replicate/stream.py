@@ -1,10 +1,9 @@
-"""The DynamoDB side: the table's stream through boto3, and its records as plain values.
+"""The DynamoDB side: the table's stream read through boto3, and every other DynamoDB call.
 
-Every AWS call is here (`cutover check`'s sampling Scan too), so the rest of the package
-is pure decisions and Bigtable writes.
-GetRecords' answers are parsed with orjson, not botocore's shape walker (which converted
-every attribute value one model shape at a time: half the time replicate spent reading,
-measured in benchmarks/README.md); only binary values need decoding (`_binary`).
+Every AWS call is here (`cutover check`'s sampling Scan, reverse replication's writes
+too), so the rest of the package is pure decisions and Bigtable writes. The clients are
+aws_clients.py's (GetRecords' answers parsed with orjson, BatchWriteItem's bodies written
+with it); the records they read become `StreamRecord`s in stream_records.py.
 boto3's "standard" retry mode retries throttling and dropped connections with backoff;
 a call to an endpoint that never answers ends after one read timeout (the bounds are in
 spec/aws_endpoints.py); an iterator that expired (15 minutes unused) is renewed after
@@ -17,26 +16,21 @@ still refusing (throttled, 5xx) once those retries give up is `Unavailable`, a
 
 from __future__ import annotations
 
-import functools
 import json
 import random
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
-import orjson
-
 from ..codec.items import Item
-from ..codec.scalars import binary_from_text
-from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, bounded_retries, client_config, timed_out
+from ..spec.aws_endpoints import READ_TIMEOUT_SECONDS, client_config, timed_out
 from ..spec.errors import InputError, Problem, ServiceError, redact_userinfo
+from .aws_clients import clients
 from .lineage import REEXPORT, Shard, shards_from
+from .stream_records import Page
 
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_DYNAMODB"
-# as GetRecords carries it (botocore's dynamodbstreams model, Identity; 2026-12-07), not Lambda's lower case
-TTL_PRINCIPAL = {"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}
 APPLICABLE_VIEWS = ("NEW_IMAGE", "NEW_AND_OLD_IMAGES")  # INSERT and MODIFY need the new image
 MAX_ATTEMPTS = 10  # per throttled AWS call: the first and 9 retries, with exponential backoff and jitter
 # Still answered after MAX_ATTEMPTS: DynamoDB is overloaded or down, not the input at fault.
@@ -46,117 +40,9 @@ SPREAD = 8  # `sample`: the table is cut into this many times the segments read 
 
 
 @dataclass(frozen=True)
-class StreamRecord:
-    """One stream record, as much of it as replication uses."""
-
-    shard: str
-    sequence: str
-    kind: str  # insert | modify | remove | ttl (a REMOVE by DynamoDB's TTL)
-    micros: int  # ApproximateCreationDateTime, epoch microseconds (rounded down by AWS)
-    keys: Item
-    new_image: Item | None
-    old_image: Item | None
-    gone: bool = False  # a KEYS_ONLY record whose item GetItem no longer finds: delete it
-
-
-def parse_record(shard: str, raw: dict[str, Any]) -> StreamRecord:
-    """A record as GetRecords gives it (raw JSON: epoch seconds, base64 binaries) or as
-    boto3's parser does (a datetime, bytes)."""
-    data = raw["dynamodb"]
-    kind = raw["eventName"].lower()
-    if kind == "remove" and raw.get("userIdentity") == TTL_PRINCIPAL:
-        kind = "ttl"
-    moment = data["ApproximateCreationDateTime"]
-    seconds = moment.timestamp() if isinstance(moment, datetime) else float(moment)
-    new, old = data.get("NewImage"), data.get("OldImage")
-    return StreamRecord(shard, data["SequenceNumber"], kind, int(seconds * 1_000_000), _binary(data["Keys"]),
-                        None if new is None else _binary(new), None if old is None else _binary(old))
-
-
-def _binary(image: dict[str, Any]) -> dict[str, Any]:
-    """An image with its B and BS values as bytes (raw JSON has them in base64), in place."""
-    for value in image.values():
-        _binary_value(value)
-    return image
-
-
-def _binary_value(value: dict[str, Any]) -> None:
-    tag, inner = next(iter(value.items()))
-    if tag == "B" and isinstance(inner, str):
-        value["B"] = binary_from_text(inner)
-    elif tag == "BS" and inner and isinstance(inner[0], str):
-        value["BS"] = [binary_from_text(x) for x in inner]
-    elif tag == "M":
-        for member in inner.values():
-            _binary_value(member)
-    elif tag == "L":
-        for member in inner:
-            _binary_value(member)
-
-
-def _clients(region: str, endpoint_url: str | None, config: Any) -> tuple[Any, Any]:
-    """The DynamoDB and DynamoDB Streams clients, GetRecords' answers left as parsed JSON.
-    One botocore session makes both, with the process's one data loader: parsing the
-    endpoint and model files took a tenth of a second per session (benchmarks/README.md)."""
-    import boto3
-    import botocore.session
-    from botocore.parsers import PROTOCOL_PARSERS, ResponseParserFactory
-
-    json_parser = PROTOCOL_PARSERS["json"]
-
-    class RawRecordsParser(json_parser):  # type: ignore[misc, valid-type]
-        def _do_parse(self, response: dict[str, Any], shape: Any) -> dict[str, Any]:
-            if shape is not None and shape.name == "GetRecordsOutput" and response["body"]:
-                parsed: dict[str, Any] = orjson.loads(response["body"])
-                return parsed
-            return super()._do_parse(response, shape)
-
-    class Factory(ResponseParserFactory):  # this session's own: no parser defaults are ever set on it
-        def create_parser(self, protocol_name: str) -> Any:
-            return RawRecordsParser() if protocol_name == "json" else super().create_parser(protocol_name)
-
-    session = botocore.session.get_session()
-    session.register_component("data_loader", _data_loader())
-    session.register_component("response_parser_factory", Factory())
-    aws = boto3.Session(botocore_session=session)
-    def client(service: str) -> Any:  # timeouts and connection retries bounded (spec/aws_endpoints.py)
-        return bounded_retries(aws.client(service, region_name=region, endpoint_url=endpoint_url, config=config))
-
-    return client("dynamodb"), client("dynamodbstreams")
-
-
-@functools.cache
-def _data_loader() -> Any:
-    """botocore's file loader, which caches what it parsed (read-only data files)."""
-    from botocore.loaders import create_loader
-
-    return create_loader()
-
-
-@dataclass(frozen=True)
 class Stream:
     arn: str
     created_micros: int | None
-
-
-@dataclass(frozen=True)
-class Page:
-    """One GetRecords answer of one shard, its records as DynamoDB JSON (`raw`). They are
-    parsed when `records` is first asked for, in the asking thread: replicate asks in the
-    thread that prepares the page, so the thread that reads the stream, whose GetRecords
-    calls follow one another (each needs the last one's iterator), only waits and decodes JSON."""
-
-    raw: list[dict[str, Any]]
-    shard: str
-    ended: bool  # a closed shard read to its end: finished
-
-    @functools.cached_property
-    def records(self) -> list[StreamRecord]:
-        return [parse_record(self.shard, r) for r in self.raw]
-
-    @property
-    def last_sequence(self) -> str | None:
-        return self.raw[-1]["dynamodb"]["SequenceNumber"] if self.raw else None
 
 
 class Unavailable(ServiceError):
@@ -178,7 +64,7 @@ class StreamReader:
     def __init__(self, table: str, region: str, endpoint_url: str | None, connections: int = 10):
         config = client_config(MAX_ATTEMPTS, max_pool_connections=connections)
         self.table, self.where = table, f"DynamoDB table {table} ({redact_userinfo(endpoint_url or region)})"
-        self._db, self._streams = _clients(region, endpoint_url, config)
+        self._db, self._streams = clients(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
 
     def stream(self, fetch_keys_only: bool = False) -> Stream:

@@ -16,7 +16,7 @@ from ddb2bigtable.codec.row_keys import parse_number
 from ddb2bigtable.codec.scalars import binary_from_text, binary_text, is_number, is_plain_json_number
 from ddb2bigtable.codec.value_forms import check_value, from_typed_json
 from ddb2bigtable.exports.json_lines import BadLine, json_item
-from ddb2bigtable.replicate.stream import parse_record
+from ddb2bigtable.replicate.stream_records import parse_record
 
 number_like = st.one_of(
     st.text(alphabet="0123456789+-.eE", max_size=8),

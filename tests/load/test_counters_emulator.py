@@ -33,7 +33,7 @@ from ddb2bigtable.load.verify import run_verify
 from ddb2bigtable.load.writer import row_entry
 from ddb2bigtable.plan.planner import plan_stage
 from ddb2bigtable.replicate.apply import record_rows
-from ddb2bigtable.replicate.stream import StreamRecord
+from ddb2bigtable.replicate.stream_records import StreamRecord
 from ddb2bigtable.serve.store import client_mutations
 from ddb2bigtable.spec.errors import InputError, ServiceError
 from ddb2bigtable.spec.families import TXN_FAMILY

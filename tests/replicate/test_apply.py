@@ -12,7 +12,7 @@ from ddb2bigtable.codec.codec import Codec
 from ddb2bigtable.codec.mutations import Cell, DeleteCells, DeleteRow, RowMutation, SetCell
 from ddb2bigtable.load.verify import canonical
 from ddb2bigtable.replicate.apply import dead_letter_json, record_rows, waves, with_current_images, write_time
-from ddb2bigtable.replicate.stream import StreamRecord
+from ddb2bigtable.replicate.stream_records import StreamRecord
 from ddb2bigtable.spec.reading import read_spec
 
 from ..conftest import ROOT

@@ -13,7 +13,7 @@ from ddb2bigtable.replicate.lineage import (
     shards_from,
     unreachable_start,
 )
-from ddb2bigtable.replicate.stream import parse_record
+from ddb2bigtable.replicate.stream_records import parse_record
 
 # A stream whose first shard closed and split in two, one child of which split again;
 # DescribeStream lists shards in no promised order (here children before their parents).

@@ -11,7 +11,8 @@ import pytest
 from ddb2bigtable.replicate.lineage import shards_from
 from ddb2bigtable.replicate.opening import start_point
 from ddb2bigtable.replicate.run import run_replicate
-from ddb2bigtable.replicate.stream import Page, Stream
+from ddb2bigtable.replicate.stream import Stream
+from ddb2bigtable.replicate.stream_records import Page
 from ddb2bigtable.spec.errors import InputError
 
 from .scenario import bigtable_rows, create, differences, export_and_load

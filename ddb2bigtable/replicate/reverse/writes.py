@@ -34,7 +34,8 @@ from typing import Any
 
 from ...codec.items import Item
 from ..pages import Prepared
-from ..stream import StreamReader, StreamRecord, Unavailable
+from ..stream import StreamReader, Unavailable
+from ..stream_records import StreamRecord
 
 BATCH = 25  # BatchWriteItem's most requests a call (API reference, BatchWriteItem, read 2026-12-07)
 IN_FLIGHT = 8  # BatchWriteItem calls at once per page
