@@ -4,7 +4,7 @@ over two `--shards` processes, into DynamoDB Local.
 serve's write path does not record its writes in its stream yet (docs/streams.md, State),
 so the changes are written into serve's stream as the write path will write them (each
 change's cell in the item row's one mutation: tests/serve/streams' `Writer`); what is
-read, and how, is serve's: DescribeTable's LatestStreamArn, its four shards,
+read, and how, is serve's: ListStreams and DescribeStream, its four shards,
 GetShardIterator and GetRecords through boto3, with nothing but the endpoint changed.
 """
 
@@ -21,6 +21,7 @@ from ddb2bigtable.bigtable.emulator import stop_process
 from ddb2bigtable.replicate.reverse.run import reverse_table
 from ddb2bigtable.replicate.run import ReplicateOptions
 from ddb2bigtable.replicate.shares import REVERSE, Share
+from ddb2bigtable.replicate.stream import StreamReader
 from ddb2bigtable.spec.reading import read_spec
 
 from ..serve.streams.conftest import INSTANCE, SPEC, Streamed, serve_streamed
@@ -97,3 +98,40 @@ def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streame
     assert all(r.resumed for r in again) and sum(r.applied for r in again) == 10
     assert {int(i["sk"]["N"]): i for i in scan(dynamodb, "Orders")} == expected
 
+
+
+class NoDescribeTable(StreamReader):
+    """serve's stream, refusing the one call reverse replication must not make: serve's
+    DescribeTable counts every item of the table (serve/tables/table_counts.py), seconds of
+    its CPU on a table of thousands of items, while the stream needs none of it."""
+
+    def stream(self, fetch_keys_only: bool = False):
+        raise AssertionError("DescribeTable on serve: it counts the table")
+
+
+def test_reverse_finds_serves_stream_without_describing_the_table(streamed, dynamodb, tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
+    client = dynamodb.client()
+    if "Orders" in client.list_tables()["TableNames"]:
+        client.delete_table(TableName="Orders")
+    client.create_table(TableName="Orders", BillingMode="PAY_PER_REQUEST",
+                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                              {"AttributeName": "sk", "AttributeType": "N"}],
+                        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                   {"AttributeName": "sk", "KeyType": "RANGE"}])
+    (tmp_path / "orders.yaml").write_text(SPEC.replace(INSTANCE, BACK))
+    table = read_spec(tmp_path / "orders.yaml").tables[0]
+    since = time.time_ns() // 1000
+    writer = Writer(streamed)
+    items = [{"pk": {"S": f"listed-{n}"}, "sk": {"N": str(n)}} for n in range(8)]
+    for item in items:
+        writer.write(item, None, item)
+    options = ReplicateOptions(project=streamed.project, instance_id=BACK, app_profile_id=None,
+                               work_dir=tmp_path / "work", endpoint_url=dynamodb.endpoint,
+                               stream_endpoint_url=streamed.endpoint, since_micros=since)
+    reader = NoDescribeTable("Orders", "us-west-2", streamed.endpoint)
+    report = asyncio.run(reverse_table(table, options, stream=reader))
+    assert report.stopped == "caught up" and report.applied >= len(items)
+    held = {i["pk"]["S"] for i in scan(dynamodb, "Orders")}
+    assert {i["pk"]["S"] for i in items} <= held

@@ -139,7 +139,7 @@ async def check_reverse(table: TableSpec, options: CutoverOptions, stream_endpoi
     bound = reverse_target(table, ReplicateOptions(options.project, options.instance_id, None, options.work_dir,
                                                    endpoint_url=options.endpoint_url, stream_endpoint_url=url))
     serve = stream
-    read_lag(options.work_dir, bound, functools.cache(lambda: serve.stream(fetch_keys_only=True).arn),
+    read_lag(options.work_dir, bound, functools.cache(lambda: serve.listed_stream(fetch_keys_only=True).arn),
              now_micros(), report, REVERSE)
     where = target(options.project, options.instance_id, table.id)
     codec = Codec(table, await recorded_types(table, options.work_dir, where))

@@ -94,7 +94,7 @@ async def reverse_table(table: TableSpec, options: ReplicateOptions,
     stopping = lambda: options.stop is not None and options.stop.is_set()  # noqa: E731
     outage = Outage(limit_for(options.follow, options.outage_limit), partial(tell_outage, waiting, progress),
                     "nothing was read yet")
-    found = await answer(partial(stream.stream, options.fetch_keys_only), outage, stopping)
+    found = await answer(partial(stream.listed_stream, options.fetch_keys_only), outage, stopping)
     await answer(partial(dynamodb.call, "describe_table", "Table", TableName=source.table), outage, stopping)
     share, path = options.share, options.work_dir / options.share.checkpoint_name
     with locked(options.work_dir, share.lock_name, f"replicate --reverse --shards {share}"):
