@@ -18,7 +18,9 @@ being applied there:
   read is serialized before T, and T, committing after M, after it.
 Any other lock (a committed primary, a primary without T's lock, a newer release's lock)
 is settled as any reader settles it (resolve.py), and the rows are read again from the
-start; a lock of a live transaction that cannot be read around answers CONFLICT.
+start. A lock of a live transaction that cannot be read around, or rows that changed at
+every one of the tries, make the reader wait (Pause, the driver's jittered pause within the
+request's deadline) and try once more; CONFLICT only when the deadline has come.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from enum import StrEnum
 from typing import Any
 
 from .resolve import SETTLED, TRIES, Resolve
-from .steps import CONFLICT, PREPARED, Finished, Move, Read, RowRef, Together, View
+from .steps import CONFLICT, PREPARED, Finished, Move, Pause, Read, RowRef, Together, View
 
 
 class Snapshot(StrEnum):
@@ -38,7 +40,8 @@ class Snapshot(StrEnum):
     PRIMARIES = "primaries"  # the primaries of the prepared locks met, outside the rows, read at M
     SECOND = "second"  # the second read of every row
     READ = "read"  # the reads agree: the rows as they were at M
-    CONFLICT = "conflict"  # a live transaction, or rows that kept changing
+    PAUSE = "pause"  # a lock not read around, or rows that kept changing: wait, then read every row again
+    CONFLICT = "conflict"  # still so at the request's deadline
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,7 @@ class SnapshotRead:
     sub: Resolve | None = None  # settling the lock met on `blocked`
     blocked: RowRef | None = None
     tries: int = TRIES
+    pauses: int = 0  # pauses so far (each followed by one more try)
 
     def step(self) -> Move | Finished:
         if self.sub is not None:
@@ -59,18 +63,23 @@ class SnapshotRead:
             return Finished("read", tuple(v.data for v in self.views))
         if self.pc == Snapshot.CONFLICT:
             return Finished(CONFLICT.kind, self.blocked)
+        if self.pc == Snapshot.PAUSE:
+            return Pause(self.pauses)
         if self.pc == Snapshot.PRIMARIES:
             return Together(tuple(Read(p) for p in self._outside()))
         return Together(tuple(Read(r) for r in self.rows))
 
-    def after(self, result: Any) -> SnapshotRead:
+    def after(self, result: Any) -> SnapshotRead:  # noqa: PLR0911 - one branch per phase
         if self.sub is not None:
             ended = self.sub.advanced(result)
             if isinstance(ended, Resolve):
                 return replace(self, sub=ended)
             if ended == SETTLED and self.tries > 1:  # read every row again
                 return replace(self, sub=None, pc=Snapshot.FIRST, views=(), tries=self.tries - 1)
-            return replace(self, sub=None, pc=Snapshot.CONFLICT)
+            return replace(self, sub=None, pc=Snapshot.PAUSE)
+        if self.pc == Snapshot.PAUSE:  # time for one more try, or the request's deadline has come
+            return replace(self, pc=Snapshot.FIRST, views=(), tries=1, pauses=self.pauses + 1) if result else \
+                replace(self, pc=Snapshot.CONFLICT)
         if self.pc == Snapshot.FIRST:
             return self._first(tuple(result))
         if self.pc == Snapshot.PRIMARIES:
@@ -80,7 +89,7 @@ class SnapshotRead:
             return replace(self, pc=Snapshot.READ)
         if self.tries > 1:  # changed between the two reads: read every row again
             return replace(self, pc=Snapshot.FIRST, views=(), tries=self.tries - 1)
-        return replace(self, pc=Snapshot.CONFLICT, blocked=changed)
+        return replace(self, pc=Snapshot.PAUSE, blocked=changed)
 
     def _first(self, views: tuple[View, ...]) -> SnapshotRead:
         by_row = {v.row: v for v in views}

@@ -164,7 +164,9 @@ def snapshot(name: str, rows: tuple[str, ...]) -> Actor:
     def spec(values: dict[str, int], finished: Finished | None) -> bool:
         return finished is not None and tuple(d[0] for d in finished.value) == tuple(values[r] for r in rows)
 
-    return Actor(name, SnapshotRead(rows), spec, writes=False)
+    # a reader that waits (rows that kept changing, a lock not read around): one Pause
+    # answered both ways, then "no time left"
+    return Actor(name, SnapshotRead(rows, pauses=PAUSES - 1), spec, writes=False)
 
 
 # --- the explorer ---------------------------------------------------------------------------------

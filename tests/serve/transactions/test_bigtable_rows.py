@@ -219,3 +219,25 @@ def test_a_lock_of_a_newer_release_is_read_around_and_never_settled(tables) -> N
         assert lock is not None and (lock.txn, lock.version) == ("t-next", LOCK_VERSION + 1)
 
     asyncio.run(_world(test))
+
+
+def test_a_transactgetitems_meeting_a_lock_it_cannot_read_around_waits_for_it(tables) -> None:
+    """A TransactGetItems meeting a lock it may not read around (here a newer release's, which
+    this release never settles) waits and reads again until the lock is gone, within the
+    request's deadline, instead of cancelling at once (TransactionConflict)."""
+    row, other = ("accounts", b"a9"), ("ledger", b"b9")
+
+    async def test(rows: Rows) -> None:
+        for key in (row, other):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        table = (await rows.place("accounts")).store.handle
+        await table.mutate_row(row[1], _stored_lock(row, "t-next", LOCK_VERSION + 1))
+        reading = asyncio.create_task(run(SnapshotRead((row, other)), Rows(rows.where)))
+        await asyncio.sleep(0.3)
+        assert not reading.done()
+        await table.mutate_row(row[1], cells.unlock_cells())  # its own release settled it
+        read = await reading
+        assert read.kind == "read"
+        assert [_balance(View(k, d, None)) for k, d in zip((row, other), read.value, strict=True)] == [100, 100]
+
+    asyncio.run(_world(test))
