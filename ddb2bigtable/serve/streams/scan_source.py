@@ -33,7 +33,7 @@ from ..store import bigtable_errors
 from .positions import RETENTION_MICROS, SHARDS, Position, at_time, sequence_micros, shard_id
 from .records import FAMILY, parsed, stream_record
 from .registry import Stream
-from .scanned import Cell, Record, Scanned
+from .scanned import Cell, Record, Scanned, evicted
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE_BYTES = 1024 * 1024  # "a maximum of 1 MB of data" (GetRecords, DynamoDB Streams API reference, read 2026-12-07)
@@ -137,6 +137,8 @@ async def _held(session: Session, stream: Stream, position: Position, start: int
             held.extend(await _scan(session, stream, held.bound, bound), bound, time.monotonic())
         held.trim(now_micros - RETENTION_MICROS)
         _scanned[stream.arn] = held
+        for arn in evicted(_scanned, stream.arn):
+            del _scanned[arn]
         return held
 
 

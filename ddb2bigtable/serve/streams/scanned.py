@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from .positions import SHARDS, Position, at_time, sequence, shard_of_row
 from .records import number_of
 
-# The values a worker keeps of one stream: past it the oldest records go (a reader behind
-# them scans again from its own start). Local scale: the emulator's tables are small.
+# The values a worker keeps of all its streams: past it the least recently scanned streams
+# are forgotten, then the one read's oldest records (a reader behind them scans again from its
+# own start). Local scale: the emulator's tables are small.
 MAX_BYTES = 64 * 1024 * 1024
 Record = tuple[str, int, bytes]  # sequence number, commit time (epoch micros), stored value
 Cell = tuple[bytes, int, bytes, bytes]  # row key, commit time, column, value: a scan's cell
@@ -83,3 +84,16 @@ class Scanned:
             first = max(first, find(held, position.after, key=lambda r: r[0]))
         last = bisect.bisect_left(held, at_time(bound), key=lambda r: r[0])
         return held[first:min(last, first + most)]
+
+
+def evicted(held: dict[str, Scanned], keep: str, limit: int = MAX_BYTES) -> list[str]:
+    """The streams whose records to forget so that what is held stays within `limit` bytes:
+    the least recently scanned first, never `keep` (the stream being read)."""
+    total, out = sum(h.size for h in held.values()), []
+    for arn, scanned in sorted(held.items(), key=lambda kv: kv[1].taken):
+        if total <= limit:
+            break
+        if arn != keep:
+            out.append(arn)
+            total -= scanned.size
+    return out
