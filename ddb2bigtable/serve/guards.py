@@ -98,16 +98,17 @@ def _quoted(found: re.Match[bytes]) -> bytes:
 
 
 def _raw_chain(filters: list[Any]) -> Any:
-    if len(filters) == 1:
-        return filters[0]
-    made = _FILTER()
-    made.chain.filters.extend(filters)
-    return made
+    return _raw_combined("chain", filters)
 
 
 def _raw_union(filters: list[Any]) -> Any:
+    return _raw_combined("interleave", filters)
+
+
+def _raw_combined(kind: str, filters: list[Any]) -> Any:
+    """`filters` in a chain or an interleave (a union); one filter as itself."""
     if len(filters) == 1:
         return filters[0]
     made = _FILTER()
-    made.interleave.filters.extend(filters)
+    getattr(made, kind).filters.extend(filters)
     return made

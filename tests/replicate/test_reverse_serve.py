@@ -38,7 +38,9 @@ def streamed(bigtable_emulator, tmp_path_factory) -> Iterator[Streamed]:
     stop_process(process)
 
 
-def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streamed, dynamodb, tmp_path, monkeypatch):
+def _empty_orders(dynamodb, monkeypatch) -> None:
+    """DynamoDB Local's Orders table made again, empty, for a reverse run (with the keys the
+    replicator signs with)."""
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
     client = dynamodb.client()
@@ -49,6 +51,10 @@ def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streame
                                               {"AttributeName": "sk", "AttributeType": "N"}],
                         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
                                    {"AttributeName": "sk", "KeyType": "RANGE"}])
+
+
+def test_two_shares_of_serves_stream_bring_every_change_back_to_dynamodb(streamed, dynamodb, tmp_path, monkeypatch):
+    _empty_orders(dynamodb, monkeypatch)
     streamed.client("dynamodb").describe_table(TableName="Orders")  # serve makes a spec table's stream when it first serves it
     (tmp_path / "orders.yaml").write_text(SPEC.replace(INSTANCE, BACK))
     table = read_spec(tmp_path / "orders.yaml").tables[0]
@@ -110,16 +116,7 @@ class NoDescribeTable(StreamReader):
 
 
 def test_reverse_finds_serves_stream_without_describing_the_table(streamed, dynamodb, tmp_path, monkeypatch):
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "local")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local")
-    client = dynamodb.client()
-    if "Orders" in client.list_tables()["TableNames"]:
-        client.delete_table(TableName="Orders")
-    client.create_table(TableName="Orders", BillingMode="PAY_PER_REQUEST",
-                        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                              {"AttributeName": "sk", "AttributeType": "N"}],
-                        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
-                                   {"AttributeName": "sk", "KeyType": "RANGE"}])
+    _empty_orders(dynamodb, monkeypatch)
     (tmp_path / "orders.yaml").write_text(SPEC.replace(INSTANCE, BACK))
     table = read_spec(tmp_path / "orders.yaml").tables[0]
     since = time.time_ns() // 1000

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 from ddb2bigtable.serve.streams import positions, registry, scan_source
 
@@ -118,6 +119,14 @@ def _session(streamed):
     return client, Session(catalog(streamed.root, STAGE, {}, streamed.project), client)
 
 
+async def _orders_stream(session: Any) -> Any:
+    """The Orders stream, once no scan of an earlier test is fresh (each read below scans)."""
+    stream = registry.current(await registry.named(session, "Orders"))
+    assert stream is not None
+    await asyncio.sleep(scan_source.SHARED_SECONDS * 2)
+    return stream
+
+
 def test_the_four_shards_read_at_once_cost_one_scan(streamed, arn, monkeypatch) -> None:
     """A reader of every shard at once (replicate's workers, a KCL worker per shard) sends
     the four GetRecords together: they wait for one scan instead of making four."""
@@ -131,9 +140,7 @@ def test_the_four_shards_read_at_once_cost_one_scan(streamed, arn, monkeypatch) 
     async def together() -> list[list[dict]]:
         client, session = _session(streamed)
         async with client:
-            stream = registry.current(await registry.named(session, "Orders"))
-            assert stream is not None
-            await asyncio.sleep(scan_source.SHARED_SECONDS * 2)  # no scan of an earlier test is fresh
+            stream = await _orders_stream(session)
             now = time.time_ns() // 1000
             pages = await asyncio.gather(*(scan_source.read(session, stream, positions.Position(i, since, True,
                                                                                                 now // 1000),
@@ -167,9 +174,7 @@ def test_a_later_read_scans_only_the_time_since_the_last_scan(streamed, arn, mon
     async def two_polls() -> list[list[dict]]:
         client, session = _session(streamed)
         async with client:
-            stream = registry.current(await registry.named(session, "Orders"))
-            assert stream is not None
-            await asyncio.sleep(scan_source.SHARED_SECONDS * 2)  # no scan of an earlier test is fresh
+            stream = await _orders_stream(session)
             now = time.time_ns() // 1000
             await scan_source.read(session, stream, positions.Position(0, since, True, now // 1000), 1000, now)
             await asyncio.to_thread(write, "since-b")
