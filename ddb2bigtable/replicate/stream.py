@@ -66,6 +66,8 @@ class StreamReader:
         self.table, self.where = table, f"DynamoDB table {table} ({redact_userinfo(endpoint_url or region)})"
         self._db, self._streams = clients(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
+        # what to do about a table with no stream (reverse replication reads serve's, with other advice)
+        self.no_stream = f"enable one (view type NEW_AND_OLD_IMAGES), then {REEXPORT}"
 
     def stream(self, fetch_keys_only: bool = False) -> Stream:
         """The table's current stream; refuses a disabled one, and views without new images
@@ -99,8 +101,7 @@ class StreamReader:
                  described: dict[str, Any]) -> Stream:
         """The stream `arn` (None: no stream enabled) of view type `view`, if replication can read it."""
         if arn is None:
-            raise _problem(self.where, "has no stream enabled, so its writes cannot be replicated: enable one "
-                                       f"(view type NEW_AND_OLD_IMAGES), then {REEXPORT}")
+            raise _problem(self.where, f"has no stream enabled, so its writes cannot be replicated: {self.no_stream}")
         if view not in APPLICABLE_VIEWS and not fetch_keys_only:
             raise _problem(self.where, f"streams {view} records, which lack the item's new image: change the "
                                        f"stream's view type to NEW_AND_OLD_IMAGES, then {REEXPORT}; or give "

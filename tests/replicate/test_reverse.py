@@ -213,3 +213,18 @@ def test_a_start_before_serves_stream_existed_is_refused_with_what_to_do(dynamod
                                          "serves the table, and keeps 24 hours of it: give --since a time after"):
         reverse(table, standin, options, dynamodb, since_micros=options.since_micros - 3_600_000_000)
     assert not (options.work_dir / "replicate-reverse.json").exists()
+
+
+def test_a_served_table_without_a_stream_is_refused_with_the_specs_field_not_a_reexport(dynamodb, pair):
+    """A spec table's stream on serve is its spec's `stream:`, so that is what reverse
+    replication's refusal names (it gave forward's advice: enable a stream, re-export)."""
+    table, _, options = pair  # serve's side here: the spec's own table name at DynamoDB Local, made without a stream
+    import asyncio
+
+    with pytest.raises(InputError) as refused:
+        asyncio.run(reverse_table(table, options.__class__(**{**options.__dict__,
+                                                             "stream_endpoint_url": dynamodb.endpoint})))
+    message = str(refused.value)
+    assert f"serve's stream of table {table.source.table}" in message and "has no stream enabled" in message
+    assert "`stream: new_and_old_images`" in message and "re-export" not in message
+    assert not (options.work_dir / "replicate-reverse.json").exists()

@@ -1,10 +1,10 @@
 """`replicate --reverse` reading serve's own DynamoDB Streams API (emulator stage), split
 over two `--shards` processes, into DynamoDB Local.
 
-serve's write path does not record its writes in its stream yet (docs/streams.md, State),
-so the changes are written into serve's stream as the write path will write them (each
-change's cell in the item row's one mutation: tests/serve/streams' `Writer`); what is
-read, and how, is serve's: ListStreams and DescribeStream, its four shards,
+The changes are written into serve's stream as its write path writes them (each change's
+cell in the item row's one mutation: tests/serve/streams' `Writer`), so the test chooses
+every record; the rollback drill (test_rollback_drill.py) writes through serve's API. What
+is read, and how, is serve's: ListStreams and DescribeStream, its four shards,
 GetShardIterator and GetRecords through boto3, with nothing but the endpoint changed.
 """
 

@@ -37,7 +37,6 @@ from ...codec.codec import Codec
 from ...codec.items import Item
 from ...load.state import target
 from ...load.verify import Difference, RowReader, canonical, item_difference
-from ...spec.errors import redact_userinfo
 from ...spec.model import TableSpec
 from ..bigtable_only import decoded_items
 from ..cutover import CutoverOptions, CutoverReport, bigtable_failures, read_lag, refuse_bad_options
@@ -46,7 +45,7 @@ from ..run import ReplicateOptions
 from ..shares import REVERSE
 from ..stream import StreamReader
 from ..through_serve import key_of
-from .run import reverse_target, stream_endpoint
+from .run import reverse_target, serves_stream, stream_endpoint
 
 KEY_BYTES = 16  # of a row key, taken as a number: places are drawn among these
 RUN = 10  # rows read from each place
@@ -133,9 +132,7 @@ async def check_reverse(table: TableSpec, options: CutoverOptions, stream_endpoi
     report = CutoverReport(table.id, options.lag_limit_seconds, missing_side="DynamoDB")
     dynamodb = dynamodb or StreamReader(source.table, source.region, options.endpoint_url)
     url = stream_endpoint(stream_endpoint_url)
-    if stream is None:
-        stream = StreamReader(source.table, source.region, url)
-        stream.where = f"serve's stream of table {source.table} ({redact_userinfo(url)})"
+    stream = stream or serves_stream(table, url)
     bound = reverse_target(table, ReplicateOptions(options.project, options.instance_id, None, options.work_dir,
                                                    endpoint_url=options.endpoint_url, stream_endpoint_url=url))
     serve = stream

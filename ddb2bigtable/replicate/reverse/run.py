@@ -48,6 +48,20 @@ NO_WAY_BACK = ("serve makes a table's stream when it first serves the table, and
                "stream cannot be copied back")
 
 
+SERVE_NO_STREAM = ("give the table's spec `stream: new_and_old_images` and apply the plan (`up` on an emulator "
+                   "stage, `pulumi up` on a cloud one) before writes move to serve: a spec table's stream is its "
+                   "spec's, and writes made through serve before it existed are in no stream, so they cannot be "
+                   "brought back this way")
+
+
+def serves_stream(table: TableSpec, url: str, connections: int = 10) -> StreamReader:
+    """A reader of serve's stream of `table` at `url`, named and advised as serve's."""
+    stream = StreamReader(table.source.table, table.source.region, url, connections=connections)
+    stream.where = f"serve's stream of table {table.source.table} ({redact_userinfo(url)})"
+    stream.no_stream = SERVE_NO_STREAM
+    return stream
+
+
 def reverse_target(table: TableSpec, options: ReplicateOptions) -> dict[str, str]:
     """What a reverse checkpoint is bound to: the DynamoDB table written and the stream's endpoint."""
     return {"dynamodb_table": table.source.table, "region": table.source.region,
@@ -85,9 +99,7 @@ async def reverse_table(table: TableSpec, options: ReplicateOptions,
     options = replace(options, share=replace(options.share, prefix=REVERSE))
     source = table.source
     if stream is None:
-        url = stream_endpoint(options.stream_endpoint_url)
-        stream = StreamReader(source.table, source.region, url, connections=options.workers + 2)
-        stream.where = f"serve's stream of table {source.table} ({redact_userinfo(url)})"
+        stream = serves_stream(table, stream_endpoint(options.stream_endpoint_url), connections=options.workers + 2)
     dynamodb = dynamodb or StreamReader(source.table, source.region, options.endpoint_url,
                                         connections=options.workers * IN_FLIGHT + 2)
     waiting = ReplicateReport(table.id, "", 0, resumed=False)  # what the live line shows while a side is out
