@@ -37,8 +37,8 @@ from google.cloud.bigtable.data import mutations as bt
 from google.cloud.bigtable.data import row_filters as rf
 from google.cloud.bigtable_v2.types import data as data_pb
 
+from ..bigtable.row_views import items_and_newest_record, items_only
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
-from ..spec.families import STREAM_FAMILY, TXN_FAMILY
 from .errors import ServeError, internal, not_found, throttled
 from .guards import RawFilter, raw_of, unchanged_filter
 from .point_calls import LeanTable
@@ -49,22 +49,16 @@ ATTEMPT_SECONDS = 5.0
 WRITE_SECONDS = 10.0  # one MutateRow or CheckAndMutateRow
 
 
-def _item_families(families: tuple[str, ...]) -> list[rf.RowFilter]:
-    """The item families and the transaction family (locks, token records), each by name."""
-    return [rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)]
-
-
 def item_cells(families: tuple[str, ...]) -> rf.RowFilter:
-    """A read of a table's items: the cells of `_item_families`, none of the stream's records
-    (made once per table, sent as made: RawFilter)."""
-    return RawFilter(raw_of(_union(_item_families(families))))
+    """A read of a table's items: the item families and the transaction family, none of the
+    stream's records (row_views.items_only; made once per table, sent as made: RawFilter)."""
+    return RawFilter(raw_of(items_only(families)))
 
 
 def writer_cells(families: tuple[str, ...]) -> rf.RowFilter:
     """A writer's read: `item_cells` and the row's newest stream record, the family's first
-    column (records.qualifier: numbers are written inverted)."""
-    return RawFilter(raw_of(_union(_item_families(families) + [
-        rf.RowFilterChain([rf.ColumnRangeFilter(STREAM_FAMILY), rf.CellsRowLimitFilter(1)])])))
+    column (records.qualifier: numbers are written inverted; row_views.items_and_newest_record)."""
+    return RawFilter(raw_of(items_and_newest_record(families)))
 
 
 def now_micros() -> int:
@@ -149,10 +143,6 @@ def client_mutations(row: RowMutation, families: tuple[str, ...] | None = None) 
         else:  # a mutation the codec learned after this: refused loudly, never dropped
             raise TypeError(f"serve cannot write the codec's {type(m).__name__} yet")
     return found
-
-
-def _union(filters: list[rf.RowFilter]) -> rf.RowFilter:
-    return filters[0] if len(filters) == 1 else rf.RowFilterUnion(filters)
 
 
 class Store:
