@@ -23,19 +23,19 @@ from ..spec.families import STREAM_FAMILY, TXN_FAMILY
 ONE_CELL = rf.RowFilterChain([rf.CellsRowLimitFilter(1), rf.StripValueTransformerFilter(True)])  # "is the row there"
 
 
-def _item_families(families: Iterable[str]) -> list[rf.RowFilter]:
-    """`families` (a table's item families) and the transaction family (locks, token records), each by name."""
-    return [rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)]
+def named(families: Iterable[str]) -> rf.RowFilter:
+    """The cells of `families`, each named by a ColumnRangeFilter (one family: that filter alone)."""
+    found: list[rf.RowFilter] = [rf.ColumnRangeFilter(f) for f in families]
+    return found[0] if len(found) == 1 else rf.RowFilterUnion(found)
 
 
 def items_only(families: Iterable[str]) -> rf.RowFilter:
-    """The cells of `families` and the transaction family, none of the stream's records (serve's
-    reads of items)."""
-    found = _item_families(families)
-    return found[0] if len(found) == 1 else rf.RowFilterUnion(found)
+    """The cells of `families` (a table's item families) and the transaction family (locks,
+    token records), none of the stream's records (serve's reads of items)."""
+    return named((*families, TXN_FAMILY))
 
 
 def items_and_newest_record(families: Iterable[str]) -> rf.RowFilter:
     """`items_only` and the row's newest stream record, the family's first column."""
-    return rf.RowFilterUnion([*_item_families(families),
+    return rf.RowFilterUnion([*(rf.ColumnRangeFilter(f) for f in (*families, TXN_FAMILY)),
                               rf.RowFilterChain([rf.ColumnRangeFilter(STREAM_FAMILY), rf.CellsRowLimitFilter(1)])])

@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 
 from google.cloud.bigtable.data import row_filters as rf
 
+from ...bigtable.row_views import named
 from ...codec.mutations import Cell, RowMutation
 from ..catalog import ServedTable
 from ..errors import ServeError
@@ -69,9 +70,7 @@ def expired_cells(families: frozenset[str], now: int) -> rf.RowFilter:
     those cells; the time range first, then the families by name (the emulator's cheapest:
     docs/streams.md, "Reading the records")."""
     until = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now)
-    named: list[rf.RowFilter] = [rf.ColumnRangeFilter(f) for f in sorted(families)]
-    return rf.RowFilterChain([rf.TimestampRangeFilter(end=until),
-                              named[0] if len(named) == 1 else rf.RowFilterUnion(named)])
+    return rf.RowFilterChain([rf.TimestampRangeFilter(end=until), named(sorted(families))])
 
 
 async def _delete_lapsed(session: Session, table: ServedTable, view: str, row_key: bytes) -> int:
