@@ -14,6 +14,9 @@ import signal
 import subprocess
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
+
+from botocore.exceptions import ClientError
 
 SETTLE_SECONDS = 0.2  # mutations already on the wire when the process froze reach the emulator
 
@@ -35,3 +38,20 @@ async def kill_while_locked(victim: subprocess.Popen, locked: Callable[[], Await
     os.kill(victim.pid, signal.SIGKILL)
     victim.wait()
     return await locked()
+
+
+def written_again(client: Any, table: str, keys: list[dict[str, Any]], until: float) -> list[dict[str, Any]]:
+    """`SET w = 1` on each item, until every one is written or the monotonic clock reaches
+    `until`: a lock the dead worker left is settled first, or, not expired yet, answered
+    TransactionConflictException (DynamoDB's answer) and tried again. The keys not written."""
+    pending = list(keys)
+    while pending and time.monotonic() < until:
+        for key in list(pending):
+            try:
+                client.update_item(TableName=table, Key=key, UpdateExpression="SET w = :w",
+                                   ExpressionAttributeValues={":w": {"N": "1"}})
+                pending.remove(key)
+            except ClientError as error:
+                assert error.response["Error"]["Code"] == "TransactionConflictException", error.response
+        time.sleep(0.1)
+    return pending

@@ -32,7 +32,7 @@ from ddb2bigtable.serve.transactions import cells
 from ddb2bigtable.spec.families import STREAM_FAMILY
 
 from ..conftest import start_serve
-from ..crashes import kill_while_locked
+from ..crashes import kill_while_locked, written_again
 from . import side_by_side
 from .conftest import STAGE, Streamed, oracle_client, serve_streamed
 
@@ -169,17 +169,8 @@ def test_a_worker_killed_mid_transaction_leaves_each_items_records_once(writes) 
         for thread in threads:
             thread.join(10)
         assert locked > 0, f"no item was locked when the worker died ({dict(answers)}): the test proved nothing"
-        pending = {(g, i) for g in range(GROUPS) for i in range(ITEMS)}
-        deadline = time.monotonic() + 30
-        while pending and time.monotonic() < deadline:  # each item written once more: its lock settled first
-            for g, i in sorted(pending):
-                try:
-                    db.update_item(TableName=TABLE, Key=key(f"crash-{g}", i), UpdateExpression="SET w = :w",
-                                   ExpressionAttributeValues={":w": {"N": "1"}})
-                    pending.discard((g, i))
-                except ClientError as error:  # a lock that has not expired yet: DynamoDB's answer
-                    assert error.response["Error"]["Code"] == "TransactionConflictException", error.response
-            time.sleep(0.1)
+        pending = written_again(db, TABLE, [key(f"crash-{g}", i) for g in range(GROUPS) for i in range(ITEMS)],
+                                time.monotonic() + 30)  # each item written once more: its lock settled first
         assert not pending, f"{len(pending)} item(s) still locked 30 s after the kill"
         records = side_by_side.read_boto3(streams, arn)
         for g in range(GROUPS):

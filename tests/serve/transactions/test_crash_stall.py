@@ -16,7 +16,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
 from google.cloud.bigtable.data import BigtableDataClientAsync
 
 from ddb2bigtable.bigtable.emulator import stop_process
@@ -27,7 +26,7 @@ from ddb2bigtable.serve.transactions import cells
 from ddb2bigtable.serve.transactions.driver import LOCK_SECONDS
 
 from ..conftest import STAGE, Served, start_serve
-from ..crashes import kill_while_locked
+from ..crashes import kill_while_locked, written_again
 
 pytestmark = pytest.mark.slow
 GROUPS, ITEMS = 3, 8
@@ -87,16 +86,8 @@ def test_a_killed_worker_leaves_items_readable_at_once_and_writable_after_the_lo
                    .get("n", {}).get("N") for i in range(ITEMS)] for g in range(GROUPS)]
         read_in = time.monotonic() - killed
         assert all(len(set(group)) == 1 for group in values), values  # each group at one transaction's fate
-        pending = {(g, i) for g in range(GROUPS) for i in range(ITEMS)}
-        while pending and time.monotonic() - killed < LOCK_SECONDS + 1.0:
-            for g, i in sorted(pending):
-                try:
-                    client.update_item(TableName="Scratch", Key=_key(g, i), UpdateExpression="SET w = :w",
-                                       ExpressionAttributeValues={":w": {"N": "1"}})
-                    pending.discard((g, i))
-                except ClientError as error:  # a lock that has not expired yet: DynamoDB's answer
-                    assert error.response["Error"]["Code"] == "TransactionConflictException", error.response
-            time.sleep(0.1)
+        pending = written_again(client, "Scratch", [_key(g, i) for g in range(GROUPS) for i in range(ITEMS)],
+                                killed + LOCK_SECONDS + 1.0)
         assert not pending, f"{len(pending)} item(s) not writable {LOCK_SECONDS + 1.0} s after the kill"
         assert read_in < LOCK_SECONDS, f"reading the items took {read_in:.1f} s"
     finally:
