@@ -16,7 +16,6 @@ import secrets
 from typing import Any
 
 import orjson
-from google.cloud.bigtable.data import mutations as bt
 
 from ...codec.items import Item
 from ...codec.mutations import RowMutation
@@ -215,8 +214,7 @@ class _Decider:
         if self.token is None:
             return []
         qualifier, value = cells.TOKEN + self.token.encode(), orjson.dumps({"hash": self.hash, "answer": answer})
-        return [bt.DeleteRangeFromColumn(cells.FAMILY, qualifier),
-                bt.SetCell(cells.FAMILY, qualifier, value, now_micros() // 1000 * 1000)]
+        return cells.replaced(qualifier, value, now_micros() // 1000 * 1000)
 
 
 def _transact_one(table: ServedTable, action: TransactAction, item: Item | None,

@@ -195,7 +195,7 @@ def test_locks_carry_their_stored_forms_version_and_older_ones_are_settled(table
         written = {bytes(c.qualifier): bytes(c.value) for c in
                    await (await rows.place("accounts")).store.handle.read_row(old[1])}  # no lock left
         assert cells.LOCK not in written
-        stored = {bytes(m.qualifier): m.new_value for m in cells.lock_cells(view.lock) if hasattr(m, "qualifier")}
+        stored = {m._to_pb().set_cell.column_qualifier: m._to_pb().set_cell.value for m in cells.lock_cells(view.lock)}
         about = json.loads(stored[cells.TXN])
         assert set(about) == {"v", "primary", "expires", "secondaries"} and about["v"] == LOCK_VERSION
         assert stored[cells.LOCK] == b"t-44:P"
