@@ -17,6 +17,16 @@ from ddb2bigtable.bigtable.emulator import EmulatorError, free_port, stop_proces
 S = TypeVar("S", bound="LocalServer")
 
 
+def logged_tracebacks(text: str) -> list[str]:
+    """Each Python traceback in a server's log, by the line that names what was raised (the
+    first unindented line after its frames)."""
+    found = []
+    for part in text.split("Traceback (most recent call last):")[1:]:
+        lines = [line for line in part.splitlines() if line and not line.startswith((" ", "\t"))]
+        found.append(lines[0] if lines else "(empty traceback)")
+    return found
+
+
 @dataclass
 class LocalServer:
     """A server process this test session started and must stop."""

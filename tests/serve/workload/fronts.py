@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ddb2bigtable.bigtable.emulator import free_port, stop_process
 
-from ...local_servers import LocalServer, launch
+from ...local_servers import LocalServer, launch, logged_tracebacks
 
 _FORWARD = """
 import itertools, socket, sys, threading
@@ -146,11 +146,7 @@ class Fronts:
         with open(self.log, "rb") as log:
             log.seek(since)
             text = log.read().decode("utf-8", "replace")
-        found = []
-        for part in text.split("Traceback (most recent call last):")[1:]:
-            lines = [line for line in part.splitlines() if line and not line.startswith((" ", "\t"))]
-            found.append(lines[0] if lines else "(empty traceback)")
-        return found
+        return logged_tracebacks(text)
 
     def stop(self) -> None:
         if self.balancer is not None:
