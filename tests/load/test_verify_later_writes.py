@@ -10,8 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,6 +45,26 @@ def _verify(root: Path, *extra: str) -> subprocess.CompletedProcess:
                           env=os.environ.copy())
 
 
+@contextmanager
+def _through_serve(tmp_path: Path, name: str, spec: str, export: str, suffix: str) -> Iterator[tuple[Path, Any]]:
+    """A project of one spec that `up` loaded from the repository's export `export`, and a
+    boto3 client (on its defaults) of serve on it; serve stops on leaving."""
+    root = write_project(tmp_path, {name: spec},
+                         {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
+                          "instance_suffix": suffix, "load": {"runner": "local", "export": "exports"}},
+                         stage_name=STAGE)
+    shutil.copytree(ROOT / "exports" / export, root / "exports" / export)
+    assert up(root, STAGE).ok
+    process, endpoint = start_serve(root, STAGE)
+    try:
+        import boto3
+
+        yield root, boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
+                                 aws_access_key_id="any", aws_secret_access_key="any")
+    finally:
+        stop_process(process)
+
+
 def _instance(root: Path) -> str:
     spec = read_spec(root / "specs" / "catalog.yaml")
     return plan_stage(load_stage(STAGE, root), [spec]).instances[0].id
@@ -49,25 +72,13 @@ def _instance(root: Path) -> str:
 
 def test_rows_written_after_the_export_are_reported_and_a_stray_row_fails_with_its_reason(bigtable_emulator,
                                                                                           tmp_path):
-    root = write_project(tmp_path, {"catalog": (ROOT / "specs" / "product-catalog.yaml").read_text()},
-                         {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
-                          "instance_suffix": "-lw", "load": {"runner": "local", "export": "exports"}},
-                         stage_name=STAGE)
-    shutil.copytree(ROOT / "exports" / "products", root / "exports" / "products")
-    assert up(root, STAGE).ok
-    process, endpoint = start_serve(root, STAGE)
-    try:
-        import boto3
-
-        app = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
-                           aws_access_key_id="any", aws_secret_access_key="any")
+    catalog = (ROOT / "specs" / "product-catalog.yaml").read_text()
+    with _through_serve(tmp_path, "catalog", catalog, "products", "-lw") as (root, app):
         app.put_item(TableName="ProductCatalog", Item={"category": {"S": "hats"}, "sku": {"S": "boater#brandZ"},
                                                        "Price": {"N": "12"}})
         key = {"category": {"S": "hats"}, "sku": {"S": "fedoras#brandA"}}
         app.update_item(TableName="ProductCatalog", Key=key, UpdateExpression="SET Price = :p",
                         ExpressionAttributeValues={":p": {"N": "99"}})
-    finally:
-        stop_process(process)
 
     out = _verify(root)
     assert out.returncode == 0, out.stdout + out.stderr
@@ -174,22 +185,9 @@ def test_a_ttl_tables_item_put_through_serve_is_a_later_write(bigtable_emulator,
     """Issue #53, end to end: the shipped carts export (TTL expiresAt) loaded by up, one cart
     put through serve (the table has a stream, so serve stores the change's record), then
     `verify` passes, naming it added after the export (it failed: no write time to date)."""
-    root = write_project(tmp_path, {"carts": CARTS},
-                         {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False,
-                          "instance_suffix": "-ttl", "load": {"runner": "local", "export": "exports"}},
-                         stage_name=STAGE)
-    shutil.copytree(ROOT / "exports" / "carts", root / "exports" / "carts")
-    assert up(root, STAGE).ok
-    process, endpoint = start_serve(root, STAGE)
-    try:
-        import boto3
-
-        app = boto3.client("dynamodb", endpoint_url=endpoint, region_name="us-east-1",
-                           aws_access_key_id="any", aws_secret_access_key="any")
+    with _through_serve(tmp_path, "carts", CARTS, "carts", "-ttl") as (root, app):
         app.put_item(TableName="Carts", Item={"cartId": {"S": "cart-new"}, "expiresAt": {"N": "4102444800"},
                                               "items": {"N": "3"}})
-    finally:
-        stop_process(process)
     out = subprocess.run([sys.executable, "-m", "ddb2bigtable", "verify", str(root / "specs" / "carts.yaml"),
                           "--table", "carts", "--export", str(root / "exports" / "carts"), "--stage", STAGE,
                           "--root", str(root), "--format", "json"], capture_output=True, text=True, timeout=300)
