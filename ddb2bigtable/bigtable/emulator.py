@@ -94,15 +94,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(host: str, port: int, timeout: float) -> None:
+def wait_for_port(host: str, port: int, timeout: float, process: subprocess.Popen | None = None,
+                  what: str = "the Bigtable emulator") -> None:
+    """Until something listens on host:port. With the `process` expected to listen, the wait
+    ends as soon as it has exited: a server that failed at startup is said at once, not
+    after the whole timeout."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise EmulatorError(f"{what} exited with code {process.returncode} before it listened on {host}:{port}")
         try:
             with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.05)
-    raise EmulatorError(f"the Bigtable emulator did not listen on {host}:{port} within {timeout:.0f} s")
+    raise EmulatorError(f"{what} did not listen on {host}:{port} within {timeout:.0f} s")
 
 
 @dataclass
@@ -136,7 +142,7 @@ def start(timeout: float = 30.0) -> Emulator:
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     emulator = Emulator("127.0.0.1", port, process)
     try:
-        wait_for_port("127.0.0.1", port, timeout)
+        wait_for_port("127.0.0.1", port, timeout, process)
     except EmulatorError:
         emulator.stop()
         raise

@@ -207,8 +207,9 @@ def start_beside(root: Path, stage: str, emulator: str, specs: list[str] | None 
                                     str(root), "--port", str(port), *given], stdin=subprocess.DEVNULL, stdout=log,
                                    stderr=log, env={**os.environ, EMULATOR_ENV: emulator}, start_new_session=True)
     try:
-        wait_for_port("127.0.0.1", port, 60.0)
-    except EmulatorError:
+        wait_for_port("127.0.0.1", port, 60.0, process, "serve")
+    except EmulatorError as error:
         process.kill()
-        raise ServiceError(f"serve did not start within 60 s; its output is in {log_path}") from None
+        said = log_path.read_text(errors="replace").strip().splitlines()[-5:]
+        raise ServiceError("\n".join([f"{error}; its output is in {log_path}", *said])) from None
     return process.pid, f"http://127.0.0.1:{port}", log_path

@@ -81,7 +81,7 @@ def start_serve(root: Path, stage: str, *extra: str, env: dict[str, str] | None 
                                     str(root), "--port", str(port), *extra], stdout=log, stderr=log,
                                    env={**os.environ, **(env or {})})
     try:
-        wait_for_port("127.0.0.1", port, 60.0)
+        wait_for_port("127.0.0.1", port, 60.0, process, "serve")
     except Exception as error:
         stop_process(process)
         raise AssertionError(f"serve did not start: {(root / 'serve.log').read_text()}") from error

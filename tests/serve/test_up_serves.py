@@ -12,6 +12,9 @@ import time
 import boto3
 import pytest
 
+from ddb2bigtable.cli.serve_cmd import start_beside
+from ddb2bigtable.spec.errors import ServiceError
+
 from ..conftest import ROOT, write_project
 
 STAGE = "up-serve"
@@ -45,3 +48,19 @@ def test_up_keep_running_leaves_serve_answering(bigtable_emulator, tmp_path):
             except ProcessLookupError:
                 break
             time.sleep(0.2)
+
+
+def test_a_serve_that_fails_at_startup_is_said_at_once_with_its_reason(bigtable_emulator, tmp_path, monkeypatch):
+    """`up --keep-running` with a malformed DDB2BIGTABLE_SERVE_KEYS in the user's environment:
+    serve exits 2 at startup, and the command says so with serve's own words, instead of
+    waiting out 60 s for a port nobody will open and saying only that it did not start."""
+    write_project(tmp_path, {"movies": (ROOT / "specs" / "movies.yaml").read_text()},
+                  {"emulator": True, "regions": "home", "deletion_protection": False, "autoscaling": False},
+                  stage_name=STAGE)
+    monkeypatch.setenv("DDB2BIGTABLE_SERVE_KEYS", "no-secret-here")
+    with pytest.raises(ServiceError) as raised:
+        start_beside(tmp_path, STAGE, bigtable_emulator.address)
+    said = str(raised.value)
+    assert said.startswith("serve exited with code 2 before it listened on 127.0.0.1:"), said
+    assert "DDB2BIGTABLE_SERVE_KEYS: pair 1 is not ACCESS_KEY_ID:SECRET" in said
+    assert str(tmp_path / ".ddb2bigtable" / STAGE / "serve.log") in said
