@@ -36,7 +36,16 @@ from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 from ..errors import PREFIX, ServeError, UnsupportedExpression
 from ..errors import validation as invalid
 from ..wire import MAX_NESTING, WireItem, item_to_wire, nesting, to_codec
-from . import conditions, list_updates, nested_functions, validation, validation_keys, validation_updates
+from . import (
+    conditions,
+    direct_updates,
+    list_updates,
+    nested_functions,
+    parsed_conditions,
+    validation,
+    validation_keys,
+    validation_updates,
+)
 from .projections import Path, follow
 from .validation_keys import KeyCondition
 
@@ -181,10 +190,24 @@ def _pickled_update(text: str) -> bytes:
 def _update_tree(text: str) -> Any:
     """moto's tree of an UpdateExpression's text, parsed once per text: an application sends
     the same few texts (the values are placeholders), and moto's parser took about 135 us a
-    time, three times per UpdateItem. A fresh copy each time (unpickled, about 30 us), since
-    moto's validator rewrites the tree it is given. A text that does not parse raises each
-    time (lru_cache keeps only answers)."""
+    time, three times per UpdateItem. A fresh copy each time (unpickled, about 30 us), for
+    moto's validator, which rewrites the tree it is given. A text that does not parse raises
+    each time (lru_cache keeps only answers)."""
     return pickle.loads(_pickled_update(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_tree(text: str) -> Any:
+    """The same tree, shared, for what only reads it (serve's checks, the written paths)."""
+    return _update_tree(text)
+
+
+class _Validator(UpdateExpressionValidator):
+    """moto's validator without its deep copy of the tree (as long as its checks): it gets a fresh one."""
+
+    def __init__(self, tree: Any, **arguments: Any):
+        super().__init__(None, **arguments)
+        self.node_to_validate = tree  # what moto's __init__ would have deep-copied
 
 
 def condition(expression: str | None, names: Names | None, values: Values | None, keys: tuple[str, ...],
@@ -201,24 +224,28 @@ def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> An
     """moto's tree of a condition, refused in DynamoDB's words where DynamoDB refuses it."""
     names, values = checked_placeholders(names, values)
     text, names, values = validation.prepared(field, expression, names, values)
+    tree = parsed_conditions.parsed(field, text, names, values, _parsed_text)
+    validation.check_tree(field, tree)
+    return tree
+
+
+def _parsed_text(field: str, text: str, names: Names, values: Values) -> Any:
     with dynamodb_errors():
         try:
-            tree = get_filter_expression(text, names, values)
+            return get_filter_expression(text, names, values)
         except ValueError as error:
             raise validation.syntax_error(field, error) from None
         except InvalidConditionExpression as error:  # moto names every field ConditionExpression
             raise validation.refused(field, error.condition_expression_error) from None
         except KeyError as error:
             raise _undefined(field, str(error.args[0])) from None
-    validation.check_tree(field, tree)
-    return tree
 
 
 def written_paths(expression: str, names: Names | None) -> list[Path]:
     """The document paths an UpdateExpression's actions write (for ReturnValues UPDATED_*)."""
     text, _ = nested_functions.folded(expression, lambda _operand: {"NULL": True})  # values do not matter here
     with dynamodb_errors():
-        return validation_updates.targets(_update_tree(text), names or {})
+        return validation_updates.targets(_read_tree(text), names or {})
 
 
 def parsed_update(expression: Any, names: Any, values: Any) -> None:
@@ -228,7 +255,7 @@ def parsed_update(expression: Any, names: Any, values: Any) -> None:
     names, values = checked_placeholders(names, values)
     validation_updates.check_text(expression)
     with dynamodb_errors():
-        _update_tree(nested_functions.folded(expression, lambda _operand: {"NULL": True})[0])
+        _read_tree(nested_functions.folded(expression, lambda _operand: {"NULL": True})[0])
     for pattern, given in ((_NAME, names), (_VALUE, values)):
         missing = next((m for m in pattern.findall(expression) if m not in given), None)
         if missing is not None:
@@ -279,14 +306,17 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     expression, nested = nested_functions.folded(expression, _resolver(item, names, values))
     values = {**values, **nested}
     with dynamodb_errors():
-        tree = _update_tree(expression)
+        tree = _read_tree(expression)
         validation_updates.check_tree(tree, names, values, keys)
         validation_updates.check_targets(tree, names, item)
+        planned = direct_updates.cached_plan(_pickled_update(expression))  # the common actions without moto's
+        if planned is not None and (direct := direct_updates.apply(planned, item, names, values)) is not None:
+            return direct
         target = _moto_item(item, keys)
         for text in list_updates.passes(expression):  # list elements updated against the original list
-            checked = UpdateExpressionValidator(_update_tree(text), expression_attribute_names=names,
-                                                expression_attribute_values=values, item=target,
-                                                table=table).validate()  # type: ignore[arg-type] # its key fields
+            checked = _Validator(_update_tree(text), expression_attribute_names=names,
+                                 expression_attribute_values=values, item=target,
+                                 table=table).validate()
             checked.normalize()
             UpdateExpressionExecutor(checked, target, names).execute()
         return dict(target.to_json()["Attributes"])
