@@ -38,10 +38,12 @@ async def batch_get_item(session: Session, request: BatchGetItem) -> dict[str, A
     spent: dict[str, capacity.Units] = {}
     responses: dict[str, list[Any]] = {}
     unprocessed: dict[str, Any] = {}
+    sized = request.capacity != "NONE"  # sizing every item is a tenth of a batch's time: only when asked
     for wanted in request.tables:
         table, name = wanted.table, wanted.table.name
+        row_keys = [table.row_key(k) for k in wanted.keys]
         try:
-            rows = await session.store(table, wanted.consistent).read_rows([table.row_key(k) for k in wanted.keys])
+            rows = await session.store(table, wanted.consistent).read_rows(row_keys)
             rows = dict(zip(rows, await settled(session, table, list(rows.values())), strict=True))
         except ServeError as error:
             if error.name not in RETRYABLE:
@@ -50,10 +52,11 @@ async def batch_get_item(session: Session, request: BatchGetItem) -> dict[str, A
             continue
         found = []
         units = spent.setdefault(name, capacity.Units(read=True))
-        for key in wanted.keys:
-            row = rows.get(table.row_key(key))
+        for key, row_key in zip(wanted.keys, row_keys, strict=True):
+            row = rows.get(row_key)
             item = next((i for i in session.decode(table, row) if same_key(i, key)), None) if row else None
-            units.table += capacity.read_item(item, wanted.consistent).table
+            if sized:
+                units.table += capacity.read_item(item, wanted.consistent).table
             if item is not None:
                 found.append(project(item_to_wire(item), wanted.projection))
         responses[name] = found
