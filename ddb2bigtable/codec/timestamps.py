@@ -31,8 +31,18 @@ MILLIS_FROM = Decimal(100_000_000_000)  # N times at or above this magnitude are
 # Live (TTL)", time-to-live-ttl-before-you-start.html, read 2025): such an item never
 # expires there, so it gets the far-future timestamp here too.
 TTL_IGNORED_AFTER_MICROS = (5 * 365 + 1) * 86_400 * 1_000_000
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICRO = Decimal(1_000_000)
+
+
+def moment_of(micros: int) -> datetime:
+    """A cell timestamp (microseconds since the epoch) as an aware UTC time."""
+    return EPOCH + timedelta(microseconds=micros)
+
+
+def micros_of(moment: datetime) -> int:
+    """An aware time as microseconds since the epoch (a cell timestamp's unit), rounded down."""
+    return (moment - EPOCH) // timedelta(microseconds=1)
 
 
 def millis(micros: int) -> int:
@@ -85,7 +95,7 @@ def attribute_micros(value: AttributeValue, name: str) -> int:
             raise CodecError(f"{name} = {value['S']!r} is not an ISO-8601 time like 2023-09-10T15:21:48") from exc
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
-        return _checked((moment - _EPOCH) // timedelta(microseconds=1), f"{name} = {value['S']}")
+        return _checked(micros_of(moment), f"{name} = {value['S']}")
     raise CodecError(f"{name} is {tag}; a cell time comes from a number (epoch seconds or milliseconds) "
                      f"or an ISO-8601 string")
 
@@ -95,7 +105,7 @@ def time_attribute(micros: int, stored: str) -> AttributeValue:
     if stored in ("N", "counter"):
         seconds, rest = divmod(micros, 1_000_000)
         return {"N": f"{seconds}" + (f".{rest:06d}".rstrip("0") if rest else "")}
-    moment = (_EPOCH + timedelta(microseconds=millis(micros))).replace(tzinfo=None)
+    moment = moment_of(millis(micros)).replace(tzinfo=None)
     return {"S": moment.isoformat(timespec="milliseconds" if moment.microsecond else "seconds")}
 
 

@@ -17,10 +17,11 @@ import json
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..codec.timestamps import micros_of
 from .manifests import AWS_FOLDER
 
 _GZIP_LEVEL = 6  # zlib's default; levels 1 and 9 would change the header's XFL byte
@@ -124,7 +125,7 @@ def _compact(value: object) -> bytes:
 
 
 def epoch_millis(moment: datetime) -> int:
-    return (moment - datetime(1970, 1, 1, tzinfo=UTC)) // timedelta(milliseconds=1)
+    return micros_of(moment) // 1000
 
 
 def iso_millis(moment: datetime) -> str:

@@ -19,12 +19,13 @@ import base64
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any
 
 import orjson
 
+from ..codec.timestamps import micros_of
 from ..spec.file_limits import MAX_BYTES
 from .errors import ExportError
 from .locations import store_for
@@ -40,8 +41,6 @@ AWS_FOLDER = "AWSDynamoDB"
 # (its key is a bucket key, at most 1,024 bytes: S3's own limit); a longer line is damage.
 MAX_MANIFEST_LINE = 64 * 1024
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_MICROSECOND = timedelta(microseconds=1)
 # Looking for exports below a location lists at most MAX_FOLDERS folders, MAX_DEPTH deep:
 # a prefix holding a table's exports has a handful; more means the location is too broad.
 MAX_FOLDERS = 10_000
@@ -292,7 +291,7 @@ def _micros(text: str, where: str) -> int:
         raise ExportError(f"{where}: {text!r} is not an ISO-8601 time") from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return (moment - _EPOCH) // _MICROSECOND
+    return micros_of(moment)
 
 
 def _parent(path: str) -> str:

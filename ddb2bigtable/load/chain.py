@@ -13,9 +13,9 @@ written. A full export starts a chain, on a table that holds no other export.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from ..codec.timestamps import moment_of
 from ..exports.manifests import FULL_EXPORT, ExportError, Manifest, export_folders, open_export
 from ..spec.errors import InputError, Problem
 
@@ -111,4 +111,4 @@ def _held(chain: tuple[Link, ...]) -> str:
 
 
 def iso(micros: int) -> str:
-    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=micros)).isoformat().replace("+00:00", "Z")
+    return moment_of(micros).isoformat().replace("+00:00", "Z")
