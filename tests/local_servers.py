@@ -56,11 +56,10 @@ def launch(kind: type[S], name: str, command: list[str], port: int, timeout: flo
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     running = kind(port, process)
     try:
-        wait_for_port("127.0.0.1", port, timeout)
-    except EmulatorError:
+        wait_for_port("127.0.0.1", port, timeout, process, name)
+    except EmulatorError as error:
         running.stop()
-        raise RuntimeError(f"{name} did not listen on 127.0.0.1:{port} within "
-                           f"{timeout:.0f} s (exit status {process.poll()}): {why_not}") from None
+        raise RuntimeError(f"{error}: {why_not}") from None
     return running
 
 

@@ -49,7 +49,7 @@ class Serve:
                                              "local", "--root", str(ROOT), "--port", str(port)],
                                             stdout=out, stderr=out, env=environment())
         try:
-            wait_for_port("127.0.0.1", port, 60.0)
+            wait_for_port("127.0.0.1", port, 60.0, self.process, "serve")
         except Exception as error:
             stop_process(self.process)
             raise AssertionError(f"serve did not start: {log.read_text()}") from error
