@@ -17,6 +17,7 @@ Messages are DynamoDB Local 1.25.1's (checked 2026-11-25).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from moto.dynamodb.parsing import ast_nodes
@@ -38,8 +39,12 @@ def check_text(expression: Any) -> None:
     check_list_indexes(FIELD, expression)
 
 
-def _nodes(node: Any, kinds: tuple[type, ...]) -> list[Any]:
-    found = [node] if isinstance(node, kinds) else []
+@functools.lru_cache(maxsize=4096)
+def _nodes(node: Any, kinds: tuple[type, ...]) -> tuple[Any, ...]:
+    """The nodes of those kinds under `node`, found once per tree: parsing.py hands the one
+    tree it keeps per text, which nothing changes (moto's isinstance checks on its abstract
+    node classes made these walks a tenth of an UpdateItem's time)."""
+    found = (node,) if isinstance(node, kinds) else ()
     for child in getattr(node, "children", None) or []:
         if isinstance(child, ast.Node):
             found += _nodes(child, kinds)
