@@ -21,13 +21,13 @@ from ...codec.items import Item
 from ...codec.mutations import RowMutation
 from .. import capacity
 from ..catalog import ServedTable
-from ..errors import ServeError, condition_failed, validation
+from ..errors import ServeError, condition_failed, internal, validation
 from ..expressions import parsing as expressions
 from ..expressions.projections import project
 from ..requests import TransactAction, TransactGet, TransactGetItems, TransactWriteItems
 from ..session import Found, Session, same_key
 from ..store import client_mutations, now_micros
-from ..tables.types_record import recorded
+from ..tables.types_record import recorded, unrecorded
 from ..transactions import cells
 from ..transactions.driver import Rows, expiry_micros, run
 from ..transactions.snapshot import SnapshotRead
@@ -43,6 +43,7 @@ from .turns import turns
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
+MAX_RUNS = 3  # a transaction's runs, each after recording the types of new attributes the last one met
 TOKEN_MICROS = 10 * 60 * 1_000_000  # a ClientRequestToken is remembered 10 minutes (same page)
 CONFLICT_REASON = {"Code": "TransactionConflict", "Message": "Transaction is ongoing for the item"}
 
@@ -111,8 +112,11 @@ _Each = list[tuple[dict[str, Any], RowMutation | None, Item | None]] | Cancel  #
 
 
 class _Decider:
-    """`decide` for WriteTxn: the rows as read -> the intents, the cancellation, or a token's
-    earlier answer. `tables` is read at each call: the types recorded before the real run."""
+    """`decide` for WriteTxn: the rows as read -> the intents, the cancellation, or an end
+    with no write: a token's earlier answer, a ValidationException the request is refused
+    with (Finished "refused"), or the new attribute names whose types must be recorded
+    before the transaction can be written (Finished "unrecorded": `_written` records them
+    and runs it again). `tables` is read at each call: the types recorded since."""
 
     def __init__(self, session: Session, request: TransactWriteItems, rows: tuple[RowRef, ...]):
         self.session, self.named, self.rows, self.request = session, request.actions, rows, request
@@ -123,22 +127,9 @@ class _Decider:
         # tables, the same objects when the machine decides on the views `written` saw
         self._last: tuple[tuple[Any, ...], _Each] | None = None
 
-    def written(self, views: tuple[View, ...]) -> list[tuple[str, Item]]:
-        """The items the transaction would write, by table (to record their types first).
-        None of them when an update refuses the request on these rows, which may be a lock's
-        stale ones: the machine's decision, on rows read with every lock settled, says for sure."""
-        try:
-            each = self._each(views)
-        except ServeError as error:
-            if error.name != "ValidationException":
-                raise
-            return []
-        return [] if isinstance(each, Cancel) else \
-            [(n.table.name, new) for n, (_, _, new) in zip(self.named, each, strict=True) if new]
-
     def _each(self, views: tuple[View, ...]) -> _Each:
-        """`_evaluated`, once for the same rows as read and tables: the machine's first decision
-        is made on the views `written` evaluated (each update expression applied once, not twice)."""
+        """`_evaluated`, once for the same rows as read and tables (each update expression
+        applied once, not again when a decision is asked twice on the same reads)."""
         made_of = (*views, *self.tables.values())
         if self._last is not None and len(self._last[0]) == len(made_of) and all(
                 a is b for a, b in zip(self._last[0], made_of, strict=True)):
@@ -174,12 +165,21 @@ class _Decider:
         earlier = self.earlier(views[0])
         if earlier is not None:
             return earlier
-        each = self._each(views)
+        try:
+            each = self._each(views)
+        except ServeError as error:  # given by the machine once nothing of it is left locked
+            if error.name != "ValidationException":
+                raise
+            return Finished("refused", error)
         if isinstance(each, Cancel):
             return each
         reasons = [reason for reason, _, _ in each]
         if any(r["Code"] != "None" for r in reasons):
             return Cancel(reasons)
+        new_names = [(n.table.name, new) for n, (_, _, new) in zip(self.named, each, strict=True)
+                     if new and unrecorded(self.session, self.tables[n.table.name], new)]
+        if new_names:
+            return Finished("unrecorded", new_names)
         changes: dict[RowRef, list[Any]] = {row: [] for row in self.rows}
         spent: dict[str, capacity.Units] = {}
         by_row = dict(zip(self.rows, views, strict=True))
@@ -275,6 +275,8 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
             finished = await _written(session, request, rows, engine)
     if finished.kind in ("committed", "answered"):
         return _answered(finished)
+    if finished.kind == "refused":
+        raise finished.value
     if finished.kind == "cancelled":
         raise cancelled(finished.value)
     if request.token is not None and finished.value == rows[0]:  # another request holds the token's row
@@ -284,42 +286,35 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
 
 
 async def _written(session: Session, request: TransactWriteItems, rows: tuple[RowRef, ...], engine: Rows) -> Finished:
-    """The transaction from its first reads to its end, or a token's earlier answer.
+    """The transaction from its first reads to its end, or a token's earlier answer, or a
+    refusal (Finished "refused", the ValidationException its decision raised).
 
     Under a ClientRequestToken the first attempt presumes the token's row empty instead of
-    reading it (a token is new but for a retry): the machine starts with that view as its
-    primary's read (writer.WriteTxn.presuming), and its prewrite of the primary holds only
-    while the row is exactly so, empty. A retry (the row holds the record) or a request whose
-    twin is in flight (its lock) fails that prewrite, having locked nothing, and the next
-    attempt reads the row: the record answers, the lock is met. One ReadRows fewer for every
-    transaction boto3 sends (docs/transactions.md, "A transaction's steps"). Items found
-    locked are settled from their primary, which may be this token's row (an earlier attempt's
-    locks, left committed by a worker that died): then the token's row is read first, whose
-    lock settles every one of its rows at once, as without the guess.
-    A ValidationException the decision raises is an answer given without a write, so it is
-    given only once the token's row is read and found empty; otherwise the transaction runs
-    again from real reads (a retry: the record answers)."""
+    reading it (a token is new but for a retry) and prewrites it while it reads the items'
+    rows, in one round trip (writer.WriteTxn.presuming): the prewrite holds only while the
+    row is exactly so, empty. A retry (the row holds the record) or a request whose twin is
+    in flight (its lock) fails it, having locked nothing, and the next attempt reads the
+    row: the record answers, the lock is met. So a transaction boto3 sends (a token on
+    every one) makes no read of the token's row, and its prewrite costs no round trip of
+    its own (docs/transactions.md, "A transaction's steps"). Without a token the machine's
+    first reads are one ReadRows per table (the driver's prefetch).
+    A decision with attributes whose types are not recorded writes nothing ("unrecorded"):
+    they are recorded, then the transaction runs again from its reads (at most MAX_RUNS)."""
     decide = _Decider(session, request, rows)
-    machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()),
-                       primary_at_once=request.token is not None)
-    start = machine.presuming(_empty(rows[0])) if request.token is not None and len(rows) > 1 else machine
-    views = [*start.views, *await engine.prefetch(list(rows[len(start.views):]))]  # the machine's first reads
-    if start is not machine and any(v.lock is not None for v in views):  # locks to settle: the token's row is read
-        start, views = machine, [*await engine.prefetch([rows[0]]), *views[1:]]  # first, as a retry's may settle all
-    earlier = decide.earlier(views[0]) if views[0].lock is None else None
-    if earlier is not None:  # a retry whose token row was read: answered from its record, nothing written
-        return earlier
-    for name, new in decide.written(tuple(views)):  # new attributes' types first
-        decide.tables[name] = await recorded(session, decide.tables[name], new)
     decide.streams = {name: await stream_view(session, table) for name, table in decide.tables.items()}
-    try:
-        return await run(start, engine)
-    except ServeError as error:
-        if start is machine or error.name != "ValidationException":
-            raise
-        if (await engine.read([rows[0]])) == [_empty(rows[0])]:  # the presumption held: the refusal stands
-            raise
-    return await run(machine, rows_of(session))
+    for _ in range(MAX_RUNS):
+        machine = WriteTxn(secrets.token_hex(16), rows, decide, expires_micros=expiry_micros(now_micros()),
+                           primary_at_once=request.token is not None)
+        if request.token is not None and len(rows) > 1:
+            machine = machine.presuming(_empty(rows[0]))
+        else:
+            await engine.prefetch(list(rows))
+        finished = await run(machine, engine)
+        if finished.kind != "unrecorded":
+            return finished
+        for name, new in finished.value:  # new attributes' types first
+            decide.tables[name] = await recorded(session, decide.tables[name], new)
+    raise internal("the types of the transaction's attributes could not be recorded; retry")
 
 
 def _empty(row: RowRef) -> View:

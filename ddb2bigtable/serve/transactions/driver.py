@@ -102,6 +102,8 @@ class Rows:
 
     async def read(self, rows: list[RowRef]) -> list[View]:
         """The rows, each read atomically, in any order: one ReadRows per table, side by side."""
+        if not rows:
+            return []
         await behind.clear_of(rows)
         by_table: dict[str, list[bytes]] = {}
         for table, key in map(cells.split_row, rows):
@@ -115,13 +117,14 @@ class Rows:
         return [cells.view_of(row, found[row[0]].get(row[1])) for row in map(cells.split_row, rows)]
 
     async def together(self, step: Together) -> tuple[Any, ...]:
-        """Steps side by side: reads as `read`, writes each its own call at once."""
+        """Steps side by side: the reads as `read`, each write its own call, all at once."""
         self.prefetched.clear()  # nothing read before answers a Read sent at the same time as others
-        if all(isinstance(s, Read) for s in step.steps):
-            return tuple(await self.read([s.row for s in step.steps if isinstance(s, Read)]))
-        done = tuple(await asyncio.gather(*(self.perform(s) for s in step.steps)))
-        behind.wrote(s.row for s in step.steps if isinstance(s, Release))  # (a task behind an answer)
-        return done
+        reads = [s.row for s in step.steps if isinstance(s, Read)]
+        writes = [s for s in step.steps if not isinstance(s, Read)]
+        views, done = await asyncio.gather(self.read(reads), asyncio.gather(*(self.perform(s) for s in writes)))
+        behind.wrote(s.row for s in writes if isinstance(s, Release))  # (a task behind an answer)
+        viewed, wrote = iter(views), iter(done)
+        return tuple(next(viewed) if isinstance(s, Read) else next(wrote) for s in step.steps)
 
     async def perform(self, step: Step | Together) -> Any:  # noqa: PLR0911 - one branch per step
         if isinstance(step, Together):

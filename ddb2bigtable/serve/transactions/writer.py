@@ -18,6 +18,14 @@ A write transaction (docs/transactions.md, "A transaction's steps"):
    7. remove the primary's lock, last.
 A transaction whose rows are one row needs none of it: one CheckAndMutate (WriteIfUnchanged).
 
+Under a ClientRequestToken the primary is the token's row, which no action names (only
+checked, no intent) and which is empty but for a retry: the first attempt (`presuming`)
+prewrites it, presumed empty, at the same time as it reads the other rows (FIRST), so
+steps 1 and 3 are one round trip. The lock it takes does not depend on what is read, and
+no other row is locked before the decision, so the primary is still locked first. A
+decision to write nothing, or a row read that holds a lock, releases the primary
+(WITHDRAW) before going on as without the guess.
+
 A cancellation (a condition that does not hold) reads every row a second time: the rows
 unchanged and unlocked in both reads were all so at one moment between the two, when every
 reason given held at once.
@@ -55,6 +63,8 @@ class Phase(StrEnum):
     """WriteTxn's phases (docs/transactions.md, "A transaction's steps")."""
 
     READ = "read"  # read every row, settling a lock met
+    FIRST = "first"  # a token's first attempt: the primary prewritten, presumed empty, while the others are read
+    WITHDRAW = "withdraw"  # FIRST's lock on the primary released: nothing to write, or a row read was locked
     VALIDATE = "validate"  # a cancellation: read every row again, to see both reads agree
     SINGLE = "single"  # one row: one WriteIfUnchanged
     PREWRITE = "prewrite"  # lock the primary
@@ -127,13 +137,19 @@ class WriteTxn:
 
     def presuming(self, primary: View) -> WriteTxn:
         """The first attempt with `primary` as its primary's read, not read (a ClientRequestToken's
-        row, presumed empty: items/transact_ops.py). Safe whatever the row holds: the decision is
-        acted on only once the primary's prewrite holds, which it does only while the row is
-        exactly `primary`; otherwise nothing was locked and the next attempt reads every row.
-        That attempt is one more try, so a wrong guess costs none of the others."""
-        return replace(self, views=(primary,), i=1, tries=self.tries + 1)
+        row, presumed empty: items/transact_ops.py), and prewritten at once, while the other
+        rows are read (FIRST). Safe whatever the row holds: the prewrite holds only while the
+        row is exactly `primary`, and the decision is acted on only once it held; otherwise
+        nothing was locked and the next attempt reads every row. That attempt is one more try,
+        so a wrong guess costs none of the others. The primary must be a row no action
+        writes (its intent None), as a token's row is: its lock is taken before the decision."""
+        return replace(self, pc=Phase.FIRST, views=(primary,), tries=self.tries + 1)
 
-    def step(self) -> Move | Finished:  # noqa: PLR0911 - one branch per phase
+    def _first_lock(self) -> Lock:
+        """The primary's lock as FIRST takes it, before any decision (a token's row: no intent)."""
+        return Lock(f"{self.txn}.{self.attempt}", self.rows[0], PREPARED, self.expires_micros, None, self.rows[1:])
+
+    def step(self) -> Move | Finished:  # noqa: C901, PLR0911 - one branch per phase
         pc, i = self.pc, self.i
         if self.sub is not None:
             return self.sub.step()
@@ -144,6 +160,10 @@ class WriteTxn:
             return self.decision
         if pc == Phase.PAUSE:
             return Pause(self.pauses)
+        if pc == Phase.FIRST:
+            return Together((Prewrite(self.views[0], self._first_lock()), *(Read(row) for row in self.rows[1:])))
+        if pc == Phase.WITHDRAW:
+            return Release(self.rows[0], self._first_lock(), apply=False)
         decision = self.decision
         assert isinstance(decision, Intents)
         if pc == Phase.SINGLE:
@@ -170,6 +190,13 @@ class WriteTxn:
         pc, i, n = self.pc, self.i, len(self.rows)
         if self.sub is not None:
             return self._settling(result)
+        if pc == Phase.FIRST:
+            return self._first(result[0], (self.views[0], *result[1:]))
+        if pc == Phase.WITHDRAW:  # (a lock already gone was aborted by another worker: as good)
+            if self.decision is None:  # a row read was locked: every row read again, the lock settled
+                return self._again()
+            return replace(self, pc=Phase.VALIDATE, i=0) if isinstance(self.decision, Cancel) else replace(
+                self, pc=Phase.END)
         if pc == Phase.READ:
             if result.lock is not None:
                 return replace(self, sub=Resolve.of(result), blocked=self.rows[i])
@@ -214,6 +241,19 @@ class WriteTxn:
 
     def _phase(self, done: Phase) -> WriteTxn:
         return replace(self, pc=self.NEXT[done])
+
+    def _first(self, locked: bool, views: tuple[View, ...]) -> WriteTxn:
+        """FIRST answered: the primary locked or not, the other rows as read."""
+        if not locked:  # the primary is not as presumed (a retry's record, a twin's lock): nothing is locked
+            return replace(self, blocked=self.rows[0])._again()
+        met = next((v.row for v in views if v.lock is not None), None)
+        if met is not None:
+            return replace(self, pc=Phase.WITHDRAW, blocked=met, views=views)
+        decision = self.decide(views)
+        if not isinstance(decision, Intents):  # nothing to write: the primary released first
+            return replace(self, views=views, decision=decision, pc=Phase.WITHDRAW)
+        assert decision.changes[0] is None, "the primary presumed is only checked (a token's row)"
+        return replace(self, views=views, decision=decision, pc=self.NEXT[Phase.PREWRITE], i=0)
 
     def _decided(self, views: tuple[View, ...]) -> WriteTxn:
         decision = self.decide(views)
