@@ -43,6 +43,7 @@ BACKOFF_SECONDS = 0.1
 HOST = "bigtable.googleapis.com:443"
 # unlimited messages both ways, as the data client's transport sets them (a wide row's cells)
 OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+FILTERS = 64  # converted filters kept per table: a store's few fixed views, and room for the rest
 _READ = bigtable_types.ReadRowsRequest.pb()
 _READ_ANSWER = bigtable_types.ReadRowsResponse.pb()
 _CHECK = bigtable_types.CheckAndMutateRowRequest.pb()
@@ -109,6 +110,8 @@ class LeanTable:
             return None
         held = self._filters.get(id(row_filter))
         if held is None or held[0] is not row_filter:
+            if len(self._filters) >= FILTERS:  # a caller's filter made per call (a sweep's time range)
+                self._filters.clear()
             held = self._filters[id(row_filter)] = (row_filter, raw(row_filter._to_pb()))
         return held[1]
 
@@ -124,8 +127,18 @@ class LeanTable:
     async def read_rows(self, query: Any, *, operation_timeout: float = READ_SECONDS,
                         attempt_timeout: float = ATTEMPT_SECONDS) -> list[Row]:
         """The rows of a data client's ReadRowsQuery (its keys, ranges, limit and filter)."""
-        request = raw(query._to_pb(self.table))
-        return await self._read(request, operation_timeout, attempt_timeout)
+        return await self._read(self.request(query), operation_timeout, attempt_timeout)
+
+    def request(self, query: Any) -> Message:
+        """The ReadRowsRequest the query's own `_to_pb` makes, built from raw protobuf with the
+        filter converted once per store view (`_filter`): the query's proto-plus conversion
+        and its filter's were a tenth of a one-page Query's CPU."""
+        request = _READ(table_name=self.name, app_profile_id=self.profile, rows_limit=query.limit or 0)
+        request.rows.row_keys.extend(query.row_keys)
+        request.rows.row_ranges.extend(raw(r._to_pb()) for r in query.row_ranges)
+        if (made := self._filter(query.filter)) is not None:
+            request.filter.CopyFrom(made)
+        return request
 
     async def _read(self, request: Message, seconds: float, attempt_seconds: float | None) -> list[Row]:
         """Every row of the request; a retried attempt starts over (its rows are dropped),

@@ -110,3 +110,20 @@ def test_chunks_merge_into_rows():
                            (b"r2", [("b", b"q", b"kept", 0, [])])]
     with pytest.raises(google_errors.DataLoss):
         asyncio.run(rows(cells, descending=True))
+
+
+def test_a_query_is_the_request_the_data_client_makes(table):
+    """LeanTable builds a ReadRowsQuery's request from raw protobuf, byte for byte the one its
+    own `_to_pb` makes: keys, ranges open and closed, a limit, a filter (converted once)."""
+    only_b = rf.RowFilterChain([rf.FamilyNameRegexFilter("b"), rf.CellsColumnLimitFilter(1)])
+    queries = (ReadRowsQuery(row_keys=[b"k3", b"k0"]), ReadRowsQuery(row_ranges=[RowRange(b"k1", b"k4")], limit=2),
+               ReadRowsQuery(row_ranges=[RowRange(b"k1", None, start_is_inclusive=False),
+                                         RowRange(None, b"a", end_is_inclusive=True)], row_filter=only_b),
+               ReadRowsQuery(row_keys=[b"x"], row_ranges=[RowRange(b"k", b"l")], limit=7, row_filter=only_b), ReadRowsQuery())
+
+    async def check(lean: LeanTable, data) -> None:
+        for query in (*queries, *queries):
+            made = lean.request(query)
+            assert made.SerializeToString(deterministic=True) == \
+                type(query._to_pb(data)).pb(query._to_pb(data)).SerializeToString(deterministic=True)
+    _run(check)
