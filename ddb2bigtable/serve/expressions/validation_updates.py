@@ -44,7 +44,7 @@ def _nodes(node: Any, kinds: tuple[type, ...]) -> tuple[Any, ...]:
     """The nodes of those kinds under `node`, found once per tree: parsing.py hands the one
     tree it keeps per text, which nothing changes (moto's isinstance checks on its abstract
     node classes made these walks a tenth of an UpdateItem's time)."""
-    found = (node,) if isinstance(node, kinds) else ()
+    found: tuple[Any, ...] = (node,) if isinstance(node, kinds) else ()
     for child in getattr(node, "children", None) or []:
         if isinstance(child, ast.Node):
             found += _nodes(child, kinds)
