@@ -9,5 +9,6 @@ these live below both of them and import only the plan and spec models.
 - `deadlines.lookup_table`: a data-client table handle whose reads are bounded.
 - `emulator.start`: the emulator process, started on 127.0.0.1 with a free port, stopped by PID.
 - `table_types.record_types`: each table's attribute types recorded with it (first writer
-  wins), which load, replicate and serve all write and read (`table_types.read_types`).
+  wins) by loads; `table_types.mark_unnamed`: serve's and replicate's mark that what the
+  record does not name is `mixed`; all of them read it (`table_types.read_types`).
 """

@@ -15,7 +15,7 @@ from ..spec.model import KeyAttribute, TableSpec
 from .cell_values import COUNTER, MIXED
 from .row_keys import KeyTemplate
 from .rules import Fields, RulePlan, default_plan, rule_plan
-from .type_inference import AttributeTypes, declared_types
+from .type_inference import UNNAMED, AttributeTypes, declared_types
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,7 @@ class CompiledMapping:
     table: TableSpec
     declared: dict[str, str]  # the spec's own types (a value must match them)
     types: dict[str, str]  # every attribute's stored type: declared, else inferred
+    unnamed_mixed: bool  # the table's record says attributes it does not name are mixed (type_inference.UNNAMED)
     typed_json: frozenset[str]  # attributes stored self-describing (typed DynamoDB JSON)
     default_family: str
     delimiter: str
@@ -41,7 +42,8 @@ class CompiledMapping:
     qualifiers: dict[int | None, KeyTemplate]  # attribute plans' qualifier templates by rule index
 
     def stored(self, name: str) -> str:
-        """How an attribute's values are stored: its declared/inferred type, else `mixed`."""
+        """How an attribute's values are stored: its declared/inferred type, else `mixed`
+        (what the table's record says of a name it does not name, once it says anything)."""
         return self.types.get(name, MIXED)
 
     def value_family(self, plan: RulePlan) -> str:
@@ -66,7 +68,7 @@ def compile_mapping(table: TableSpec, types: AttributeTypes) -> CompiledMapping:
     key = table.source.key
     keys = {k.name: k for k in (key.partition, key.sort) if k is not None}
     declared = declared_types(table)
-    stored = {**declared, **types}
+    stored = {**declared, **{name: kind for name, kind in types.items() if name != UNNAMED}}
     policies = {f.name: f.rule for f in family_gc(table)}
     layout: dict[str, tuple[str, str]] = {}
     for a in m.attributes:
@@ -77,7 +79,7 @@ def compile_mapping(table: TableSpec, types: AttributeTypes) -> CompiledMapping:
              for i, r in enumerate(m.rules)]
     plans = (*rules, default_plan(table))
     return CompiledMapping(
-        table=table, declared=declared, types=stored,
+        table=table, declared=declared, types=stored, unnamed_mixed=types.get(UNNAMED) == MIXED,
         typed_json=frozenset(name for name, kind in stored.items() if kind == MIXED),
         default_family=m.default_family, delimiter=m.delimiter, salt=m.salt.buckets if m.salt else None,
         pk=key.partition, keys=keys, ttl=table.source.ttl.attribute if table.source.ttl else None,

@@ -35,6 +35,10 @@ from .scalars import PLAIN_JSON_NUMBER
 from .value_forms import fits_plain, plain_number
 
 AttributeTypes = dict[str, str]  # attribute -> "S", "N", ..., "counter", or "mixed"
+# In a table's record (bigtable/table_types.py), this key holding `mixed` says every attribute
+# the record does not name is stored `mixed`: serve or replicate wrote such attributes. No
+# DynamoDB attribute has an empty name.
+UNNAMED = ""
 
 
 def declared_types(table: TableSpec) -> AttributeTypes:
@@ -212,10 +216,15 @@ def with_recorded(inferred: AttributeTypes, recorded: AttributeTypes, table: Tab
     export, the first load after serve or replicate wrote new attributes): each attribute
     the table already holds keeps the form its cells are in (`held_types`), so a row reads
     back with one type per attribute whichever writer wrote it; attributes new to the table
-    take this export's inference (the spec's declared types, else the data's). A value that
-    does not fit its attribute's recorded type is then a dead letter that says so, never a
-    cell in a form nothing can read back."""
-    return {**inferred, **held_types(table, recorded)}
+    take this export's inference (the spec's declared types, else the data's), unless the
+    record says the attributes it does not name are `mixed` (UNNAMED): serve or replicate
+    may have written any of them self-describing, so they stay so. A value that does not
+    fit its attribute's recorded type is then a dead letter that says so, never a cell in a
+    form nothing can read back."""
+    held = held_types(table, recorded)
+    if UNNAMED in held:
+        inferred = {name: MIXED if name not in held else kind for name, kind in inferred.items()}
+    return {**inferred, **held}
 
 
 def held_types(table: TableSpec, held: AttributeTypes,
@@ -225,24 +234,29 @@ def held_types(table: TableSpec, held: AttributeTypes,
     authority, since its cells can only be read back in the form they were written in,
     and a declaration that disagrees is bad input, never a silent pick either way. A
     declared M, L or NS agrees with `mixed` (inference stores one that holds sets or
-    binary self-describing: `TypeScan.types`). Load, the Beam and Dataflow loads,
-    replicate, verify and serve all call this before they write or read a row; InputError
-    at the declaration's line naming the attribute, both types and what to do."""
+    binary self-describing: `TypeScan.types`). An attribute the record does not name is
+    `mixed` once the record says so (UNNAMED), else takes the declaration. Load, the Beam
+    and Dataflow loads, replicate, verify and serve all call this before they write or read
+    a row; InputError at the declaration's line naming the attribute, both types and what
+    to do."""
     problems = []
     seen: set[str] = set()
     for name, declared, path in table.type_declarations():
         if name in seen:
             continue
         seen.add(name)
-        stored = held.get(name)
+        stored = held.get(name, held.get(UNNAMED))
         if stored is None or stored == declared or (stored == MIXED and declared in ("M", "L", "NS")):
             continue
         where = table.location
         keep = ("drop its type here (they are self-describing: any type reads back)" if stored == MIXED else
                 f"declare {name} as {stored} here (or drop its type)")
+        holds = f"holds it as {stored}" if name in held else (
+            "names no type for it and holds every attribute it does not name as mixed (serve or replicate wrote "
+            "attributes no load recorded)")
         problems.append(Problem.at(table.type_locations.get(path), where.file if where else "spec",
                                    format_path(("tables", table.id, *path)), (
-            f"declares {name} as {declared}, but {holder} holds it as {stored}: the table's cells of {name} are "
+            f"declares {name} as {declared}, but {holder} {holds}: the table's cells of {name} are "
             f"{stored} (written by an earlier load, replicate or serve); {keep} to keep them, or, to store {name} "
             f"as {declared}, delete the table and its row in that record and load it again")))
     if problems:

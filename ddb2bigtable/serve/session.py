@@ -45,9 +45,7 @@ class Session:
     registry_ready: bool = False  # created_tables.py: this worker made sure the registry table exists
     tokens_ready: bool = False  # items/lock_tables.py: the same, for the ClientRequestToken table
     fetched: dict[str, float] = field(default_factory=dict)  # created_tables.py: when each was last read
-    # types_record.py: attributes this worker saw recorded as mixed, per (instance, table id),
-    # and the tables whose record to read again (a row failed to decode)
-    recorded: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    # types_record.py: the tables whose record of types to read again (a row failed to decode)
     stale_types: set[str] = field(default_factory=set)
     counts: dict[tuple[str, str, str], Any] = field(default_factory=dict)  # table_counts.py: (when, Counts)
     streams: dict[str, tuple[float, str | None]] = field(default_factory=dict)  # items/stream_writes.py: (when, view)

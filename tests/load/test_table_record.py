@@ -13,8 +13,9 @@ from google.cloud.bigtable.data import BigtableDataClientAsync, TableAsync
 from google.cloud.bigtable.data.mutations import SetCell
 
 from ddb2bigtable.bigtable.table_admin import ensure_tables
-from ddb2bigtable.bigtable.table_types import RECORDING, read_types, record_types
-from ddb2bigtable.codec.type_inference import held_types
+from ddb2bigtable.bigtable.table_types import STATE, mark_unnamed, read_types, record_types
+from ddb2bigtable.codec.cell_values import MIXED
+from ddb2bigtable.codec.type_inference import UNNAMED, held_types, with_recorded
 from ddb2bigtable.exports.writer import write_export
 from ddb2bigtable.load.beam.direct import run_beam_load
 from ddb2bigtable.load.run import run_load
@@ -56,29 +57,31 @@ def test_a_table_made_again_under_its_id_starts_without_the_old_tables_types(big
     assert record(instance_id, "movies") == {}  # a new load infers its own types
 
 
-def test_new_attributes_are_recorded_each_in_its_own_row_and_the_first_writer_of_each_still_wins(bigtable_emulator,
-                                                                                                 monkeypatch):
-    """A first export's attributes go in one CheckAndMutateRow each, all at once, each on a
-    row of its own that holds its one cell (issue 50: one row per table grew with every name
-    ever written, and recording one more cost a call over all of them); when another writer
-    recorded one of them first, its type stays and the others are still recorded."""
+def _head_columns(instance_id: str, table_id: str) -> dict[bytes, dict[bytes, int]]:
+    """Each row of the table's record: its columns and how many cells each holds."""
+    rows = Client(project=PROJECT).instance(instance_id).table("_ddb2bigtable_types").read_rows()
+    return {row.row_key: {q: len(cells) for columns in row.cells.values() for q, cells in columns.items()}
+            for row in rows if row.row_key == table_id.encode() or row.row_key.startswith(table_id.encode() + b"\x00")}
+
+
+def test_a_loads_attributes_go_in_one_write_of_the_tables_head_row_and_the_first_writer_still_wins(
+        bigtable_emulator, monkeypatch):
+    """A first export's attributes go in one CheckAndMutateRow of the table's head row, which
+    holds a column each and the state the next load's write is conditioned on; when another
+    writer recorded one of them first, its type stays and the others are still recorded."""
     _, instance_id = prepare("movies.yaml")
     calls: list[int] = []
     real = TableAsync.check_and_mutate_row
 
     async def counted(self, row_key, predicate, **kwargs):
-        calls.append(len(kwargs.get("false_case_mutations") or []))
+        calls.append(len(kwargs.get("false_case_mutations") or kwargs.get("true_case_mutations") or []))
         return await real(self, row_key, predicate, **kwargs)
 
     monkeypatch.setattr(TableAsync, "check_and_mutate_row", counted)
     assert record(instance_id, "movies", {"info": "M", "rating": "N", "title": "S"}) == {
         "info": "M", "rating": "N", "title": "S"}
-    assert calls == [1, 1, 1]
-    rows = Client(project=PROJECT).instance(instance_id).table("_ddb2bigtable_types").read_rows()
-    held = {row.row_key: [c for cells in row.cells.values() for column in cells.values() for c in column]
-            for row in rows if row.row_key.startswith(b"movies\x00")}
-    assert sorted(held) == [b"movies\x00info", b"movies\x00rating", b"movies\x00title"]
-    assert all(len(cells) == 1 for cells in held.values())
+    assert calls == [3 + 2]  # three names, and the state moved on (its old cell deleted, the new set)
+    assert _head_columns(instance_id, "movies") == {b"movies\x00": {b"info": 1, b"rating": 1, b"title": 1, STATE: 1}}
     calls.clear()
     assert record(instance_id, "other", {"plot": "S"}) == {"plot": "S"}  # another writer's, after our read:
 
@@ -87,7 +90,7 @@ def test_new_attributes_are_recorded_each_in_its_own_row_and_the_first_writer_of
             return await record_types(client, PROJECT, instance_id, "other", {"actors": "L", "plot": "N", "rank": "N"},
                                       known={})
     assert asyncio.run(racing()) == {"actors": "L", "plot": "S", "rank": "N"}
-    assert calls == [1, 1, 1, 1]  # plot found recorded, kept as S; actors and rank recorded
+    assert calls == [1 + 2, 2 + 2]  # plot found recorded, kept as S; actors and rank recorded
 
     async def batch_over_known() -> dict[str, str]:  # what a load does with the record it read at its start
         async with BigtableDataClientAsync(project=PROJECT) as client:
@@ -98,26 +101,43 @@ def test_new_attributes_are_recorded_each_in_its_own_row_and_the_first_writer_of
         "actors": "L", "plot": "S", "rank": "N", "year": "N"}
 
 
-def test_a_first_export_of_many_attributes_records_them_a_bounded_number_at_a_time(bigtable_emulator, monkeypatch):
-    """300 new attributes at once (a load's first export) are all recorded, with no more than
-    RECORDING CheckAndMutateRows in flight: they share the client's channel with the load's
-    own writes (issue 50: one call per attribute, all at once)."""
+def test_a_first_export_of_many_attributes_is_recorded_in_one_call(bigtable_emulator, monkeypatch):
+    """300 new attributes at once (a load's first export) are one CheckAndMutateRow, not one
+    each (issue 50's first layout sent 300, at most 32 at a time, sharing the load's channel)."""
     _, instance_id = prepare("movies.yaml")
-    flying, most = [0], [0]
+    calls = []
     real = TableAsync.check_and_mutate_row
 
     async def counted(self, row_key, predicate, **kwargs):
-        flying[0] += 1
-        most[0] = max(most[0], flying[0])
-        try:
-            return await real(self, row_key, predicate, **kwargs)
-        finally:
-            flying[0] -= 1
+        calls.append(row_key)
+        return await real(self, row_key, predicate, **kwargs)
 
     monkeypatch.setattr(TableAsync, "check_and_mutate_row", counted)
     names = {f"a{i:03}": "S" for i in range(300)}
     assert record(instance_id, "wide", names) == names
-    assert most[0] == RECORDING  # bounded, and still side by side
+    assert calls == [b"wide\x00"]
+
+
+def test_a_load_racing_the_marking_of_serves_first_new_name_agrees_with_it(bigtable_emulator):
+    """A load recording `score` as N and serve marking the record (its first write of a name
+    the record does not name, `score` among them) at the same moment: whichever came first,
+    both end with the one type every later reader takes (N recorded before the marking, or
+    mixed by the marking), never N for one and mixed for the other."""
+    _, instance_id = prepare("movies.yaml")
+
+    async def race(table_id: str, load_first: bool) -> tuple[str, str, str]:
+        async with BigtableDataClientAsync(project=PROJECT) as one, BigtableDataClientAsync(project=PROJECT) as two:
+            await record_types(one, PROJECT, instance_id, table_id, {"seen": "S"})  # an earlier load's names
+            load = record_types(one, PROJECT, instance_id, table_id, {"score": "N"})
+            mark = mark_unnamed(two, PROJECT, instance_id, table_id, {"title": "S"})
+            loaded, marked = await asyncio.gather(load, mark) if load_first else reversed(
+                await asyncio.gather(mark, load))
+            now = await read_types(one, instance_id, table_id)
+        return loaded["score"], marked.get("score", MIXED), now.get("score", now[UNNAMED])
+
+    outcomes = {asyncio.run(race(f"race{i}", i % 2 == 0)) for i in range(8)}
+    assert outcomes == {("N", "N", "N"), (MIXED, MIXED, MIXED)}, outcomes  # each way round, agreed
+    assert record(instance_id, "race0")["title"] == "S"  # what the marking writer held is recorded with it
 
 
 def test_a_name_an_older_release_recorded_in_the_tables_row_of_before_is_its_type(bigtable_emulator):
@@ -229,3 +249,19 @@ def test_the_rule_between_declared_and_held_types():
     with pytest.raises(InputError) as two:
         held_types(table, {"year": "S", "info": "S"})
     assert len(two.value.problems) == 2  # every declaration that disagrees, each at its line
+
+
+def test_a_marked_record_holds_what_it_does_not_name_as_mixed_for_the_spec_and_a_later_load():
+    """Once serve or replicate wrote an attribute the record does not name (UNNAMED: mixed),
+    any such attribute may have self-describing cells: a declared plain type for one is
+    refused, a declared M agrees, and a load's inference for one is `mixed`."""
+    table = read_spec(ROOT / "specs" / "movies.yaml").tables[0]
+    marked = {UNNAMED: "mixed", "year": "N", "title": "S"}
+    assert held_types(table, marked) == marked  # info is declared M: agrees with mixed
+    with pytest.raises(InputError, match="declares year as N, but the table's record of its types names no type for "
+                                         "it and holds every attribute it does not name as mixed"):
+        held_types(table, {UNNAMED: "mixed", "title": "S"})
+    assert with_recorded({"year": "N", "title": "S", "info": "M", "plot": "S"}, marked, table) == {
+        "year": "N", "title": "S", "info": "mixed", "plot": "mixed", UNNAMED: "mixed"}
+    assert with_recorded({"year": "N", "title": "S", "plot": "S"}, {"year": "N"}, table) == {
+        "year": "N", "title": "S", "plot": "S"}  # not marked: the inference stands

@@ -233,7 +233,6 @@ async def delete(session: Session, name: str) -> ServedTable:
     _, marked = await _read(session, name)
     await _admin(delete_table, session.catalog.project, _home(session).instance_id, record["table_id"])
     await forget_types(session.client, _home(session).instance_id, record["table_id"])  # its record of types too
-    session.recorded.pop((_home(session).instance_id, record["table_id"]), None)
     await registry.write_if_unchanged(RowMutation(name.encode(), (DeleteRow(),)), marked)
     session.catalog.created.pop(name, None)
     session.fetched.pop(name, None)

@@ -1,14 +1,16 @@
 """serve's part in each table's record of its attribute types (bigtable/table_types.py).
 
 serve starts with each table's record (cli/serve_cmd.py reads it, with the work folder
-where there is one, and they must agree). An attribute the record does not hold is written
-self-describing (`mixed`: typed DynamoDB JSON, any type reads back), and before its first
-cell is written serve records it as `mixed`, so a later load of an export bringing the
-same attribute writes it in the same form instead of inferring a plain type serve could
-not read. The first writer wins: when a load (or replicate) recorded the attribute with a
-plain type first, the table's codec is rebuilt with the record and the write is encoded
-with it, so a value of another type is a ValidationException naming the attribute, as for
-any attribute with a recorded type.
+where there is one, and they must agree). An attribute the record does not name is
+written self-describing (`mixed`: typed DynamoDB JSON, any type reads back). Before the
+first such write, serve marks the table's record: every attribute it does not name is
+`mixed`, so a later load of an export bringing one writes it in the same form instead of
+inferring a plain type serve could not read. serve records no names, so a table whose
+items bring names made from data keeps none of them, and once this worker knows the
+record marked, a new name costs it no call at all. Marking reads the record again: when a
+load recorded an attribute with a plain type before it, the table's codec is rebuilt with
+the record and the write is encoded with it, so a value of another type is a
+ValidationException naming the attribute, as for any attribute with a recorded type.
 
 A cell this worker cannot decode may be one a load wrote after serve started, in a type
 recorded since: its table is marked stale and its record read again before the next
@@ -19,8 +21,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ...bigtable.table_types import read_types, record_types
-from ...codec.cell_values import MIXED
+from ...bigtable.table_types import mark_unnamed, read_types
 from ...codec.codec import Codec
 from ...codec.items import Item
 from ...spec.errors import ServiceError
@@ -38,31 +39,26 @@ def _with_types(session: Session, table: ServedTable, record: dict[str, str]) ->
 
 
 def unrecorded(session: Session, table: ServedTable, item: Item | None) -> list[str]:
-    """The attributes of `item` this worker does not know the table's record to hold (no I/O:
-    a single-item write's machine asks it while deciding, and `recorded` first when any)."""
-    if item is None:
+    """The attributes of `item` the table's record does not name, while this worker does
+    not know it marked (no I/O: a single-item write's machine asks it while deciding, and
+    `recorded` first when any)."""
+    if item is None or table.codec.mapping.unnamed_mixed:
         return []
-    known = session.recorded.get((table.instance_id, table.spec.id), set())
     types = table.codec.types
-    return [name for name in item if name not in types and name not in known]
+    return [name for name in item if name not in types]
 
 
 async def recorded(session: Session, table: ServedTable, item: Item | None) -> ServedTable:
-    """The table to encode `item` with, once every attribute of it is in the table's record:
-    the same table when the record held them or took them as `mixed`, else the table
-    rebuilt with the types another writer recorded first."""
-    new = dict.fromkeys(unrecorded(session, table, item), MIXED)
-    if not new:
+    """The table to encode `item` with, once the table's record says what each attribute of
+    it is: the same table when it names them all, else the table rebuilt over the record
+    marked (with the types a load recorded before the marking, if any)."""
+    if not unrecorded(session, table, item):
         return table
-    known = session.recorded.setdefault((table.instance_id, table.spec.id), set())
     try:
-        record = await record_types(session.client, session.catalog.project, table.instance_id, table.spec.id, new,
-                                    table.consistent_profile)
+        record = await mark_unnamed(session.client, session.catalog.project, table.instance_id, table.spec.id,
+                                    table.codec.types, table.consistent_profile)
     except ServiceError as error:
         raise internal(str(error)) from None
-    known.update(name for name in new if record.get(name) == MIXED)
-    if all(record.get(name) == MIXED for name in new):
-        return table
     return _with_types(session, table, record)
 
 
