@@ -39,7 +39,7 @@ from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
 from .lock_tables import rows_of, tokens_ready
 from .stream_writes import Numbering, record_cells, stream_view, with_records
-from .turns import turns
+from .turns import read_together, turns
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
 MAX_BYTES = 4 * 1024 * 1024  # the items of one transaction (AWS, "Amazon DynamoDB Transactions: How it works")
@@ -90,8 +90,9 @@ async def transact_get_items(session: Session, request: TransactGetItems) -> dic
     rows, engine = _rows_of(session, named)
     # a row a transaction holds prepared (not committed) is read around: the rows as they were
     # before it (snapshot.py); only a lock that cannot be read around cancels (TransactionConflict)
-    async with turns(rows, False, lambda row: _conflict(named, row)):  # within a worker (turns.py)
-        finished = await run(SnapshotRead(rows), engine)  # each of its two reads of every row one ReadRows
+    # within a worker, in turns with the writers, and shared with the same reads waiting with it (turns.py)
+    finished = await read_together(rows, tuple(row_of(n) for n in named), lambda row: _conflict(named, row),
+                                   lambda: run(SnapshotRead(rows), engine))  # two reads: one ReadRows per table each
     if finished.kind != "read":
         raise _conflict(named, finished.value)
     data = dict(zip(rows, finished.value, strict=True))

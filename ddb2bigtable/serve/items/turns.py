@@ -13,14 +13,21 @@ and is counted until done; a writer holds it for its whole turn, once the reader
 before it are done. Rows are taken in one order (sorted), so no two requests wait on each
 other: a chain of waits only goes to later rows. A turn that does not come within the
 request's deadline is answered as a conflict on that row.
+
+TransactGetItems of the same rows that arrive while one of them waits for its turn share
+that one's read (`read_together`): it starts after all of them arrived and ends before any
+of them answers, so the moment its snapshot is of lies within each one's own time, as
+strict serializability asks. Under a writer, the readers that queue behind it make one
+snapshot read (two ReadRows) between them instead of two ReadRows each.
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from ..errors import ServeError
 from ..transactions import cells
@@ -82,3 +89,44 @@ async def turns(rows: tuple[RowRef, ...], write: bool, conflict: Callable[[RowRe
     finally:
         for turn in held:
             turn.give_back(write)
+
+
+_WAITING: dict[tuple[int, Hashable], asyncio.Future[Any]] = {}  # (loop, what is read) -> the read not yet begun
+
+
+async def read_together(rows: tuple[RowRef, ...], what: Hashable, conflict: Callable[[RowRef], ServeError],
+                        read: Callable[[], Awaitable[Any]]) -> Any:
+    """`read()` in a reader's turn on `rows`, shared with every request reading the same `what`
+    that arrives before it begins (they answer from its result, or its error); one arriving
+    after it began reads for itself. A reader whose request went away before its read began
+    leaves the others to read for themselves."""
+    loop = asyncio.get_running_loop()
+    key = (id(loop), what)
+    while (waiting := _WAITING.get(key)) is not None:
+        try:
+            return await asyncio.shield(waiting)
+        except asyncio.CancelledError:
+            if not waiting.cancelled():  # this request itself went away
+                raise
+    made = _WAITING[key] = loop.create_future()
+    try:
+        async with turns(rows, False, conflict):
+            del _WAITING[key]  # from here on, a newcomer reads for itself
+            result = await read()
+    except asyncio.CancelledError:
+        _forget(key, made)
+        made.cancel()
+        raise
+    except BaseException as error:
+        _forget(key, made)
+        made.set_exception(error)
+        made.exception()  # (marked retrieved: no joiner may be there to take it)
+        raise
+    made.set_result(result)
+    return result
+
+
+def _forget(key: tuple[int, Hashable], made: asyncio.Future[Any]) -> None:
+    """The read `made` will not begin: newcomers no longer wait for it."""
+    if _WAITING.get(key) is made:
+        del _WAITING[key]
