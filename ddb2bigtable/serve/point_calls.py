@@ -129,6 +129,31 @@ class LeanTable:
         """The rows of a data client's ReadRowsQuery (its keys, ranges, limit and filter)."""
         return await self._read(self.request(query), operation_timeout, attempt_timeout)
 
+    async def read_range(self, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int,
+                         row_filter: Any, operation_timeout: float = READ_SECONDS,
+                         attempt_timeout: float = ATTEMPT_SECONDS) -> list[Row]:
+        """`read_rows` of one range's query, without making the query: the rows of [start, end)
+        (start excluded with `start_open`; None: unbounded), at most `limit` (0: all)."""
+        return await self._read(self.range_request(start, end, start_open=start_open, limit=limit,
+                                                   row_filter=row_filter), operation_timeout, attempt_timeout)
+
+    def range_request(self, start: bytes | None, end: bytes | None, *, start_open: bool, limit: int,
+                      row_filter: Any) -> Message:
+        """The request of ReadRowsQuery(row_ranges=[RowRange(start, end, start_is_inclusive=not
+        start_open)], limit=limit, row_filter=row_filter), refused as RowRange refuses a start
+        past the end."""
+        if start and end and start > end:
+            raise ValueError("start_key must be less than or equal to end_key")
+        request = _READ(table_name=self.name, app_profile_id=self.profile, rows_limit=limit or 0)
+        bounds = request.rows.row_ranges.add()
+        if start:
+            setattr(bounds, "start_key_open" if start_open else "start_key_closed", start)
+        if end:
+            bounds.end_key_open = end
+        if (made := self._filter(row_filter)) is not None:
+            request.filter.CopyFrom(made)
+        return request
+
     def request(self, query: Any) -> Message:
         """The ReadRowsRequest the query's own `_to_pb` makes, built from raw protobuf with the
         filter converted once per store view (`_filter`): the query's proto-plus conversion

@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from google.api_core import exceptions as google_errors
-from google.cloud.bigtable.data import ReadRowsQuery, RowRange
+from google.cloud.bigtable.data import ReadRowsQuery
 from google.cloud.bigtable.data import mutations as bt
 from google.cloud.bigtable.data import row_filters as rf
 from google.cloud.bigtable_v2.types import data as data_pb
@@ -191,10 +191,10 @@ class Store:
                    row_filter: rf.RowFilter | None = None) -> list[Any]:
         """Up to `limit` rows of [start, end) in key order (start excluded with `start_open`),
         as an item read sees them, or as `row_filter` (then rows with no cell it passes are left out)."""
-        query = ReadRowsQuery(row_ranges=[RowRange(start_key=start, end_key=end, start_is_inclusive=not start_open)],
-                              limit=limit, row_filter=row_filter or self.items)
         async with bigtable_errors(self.name):
-            return await self.handle.read_rows(query, operation_timeout=READ_SECONDS, attempt_timeout=ATTEMPT_SECONDS)
+            return await self.handle.read_range(start, end, start_open=start_open, limit=limit,
+                                                row_filter=row_filter or self.items, operation_timeout=READ_SECONDS,
+                                                attempt_timeout=ATTEMPT_SECONDS)
 
     async def newest_cells(self, qualifier: bytes, page: int = 500) -> AsyncIterator[tuple[bytes, Any]]:
         """Every row's key and its newest cell of `qualifier` (None when it has none), page by

@@ -127,3 +127,26 @@ def test_a_query_is_the_request_the_data_client_makes(table):
             assert made.SerializeToString(deterministic=True) == \
                 type(query._to_pb(data)).pb(query._to_pb(data)).SerializeToString(deterministic=True)
     _run(check)
+
+
+def test_a_range_is_the_request_its_query_makes(table):
+    """LeanTable.range_request (serve's scans) is byte for byte the request of the one-range
+    ReadRowsQuery it replaces, and refuses a start past the end as RowRange does."""
+    only_b = rf.RowFilterChain([rf.FamilyNameRegexFilter("b"), rf.CellsColumnLimitFilter(1)])
+
+    async def check(lean: LeanTable, data) -> None:
+        for start, end in ((None, None), (b"k1", None), (None, b"k4"), (b"k1", b"k4"), (b"", b"")):
+            for start_open in (False, True):
+                for limit, row_filter in ((0, None), (10, only_b)):
+                    query = ReadRowsQuery(row_ranges=[RowRange(start_key=start, end_key=end,
+                                                               start_is_inclusive=not start_open)],
+                                          limit=limit, row_filter=row_filter)
+                    made = lean.range_request(start, end, start_open=start_open, limit=limit, row_filter=row_filter)
+                    assert made.SerializeToString(deterministic=True) == \
+                        lean.request(query).SerializeToString(deterministic=True)
+        with pytest.raises(ValueError, match="start_key must be less than or equal to end_key"):
+            lean.range_request(b"k4", b"k1", start_open=False, limit=0, row_filter=None)
+        assert _cells(await lean.read_range(b"k1", b"k4", start_open=True, limit=2, row_filter=None)) == \
+            _cells(await data.read_rows(ReadRowsQuery(row_ranges=[RowRange(b"k1", b"k4", start_is_inclusive=False)],
+                                                      limit=2)))
+    _run(check)
