@@ -33,6 +33,7 @@ from ..transactions import cells
 from ..transactions.resolve import BlindWrite, SingleWrite, Writing
 from ..transactions.steps import Finished, View
 from ..wire import WireItem, check_size, item_to_codec, item_to_wire
+from . import known_rows
 from .counters import counter_adds
 from .hot_rows import Deadline, one_writer
 from .locked_rows import read_item, write_row
@@ -41,6 +42,8 @@ from .stream_writes import Numbering, expired, lapsed, record_cells, stream_view
 FRESH = 0.5  # the share of a table's recent writes that found an empty row above which a write tries it first
 FRESH_WEIGHT = 1 / 8  # how much one write's finding moves that share (an exponentially weighted mean)
 _fresh: dict[str, float] = {}  # this worker's share per table (1.0 for a table none wrote yet)
+HELD = 0.5  # the share of a table's rows known to the worker still so when written next, above which it is trusted
+_right: dict[str, float] = {}  # that share per table (the same weighting)
 
 # an update meeting an attribute of another type: moto's words, DynamoDB's for expressions
 MOTO_TYPE_ERRORS = ("An operand in the update expression has an incorrect data type", "Incorrect operand type")
@@ -82,12 +85,19 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     deadline = Deadline()
     view = await stream_view(session, table)
     async with one_writer(*row, deadline):
-        while (finished := await write_row(session, table, _first_write(row, _change(session, request, table,
-                                                                                     new_image, view)), deadline)
-               ).kind == "unrecorded":
+        known = known_rows.known(row)
+        known_rows.forget(row)  # whatever happens to the row now, only a write of this worker's tells it again
+        change = _change(session, request, table, new_image, view)
+        machine = _first_write(row, change, known)
+        while (finished := await write_row(session, table, machine, deadline)).kind == "unrecorded":
             table = await recorded(session, table, finished.value)
-    if finished.kind == "written":
-        _found(table.name, empty=not finished.value[0])
+            machine = _first_write(row, _change(session, request, table, new_image, view))  # the known row's: spent
+        if finished.kind == "written":
+            seen, intent = finished.value
+            _found(table.name, empty=not seen)
+            if known is not None:  # the guess held (its write went through), or a read shows whether it would have
+                _held(table.name, seen is known or known_rows.would_hold(known, seen))
+            known_rows.remember(row, known_rows.after_write(seen, intent.mutations))
     if finished.kind == "failed":
         raise condition_failed(finished.value if request.old_on_failure else None)
     if finished.kind == "unchanged":
@@ -123,8 +133,16 @@ def _change(session: Session, request: WriteRequest, table: ServedTable, new_ima
     return change
 
 
-def _first_write(row: tuple[str, bytes], change: Any) -> SingleWrite:
-    """The write's machine: SingleWrite from its read, or, while most of the table's recent
+def _first_write(row: tuple[str, bytes], change: Any, known: tuple[Cell, ...] | None = None) -> SingleWrite:
+    """The write's machine: SingleWrite from its read, or from the state a read would lead to.
+
+    A row this worker wrote last (`known`: known_rows.py) is presumed to hold what that write
+    left, while most of the table's such guesses held (`HELD`): SingleWrite starts at its
+    write over those cells, guarded on them, so a write of an item the worker wrote itself
+    is one CheckAndMutateRow with its record decided as after a read (docs/streams.md,
+    "Write amplification"); on a row that changed since, nothing is written and it reads.
+
+    Otherwise, while most of the table's recent
     writes found their row empty (`FRESH`), SingleWrite already at its write over an empty,
     unlocked row: the state its read of such a row leads to. Its guard (nothing a writer's
     read sees: no item cell, lock or record) makes the one CheckAndMutateRow write the new
@@ -135,22 +153,33 @@ def _first_write(row: tuple[str, bytes], change: Any) -> SingleWrite:
     is recorded first whatever the row holds (Finished "unrecorded", then the write runs
     again); a change that the empty row would end otherwise without a write (a failed
     condition) or refuse takes the read first: it must be decided on the row as it is."""
-    if _fresh.get(row[0], 1.0) < FRESH:
+    if known is not None:
+        if _right.get(row[0], 1.0) < HELD:
+            return SingleWrite(row, change)
+        guess = known
+    elif _fresh.get(row[0], 1.0) < FRESH:
         return SingleWrite(row, change)
+    else:
+        guess = ()
     try:
-        intent = change(())
+        intent = change(guess)
     except ServeError:
         return SingleWrite(row, change)
-    empty = View(row, (), None)
+    seen = View(row, guess, None)
     if isinstance(intent, Finished):
-        return SingleWrite(row, change, pc=Writing.END, seen=empty, intent=intent) if intent.kind == "unrecorded" \
-            else SingleWrite(row, change)
-    return SingleWrite(row, change, pc=Writing.WRITE, seen=empty, intent=intent)
+        return SingleWrite(row, change, pc=Writing.END, seen=seen, intent=intent) \
+            if intent.kind == "unrecorded" and not guess else SingleWrite(row, change)
+    return SingleWrite(row, change, pc=Writing.WRITE, seen=seen, intent=intent, presumed=True)
 
 
 def _found(table: str, *, empty: bool) -> None:
     """A written row's finding (empty or not) moves the table's guess."""
     _fresh[table] = (1 - FRESH_WEIGHT) * _fresh.get(table, 1.0) + FRESH_WEIGHT * empty
+
+
+def _held(table: str, right: bool) -> None:
+    """Whether what the worker knew of a written row was still so moves the table's trust in it."""
+    _right[table] = (1 - FRESH_WEIGHT) * _right.get(table, 1.0) + FRESH_WEIGHT * right
 
 
 def _intent(table: ServedTable, mutation: RowMutation, about: tuple[Item | None, Item | None]) -> cells.Mutations:
@@ -185,6 +214,7 @@ async def replace_item(session: Session, request: WriteRequest, new: Item | None
         table = await recorded(session, request.table, new)
         row_key = table.row_key(key)
         mutation = write_of(table, Found(row_key, [], None), new) if new is not None else table.codec.delete(key)
+        known_rows.forget((table.name, row_key))
         await write_row(session, table, BlindWrite((table.name, row_key), _intent(table, mutation, (None, new))),
                         Deadline())
         return None
@@ -228,15 +258,13 @@ async def update_item(session: Session, request: UpdateItem) -> dict[str, Any]:
 
     adds = None if request.capacity_wanted or await stream_view(session, table) else counter_adds(request)
     if adds is not None:  # AddToCell, no read (counters.py); a locked row's lock is settled first, or met live
+        known_rows.forget((table.name, adds.key))
         await write_row(session, table, BlindWrite((table.name, adds.key), _intent(table, adds, (None, None))),
                         Deadline())
         return {}
     old, new = await change_item(session, request, updated)
-    written = expressions.written_paths(expression, names) if expression and request.returns.startswith("UPDATED") \
-        else []
-    # sized only when asked (every attribute of both images walked), as a PutItem's are
-    spent = capacity.consumed(request.capacity, table.name, capacity.write(table, old, new)) \
-        if request.capacity_wanted else {}
+    written = expressions.written_paths(expression, names) if expression is not None else []
+    spent = capacity.consumed(request.capacity, table.name, capacity.write(table, old, new))
     return _returned(request.returns, old or {}, new or {}, written) | spent
 
 

@@ -239,7 +239,12 @@ class SingleWrite:
     its transaction is over; a live one answers CONFLICT (DynamoDB's
     TransactionConflictException). A write that lost its row to another writer, or settled a
     lock, tries again from a fresh read after a Pause, for as long as the clock answers that
-    there is time (the request's deadline: hot_rows.py), else it answers GAVE_UP."""
+    there is time (the request's deadline: hot_rows.py), else it answers GAVE_UP.
+
+    A `presumed` write starts at WRITE with a `seen` no read gave (what the worker knows of
+    the row: items/known_rows.py, or an empty row) and its change decided on it: if the row
+    is not that, nothing is written and it reads the row at once (a wrong guess, not a lost
+    race: no Pause), then goes on as any write."""
 
     row: RowRef
     change: Any  # Callable[[data], intent | Finished]
@@ -248,6 +253,7 @@ class SingleWrite:
     intent: Any = None
     sub: Resolve | None = None
     attempt: int = 0  # pauses so far
+    presumed: bool = False  # `seen` is a guess: a write it fails reads next, with no pause
 
     def step(self) -> Step | Finished:
         if self.sub is not None:
@@ -279,6 +285,8 @@ class SingleWrite:
                            intent=intent)
         if self.pc == Writing.PAUSE:
             return replace(self, pc=Writing.READ if result else Writing.GAVE_UP, attempt=self.attempt + 1)
+        if self.presumed:
+            return replace(self, pc=Writing.END if result else Writing.READ, presumed=False)
         return replace(self, pc=Writing.END if result else Writing.PAUSE)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import OrderedDict
 from typing import Any
 
 import pytest
@@ -18,7 +19,7 @@ from google.cloud.bigtable.data import BigtableDataClientAsync
 from ddb2bigtable.cli.serve_cmd import _tables
 from ddb2bigtable.serve.catalog import catalog
 from ddb2bigtable.serve.errors import ServeError
-from ddb2bigtable.serve.items import item_ops
+from ddb2bigtable.serve.items import item_ops, known_rows
 from ddb2bigtable.serve.protocol import app
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.transactions import driver
@@ -37,9 +38,12 @@ def _put(pk: str, v: str, **more: Any) -> tuple[str, dict[str, Any]]:
     return "PutItem", {"TableName": TABLE, "Item": _key(pk) | {"v": {"S": v}}, **more}
 
 
-def _steps(streamed, monkeypatch, requests: list[tuple[str, dict[str, Any]]]) -> list[list[str] | str]:
+def _steps(streamed, monkeypatch, requests: list[tuple[str, dict[str, Any]]], *, remembering: bool = False,
+           before: Any = None) -> list[list[str] | str]:
     """Each request answered in this process: the steps the driver performed for it (an
-    error's name instead when it was refused)."""
+    error's name instead when it was refused). The worker remembers none of the rows it
+    wrote unless `remembering` (known_rows.py, test_known_rows.py); `before(n)`, when given,
+    runs before the nth request."""
     project, types, _ = _tables(streamed.root, STAGE)
     tables = catalog(streamed.root, STAGE, types, project)
     performed: list[str] = []
@@ -51,12 +55,19 @@ def _steps(streamed, monkeypatch, requests: list[tuple[str, dict[str, Any]]]) ->
 
     monkeypatch.setattr(driver.Rows, "perform", counted)
     monkeypatch.setattr(item_ops, "_fresh", {})  # the table's guess as in a worker that wrote none of it yet
+    monkeypatch.setattr(item_ops, "_right", {})
+    monkeypatch.setattr(known_rows, "_known", OrderedDict())  # and no row it wrote
+    monkeypatch.setattr(known_rows, "_held", [0])
+    if not remembering:
+        monkeypatch.setattr(known_rows, "remember", lambda row, data: None)
 
     async def run() -> list[list[str] | str]:
         out: list[list[str] | str] = []
         async with BigtableDataClientAsync(project=project) as client:
             session = Session(tables, client)
-            for operation, body in requests:
+            for n, (operation, body) in enumerate(requests):
+                if before is not None:
+                    before(n)
                 performed.clear()
                 try:
                     await app.operation(operation)(session, body)

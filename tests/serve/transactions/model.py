@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ddb2bigtable.serve.transactions.resolve import BlindWrite, ReadItem, SingleWrite, Sweep
+from ddb2bigtable.serve.transactions.resolve import BlindWrite, ReadItem, SingleWrite, Sweep, Writing
 from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
 from ddb2bigtable.serve.transactions.steps import (
     Answer,
@@ -117,14 +117,22 @@ def transfer(name: str, src: str, dst: str, checked: str | None = None, token: s
     return Actor(name, machine.presuming(View(token, (0, 0), None)) if token else machine, spec)
 
 
-def add(name: str, row: str, amount: int) -> Actor:
-    """A single-item UpdateItem: row += amount, answering the old value."""
+def add(name: str, row: str, amount: int, presumed: tuple[int, int] | None = None) -> Actor:
+    """A single-item UpdateItem: row += amount, answering the old value. With `presumed`, as
+    serve writes a row it wrote last (items/known_rows.py): no read first, the change decided
+    on that (value, version) and written only while the row is still it."""
     def spec(values: dict[str, int], finished: Finished | None) -> bool:
         old = values[row]
         values[row] += amount
         return finished is None or bool(finished.value[0][0] == old)
 
-    return Actor(name, SingleWrite(row, lambda data: data[0] + amount), spec)
+    def change(data: tuple[int, int]) -> int:
+        return data[0] + amount
+
+    if presumed is None:
+        return Actor(name, SingleWrite(row, change), spec)
+    return Actor(name, SingleWrite(row, change, pc=Writing.WRITE, seen=View(row, presumed, None),
+                                   intent=change(presumed), presumed=True), spec)
 
 
 def put(name: str, row: str, value: int) -> Actor:
