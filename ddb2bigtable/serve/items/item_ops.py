@@ -263,8 +263,11 @@ async def update_item(session: Session, request: UpdateItem) -> dict[str, Any]:
                         Deadline())
         return {}
     old, new = await change_item(session, request, updated)
-    written = expressions.written_paths(expression, names) if expression is not None else []
-    spent = capacity.consumed(request.capacity, table.name, capacity.write(table, old, new))
+    written = expressions.written_paths(expression, names) if expression and request.returns.startswith("UPDATED") \
+        else []
+    # sized only when asked (every attribute of both images walked), as a PutItem's are
+    spent = capacity.consumed(request.capacity, table.name, capacity.write(table, old, new)) \
+        if request.capacity_wanted else {}
     return _returned(request.returns, old or {}, new or {}, written) | spent
 
 

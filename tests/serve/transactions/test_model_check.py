@@ -19,7 +19,8 @@ import pytest
 from ddb2bigtable.serve.transactions.resolve import Reading, ReadItem, SingleWrite, Writing
 from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
 from ddb2bigtable.serve.transactions.steps import RowRef, Step, WriteIfUnlocked
-from ddb2bigtable.serve.transactions.writer import Phase, WriteTxn
+from ddb2bigtable.serve.transactions.steps import View
+from ddb2bigtable.serve.transactions.writer import Intents, Phase, WriteTxn
 
 from .model import PAUSES, Actor, add, explore, get, put, put_if, snapshot, transfer
 
@@ -62,6 +63,15 @@ SCENARIOS: dict[str, tuple[dict[str, int], list[Actor]]] = {
     # the token's row is not empty, as the first attempt presumes (a retry: it holds a record)
     "a retried transfer under a token, an update and a TransactGetItems": (
         {"P": 1, "A": 1, "B": 0}, [transfer("T1", "A", "B", token="P"), add("W", "A", 10), snapshot("S", ("A", "B"))]),
+    # a token's first attempt locks its row while it reads the others: cancelled (A is 0 until
+    # the update), it releases the row before reading every row again to confirm
+    "a transfer under a token cancelled or not by an update, and a TransactGetItems": (
+        {"P": 0, "A": 0, "B": 0}, [transfer("T1", "A", "B", token="P"), add("W", "A", 1), snapshot("S", ("A", "B"))]),
+    # ... and meeting another transaction's lock in its reads, it releases its row, then reads
+    # every row again and settles the lock
+    "two transfers under tokens in a chain and a GetItem": (
+        {"P": 0, "Q": 0, "A": 1, "B": 0, "C": 0},
+        [_tries(transfer("T1", "A", "B", token="P"), 3), _tries(transfer("T2", "B", "C", token="Q"), 3), get("G", "C")]),
 }
 
 
@@ -179,3 +189,27 @@ def test_the_checker_catches_a_presumed_write_without_its_guard() -> None:
         "row", "change", "pc", "seen", "intent", "presumed")}))
     assert explore(world, [transfer("T1", "A", "B"), broken], crash=False).anomalies
     assert explore(world, [transfer("T1", "A", "B"), actor], crash=False).anomalies == []
+
+
+class DecidesOnALock(WriteTxn):
+    """Broken: a token's first attempt decides on the rows as read even when one holds another
+    transaction's lock, instead of releasing its row and settling the lock: its prewrite of
+    that row as read, lock and all, replaces the lock, and that transaction's change is lost."""
+
+    def _first(self, locked: bool, views: tuple[View, ...]) -> WriteTxn:
+        if not locked:
+            return replace(self, blocked=self.rows[0])._again()
+        decision = self.decide(views)
+        if not isinstance(decision, Intents):
+            return replace(self, views=views, decision=decision, pc=Phase.WITHDRAW)
+        return replace(self, views=views, decision=decision, pc=self.NEXT[Phase.PREWRITE], i=0)
+
+
+def test_the_checker_catches_a_first_attempt_deciding_on_a_lock() -> None:
+    world = {"P": 0, "Q": 0, "A": 1, "B": 0, "C": 0}
+    t1, t2 = transfer("T1", "A", "B", token="P"), transfer("T2", "B", "C", token="Q")
+    m = t2.machine
+    broken = replace(t2, machine=DecidesOnALock(**{f: getattr(m, f) for f in (
+        "txn", "rows", "decide", "pc", "views", "tries", "pauses", "primary_at_once")}))
+    assert explore(world, [t1, broken], crash=False).anomalies
+    assert explore(world, [t1, t2], crash=False).anomalies == []
