@@ -13,7 +13,11 @@ lock met settled or left), so two workers sweeping one row write one record.
 What a pass reads: a spec table's TTL families stamp each cell with its item's expiry, so
 the pass scans only their cells stamped before now (`expired_cells`): the rows of expired
 items, not the table. Tables serve created stamp their cells with the write time (no GC
-rule on them): a pass reads their rows whole, at emulator scale. Neither loses a record to
+rule on them), but keep the TTL attribute in a column of its name as the number's text
+(alone, or in typed JSON), so the pass scans that column's cells whose bytes lie between
+the oldest expiry DynamoDB acts on and now, written so (`expiring_values`): again the rows
+of expired items (and the odd live one a byte comparison lets by), not the table; a
+mapping that keeps the attribute otherwise is read whole. Neither loses a record to
 GC: created tables have none, and the plan gives a spec table with a stream no max_age on
 its TTL families (plan/gc_rules.py), so only this sweep or a write deletes an expired item.
 """
@@ -26,7 +30,9 @@ from datetime import UTC, datetime, timedelta
 from google.cloud.bigtable.data import row_filters as rf
 
 from ...bigtable.row_views import named
+from ...codec.cell_values import MIXED, encode_value
 from ...codec.mutations import Cell, RowMutation
+from ...codec.timestamps import TTL_IGNORED_AFTER_MICROS
 from ..catalog import ServedTable
 from ..errors import ServeError
 from ..session import Session
@@ -50,12 +56,13 @@ async def sweep_table(session: Session, table: ServedTable) -> int:
     if view is None or table.ttl_attribute is None:
         return 0
     store = session.store(table, consistent=True)
-    families = table.codec.ttl_families
-    passed = expired_cells(families, now_micros()) if families else None
+    families, now = table.codec.ttl_families, now_micros()
+    column = ttl_column(table) if not families else None
+    passed = expired_cells(families, now) if families else expiring_values(column, now) if column else None
     deleted, position, start_open = 0, None, False
     while True:
         rows = await store.scan(position, None, start_open=start_open, limit=PAGE_ROWS, row_filter=passed)
-        for row in rows:  # each with an expired cell; without TTL families, every row read whole and decoded
+        for row in rows:  # each with a cell that may be expired; else every row read whole and decoded
             if passed is not None or any(expired(table, item) for item in session.decode(table, row, now=1)):
                 deleted += await _delete_lapsed(session, table, view, bytes(row.row_key))
         if len(rows) < PAGE_ROWS:
@@ -71,6 +78,37 @@ def expired_cells(families: frozenset[str], now: int) -> rf.RowFilter:
     docs/streams.md, "Reading the records")."""
     until = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now)
     return rf.RowFilterChain([rf.TimestampRangeFilter(end=until), named(sorted(families))])
+
+
+def ttl_column(table: ServedTable) -> tuple[str, bytes, str] | None:
+    """Where and how a table serve created keeps every item's TTL attribute: (family,
+    qualifier, stored type) when it is one column of its name (the default mapping alone) whose
+    cell holds a Number as the decimal text DynamoDB normalises it to (never an exponent),
+    alone (stored `N`) or in typed JSON (`mixed`: `{"N":"..."}`, cell_values.encode_value);
+    None when the mapping keeps it otherwise (then every row is read)."""
+    mapping, name = table.codec.mapping, table.ttl_attribute
+    plans = mapping.plans
+    if name is None or len(plans) != 1 or plans[0].index is not None or name in mapping.layout \
+            or mapping.stored(name) not in ("N", MIXED):
+        return None
+    return mapping.json_family(plans[0], name), name.encode(), mapping.stored(name)
+
+
+def expiring_values(column: tuple[str, bytes, str], now: int) -> rf.RowFilter | None:
+    """The TTL column's cells whose number may be an expiry DynamoDB acts on: from 5 years
+    before now (an older one is ignored: timestamps.TTL_IGNORED_AFTER_MICROS) to now, in
+    epoch seconds, the bounds written as the column writes a number. Both have a 10-digit
+    whole part (from 2006 to 2286), so compared as bytes, the cells between them are the
+    numbers between them with a 10-digit whole part (a fraction after it), and a few more
+    the pass then decodes and finds alive (`17336000009` sorts between `1733600000` and
+    `1733600001`); a value of another type is outside. None when the bounds' lengths differ."""
+    low, high = str((now - TTL_IGNORED_AFTER_MICROS) // 1_000_000), str(now // 1_000_000 + 1)
+    if len(low) != len(high):
+        return None
+    family, qualifier, stored = column
+    return rf.RowFilterChain([rf.ColumnRangeFilter(family, qualifier, qualifier),
+                              rf.ValueRangeFilter(encode_value({"N": low}, stored), encode_value({"N": high}, stored),
+                                                  inclusive_end=False)])
 
 
 async def _delete_lapsed(session: Session, table: ServedTable, view: str, row_key: bytes) -> int:

@@ -28,6 +28,7 @@ from ddb2bigtable.serve.protocol import app
 from ddb2bigtable.serve.session import Session
 from ddb2bigtable.serve.store import Store
 from ddb2bigtable.serve.streams import records
+from ddb2bigtable.serve.tables import created_tables
 from ddb2bigtable.spec.families import STREAM_FAMILY
 
 from ...conftest import write_project
@@ -118,3 +119,53 @@ def test_an_item_written_expired_is_inserted_then_removed_by_ttl_by_a_put_and_a_
 
     events = _in_process(stage, work)
     assert events == {"put": ["INSERT", "REMOVE by TTL"], "txn": ["INSERT", "REMOVE by TTL"]}
+
+
+def test_a_sweep_pass_of_a_table_serve_created_reads_only_the_rows_of_expired_items(stage, monkeypatch) -> None:
+    """A created table's cells carry their write time, not the expiry; the pass reads the TTL
+    attribute's column where its text may be an expiry DynamoDB acts on: the expired items,
+    and a live one whose text sorts among them (a far-future 11-digit number), never an item
+    whose TTL is more than 5 years old (DynamoDB ignores it) or the live ones."""
+    scanned: list[int] = []
+    scan = Store.scan
+
+    async def counted(self, *args, **kwargs):
+        rows = await scan(self, *args, **kwargs)
+        scanned.append(len(rows))
+        return rows
+
+    name = "CreatedExpiring"
+
+    async def work(session: Session, call) -> tuple[list[int], list[int], int]:
+        await call("CreateTable", {"TableName": name, "BillingMode": "PAY_PER_REQUEST", **side_by_side.TABLES[side_by_side.MAIN],
+                                   "StreamSpecification": {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}})
+        await call("UpdateTimeToLive", {"TableName": name, "TimeToLiveSpecification": {"Enabled": True,
+                                                                                       "AttributeName": "expires"}})
+        now = int(time.time())
+        odd = {"ancient": str(now - 6 * 366 * 86_400), "far-future": f"{now - 10}0"}
+        for n in range(LIVE):
+            await call("PutItem", {"TableName": name, "Item": side_by_side.key(f"i{n}", n) | {
+                "expires": {"N": str(now + 3600)}}})
+        for n, (pk, value) in enumerate(odd.items()):
+            await call("PutItem", {"TableName": name, "Item": side_by_side.key(pk, n) | {
+                "expires": {"N": value}}})
+        soon = int(time.time()) + 3
+        for n in range(LIVE, LIVE + EXPIRING):
+            await call("PutItem", {"TableName": name, "Item": side_by_side.key(f"i{n}", n) | {
+                "expires": {"N": str(soon)}}})
+        await asyncio.sleep(max(0.0, soon + 0.2 - time.time()))
+        await created_tables.resolve_names(session, {name})
+        table = session.catalog.created[name]
+        monkeypatch.setattr(Store, "scan", counted)
+        first = await ttl_sweep.sweep_table(session, table)
+        read_first = list(scanned)
+        scanned.clear()
+        again = await ttl_sweep.sweep_table(session, table)
+        read = [sum(read_first), sum(scanned)]
+        left = await call("Scan", {"TableName": name, "Select": "COUNT"})
+        return [first, again], read, left["Count"]
+
+    deleted, read, left = _in_process(stage, work)
+    assert deleted == [EXPIRING, 0]
+    assert read == [EXPIRING + 1, 1]  # before: every row of the table, each pass (45, then 42)
+    assert left == LIVE + 2
