@@ -111,6 +111,7 @@ async def _read(client: Any, instance_id: str, table_id: str, app_profile_id: st
                 names: Collection[str] | None) -> _Read:
     handle = lookup_table(client, instance_id, TYPES_TABLE.id, app_profile_id)
     key = table_id.encode()
+    names = None if names is None else [name for name in names if name != UNNAMED]
     filtered = _columns(names)  # the named attributes' cells (and the state) in every layout's rows
     query = ReadRowsQuery(row_keys=[key, *(_row(table_id, n) for n in sorted({"", *(names or ())}))],
                           row_filter=filtered) \

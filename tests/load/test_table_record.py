@@ -140,6 +140,26 @@ def test_a_load_racing_the_marking_of_serves_first_new_name_agrees_with_it(bigta
     assert record(instance_id, "race0")["title"] == "S"  # what the marking writer held is recorded with it
 
 
+def test_a_load_on_a_marked_record_records_nothing_and_its_new_attributes_stand_as_mixed(bigtable_emulator):
+    """After serve's marking (which records the types its worker held, `title` here), a
+    load's new attribute is not recorded: the record stands for it as `mixed`, which the
+    load compares with what it meant to write (`plot` as S: it stops, and a rerun infers
+    over the record); a name recorded before the marking keeps its type."""
+    _, instance_id = prepare("movies.yaml")
+    assert record(instance_id, "marked", {"year": "N"}) == {"year": "N"}
+
+    async def go() -> tuple[dict[str, str], dict[str, str]]:
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            marked = await mark_unnamed(client, PROJECT, instance_id, "marked", {"title": "S", "year": "N"})
+            loaded = await record_types(client, PROJECT, instance_id, "marked",
+                                        {"plot": "S", "year": "N", UNNAMED: MIXED})
+            return marked, loaded
+    marked, loaded = asyncio.run(go())
+    assert marked == {"year": "N", "title": "S", UNNAMED: MIXED}
+    assert loaded["plot"] == MIXED and loaded["year"] == "N"
+    assert record(instance_id, "marked") == marked  # plot is not named
+
+
 def test_a_name_an_older_release_recorded_in_the_tables_row_of_before_is_its_type(bigtable_emulator):
     """During an upgrade a worker of a release before issue 50 records a new name as a column
     of the table's one row, which the attribute rows' predicate does not see: a writer of this
