@@ -189,6 +189,23 @@ def test_a_name_an_older_release_recorded_in_the_tables_row_of_before_is_its_typ
     assert mine == {"rating": "N"} and record_now == {"rating": "N", "seen": "S"}
 
 
+def test_a_name_in_issue_50s_first_layout_is_still_read_and_kept(bigtable_emulator):
+    """Issue 50's first layout kept a row per attribute (table id, NUL, name): such a row
+    is still read by name and whole, and a load recording the same name after it takes
+    its type, not its own."""
+    _, instance_id = prepare("movies.yaml")
+
+    async def go() -> tuple[dict[str, str], dict[str, str]]:
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            await record_types(client, PROJECT, instance_id, "layout", {"seen": "S"})  # the record table exists
+            old = client.get_table(instance_id, "_ddb2bigtable_types")
+            await old.mutate_row(b"layout\x00rating", [SetCell("a", b"rating", b"N")])  # as that layout wrote it
+            mine = await record_types(client, PROJECT, instance_id, "layout", {"rating": "S", "plot": "S"})
+            return mine, await read_types(client, instance_id, "layout")
+    mine, whole = asyncio.run(go())
+    assert mine["rating"] == "N" and whole == {"plot": "S", "rating": "N", "seen": "S"}
+
+
 # --- the spec's declared types and the table's record: one rule for every reader and writer ---
 
 SPEC = """version: 1
