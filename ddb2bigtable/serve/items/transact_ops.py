@@ -272,7 +272,8 @@ async def transact_write_items(session: Session, request: TransactWriteItems) ->
         async with one_writer(*cells.split_row(rows[0]), Deadline()):
             finished = await _written(session, request, rows, engine)
     else:
-        async with turns(rows, True, lambda row: _conflict(named, row)):  # within a worker (turns.py)
+        async with turns(rows, True, lambda row: _conflict(named, row)) as readers_gone:  # within a worker
+            engine.after_readers(rows[1:] if request.token is not None else rows, readers_gone)  # (turns.py)
             finished = await _written(session, request, rows, engine)
     if finished.kind in ("committed", "answered"):
         return _answered(finished)

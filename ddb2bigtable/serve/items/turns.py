@@ -14,6 +14,10 @@ before it are done. Rows are taken in one order (sorted), so no two requests wai
 other: a chain of waits only goes to later rows. A turn that does not come within the
 request's deadline is answered as a conflict on that row.
 
+A writer whose turn has come reads (and, under a ClientRequestToken, locks the token's row,
+which no reader reads) while the readers before it finish their reads, and waits for them
+only before it writes one of their rows (transactions/driver.Rows.after_readers).
+
 TransactGetItems of the same rows that arrive while one of them waits for its turn share
 that one's read (`read_together`): it starts after all of them arrived and ends before any
 of them answers, so the moment its snapshot is of lies within each one's own time, as
@@ -24,6 +28,7 @@ snapshot read (two ReadRows) between them instead of two ReadRows each.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
@@ -36,26 +41,35 @@ from .hot_rows import Deadline
 
 
 class _Turn:
-    """One row's turns."""
+    """One row's turns. A reader is counted on each row as it passes the row's gate, and is
+    `passing` there until it has passed the gates of all its rows (then it reads)."""
 
     def __init__(self) -> None:
         self.gate = asyncio.Lock()
-        self.readers = 0
-        self.idle = asyncio.Event()
+        self.readers = self.passing = 0
+        self.idle, self.through = asyncio.Event(), asyncio.Event()  # no reader; no reader still passing
         self.idle.set()
+        self.through.set()
 
     async def take(self, write: bool) -> None:
         if not write:
             async with self.gate:
-                self.readers += 1
+                self.readers, self.passing = self.readers + 1, self.passing + 1
                 self.idle.clear()
+                self.through.clear()
             return
         await self.gate.acquire()
-        try:
-            await self.idle.wait()
+        try:  # readers counted before it may still be reading (`turns` says when they are done), but none
+            await self.through.wait()  # still waiting at a later row's gate, which this writer may take next
         except BaseException:
             self.gate.release()
             raise
+
+    def passed(self) -> None:
+        """A reader counted here has passed all its gates."""
+        self.passing -= 1
+        if not self.passing:
+            self.through.set()
 
     def give_back(self, write: bool) -> None:
         if write:
@@ -70,10 +84,21 @@ _TURNS: weakref.WeakValueDictionary[tuple[int, RowRef], _Turn] = weakref.WeakVal
 
 
 @asynccontextmanager
-async def turns(rows: tuple[RowRef, ...], write: bool, conflict: Callable[[RowRef], ServeError]) -> AsyncIterator[None]:
+async def turns(rows: tuple[RowRef, ...], write: bool, conflict: Callable[[RowRef], ServeError]
+                ) -> AsyncIterator[Callable[[], Awaitable[None]]]:
     """This request's turn on every row (`write`: alone); `conflict(row)` when a turn does not
-    come in time."""
-    loop, deadline, held = id(asyncio.get_running_loop()), Deadline(), []
+    come in time. A writer's turn begins once no later request can start on its rows, while
+    the readers that came before it may still be reading: it may read too, and awaits what
+    it is given (`readers_gone`) before it writes any of those rows. Past the deadline that
+    wait ends anyway: the locks alone keep the protocol safe, turns only spare retries."""
+    loop, deadline, held, passing = id(asyncio.get_running_loop()), Deadline(), list[_Turn](), True
+
+    async def readers_gone() -> None:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(deadline.left(), 0)):
+                for turn in held:
+                    await turn.idle.wait()
+
     try:
         for row in sorted(rows, key=cells.split_row):
             turn = _TURNS.get((loop, row))
@@ -85,9 +110,15 @@ async def turns(rows: tuple[RowRef, ...], write: bool, conflict: Callable[[RowRe
             except TimeoutError:
                 raise conflict(row) from None
             held.append(turn)
-        yield
+        if not write:
+            for turn in held:
+                turn.passed()
+            passing = False
+        yield readers_gone
     finally:
         for turn in held:
+            if passing and not write:  # (a reader that gave up at a later gate)
+                turn.passed()
             turn.give_back(write)
 
 

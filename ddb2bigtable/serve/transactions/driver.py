@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,6 +82,14 @@ class Rows:
         self.until = time.monotonic() + WRITE_BUDGET if until is None else until  # the request's deadline
         self.places: dict[str, Place | None] = {}
         self.prefetched: dict[RowRef, View] = {}
+        self._guarded: frozenset[RowRef] = frozenset()  # rows written only once `_ready` is done
+        self._ready: Callable[[], Awaitable[None]] | None = None
+        self._readied: asyncio.Future[None] | None = None
+
+    def after_readers(self, rows: Iterable[RowRef], ready: Callable[[], Awaitable[None]]) -> None:
+        """Write none of `rows` before `ready()` is done (a writer's turn in its worker, whose
+        readers that came first may still be reading them: items/turns.py); reads never wait."""
+        self._guarded, self._ready = frozenset(rows), ready
 
     async def place(self, table: str) -> Place | None:
         if table not in self.places:
@@ -145,6 +153,7 @@ class Rows:
         if isinstance(step, Pause):
             return await self._pause(step.attempt)
         self.prefetched.clear()  # a write: later reads must see it
+        await self._readers_gone(step.seen.row if isinstance(step, Prewrite | WriteIfUnchanged) else step.row)
         if isinstance(step, Prewrite):
             return await self._if_unchanged(step.seen, cells.lock_cells(step.lock))
         if isinstance(step, WriteIfUnchanged):
@@ -161,6 +170,13 @@ class Rows:
         assert isinstance(step, Release)
         undo = (await self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
         return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), undo, [])
+
+    async def _readers_gone(self, row: RowRef) -> None:
+        if self._ready is None or row not in self._guarded:
+            return
+        if self._readied is None:  # one wait, for every write of the rows (a Together's at once)
+            self._readied = asyncio.ensure_future(self._ready())
+        await self._readied
 
     async def intent(self, row: RowRef, intent: bytes | cells.Mutations | None) -> list[Any]:
         """The intent's mutations: a plain list as it is (made family by family already), a

@@ -95,3 +95,76 @@ def test_a_failed_shared_read_fails_every_reader_and_a_cancelled_one_leaves_them
         assert gone.cancelled()
 
     asyncio.run(test())
+
+
+def test_a_writers_turn_begins_while_earlier_readers_read_and_its_writes_wait_for_them() -> None:
+    """A writer's turn comes once no later request can start on its rows: it may read (and lock
+    a token's row) while a reader that came first still reads, and `readers_gone` ends only
+    when that reader is done (before: the writer's turn itself waited for the reader)."""
+    async def test() -> None:
+        reading, done = asyncio.Event(), asyncio.Event()
+
+        async def reader() -> None:
+            async with turns(ROWS, False, _conflict):
+                reading.set()
+                await done.wait()
+
+        first = asyncio.create_task(reader())
+        await reading.wait()
+        entered = asyncio.Event()
+        gone = asyncio.Event()
+
+        async def writer() -> None:
+            async with turns(ROWS, True, _conflict) as readers_gone:
+                entered.set()
+                await readers_gone()
+                gone.set()
+
+        second = asyncio.create_task(writer())
+        await asyncio.wait_for(entered.wait(), 1)  # (fails before: the turn waited for the reader)
+        later = asyncio.create_task(reader())  # a reader after the writer waits for the writer's turn to end
+        await asyncio.sleep(0.01)
+        assert not gone.is_set()
+        done.set()
+        await asyncio.wait_for(gone.wait(), 1)
+        await asyncio.gather(first, second, later)
+
+    asyncio.run(test())
+
+
+def test_a_writer_never_takes_a_gate_a_reader_counted_before_it_still_needs() -> None:
+    """A reader of rows a, b, c counted on a, waiting at b's gate (another writer holds b), gets
+    through b and c before a writer of a and c that came after it on a takes c: else that
+    writer, waiting for the reader to finish, and the reader, waiting at c, would wait for
+    each other until the deadline (10 s; the bank test's transfers took such waits)."""
+    a, b, c = ("TxAccounts", b"a"), ("TxAccounts", b"b"), ("TxAccounts", b"c")
+
+    async def test() -> None:
+        release, holding, done = asyncio.Event(), asyncio.Event(), asyncio.Event()
+        first = asyncio.create_task(_writer_holding((b,), release, holding))
+        await holding.wait()
+        reading = asyncio.Event()
+
+        async def reader() -> None:
+            async with turns((a, b, c), False, _conflict):
+                reading.set()
+                await done.wait()
+
+        counted = asyncio.create_task(reader())  # counted on a, waits at b
+        await asyncio.sleep(0.01)
+        gone = asyncio.Event()
+
+        async def writer() -> None:
+            async with turns((a, c), True, _conflict) as readers_gone:
+                await readers_gone()
+                gone.set()
+
+        second = asyncio.create_task(writer())
+        await asyncio.sleep(0.01)
+        release.set()
+        await asyncio.wait_for(reading.wait(), 1)  # (fails without the wait for readers passing: deadlock)
+        done.set()
+        await asyncio.wait_for(gone.wait(), 1)
+        await asyncio.gather(first, counted, second)
+
+    asyncio.run(test())
