@@ -61,8 +61,10 @@ async def get_item(session: Session, request: GetItem) -> dict[str, Any]:
 def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
     """The one row mutation that replaces the found item with `new` (None: deletes it)."""
     codec = table.codec
+    whole_rows = len(codec.plans) == 1 and codec.plans[0].index is None  # a new image's DeleteRow clears the old
     try:
-        clear = codec.delete(found.item).mutations if found.item is not None else ()
+        clear = codec.delete(found.item).mutations if found.item is not None and (new is None or not whole_rows) \
+            else ()
         if new is None:
             return RowMutation(found.row_key, clear)
         table.check_index_keys(new)

@@ -49,8 +49,9 @@ class Change:
 def change(keys: Item, old: Item | None, new: Item | None, *, by_ttl: bool = False) -> Change | None:
     """The record a write makes, or None when it changed nothing (DynamoDB writes no record
     for an identical PutItem, an UpdateItem that sets what is there, a DeleteItem of no item)."""
-    if old == new or (old is not None and new is not None and _canonical(old) == _canonical(new)):
-        return None
+    if old == new or (old is not None and new is not None and old.keys() == new.keys() and all(
+            value == new[name] or _canonical(value) == _canonical(new[name]) for name, value in old.items())):
+        return None  # (only the attributes that differ as written are compared as sets)
     event = "INSERT" if old is None else "REMOVE" if new is None else "MODIFY"
     return Change(event, keys, old, new, by_ttl and event == "REMOVE")
 
