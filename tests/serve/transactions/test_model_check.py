@@ -18,8 +18,7 @@ import pytest
 
 from ddb2bigtable.serve.transactions.resolve import Reading, ReadItem, SingleWrite, Writing
 from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
-from ddb2bigtable.serve.transactions.steps import RowRef, Step, WriteIfUnlocked
-from ddb2bigtable.serve.transactions.steps import View
+from ddb2bigtable.serve.transactions.steps import RowRef, Step, View, WriteIfUnlocked
 from ddb2bigtable.serve.transactions.writer import Intents, Phase, WriteTxn
 
 from .model import PAUSES, Actor, add, explore, get, put, put_if, snapshot, transfer
