@@ -185,6 +185,36 @@ def item_to_wire(item: Item) -> WireItem:
     return {name: to_typed(value) for name, value in item.items()}
 
 
+def answer_item(item: Item) -> WireItem:
+    """`item_to_wire` for an answer nothing changes before it is sent (a GetItem, a batch's or a
+    page's items): a value holding no binary is already its own wire form, so it is the item's
+    own object, not a copy; only binary (bytes -> base64) is converted. Copying each value of a
+    Movies item was 18 us, half a BatchGetItem of 25's own time (issue 54). Never for an item
+    an update or a record changes afterwards: it would change the codec's item with it."""
+    return {name: value if _binary_free(value) else to_typed(value) for name, value in item.items()}
+
+
+_SCALARS = frozenset(("S", "N", "BOOL", "NULL", "SS", "NS"))
+
+
+def _binary_free(value: AttributeValue) -> bool:
+    """Whether no B or BS lies anywhere in the value, looked at without recursion (a document
+    may nest 32 levels) and without making anything."""
+    for tag in value:  # one tag
+        if tag in _SCALARS:
+            return True
+    waiting = [value]
+    while waiting:
+        for tag, inner in waiting.pop().items():
+            if tag == "M":
+                waiting.extend(inner.values())
+            elif tag == "L":
+                waiting.extend(inner)
+            elif tag not in _SCALARS:
+                return False
+    return True
+
+
 MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item size limit, names and values together (same page as above)
 
 

@@ -16,7 +16,7 @@ from ..errors import validation
 from ..expressions.projections import project
 from ..requests import Reading
 from ..session import key_text
-from ..wire import item_bytes, item_to_wire
+from ..wire import answer_item, item_bytes, item_to_wire
 
 PAGE_BYTES = 1024 * 1024  # DynamoDB stops a Query or Scan page at 1 MB read
 SELECTS = ("ALL_ATTRIBUTES", "COUNT", "SPECIFIC_ATTRIBUTES")
@@ -99,7 +99,7 @@ def page(request: Reading, items: list[Item], more: bool, position: tuple[str, .
     position (the table's key, plus an index's key attributes in `position`), and the
     capacity its items would consume in DynamoDB when asked (capacity.py)."""
     table = request.table
-    wire = [item_to_wire(i) for i in items]
+    wire = [answer_item(i) for i in items]
     matched = [w for w in wire if request.filter(w)] if request.filter is not None else wire
     out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(items)}
     if request.select != "COUNT":
