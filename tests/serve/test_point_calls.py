@@ -12,9 +12,10 @@ from google.api_core import exceptions as google_errors
 from google.cloud.bigtable import Client, column_family
 from google.cloud.bigtable.data import BigtableDataClientAsync, ReadRowsQuery, RowRange, SetCell
 from google.cloud.bigtable.data import row_filters as rf
+from google.cloud.bigtable.data.mutations import AddToCell, DeleteAllFromFamily, DeleteAllFromRow, DeleteRangeFromColumn
 from google.cloud.bigtable_v2.types import ReadRowsResponse
 
-from ddb2bigtable.serve.point_calls import LeanTable, merged
+from ddb2bigtable.serve.point_calls import LeanTable, merged, mutation_message, raw
 
 PROJECT, INSTANCE, TABLE = "lean-test", "lean", "rows"
 BIG = bytes(range(256)) * 12_000  # 3 MB: the emulator sends it in several chunks
@@ -150,3 +151,15 @@ def test_a_range_is_the_request_its_query_makes(table):
             _cells(await data.read_rows(ReadRowsQuery(row_ranges=[RowRange(b"k1", b"k4", start_is_inclusive=False)],
                                                       limit=2)))
     _run(check)
+
+
+def test_mutations_are_the_messages_the_data_client_makes():
+    """Every mutation a conditional write sends is byte for byte what its own `_to_pb` makes:
+    the deletes built field by field, every time range shape, and the rest converted as before."""
+    made = [DeleteAllFromFamily("i"), DeleteAllFromFamily(""), DeleteAllFromRow(),
+            DeleteRangeFromColumn("i", b"q"), DeleteRangeFromColumn("i", b"", 0, 0),
+            DeleteRangeFromColumn("i", b"q", 1000), DeleteRangeFromColumn("i", b"q", None, 5000),
+            DeleteRangeFromColumn("f", b"\x00\xff", 1000, 5000), SetCell("i", b"q", b"v", 7000),
+            AddToCell("c", b"q", -3, 9000)]
+    for mutation in made:
+        assert mutation_message(mutation).SerializeToString() == raw(mutation._to_pb()).SerializeToString(), mutation
