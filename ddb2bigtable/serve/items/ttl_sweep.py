@@ -25,14 +25,13 @@ its TTL families (plan/gc_rules.py), so only this sweep or a write deletes an ex
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
 
 from google.cloud.bigtable.data import row_filters as rf
 
 from ...bigtable.row_views import named
 from ...codec.cell_values import MIXED, encode_value
 from ...codec.mutations import Cell, RowMutation
-from ...codec.timestamps import TTL_IGNORED_AFTER_MICROS
+from ...codec.timestamps import TTL_IGNORED_AFTER_MICROS, moment_of
 from ..catalog import ServedTable
 from ..errors import ServeError
 from ..session import Session
@@ -76,8 +75,7 @@ def expired_cells(families: frozenset[str], now: int) -> rf.RowFilter:
     a TTL), so a scan through this returns only the rows holding an expired item, and only
     those cells; the time range first, then the families by name (the emulator's cheapest:
     docs/streams.md, "Reading the records")."""
-    until = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(microseconds=now)
-    return rf.RowFilterChain([rf.TimestampRangeFilter(end=until), named(sorted(families))])
+    return rf.RowFilterChain([rf.TimestampRangeFilter(end=moment_of(now)), named(sorted(families))])
 
 
 def ttl_column(table: ServedTable) -> tuple[str, bytes, str] | None:

@@ -26,7 +26,7 @@ Bigtable closes them.
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from google.cloud.bigtable_v2.types import (
@@ -37,6 +37,7 @@ from google.cloud.bigtable_v2.types import (
     StreamPartition,
 )
 
+from ...codec.timestamps import moment_of
 from ..errors import ServeError
 from ..session import Session
 from ..store import bigtable_errors
@@ -50,7 +51,6 @@ from .scan_source import PAGE_BYTES, Page, Shard
 
 HEARTBEAT_SECONDS = 1  # how long a caught-up GetRecords waits for Bigtable to say so
 READ_SECONDS = 10  # one GetRecords' longest read of a partition; the rest is for the next
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 async def shards(session: Session, stream: Stream) -> list[Shard]:
@@ -72,9 +72,9 @@ def _request(session: Session, stream: Stream, partition: Partition, position: P
     else:
         since = max(stream.created_ms * 1000, now_micros - RETENTION_MICROS,
                     sequence_micros(position.after) if position.after else 0)
-        request.start_time = EPOCH + timedelta(microseconds=since)
+        request.start_time = moment_of(since)
     if stream.closed_ms is not None:
-        request.end_time = EPOCH + timedelta(milliseconds=stream.closed_ms)
+        request.end_time = moment_of(stream.closed_ms * 1000)
     return request
 
 

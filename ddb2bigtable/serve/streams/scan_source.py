@@ -21,12 +21,12 @@ import asyncio
 import time
 import weakref
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
 from google.cloud.bigtable.data import ReadRowsQuery, RowRange
 from google.cloud.bigtable.data import row_filters as rf
 
 from ...bigtable.deadlines import SCAN_ATTEMPT_SECONDS, SCAN_SECONDS
+from ...codec.timestamps import moment_of
 from ..errors import validation
 from ..session import Session
 from ..store import bigtable_errors
@@ -35,7 +35,6 @@ from .records import FAMILY, parsed, stream_record
 from .registry import Stream
 from .scanned import Cell, Record, Scanned, evicted
 
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 PAGE_BYTES = 1024 * 1024  # "a maximum of 1 MB of data" (GetRecords, DynamoDB Streams API reference, read 2026-12-07)
 # A record's size on a page, counted without writing it out: its stored value (the keys and
 # images as GetRecords gives them) and this bound on the rest (event, ids, sequence number,
@@ -145,15 +144,10 @@ async def _held(session: Session, stream: Stream, position: Position, start: int
 async def _scan(session: Session, stream: Stream, start: int, bound: int) -> tuple[Cell, ...]:
     """The stream's cells committed in [start, bound): `start` whole milliseconds."""
     query = ReadRowsQuery(row_ranges=[RowRange()], row_filter=rf.RowFilterChain([
-        rf.TimestampRangeFilter(start=_micros(start), end=_micros(bound)),
+        rf.TimestampRangeFilter(start=moment_of(start), end=moment_of(bound)),
         rf.ColumnRangeFilter(FAMILY)]))
     store = session.table_store(stream.instance_id, stream.table_id, None, stream.table)
     async with bigtable_errors(stream.table):
         rows = await store.handle.read_rows(query, operation_timeout=SCAN_SECONDS,
                                             attempt_timeout=SCAN_ATTEMPT_SECONDS)
     return tuple((row.row_key, cell.timestamp_micros, cell.qualifier, cell.value) for row in rows for cell in row.cells)
-
-
-def _micros(value: int) -> datetime:
-    """TimestampRange takes datetimes in the data client; microseconds kept exact."""
-    return EPOCH + timedelta(microseconds=value)

@@ -9,23 +9,22 @@ the server (matched at any time), with a writer's view and without."""
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 from google.cloud.bigtable.data import row_filters as rf
 
 from ddb2bigtable.codec.mutations import Cell
+from ddb2bigtable.codec.timestamps import moment_of
 from ddb2bigtable.serve.guards import SERVER_TIME, VALUE_BUDGET, VALUE_CELL_MAX, unchanged_filter
 from ddb2bigtable.serve.store import writer_cells
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _clients(cells: list[Cell], view: rf.RowFilter | None) -> rf.RowFilter:
     """The guard as the client's filter classes make it (serve's before RawFilter)."""
     budget, columns = VALUE_BUDGET, {}
     for cell in cells:
-        at = EPOCH + timedelta(microseconds=cell.timestamp_micros)
+        at = moment_of(cell.timestamp_micros)
         parts: list[rf.RowFilter] = [rf.TimestampRangeFilter(at, at + timedelta(microseconds=1))] \
             if cell.timestamp_micros != SERVER_TIME else []  # the server's time, unknown: any
         if len(cell.value) <= min(VALUE_CELL_MAX, budget):
