@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any
 
+import orjson
+
 from ..codec.items import ALL_TYPES, AttributeValue, Item
 from ..codec.scalars import binary_from_text, is_number
 from ..codec.value_forms import to_typed
@@ -189,7 +191,7 @@ def answer_item(item: Item) -> WireItem:
     """`item_to_wire` for an answer nothing changes before it is sent (a GetItem, a batch's or a
     page's items): a value holding no binary is already its own wire form, so it is the item's
     own object, not a copy; only binary (bytes -> base64) is converted. Copying each value of a
-    Movies item was 18 us, half a BatchGetItem of 25's own time (issue 54). Never for an item
+    Movies item was 6-18 us in process, 25 of them a BatchGetItem (issue 54). Never for an item
     an update or a record changes afterwards: it would change the codec's item with it."""
     return {name: value if _binary_free(value) else to_typed(value) for name, value in item.items()}
 
@@ -198,20 +200,19 @@ _SCALARS = frozenset(("S", "N", "BOOL", "NULL", "SS", "NS"))
 
 
 def _binary_free(value: AttributeValue) -> bool:
-    """Whether no B or BS lies anywhere in the value, looked at without recursion (a document
-    may nest 32 levels) and without making anything."""
+    """Whether no B or BS lies anywhere in the value. A map or list is asked of orjson, whose
+    walk in C refuses bytes wherever they lie (and anything else it cannot write, such as a
+    half surrogate pair: that value is then converted as before, never answered wrong): a
+    Movies item's `info` map in 1-2 us against 5-11 us for a walk in Python."""
     for tag in value:  # one tag
         if tag in _SCALARS:
             return True
-    waiting = [value]
-    while waiting:
-        for tag, inner in waiting.pop().items():
-            if tag == "M":
-                waiting.extend(inner.values())
-            elif tag == "L":
-                waiting.extend(inner)
-            elif tag not in _SCALARS:
-                return False
+        if tag in ("B", "BS"):
+            return False
+    try:
+        orjson.dumps(value)
+    except TypeError:  # orjson.JSONEncodeError among them
+        return False
     return True
 
 

@@ -42,9 +42,16 @@ def test_only_binary_is_converted() -> None:
     assert deep["M"]["a"]["L"][0]["M"]["b"]["L"][0] == {"B": b"\x00\xff"}
 
 
-def test_the_deepest_document_is_walked_without_recursion() -> None:
+def test_the_deepest_document_is_converted() -> None:
     """A document nested as deep as DynamoDB allows, binary at its bottom, is still converted."""
     value: dict = {"B": b"\x01"}
     for level in range(MAX_NESTING):
         value = {"M": {"x": value}} if level % 2 else {"L": [value]}
     assert answer_item({"doc": value}) == item_to_wire({"doc": value})
+
+
+def test_a_value_json_cannot_write_is_converted_as_before() -> None:
+    """Text orjson refuses (half a surrogate pair, which the stdlib writes for the answer) in a
+    map is answered as item_to_wire answers it, not taken for binary-free."""
+    item = {"doc": {"M": {"half": {"S": "\ud800"}, "list": {"L": [{"S": "ok"}]}}}}
+    assert answer_item(item) == item_to_wire(item)
