@@ -9,7 +9,7 @@ beside the tables; `record_types` makes it on first use where an older instance 
 A table's record is its head row (row key: the Bigtable table id, then NUL; no table id
 holds a NUL), family `a`: one column per attribute a load recorded (qualifier: the
 attribute's name, value its type: `S`, `N`, ..., `counter`, or `mixed` for typed DynamoDB
-JSON) and one state column (qualifier STATE, no attribute name's UTF-8): a version while
+JSON) and one state column (qualifier STATE, empty: no attribute's name): a version while
 loads may still record names, or `mixed` once serve or replicate wrote an attribute no
 load recorded. Then every attribute the record does not name is `mixed` (UNNAMED in a
 record as read), which is how the codec writes and reads an attribute it has no type for
@@ -60,7 +60,13 @@ from .table_admin import ensure_planned_table
 FAMILY = TYPES_TABLE.families[0].name
 NAMED_READ = 64  # attributes read by name at most; more read the whole record
 SEPARATOR = b"\x00"  # between the table id and the attribute's name in a row key
-STATE = b"\xff"  # the head row's state column: no attribute name's UTF-8 is this byte
+# The head row's state column: the empty qualifier, which Bigtable allows ("May contain any
+# byte string, including the empty string", google.bigtable.v2.Column, API reference, read
+# 2026-12-07) and no attribute's name is (DynamoDB names are one character or more). Being
+# UTF-8, it reads in the release before this layout as one more name, "", that no item
+# brings, so that release still starts on a record this one wrote (a byte like 0xff did not
+# decode there and stopped its serve).
+STATE = b""
 MARKED = MIXED.encode()  # the state once attributes the record does not name are mixed
 TRIES = 20  # a CheckAndMutateRow of the head row tried again over a fresh read at most so often
 SWAP_NAMES = 20_000  # names in one CheckAndMutateRow at most (its limit: 100,000 mutations)

@@ -312,3 +312,25 @@ def test_a_marked_record_holds_what_it_does_not_name_as_mixed_for_the_spec_and_a
         "year": "N", "title": "S", "info": "mixed", "plot": "mixed", UNNAMED: "mixed"}
     assert with_recorded({"year": "N", "title": "S", "plot": "S"}, {"year": "N"}, table) == {
         "year": "N", "title": "S", "plot": "S"}  # not marked: the inference stands
+
+
+def test_the_release_before_the_head_row_still_reads_a_record_this_one_wrote(bigtable_emulator):
+    """A Cloud Run rollback, or an older `load` beside this release: the release of issue 50's
+    first layout (529633b) read every cell of the table's rows as name = the qualifier's
+    UTF-8, type = the value's UTF-8 (its `table_types._oldest`), and its serve stopped at
+    startup on a cell that did not decode. Every cell this release writes, a load's names
+    and the state through its versions and the marking, still decodes so, and the name the
+    state reads as there ("") is none an item can bring."""
+    _, instance_id = prepare("movies.yaml")
+    record(instance_id, "movies", {"info": "M", "rating": "N"})
+    record(instance_id, "movies", {"title": "S"})
+
+    async def marked() -> None:
+        async with BigtableDataClientAsync(project=PROJECT) as client:
+            await mark_unnamed(client, PROJECT, instance_id, "movies", {"year": "N"})
+    asyncio.run(marked())
+    rows = Client(project=PROJECT).instance(instance_id).table("_ddb2bigtable_types").read_rows()
+    as_read_before = {bytes(q).decode(): bytes(cell.value).decode()
+                      for row in rows if row.row_key.startswith(b"movies\x00")
+                      for columns in row.cells.values() for q, cells in columns.items() for cell in cells}
+    assert as_read_before == {"info": "M", "rating": "N", "title": "S", "year": "N", "": MIXED}
