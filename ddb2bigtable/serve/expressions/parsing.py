@@ -314,8 +314,10 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
             return direct
         target = _moto_item(item, keys)
         for text in list_updates.passes(expression):  # list elements updated against the original list
+            # operands read from the item as it was, as DynamoDB reads them: read from the target,
+            # `SET b = a ADD a :v` set b to a's own set object, which the ADD then grew too
             checked = _Validator(_update_tree(text), expression_attribute_names=names,
-                                 expression_attribute_values=values, item=target,
+                                 expression_attribute_values=values, item=_moto_item(item, keys),
                                  table=table).validate()
             checked.normalize()
             UpdateExpressionExecutor(checked, target, names).execute()

@@ -123,3 +123,35 @@ def test_common_updates_go_direct(expression, expected, monkeypatch):
     assert moto_outcome(ITEM, expression, values, monkeypatch) == ("item", (expected, list(expected)))
     monkeypatch.setattr(expressions, "_Validator", lambda *a, **k: pytest.fail("moto's validator was made"))
     assert outcome(ITEM, expression, values) == ("item", (expected, list(expected)))
+
+
+def _sets_sorted(item: dict) -> dict:
+    return {name: {tag: sorted(v) if tag.endswith("S") and isinstance(v, list) else v for tag, v in value.items()}
+            for name, value in item.items()}
+
+
+@pytest.mark.parametrize("expression", [
+    "SET b = a ADD a :v",  # the direct path
+    "ADD a :v SET b = a",
+    "SET b = a DELETE a :w",
+    "SET b = a, l[0] = :x ADD a :v",  # a list element: moto's path
+    "SET b = a, l[0] = :x DELETE a :w",
+])
+def test_every_operand_is_read_from_the_item_before_the_update_as_dynamodb_local_reads_it(dynamodb_oracle,
+                                                                                       expression):
+    """DynamoDB evaluates every action's operands on the item as it was: after `SET b = a ADD
+    a :v`, b holds a's old set. moto's executor, reading operands from the item it changes,
+    gave b the grown set (b and a one object); DynamoDB Local 1.25.1 says b = {x}."""
+    item = {"pk": {"S": "k"}, "a": {"SS": ["x"]}, "l": {"L": [{"N": "1"}]}}
+    values = {":v": {"SS": ["x", "y"]}, ":w": {"SS": ["x"]}, ":x": {"N": "2"}}
+    used = {name: value for name, value in values.items() if name in expression}
+    client = dynamodb_oracle.client()
+    if "Operands" not in client.list_tables()["TableNames"]:
+        client.create_table(TableName="Operands", KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                            BillingMode="PAY_PER_REQUEST")
+    client.put_item(TableName="Operands", Item=item)
+    theirs = client.update_item(TableName="Operands", Key={"pk": {"S": "k"}}, UpdateExpression=expression,
+                                ExpressionAttributeValues=used, ReturnValues="ALL_NEW")["Attributes"]
+    kind, (ours, _) = outcome(item, expression, used)
+    assert kind == "item" and _sets_sorted(ours) == _sets_sorted(theirs)
