@@ -177,9 +177,8 @@ def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
 def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
     """The item as moto's executor changes it in place: a copy (a wire item is plain JSON, and
     orjson copies it several times faster than copy.deepcopy)."""
-    hash_key = DynamoType(item[keys[0]])
     range_key = DynamoType(item[keys[1]]) if len(keys) > 1 else None
-    return MotoItem(hash_key, range_key, orjson.loads(orjson.dumps(item)))
+    return MotoItem(DynamoType(item[keys[0]]), range_key, orjson.loads(orjson.dumps(item)))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -314,8 +313,7 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
             return direct
         target = _moto_item(item, keys)
         for text in list_updates.passes(expression):  # list elements updated against the original list
-            # operands read from the item as it was, as DynamoDB reads them: read from the target,
-            # `SET b = a ADD a :v` set b to a's own set object, which the ADD then grew too
+            # operands from the item as it was, as DynamoDB reads them (not one object for b and a)
             checked = _Validator(_update_tree(text), expression_attribute_names=names,
                                  expression_attribute_values=values, item=_moto_item(item, keys),
                                  table=table).validate()
