@@ -11,6 +11,7 @@ read 2026-11-25).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any
@@ -29,10 +30,15 @@ MIN_EXPONENT = -130  # the smallest positive number is 1E-130
 WireItem = dict[str, Any]
 EXACT = Context(prec=2 * MAX_DIGITS)  # normalising never rounds a number DynamoDB could hold
 ARITHMETIC = Context(prec=MAX_DIGITS)  # UpdateExpression arithmetic: DynamoDB's 38 digits (app.py sets it)
+_PLAIN_INTEGER = re.compile(rf"-?[1-9][0-9]{{0,{MAX_DIGITS - 1}}}")  # normalising leaves it as written
 
 
 def number(text: Any, where: str) -> str:
-    """The number's text as DynamoDB returns it; ValidationException when it is not one."""
+    """The number's text as DynamoDB returns it; ValidationException when it is not one. An
+    integer of at most 38 digits without a leading zero is its own form (the commonest number
+    in a key or an item: no Decimal made)."""
+    if type(text) is str and _PLAIN_INTEGER.fullmatch(text):
+        return text
     if not is_number(text):
         raise validation(f"One or more parameter values were invalid: {where}: {text!r} is not a number")
     given = Decimal(text)
