@@ -176,11 +176,21 @@ def _operand_value(operand: Operand, item: dict[str, Any], names: dict[str, str]
         left, right = (_operand_value(side, item, names, values) for side in operand[1:])
         if "N" not in left or "N" not in right:
             raise _Unsupported  # moto names the operand's type
-        total = DynamoType(left) + DynamoType(right) if kind == "+" else DynamoType(left) - DynamoType(right)
-        value = {"N": total.value}
+        value = {"N": _arithmetic(left, right, kind)}
     if value is None:
         raise _Unsupported  # undefined or missing: moto's words
     return value
+
+
+def _arithmetic(left: dict[str, Any], right: dict[str, Any], kind: str) -> str:
+    """moto's sum or difference. A number its arithmetic cannot read (`1E+3`: it calls int())
+    is left to moto's path, which refuses the request in moto's order (a missing attribute
+    elsewhere in the expression is named first)."""
+    try:
+        total = DynamoType(left) + DynamoType(right) if kind == "+" else DynamoType(left) - DynamoType(right)
+    except (ValueError, ArithmeticError):
+        raise _Unsupported from None
+    return total.value
 
 
 def _attribute(name: Name, names: dict[str, str]) -> str:
@@ -199,7 +209,7 @@ def _added(current: dict[str, Any] | None, value: dict[str, Any]) -> dict[str, A
         existing = current if current is not None else {"N": "0"}
         if "N" not in existing:
             raise _Unsupported
-        return {"N": (DynamoType(existing) + DynamoType(value)).value}
+        return {"N": _arithmetic(existing, value, "+")}
     if tag not in _SETS or not inner or (current is not None and tag not in current):
         raise _Unsupported
     members = list(current[tag]) if current is not None else []
