@@ -64,7 +64,9 @@ def _in_process(root: Path, work: Callable[[Session, Callable[..., Awaitable[dic
     return asyncio.run(run())
 
 
-def test_a_sweep_pass_reads_only_the_rows_of_expired_items(stage, monkeypatch) -> None:
+async def _two_passes(session: Session, table: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[int]]:
+    """Two sweep passes over `table`, one after the other: the items each deleted, and the rows
+    each read (as the store's scans return them)."""
     scanned: list[int] = []
     scan = Store.scan
 
@@ -73,6 +75,16 @@ def test_a_sweep_pass_reads_only_the_rows_of_expired_items(stage, monkeypatch) -
         scanned.append(len(rows))
         return rows
 
+    monkeypatch.setattr(Store, "scan", counted)
+    deleted, read = [], []
+    for _ in range(2):
+        scanned.clear()
+        deleted.append(await ttl_sweep.sweep_table(session, table))
+        read.append(sum(scanned))
+    return deleted, read
+
+
+def test_a_sweep_pass_reads_only_the_rows_of_expired_items(stage, monkeypatch) -> None:
     async def work(session: Session, call) -> tuple[list[int], list[int], int]:
         for n in range(LIVE):
             await call("PutItem", {"TableName": TABLE, "Item": side_by_side.key(f"i{n}", n) | {
@@ -83,15 +95,10 @@ def test_a_sweep_pass_reads_only_the_rows_of_expired_items(stage, monkeypatch) -
                 "expires": {"N": str(soon)}}})
         await asyncio.sleep(max(0.0, soon + 0.2 - time.time()))  # the last EXPIRING have expired
         table = session.catalog.tables[TABLE]
-        monkeypatch.setattr(Store, "scan", counted)
-        first = await ttl_sweep.sweep_table(session, table)
-        read_first = list(scanned)
-        scanned.clear()
-        again = await ttl_sweep.sweep_table(session, table)
-        read = [sum(read_first), sum(scanned)]
+        deleted, read = await _two_passes(session, table, monkeypatch)
         left = await call("Scan", {"TableName": TABLE, "Select": "COUNT", "FilterExpression": "begins_with(pk, :i)",
                                    "ExpressionAttributeValues": {":i": {"S": "i"}}})
-        return [first, again], read, left["Count"]
+        return deleted, read, left["Count"]
 
     deleted, read, left = _in_process(stage, work)
     assert deleted == [EXPIRING, 0]
@@ -126,14 +133,6 @@ def test_a_sweep_pass_of_a_table_serve_created_reads_only_the_rows_of_expired_it
     attribute's column where its text may be an expiry DynamoDB acts on: the expired items,
     and a live one whose text sorts among them (a far-future 11-digit number), never an item
     whose TTL is more than 5 years old (DynamoDB ignores it) or the live ones."""
-    scanned: list[int] = []
-    scan = Store.scan
-
-    async def counted(self, *args, **kwargs):
-        rows = await scan(self, *args, **kwargs)
-        scanned.append(len(rows))
-        return rows
-
     name = "CreatedExpiring"
 
     async def work(session: Session, call) -> tuple[list[int], list[int], int]:
@@ -156,14 +155,9 @@ def test_a_sweep_pass_of_a_table_serve_created_reads_only_the_rows_of_expired_it
         await asyncio.sleep(max(0.0, soon + 0.2 - time.time()))
         await created_tables.resolve_names(session, {name})
         table = session.catalog.created[name]
-        monkeypatch.setattr(Store, "scan", counted)
-        first = await ttl_sweep.sweep_table(session, table)
-        read_first = list(scanned)
-        scanned.clear()
-        again = await ttl_sweep.sweep_table(session, table)
-        read = [sum(read_first), sum(scanned)]
+        deleted, read = await _two_passes(session, table, monkeypatch)
         left = await call("Scan", {"TableName": name, "Select": "COUNT"})
-        return [first, again], read, left["Count"]
+        return deleted, read, left["Count"]
 
     deleted, read, left = _in_process(stage, work)
     assert deleted == [EXPIRING, 0]
