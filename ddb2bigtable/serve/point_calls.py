@@ -206,22 +206,36 @@ def mutation_message(mutation: Any) -> Message:
     cells, AddToCell) convert themselves as before."""
     kind = type(mutation)
     if kind is bt.DeleteAllFromFamily:
-        made = _MUTATION()
-        made.delete_from_family.family_name = mutation.family_to_delete
-    elif kind is bt.DeleteRangeFromColumn:
-        made = _MUTATION()
-        column = made.delete_from_column
-        column.family_name, column.column_qualifier = mutation.family, mutation.qualifier
-        column.time_range.SetInParent()  # present even when empty, as `_to_pb` sends it
-        if mutation.start_timestamp_micros is not None:
-            column.time_range.start_timestamp_micros = mutation.start_timestamp_micros
-        if mutation.end_timestamp_micros is not None:
-            column.time_range.end_timestamp_micros = mutation.end_timestamp_micros
-    elif kind is bt.DeleteAllFromRow:
+        return delete_family_message(mutation.family_to_delete)
+    if kind is bt.DeleteRangeFromColumn:
+        return delete_column_message(mutation.family, mutation.qualifier, mutation.start_timestamp_micros,
+                                     mutation.end_timestamp_micros)
+    if kind is bt.DeleteAllFromRow:
         made = _MUTATION()
         made.delete_from_row.SetInParent()
-    else:
-        return raw(mutation._to_pb())
+        return made
+    return raw(mutation._to_pb())
+
+
+def delete_family_message(family: str) -> Message:
+    """DeleteAllFromFamily(family) as the raw Mutation its `_to_pb` makes."""
+    made = _MUTATION()
+    made.delete_from_family.family_name = family
+    return made
+
+
+def delete_column_message(family: str, qualifier: bytes, start: int | None = None,
+                          end: int | None = None) -> Message:
+    """DeleteRangeFromColumn(family, qualifier, start, end) as the raw Mutation its `_to_pb`
+    makes: the time range present even when empty (every version)."""
+    made = _MUTATION()
+    column = made.delete_from_column
+    column.family_name, column.column_qualifier = family, qualifier
+    column.time_range.SetInParent()
+    if start is not None:
+        column.time_range.start_timestamp_micros = start
+    if end is not None:
+        column.time_range.end_timestamp_micros = end
     return made
 
 

@@ -33,6 +33,7 @@ from google.cloud.bigtable_v2.types import data as data_pb
 from ...codec.mutations import Cell
 from ...spec.families import TXN_FAMILY, TXN_LOCK_COLUMN
 from ..guards import RawFilter
+from ..point_calls import delete_column_message, delete_family_message
 from .steps import LOCK_VERSION, Lock, LockState, RowRef, View
 
 FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
@@ -124,9 +125,7 @@ def _deletes_row(m: bt.Mutation) -> bool:
 
 
 def _delete_family(family: str) -> Raw:
-    made = _MUTATION()
-    made.delete_from_family.family_name = family
-    return Raw(made)
+    return Raw(delete_family_message(family))
 
 
 def _set(qualifier: bytes, value: bytes) -> Raw:
@@ -137,10 +136,7 @@ def _set(qualifier: bytes, value: bytes) -> Raw:
 
 
 def _delete_column(qualifier: bytes) -> Raw:
-    made = _MUTATION()
-    made.delete_from_column.family_name, made.delete_from_column.column_qualifier = FAMILY, qualifier
-    made.delete_from_column.time_range.SetInParent()  # every version, as the client's DeleteRangeFromColumn sends it
-    return Raw(made)
+    return Raw(delete_column_message(FAMILY, qualifier))  # every version
 
 
 def replaced(qualifier: bytes, value: bytes, micros: int) -> list[bt.Mutation]:
