@@ -8,7 +8,7 @@ value, and the sort key's operator and which placeholders are its bounds. A shap
 expression's text, ExpressionAttributeNames, each ExpressionAttributeValues placeholder
 with its type, and the table's (or the queried index's) key attributes: every check that reads no value gives the
 same answer for one shape. The values are every request's own: checked and normalised as
-on every request (expressions.checked_placeholders), put where the parse said, and checked again where
+on every request (validation.checked_placeholders), put where the parse said, and checked again where
 a check reads them (BETWEEN's bounds in order). The first request of a shape goes through
 the whole parse with its values; a shape where two placeholders held equal values is not
 kept, since which one went where is not known.
@@ -39,7 +39,7 @@ def key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...
 
 
 def _key_condition(expression: str, names: Any, values: Any, keys: tuple[str, ...]) -> KeyCondition:
-    given_names, given = expressions.checked_placeholders(names, values)
+    given_names, given = validation.checked_placeholders(names, values)
     shape = (expression, tuple(sorted(given_names.items())),
              tuple(sorted((name, next(iter(v))) for name, v in given.items())), keys)
     parse = _parses.get(shape)

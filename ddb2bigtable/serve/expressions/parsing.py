@@ -10,7 +10,9 @@ convert to the codec's form only at Bigtable (wire.py). moto is used as a librar
 no mock is started, nothing is patched. This module is the one place that calls its
 parser; conditions.py (evaluation with DynamoDB's types), validation.py and
 validation_keys.py (what DynamoDB refuses and moto accepts) read the tree it returns, so a
-later parser can replace it behind the same functions (docs/serve.md, "Choices").
+later parser can replace it behind the same functions (docs/serve.md, "Choices"). What needs
+no parse lives beside it: the placeholders' checks and moto's errors in DynamoDB's words
+(validation.py), a ProjectionExpression's paths (projections.py).
 """
 
 from __future__ import annotations
@@ -18,13 +20,11 @@ from __future__ import annotations
 import functools
 import pickle
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from moto.core.exceptions import JsonRESTError
 from moto.dynamodb.comparisons import get_filter_expression
 from moto.dynamodb.exceptions import InvalidConditionExpression
 from moto.dynamodb.models.dynamo_type import DynamoType
@@ -33,9 +33,8 @@ from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
 from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 from moto.dynamodb.parsing.validators import UpdateExpressionValidator
 
-from ..errors import PREFIX, ServeError, UnsupportedExpression
 from ..errors import validation as invalid
-from ..wire import MAX_NESTING, WireItem, item_to_wire, nesting, to_codec
+from ..wire import WireItem
 from . import (
     conditions,
     direct_updates,
@@ -46,40 +45,9 @@ from . import (
     validation_keys,
     validation_updates,
 )
-from .projections import Path, follow
+from .projections import Path, follow, projection
+from .validation import Names, Values, checked_placeholders, dynamodb_errors, undefined
 from .validation_keys import KeyCondition
-
-Names = dict[str, str]
-Values = dict[str, Any]
-_PART = re.compile(r"([^\[\]]+)((?:\[\d+\])*)")
-
-
-@contextmanager
-def dynamodb_errors() -> Iterator[None]:
-    """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text.
-    moto meets some bad input with Python's own errors (an undefined `:value` is a KeyError,
-    an unbalanced parenthesis a ValueError): inside its calls they are the request's fault.
-    Its NotImplementedError (an update action or operator it does not execute) is answered
-    as serve's own unsupported constructs are (UnsupportedExpression, a ServeError that
-    passes through here)."""
-    try:
-        yield
-    except JsonRESTError as error:
-        name = str(getattr(error, "error_type", "ValidationException")).removeprefix(PREFIX)
-        raise ServeError(name, str(getattr(error, "message", error))) from None
-    except NotImplementedError as error:
-        raise UnsupportedExpression(str(error)) from None
-    except RecursionError:
-        raise invalid("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
-    except AssertionError:  # moto's validator asserts a value where a path names no attribute (list_append's 2nd)
-        raise invalid("The provided expression refers to an attribute that does not exist in the item") from None
-    except KeyError as error:
-        what = "name" if str(error.args[0]).startswith("#") else "value"
-        raise invalid(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
-                         f"attribute {what}: {error.args[0]}") from None
-    except (ValueError, TypeError, AttributeError, IndexError, OverflowError) as error:
-        raise invalid(f"Invalid expression: {error}") from None
-
 
 EXPRESSIONS = ("ConditionExpression", "UpdateExpression", "KeyConditionExpression", "FilterExpression",
                "ProjectionExpression")
@@ -147,33 +115,6 @@ def check_used(request: dict[str, Any]) -> None:
             raise invalid(f"Value provided in {field} unused in expressions: keys: {{{', '.join(unused)}}}")
 
 
-MAX_NAME_BYTES = 65535  # an attribute name's UTF-8 bytes at most (DynamoDB Local refuses 65,536)
-
-
-def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
-    """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
-    value, normalised as stored), refused in DynamoDB's words when they have another shape."""
-    names, values = names or {}, values or {}
-    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
-        raise invalid("ExpressionAttributeNames must be a map of strings to strings")
-    for key, name in names.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-25)
-        if not name or len(name.encode()) > MAX_NAME_BYTES:
-            raise invalid("ExpressionAttributeNames contains invalid value: " + (
-                f"Attribute name is too large, must be less than {MAX_NAME_BYTES + 1} bytes for key {key}" if name
-                else f"Empty attribute name for key {key}"))
-    if not isinstance(values, dict):
-        raise invalid("ExpressionAttributeValues must be a map of strings to attribute values")
-    for key, value in values.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-29)
-        if nesting(value) > MAX_NESTING:
-            raise invalid(f"ExpressionAttributeValues contains invalid value: Nesting Levels have exceeded "
-                          f"supported limits: Attributes in the item have nested levels beyond supported limit "
-                          f"for key {key}")
-    # checked (a ValidationException when malformed) and normalised: numbers in their plain
-    # digits (`9E+125` as moto's arithmetic reads integers, the sum's overflow then named)
-    return names, item_to_wire({name: to_codec(value, f"ExpressionAttributeValues.{name}")
-                                for name, value in values.items()})
-
-
 def _moto_item(item: WireItem, keys: tuple[str, ...]) -> MotoItem:
     """The item as moto's executor changes it in place: a copy (a wire item is plain JSON, and
     orjson copies it several times faster than copy.deepcopy)."""
@@ -237,7 +178,7 @@ def _parsed_text(field: str, text: str, names: Names, values: Values) -> Any:
         except InvalidConditionExpression as error:  # moto names every field ConditionExpression
             raise validation.refused(field, error.condition_expression_error) from None
         except KeyError as error:
-            raise _undefined(field, str(error.args[0])) from None
+            raise undefined(field, str(error.args[0])) from None
 
 
 def written_paths(expression: str, names: Names | None) -> list[Path]:
@@ -258,16 +199,7 @@ def parsed_update(expression: Any, names: Any, values: Any) -> None:
     for pattern, given in ((_NAME, names), (_VALUE, values)):
         missing = next((m for m in pattern.findall(expression) if m not in given), None)
         if missing is not None:
-            raise _undefined(validation_updates.FIELD, missing)
-
-
-def _undefined(field: str, placeholder: str) -> ServeError:
-    """DynamoDB's words for a `#name` or `:value` the request does not define."""
-    if placeholder.startswith("#"):
-        return validation.refused(field, f"An expression attribute name used in the document path is not defined; "
-                                         f"attribute name: {placeholder}")
-    return validation.refused(field, f"An expression attribute value used in expression is not defined; "
-                                     f"attribute value: {placeholder}")
+            raise undefined(validation_updates.FIELD, missing)
 
 
 def _resolver(item: WireItem, names: Names, values: Values) -> nested_functions.Resolve:
@@ -328,33 +260,3 @@ def key_condition(expression: str, names: Names | None, values: Values | None,
     comparison on the sort key (validation_keys.py). Query parses it once per shape
     (parsed_keys.py)."""
     return validation_keys.key_condition(parsed_condition(validation_keys.FIELD, expression, names, values), keys)
-
-
-
-def projection(expression: str | None, names: Names | None) -> list[Path] | None:
-    """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
-    if expression is None:
-        return None
-    names, _ = checked_placeholders(names, None)
-    if not isinstance(expression, str) or not expression.strip():
-        raise invalid("Invalid ProjectionExpression: The expression can not be empty;")
-    validation.check_list_indexes("ProjectionExpression", expression)
-    paths: list[Path] = []
-    for text in expression.split(","):
-        path: Path = []
-        for part in text.strip().split("."):
-            found = _PART.fullmatch(part.strip())
-            if not found:
-                raise invalid(f"Invalid ProjectionExpression: Syntax error; token: {part!r}")
-            name = found.group(1)
-            if name.startswith("#"):
-                if name not in names:
-                    raise invalid(f"Value provided in ExpressionAttributeNames unused in expressions: "
-                                     f"An expression attribute name used in the document path is not defined; "
-                                     f"attribute name: {name}")
-                name = names[name]
-            path.append(name)
-            path += [int(i) for i in re.findall(r"\d+", found.group(2))]
-        paths.append(path)
-    validation.check_paths("ProjectionExpression", paths)
-    return paths

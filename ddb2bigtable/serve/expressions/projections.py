@@ -1,13 +1,47 @@
-"""Document paths applied to an item: what a ProjectionExpression (parsing.projection) or
-ReturnValues UPDATED_* (parsing.written_paths) keeps of it, in DynamoDB's shape."""
+"""Document paths: a ProjectionExpression read into them (`projection`), and applied to an
+item: what a ProjectionExpression or ReturnValues UPDATED_* (parsing.written_paths) keeps of
+it, in DynamoDB's shape."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from ..errors import validation as invalid
 from ..wire import WireItem
+from . import validation
 
 Path = list[str | int]  # a document path: attribute names and list indexes, `a.b[2]` -> ['a', 'b', 2]
+_PART = re.compile(r"([^\[\]]+)((?:\[\d+\])*)")
+
+
+def projection(expression: str | None, names: validation.Names | None) -> list[Path] | None:
+    """A ProjectionExpression as document paths (`a.b[2]` -> ['a', 'b', 2]); None: all."""
+    if expression is None:
+        return None
+    names, _ = validation.checked_placeholders(names, None)
+    if not isinstance(expression, str) or not expression.strip():
+        raise invalid("Invalid ProjectionExpression: The expression can not be empty;")
+    validation.check_list_indexes("ProjectionExpression", expression)
+    paths: list[Path] = []
+    for text in expression.split(","):
+        path: Path = []
+        for part in text.strip().split("."):
+            found = _PART.fullmatch(part.strip())
+            if not found:
+                raise invalid(f"Invalid ProjectionExpression: Syntax error; token: {part!r}")
+            name = found.group(1)
+            if name.startswith("#"):
+                if name not in names:
+                    raise invalid(f"Value provided in ExpressionAttributeNames unused in expressions: "
+                                  f"An expression attribute name used in the document path is not defined; "
+                                  f"attribute name: {name}")
+                name = names[name]
+            path.append(name)
+            path += [int(i) for i in re.findall(r"\d+", found.group(2))]
+        paths.append(path)
+    validation.check_paths("ProjectionExpression", paths)
+    return paths
 
 
 def project(item: WireItem, paths: list[Path] | None) -> WireItem:

@@ -12,13 +12,20 @@ code matching those messages behaves the same.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from moto.core.exceptions import JsonRESTError
 from moto.dynamodb import comparisons as moto
 
 from ...spec.errors import clip
-from ..errors import ServeError, validation
+from .. import wire
+from ..errors import PREFIX, ServeError, UnsupportedExpression, validation
 from .conditions import ORDERED, size, typed
+
+Names = dict[str, str]  # ExpressionAttributeNames, checked
+Values = dict[str, Any]  # ExpressionAttributeValues, checked and normalised (wire form)
 
 FUNCTIONS = {"attribute_exists", "attribute_not_exists", "attribute_type", "begins_with", "contains", "size"}
 UPDATE_FUNCTIONS = {"if_not_exists", "list_append"}
@@ -33,6 +40,66 @@ _FUNCTION_AS_NAME = re.compile(rf"(?<![#:\w])({'|'.join(sorted(FUNCTIONS))})\b(?
 
 def refused(field: str, message: str) -> ServeError:
     return validation(f"Invalid {field}: {message}")
+
+
+@contextmanager
+def dynamodb_errors() -> Iterator[None]:
+    """moto's DynamoDB exceptions (ValidationException, ...) as serve's, same name and text.
+    moto meets some bad input with Python's own errors (an undefined `:value` is a KeyError,
+    an unbalanced parenthesis a ValueError): inside its calls they are the request's fault.
+    Its NotImplementedError (an update action or operator it does not execute) is answered
+    as serve's own unsupported constructs are (UnsupportedExpression, a ServeError that
+    passes through here)."""
+    try:
+        yield
+    except JsonRESTError as error:
+        name = str(getattr(error, "error_type", "ValidationException")).removeprefix(PREFIX)
+        raise ServeError(name, str(getattr(error, "message", error))) from None
+    except NotImplementedError as error:
+        raise UnsupportedExpression(str(error)) from None
+    except RecursionError:
+        raise validation("Invalid expression: it nests deeper than ddb2bigtable serve can read") from None
+    except AssertionError:  # moto's validator asserts a value where a path names no attribute (list_append's 2nd)
+        raise validation("The provided expression refers to an attribute that does not exist in the item") from None
+    except KeyError as error:
+        what = "name" if str(error.args[0]).startswith("#") else "value"
+        raise validation(f"Invalid expression: An expression attribute {what} used in expression is not defined; "
+                         f"attribute {what}: {error.args[0]}") from None
+    except (ValueError, TypeError, AttributeError, IndexError, OverflowError) as error:
+        raise validation(f"Invalid expression: {error}") from None
+
+
+def checked_placeholders(names: Any, values: Any) -> tuple[Names, Values]:
+    """ExpressionAttributeNames (`#n` -> name) and ExpressionAttributeValues (`:v` -> typed
+    value, normalised as stored), refused in DynamoDB's words when they have another shape."""
+    names, values = names or {}, values or {}
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+        raise validation("ExpressionAttributeNames must be a map of strings to strings")
+    for key, name in names.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-25)
+        if not name or len(name.encode()) > wire.MAX_NAME_BYTES:
+            raise validation("ExpressionAttributeNames contains invalid value: " + (
+                f"Attribute name is too large, must be less than {wire.MAX_NAME_BYTES + 1} bytes for key {key}"
+                if name else f"Empty attribute name for key {key}"))
+    if not isinstance(values, dict):
+        raise validation("ExpressionAttributeValues must be a map of strings to attribute values")
+    for key, value in values.items():  # DynamoDB Local 1.25.1's words (checked 2026-11-29)
+        if wire.nesting(value) > wire.MAX_NESTING:
+            raise validation(f"ExpressionAttributeValues contains invalid value: Nesting Levels have exceeded "
+                             f"supported limits: Attributes in the item have nested levels beyond supported limit "
+                             f"for key {key}")
+    # checked (a ValidationException when malformed) and normalised: numbers in their plain
+    # digits (`9E+125` as moto's arithmetic reads integers, the sum's overflow then named)
+    return names, wire.item_to_wire({name: wire.to_codec(value, f"ExpressionAttributeValues.{name}")
+                                     for name, value in values.items()})
+
+
+def undefined(field: str, placeholder: str) -> ServeError:
+    """DynamoDB's words for a `#name` or `:value` the request does not define."""
+    if placeholder.startswith("#"):
+        return refused(field, f"An expression attribute name used in the document path is not defined; "
+                              f"attribute name: {placeholder}")
+    return refused(field, f"An expression attribute value used in expression is not defined; "
+                          f"attribute value: {placeholder}")
 
 
 def prepared(field: str, text: Any, names: dict[str, str],

@@ -15,6 +15,7 @@ from ..catalog import Catalog, ServedTable
 from ..errors import ServeError, validation
 from ..expressions import legacy
 from ..expressions import parsing as expressions
+from ..expressions.projections import projection
 from ..items.batch_ops import MAX_GET_KEYS, MAX_WRITES, _listed
 from ..requests import BatchGetItem, BatchWrite, BatchWriteItem, TableKeys
 from ..session import key_text
@@ -46,7 +47,7 @@ def batch_get_item(catalog: Catalog, body: dict[str, Any]) -> BatchGetItem:
         expressions.check_used(request)
         keys = [table.checked_key(item_to_codec(k, "Key")) for k in request.get("Keys", [])]
         _distinct(table, keys)
-        paths = expressions.projection(request.get("ProjectionExpression"), request.get("ExpressionAttributeNames"))
+        paths = projection(request.get("ProjectionExpression"), request.get("ExpressionAttributeNames"))
         tables.append(TableKeys(table, keys, paths, bool(request.get("ConsistentRead")), request))
     return BatchGetItem(tables, mode)
 

@@ -14,6 +14,7 @@ from ..catalog import Catalog, ServedTable
 from ..errors import ServeError, validation
 from ..expressions import parsing as expressions
 from ..expressions.legacy import prepared
+from ..expressions.projections import projection
 from ..requests import Condition, DeleteItem, GetItem, PutItem, UpdateItem
 from ..wire import check_size, item_to_codec
 
@@ -43,7 +44,7 @@ def _common(body: dict[str, Any]) -> dict[str, Any]:
 def get_item(catalog: Catalog, body: dict[str, Any]) -> GetItem:
     body = prepared(body)
     table = catalog.get(body.get("TableName"))
-    paths = expressions.projection(body.get("ProjectionExpression"), body.get("ExpressionAttributeNames"))
+    paths = projection(body.get("ProjectionExpression"), body.get("ExpressionAttributeNames"))
     key = table.checked_key(item_to_codec(body.get("Key"), "Key"))
     return GetItem(table, key, body.get("ReturnConsumedCapacity", "NONE"), paths, bool(body.get("ConsistentRead")))
 

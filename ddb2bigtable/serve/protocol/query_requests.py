@@ -18,6 +18,7 @@ from ..errors import validation as invalid
 from ..expressions import parsed_keys, validation
 from ..expressions import parsing as expressions
 from ..expressions.legacy import prepared
+from ..expressions.projections import projection
 from ..queries import index_ops
 from ..queries.paging import check_limit, check_select, check_start_within
 from ..requests import Query, Scan
@@ -92,7 +93,7 @@ def _page_fields(table: ServedTable, index: Any, body: dict[str, Any], limit: in
     return {"table": table, "index": index, "limit": limit, "start": start,
             "filter": expressions.condition(keep, names, values, table.keys, "FilterExpression")
             if keep is not None else None,
-            "projection": expressions.projection(body.get("ProjectionExpression"), names),
+            "projection": projection(body.get("ProjectionExpression"), names),
             "select": body.get("Select"), "consistent": bool(body.get("ConsistentRead")),
             "capacity": body.get("ReturnConsumedCapacity", "NONE")}
 

@@ -27,6 +27,7 @@ from ..capacity import check_mode
 from ..catalog import Catalog, ServedTable
 from ..errors import ServeError, validation
 from ..expressions import parsing as expressions
+from ..expressions.projections import projection
 from ..expressions.validation import check_table_name
 from ..items.batch_ops import _listed
 from ..items.transact_ops import MAX_BYTES, MAX_TRANSACT, cancelled
@@ -55,7 +56,7 @@ def transact_get_items(catalog: Catalog, body: dict[str, Any]) -> TransactGetIte
         table = catalog.get(get.get("TableName"))  # a name no table could have: not found (DynamoDB Local 1.25.1)
         expressions.check_used(get)
         key = item_to_codec(get.get("Key"), "Key")
-        paths = expressions.projection(get.get("ProjectionExpression"), get.get("ExpressionAttributeNames"))
+        paths = projection(get.get("ProjectionExpression"), get.get("ExpressionAttributeNames"))
         problem = _key_problem(table, key)
         if problem == KEY_SIZE:
             raise validation(problem)
