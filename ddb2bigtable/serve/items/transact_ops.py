@@ -38,7 +38,7 @@ from .batch_ops import _add
 from .hot_rows import Deadline, one_writer
 from .item_ops import write_of
 from .lock_tables import rows_of, tokens_ready
-from .stream_writes import Numbering, record_cells, stream_view, with_records
+from .stream_writes import Numbering, expired, lapsed, record_cells, stream_view, with_records
 from .turns import read_together, turns
 
 MAX_TRANSACT = 100  # actions or gets (AWS, "Amazon DynamoDB Transactions: How it works")
@@ -191,9 +191,9 @@ class _Decider:
             _add(spent, table.name, capacity.Units(read=False, table=2.0) if n.kind == "ConditionCheck"
                  else capacity.write(table, old, new, factor=2))  # a transactional write: twice
             if change is not None:  # the item's stream record travels in its row's intent, applied with it
-                recorded_change = with_records(change, record_cells(table, self.streams.get(table.name),
-                                                                    numbers[row_of(n)], old, new))
-                changes[row_of(n)] += client_mutations(recorded_change)
+                changes[row_of(n)] += client_mutations(_recorded(
+                    self.session, table, self.streams.get(table.name), by_row[row_of(n)], numbers[row_of(n)],
+                    (n.key, old, new), change))
         answer = capacity.consumed_tables(self.request.capacity, spent)
         return Intents(tuple(cells.pack_intent(m) if m else None for m in changes.values()), answer,
                        self._record(answer))
@@ -216,6 +216,23 @@ class _Decider:
             return []
         qualifier, value = cells.TOKEN + self.token.encode(), orjson.dumps({"hash": self.hash, "answer": answer})
         return cells.replaced(qualifier, value, now_micros() // 1000 * 1000)
+
+
+def _recorded(session: Session, table: ServedTable, view: str | None, seen: View, numbers: Numbering,
+              about: tuple[Item, Item | None, Item | None], change: RowMutation) -> RowMutation:
+    """An action's row mutation with its stream records, TTL met as a single write meets it
+    (item_ops._change): an item whose expiry had passed (hidden, not yet deleted for good) gets
+    its REMOVE by the service first and its cells cleared; an item written already expired gets
+    its record and its REMOVE, and is deleted with them (not kept for a later write or the
+    sweep to remove a second time)."""
+    if view is None:
+        return change
+    key, old, new = about
+    row_key = cells.split_row(seen.row)[1]
+    lapsed_old = lapsed(session, table, row_key, seen.data, key) if old is None else None
+    if lapsed_old is not None or expired(table, new):
+        change = write_of(table, Found(row_key, [], old or lapsed_old), None if expired(table, new) else new)
+    return with_records(change, record_cells(table, view, numbers, old, new, lapsed_old=lapsed_old))
 
 
 def _transact_one(table: ServedTable, action: TransactAction, item: Item | None,
