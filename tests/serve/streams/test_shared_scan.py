@@ -8,6 +8,8 @@ import asyncio
 import time
 from typing import Any
 
+import orjson
+
 from ddb2bigtable.serve.streams import positions, registry, scan_source
 
 from .conftest import STAGE
@@ -25,6 +27,12 @@ def counted_scans(monkeypatch) -> list[tuple]:
 
     monkeypatch.setattr(scan_source, "_scan", counted)
     return scans
+
+
+def answered(page: scan_source.Page) -> list[dict]:
+    """A page's records as a client reads them (their keys and images go out as stored)."""
+    records: list[dict] = orjson.loads(orjson.dumps(page.records))
+    return records
 
 
 def just_before() -> str:
@@ -60,7 +68,7 @@ def test_the_four_shards_of_one_poll_cost_one_scan(streamed, arn, monkeypatch) -
             await asyncio.sleep(scan_source.SHARED_SECONDS * 2)
             await scan_source.read(session, stream, positions.Position(0, since, True, now // 1000), 1000,
                                    time.time_ns() // 1000)
-            return [page.records for page in pages]
+            return [answered(page) for page in pages]
 
     pages = asyncio.run(poll())
     assert len(scans) == 2, "one scan for the four shards, another once it is SHARED_SECONDS old"
@@ -98,7 +106,7 @@ def test_a_reader_catching_up_pays_one_scan_for_its_backlog_not_one_a_page(strea
             position, read = positions.Position(0, positions.at_time(began), True, began // 1000), []
             for _ in range(4):
                 page = await scan_source.read(session, stream, position, 3, time.time_ns() // 1000)
-                read.extend(page.records)
+                read.extend(answered(page))
                 position = page.position
                 await asyncio.sleep(scan_source.SHARED_SECONDS * 2)
             return read
@@ -145,7 +153,7 @@ def test_the_four_shards_read_at_once_cost_one_scan(streamed, arn, monkeypatch) 
             pages = await asyncio.gather(*(scan_source.read(session, stream, positions.Position(i, since, True,
                                                                                                 now // 1000),
                                                             1000, now) for i in range(positions.SHARDS)))
-            return [page.records for page in pages]
+            return [answered(page) for page in pages]
 
     pages = asyncio.run(together())
     assert len(scans) == 1, scans
@@ -180,8 +188,8 @@ def test_a_later_read_scans_only_the_time_since_the_last_scan(streamed, arn, mon
             await asyncio.to_thread(write, "since-b")
             await asyncio.sleep(scan_source.SHARED_SECONDS * 2)
             now = time.time_ns() // 1000
-            return [(await scan_source.read(session, stream, positions.Position(i, since, True, now // 1000), 1000,
-                                            now)).records for i in range(positions.SHARDS)]
+            return [answered(await scan_source.read(session, stream, positions.Position(i, since, True, now // 1000),
+                                                    1000, now)) for i in range(positions.SHARDS)]
 
     pages = asyncio.run(two_polls())
     assert len(scans) == 2, scans
