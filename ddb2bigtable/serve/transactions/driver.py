@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,7 @@ from .steps import (
     RowRef,
     Step,
     Together,
+    Uncommitted,
     View,
     WriteIfUnchanged,
     WriteIfUnlocked,
@@ -73,6 +75,14 @@ class Place:
 
 Where = Callable[[str], Awaitable[Place | None]]  # a table's name -> its place (None: the table is gone)
 
+# event loop -> the ids of its transactions that prewrote a row and have not sent their commit
+# (steps.Uncommitted): a worker's own memory, which its TransactGetItems read around
+_OPEN: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _open() -> set[str]:
+    return _OPEN.setdefault(asyncio.get_running_loop(), set())
+
 
 class Rows:
     """Bigtable rows of any tables, through each one's transactional profile."""
@@ -85,10 +95,13 @@ class Rows:
         self._guarded: frozenset[RowRef] = frozenset()  # rows written only once `_ready` is done
         self._ready: Callable[[], Awaitable[None]] | None = None
         self._readied: asyncio.Future[None] | None = None
+        self.opened: set[str] = set()  # the ids this machine's prewrites put in _OPEN
 
     def after_readers(self, rows: Iterable[RowRef], ready: Callable[[], Awaitable[None]]) -> None:
-        """Write none of `rows` before `ready()` is done (a writer's turn in its worker, whose
-        readers that came first may still be reading them: items/turns.py); reads never wait."""
+        """Commit nor write with data any of `rows` before `ready()` is done (a writer's turn in
+        its worker, whose readers that came first may still be reading them: items/turns.py).
+        Reads and prewrites never wait: a reader finding this transaction's prepared lock in its
+        second read asks whether its commit was sent (Uncommitted) and reads around it."""
         self._guarded, self._ready = frozenset(rows), ready
 
     async def place(self, table: str) -> Place | None:
@@ -152,10 +165,15 @@ class Rows:
             return time.time() * 1_000_000 > step.lock.expires_micros
         if isinstance(step, Pause):
             return await self._pause(step.attempt)
+        if isinstance(step, Uncommitted):
+            return frozenset(step.txns & _open())
         self.prefetched.clear()  # a write: later reads must see it
-        await self._readers_gone(step.seen.row if isinstance(step, Prewrite | WriteIfUnchanged) else step.row)
-        if isinstance(step, Prewrite):
+        if isinstance(step, Prewrite):  # (known as open before any of its locks can be read)
+            _open().add(step.lock.txn)
+            self.opened.add(step.lock.txn)
             return await self._if_unchanged(step.seen, cells.lock_cells(step.lock))
+        await self._readers_gone(step.seen.row if isinstance(step, WriteIfUnchanged) else step.row,
+                                 isinstance(step, Commit))
         if isinstance(step, WriteIfUnchanged):
             intent = await self.intent(step.seen.row, step.intent)
             return await self._if_unchanged(step.seen, intent + _record(step.record))
@@ -163,7 +181,8 @@ class Rows:
             table, key = cells.split_row(step.row)
             return not await self._check(table, key, cells.holds_any_lock(), [],
                                          await self.intent(step.row, step.intent), absent=True)
-        if isinstance(step, Commit):
+        if isinstance(step, Commit):  # from here on it may have committed
+            _open().discard(step.lock.txn)
             done = [*await self.intent(step.row, step.lock.intent), *cells.lock_cells(step.lock.committed()),
                     *_record(step.record)]
             return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), done, [])
@@ -171,8 +190,8 @@ class Rows:
         undo = (await self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
         return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), undo, [])
 
-    async def _readers_gone(self, row: RowRef) -> None:
-        if self._ready is None or row not in self._guarded:
+    async def _readers_gone(self, row: RowRef, commit: bool) -> None:
+        if self._ready is None or not (commit or row in self._guarded):
             return
         if self._readied is None:  # one wait, for every write of the rows (a Together's at once)
             self._readied = asyncio.ensure_future(self._ready())
@@ -225,9 +244,13 @@ def _record(record: Any) -> list[Any]:
 async def run(machine: Any, rows: Rows) -> Finished:
     """Drive `machine` (steps.py's vocabulary) on Bigtable to its end, or to its Answer: then
     the answer is returned and the machine's remaining steps run behind it (behind.py)."""
-    while not isinstance(step := machine.step(), Finished):
-        if isinstance(step, Answer):
-            behind.later(run(machine.after(None), rows), step.rows)
-            return step.finished
-        machine = machine.after(await rows.perform(step))
-    return step
+    try:
+        while not isinstance(step := machine.step(), Finished):
+            if isinstance(step, Answer):
+                behind.later(run(machine.after(None), rows), step.rows)
+                return step.finished
+            machine = machine.after(await rows.perform(step))
+        return step
+    finally:  # its attempts that did not commit never will: no longer this worker's to vouch for
+        _open().difference_update(rows.opened)
+        rows.opened.clear()

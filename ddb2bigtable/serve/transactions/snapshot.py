@@ -15,7 +15,12 @@ being applied there:
   primary is among the rows and held T prepared in both reads, or when the primary, read
   between the two rounds (the PRIMARIES round, at M), held T prepared. Such a row is read
   around, as Percolator's readers read the last committed version beneath a lock; the
-  read is serialized before T, and T, committing after M, after it.
+  read is serialized before T, and T, committing after M, after it;
+- a row the first read saw unlocked and the second locked by T, prepared, with the same
+  data (T prewrote it between them), when the worker answers, after the second read, that
+  T is its own and has not sent its commit (ASK, steps.Uncommitted): T had not committed
+  at M either. A writer of the same worker prewrites while the readers before it read, and
+  commits after them (items/turns.py), so this is what a reader mostly finds.
 Any other lock (a committed primary, a primary without T's lock, a newer release's lock)
 is settled as any reader settles it (resolve.py), and the rows are read again from the
 start. A lock of a live transaction that cannot be read around, or rows that changed at
@@ -30,7 +35,7 @@ from enum import StrEnum
 from typing import Any
 
 from .resolve import SETTLED, TRIES, Resolve
-from .steps import CONFLICT, PREPARED, Finished, Move, Pause, Read, RowRef, Together, View
+from .steps import CONFLICT, PREPARED, Finished, Move, Pause, Read, RowRef, Together, Uncommitted, View
 
 
 class Snapshot(StrEnum):
@@ -39,6 +44,7 @@ class Snapshot(StrEnum):
     FIRST = "first"  # the first read of every row
     PRIMARIES = "primaries"  # the primaries of the prepared locks met, outside the rows, read at M
     SECOND = "second"  # the second read of every row
+    ASK = "ask"  # rows the second read found newly locked, data unchanged: were their transactions uncommitted?
     READ = "read"  # the reads agree: the rows as they were at M
     PAUSE = "pause"  # a lock not read around, or rows that kept changing: wait, then read every row again
     CONFLICT = "conflict"  # still so at the request's deadline
@@ -55,6 +61,7 @@ class SnapshotRead:
     blocked: RowRef | None = None
     tries: int = TRIES
     pauses: int = 0  # pauses so far (each followed by one more try)
+    asked: frozenset[str] = frozenset()  # ASK: the transactions whose locks only the second read saw
 
     def step(self) -> Move | Finished:
         if self.sub is not None:
@@ -67,6 +74,8 @@ class SnapshotRead:
             return Pause(self.pauses)
         if self.pc == Snapshot.PRIMARIES:
             return Together(tuple(Read(p) for p in self._outside()))
+        if self.pc == Snapshot.ASK:
+            return Uncommitted(self.asked)
         return Together(tuple(Read(r) for r in self.rows))
 
     def after(self, result: Any) -> SnapshotRead:  # noqa: PLR0911 - one branch per phase
@@ -84,12 +93,22 @@ class SnapshotRead:
             return self._first(tuple(result))
         if self.pc == Snapshot.PRIMARIES:
             return self._primaries(dict(zip(self._outside(), result, strict=True)))
-        changed = next((v.row for v, again in zip(self.views, result, strict=True) if again != v), None)
-        if changed is None:
+        if self.pc == Snapshot.ASK:  # every one uncommitted: each row as both reads saw its data
+            return replace(self, pc=Snapshot.READ) if result >= self.asked else self._changed()
+        changed = [(v, again) for v, again in zip(self.views, result, strict=True) if again != v]
+        if not changed:
             return replace(self, pc=Snapshot.READ)
+        blocked = replace(self, blocked=changed[0][0].row)
+        if all(_newly_prepared(v, again) for v, again in changed):
+            return replace(blocked, pc=Snapshot.ASK, asked=frozenset(again.lock.txn for _, again in changed
+                                                                      if again.lock is not None))
+        return blocked._changed()
+
+    def _changed(self) -> SnapshotRead:
+        """A row (`blocked`) changed between the two reads."""
         if self.tries > 1:  # changed between the two reads: read every row again
-            return replace(self, pc=Snapshot.FIRST, views=(), tries=self.tries - 1)
-        return replace(self, pc=Snapshot.PAUSE, blocked=changed)
+            return replace(self, pc=Snapshot.FIRST, views=(), tries=self.tries - 1, asked=frozenset())
+        return replace(self, pc=Snapshot.PAUSE, asked=frozenset())
 
     def _first(self, views: tuple[View, ...]) -> SnapshotRead:
         by_row = {v.row: v for v in views}
@@ -120,6 +139,14 @@ class SnapshotRead:
 
     def _settle(self, view: View) -> SnapshotRead:
         return replace(self, sub=Resolve.of(view), blocked=view.row)
+
+
+def _newly_prepared(first: View, second: View) -> bool:
+    """The second read differs from the first only by a prepared lock the first did not see (a
+    transaction prewrote the row between them, which changes no data)."""
+    lock = second.lock
+    return (first.lock is None and lock is not None and lock.known and lock.state == PREPARED
+            and first.data == second.data)
 
 
 def _prepared(primary: View, txn: str) -> bool:

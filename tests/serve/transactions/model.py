@@ -28,11 +28,12 @@ from ddb2bigtable.serve.transactions.steps import (
     Read,
     Release,
     Together,
+    Uncommitted,
     View,
     WriteIfUnchanged,
     WriteIfUnlocked,
 )
-from ddb2bigtable.serve.transactions.writer import Cancel, Intents, WriteTxn
+from ddb2bigtable.serve.transactions.writer import Cancel, Intents, Phase, WriteTxn
 
 Row = tuple[str, tuple[int, int], Lock | None]  # name, (value, version), lock
 Store = tuple[Row, ...]
@@ -237,7 +238,7 @@ def _successors(state: State, actors: list[Actor], crash: bool) -> Iterator[Stat
             answered = frozenset(j for j, m in enumerate(machines) if isinstance(m, Replied) or (
                 isinstance(m, Finished) and m is not CRASHED))
             starts = _replaced(starts, k, answered)
-        for after, moved in _moves(store, machine):
+        for after, moved in _moves(store, machine, machines):
             yield after, _replaced(machines, k, moved), crashed, starts
         starts = state[3]
 
@@ -262,11 +263,12 @@ class Replied:
     machine: Any
 
 
-def _moves(store: Store, machine: Any) -> Iterator[tuple[Store, Any]]:
+def _moves(store: Store, machine: Any, machines: tuple[Any, ...]) -> Iterator[tuple[Store, Any]]:
     """Each way the actor's next step can go: (the store after, the actor after, or how it ended).
-    A Together's steps are performed one at a time, in every order, each a step of its own."""
+    A Together's steps are performed one at a time, in every order, each a step of its own.
+    `machines`: every actor's, for a question about the worker's memory (Uncommitted)."""
     if isinstance(machine, Replied):
-        for after, moved in _moves(store, machine.machine):
+        for after, moved in _moves(store, machine.machine, machines):
             yield after, machine.answer if isinstance(moved, Finished) else replace(machine, machine=moved)
         return
     if isinstance(machine, Pending):
@@ -279,13 +281,31 @@ def _moves(store: Store, machine: Any) -> Iterator[tuple[Store, Any]]:
         return
     step = machine.step()
     if isinstance(step, Together):
-        yield from _moves(store, Pending(machine, step.steps, (_NOT_YET,) * len(step.steps)))
+        yield from _moves(store, Pending(machine, step.steps, (_NOT_YET,) * len(step.steps)), machines)
     elif isinstance(step, Answer):
         rest = _settled(machine.after(None))
         yield store, step.finished if isinstance(rest, Finished) else Replied(step.finished, rest)
+    elif isinstance(step, Uncommitted):
+        yield store, _settled(machine.after(step.txns & _open(machines)))
     else:
         for after, answer in _answers(store, step):
             yield after, _settled(machine.after(answer))
+
+
+def _open(machines: tuple[Any, ...]) -> frozenset[str]:
+    """What serve's driver (transactions/driver.py, _OPEN) holds: the lock ids of the running
+    transactions that have not sent their commit, their earlier attempts' too (those never
+    commit). One past its Answer, ended or crashed holds none. Every actor counts as of the
+    asking one's worker: a reader of another worker only knows fewer, and answers as without
+    the question (it reads the rows again)."""
+    held: set[str] = set()
+    for m in machines:
+        inner = m.machine if isinstance(m, Pending) else m
+        if isinstance(inner, WriteTxn):
+            held.update(f"{inner.txn}.{a}" for a in range(inner.attempt))
+            if inner.pc not in (Phase.ANSWER, Phase.APPLY, Phase.CLEANUP, Phase.UNWIND, Phase.END):
+                held.add(f"{inner.txn}.{inner.attempt}")
+    return frozenset(held)
 
 
 def _answers(store: Store, step: Any) -> list[tuple[Store, Any]]:

@@ -241,3 +241,44 @@ def test_a_transactgetitems_meeting_a_lock_it_cannot_read_around_waits_for_it(ta
         assert [_balance(View(k, d, None)) for k, d in zip((row, other), read.value, strict=True)] == [100, 100]
 
     asyncio.run(_world(test))
+
+
+class _Counted(Rows):
+    """Rows counting its reads of rows (each one ReadRows per table)."""
+
+    reads = 0
+
+    async def read(self, rows: list[Any]) -> list[View]:
+        self.reads += 1
+        return await super().read(rows)
+
+
+def test_a_transactgetitems_reads_around_its_workers_uncommitted_prewrites(tables) -> None:
+    """A TransactGetItems whose second read finds rows newly prepared by a transaction of its
+    own worker that has not sent its commit answers the rows as both reads saw them, with no
+    more reads (it read them all again before); once that commit is sent, a row it finds so
+    is read again and answered as the transaction left it."""
+    a, b, c = ("accounts", b"a10"), ("ledger", b"b10"), ("ledger", b"c10")
+
+    async def test(rows: Rows) -> None:
+        for key in (a, b, c):
+            await run(SingleWrite(key, lambda _d: _set(100, 10)), rows)
+        reader, reading = SnapshotRead((a, b)), _Counted(rows.where)
+        reader = reader.after(await reading.perform(reader.step()))  # its first read
+        writer = await _until(transfer("t-open", a, b, 10, expiry_micros(0) + 2**50), Rows(rows.where), Commit)
+        read = await run(reader, reading)  # the second read: both rows newly prepared, the commit not sent
+        assert [_balance(View(k, d, None)) for k, d in zip((a, b), read.value, strict=True)] == [100, 100]
+        assert reading.reads == 2
+        # the commit sent: a reader of c and b (the primary a outside its rows) reads b again
+        writer_rows = Rows(rows.where)
+        await run(writer, writer_rows)
+        await behind.drain(10)
+        other, again = SnapshotRead((c, b)), _Counted(rows.where)
+        other = other.after(await again.perform(other.step()))
+        second = await _until(transfer("t-sent", a, b, 5, expiry_micros(0) + 2**50), writer_rows, Commit)
+        await writer_rows.perform(second.step())  # committed at a, b still prepared
+        read = await run(other, again)
+        assert [_balance(View(k, d, None)) for k, d in zip((c, b), read.value, strict=True)] == [100, 115]
+        assert again.reads > 2
+
+    asyncio.run(_world(test))

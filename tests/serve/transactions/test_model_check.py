@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from ddb2bigtable.serve.transactions.resolve import Reading, ReadItem, SingleWrite, Writing
-from ddb2bigtable.serve.transactions.snapshot import SnapshotRead
+from ddb2bigtable.serve.transactions.snapshot import Snapshot, SnapshotRead
 from ddb2bigtable.serve.transactions.steps import RowRef, Step, View, WriteIfUnlocked
 from ddb2bigtable.serve.transactions.writer import Intents, Phase, WriteTxn
 
@@ -71,6 +71,12 @@ SCENARIOS: dict[str, tuple[dict[str, int], list[Actor]]] = {
     "two transfers under tokens in a chain and a GetItem": (
         {"P": 0, "Q": 0, "A": 1, "B": 0, "C": 0},
         [_tries(transfer("T1", "A", "B", token="P"), 3), _tries(transfer("T2", "B", "C", token="Q"), 3), get("G", "C")]),
+    # a TransactGetItems whose second read finds a row newly prepared asks whether its
+    # transaction had sent its commit (the worker's memory: Uncommitted); T2 can only commit
+    # after T1 (it checks C >= 0, which T1 makes so), outside the rows the reader reads
+    "a transfer under a token, a transfer after it and a TransactGetItems": (
+        {"P": 0, "A": 1, "C": -1, "D": 1, "B": 0},
+        [transfer("T1", "A", "C", token="P"), transfer("T2", "D", "B", checked="C"), snapshot("S", ("A", "B"))]),
 }
 
 
@@ -121,6 +127,28 @@ class ReadsAroundBlindly(SnapshotRead):
 
     def _outside(self) -> tuple[RowRef, ...]:
         return ()
+
+
+class ReadsAroundNewLocksBlindly(SnapshotRead):
+    """Broken: reads around a lock its second read found new without asking whether its
+    transaction had committed (it had, at its token's row, and a later transfer depending on
+    it had committed and been applied on a row the reader read last in its first read)."""
+
+    def after(self, result: Any) -> SnapshotRead:
+        if self.pc == Snapshot.ASK:
+            return replace(self, pc=Snapshot.READ)
+        return super().after(result)
+
+
+def test_the_checker_catches_a_snapshot_reading_around_a_new_lock_without_asking() -> None:
+    world, rows = {"P": 0, "A": 1, "C": -1, "D": 1, "B": 0}, ("A", "B")
+    actors = [transfer("T1", "A", "C", token="P"), transfer("T2", "D", "B", checked="C")]
+    reader = snapshot("S", rows)
+    broken = replace(reader, machine=ReadsAroundNewLocksBlindly(rows, pauses=PAUSES - 1))
+    report = explore(world, [*actors, broken], crash=False)
+    assert report.anomalies
+    assert any("S=read:((1," in a and "T2=committed" in a for a in report.anomalies), report.anomalies
+    assert explore(world, [*actors, reader], crash=False).anomalies == []
 
 
 def test_the_checker_catches_a_snapshot_reading_around_a_committed_transaction() -> None:
