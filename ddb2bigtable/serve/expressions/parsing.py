@@ -72,6 +72,8 @@ def _check_operators(field: str, text: str) -> None:
     count = len(_OPERATOR.findall(text))
     if count > MAX_OPERATORS:
         raise invalid(f"Invalid {field}: The expression contains too many operators; operator count: {count}")
+    if text.count("(") <= MAX_OPERATORS:  # no deeper than that: the walk below is one step a character
+        return
     depth = deepest = 0
     for char in text:
         depth += 1 if char == "(" else -1 if char == ")" else 0
@@ -151,18 +153,20 @@ class _Validator(UpdateExpressionValidator):
 
 
 def condition(expression: str | None, names: Names | None, values: Values | None, keys: tuple[str, ...],
-              field: str = "ConditionExpression") -> Callable[[WireItem | None], bool]:
+              field: str = "ConditionExpression", *, checked: bool = False) -> Callable[[WireItem | None], bool]:
     """A ConditionExpression or FilterExpression (`field`) as a test of one item (None: no
-    item): parsed by moto, checked (validation.py) and evaluated (conditions.py) as DynamoDB does."""
+    item): parsed by moto, checked (validation.py) and evaluated (conditions.py) as DynamoDB does.
+    `checked`: the names and values are checked_placeholders' already (an UpdateItem's, once for both)."""
     if expression is None:
         return lambda item: True
-    tree = parsed_condition(field, expression, names, values)
+    tree = parsed_condition(field, expression, names, values, checked=checked)
     return lambda item: conditions.holds(tree, item)
 
 
-def parsed_condition(field: str, expression: Any, names: Any, values: Any) -> Any:
+def parsed_condition(field: str, expression: Any, names: Any, values: Any, *, checked: bool = False) -> Any:
     """moto's tree of a condition, refused in DynamoDB's words where DynamoDB refuses it."""
-    names, values = checked_placeholders(names, values)
+    if not checked:
+        names, values = checked_placeholders(names, values)
     text, names, values = validation.prepared(field, expression, names, values)
     tree = parsed_conditions.parsed(field, text, names, values, _parsed_text)
     validation.check_tree(field, tree)
@@ -225,11 +229,14 @@ class _KeyTable:
 
 
 def update(item: WireItem, expression: str, names: Names | None, values: Values | None,
-           key_types: dict[str, str]) -> WireItem:
+           key_types: dict[str, str], *, checked: bool = False) -> WireItem:
     """The item after an UpdateExpression (SET, REMOVE, ADD, DELETE), in wire form.
-    `item` holds at least the key attributes (a new item is just its key)."""
+    `item` holds at least the key attributes (a new item is just its key); `checked` as for
+    `condition`."""
     keys = tuple(key_types)
-    names, values = checked_placeholders(names, values)
+    if not checked:
+        names, values = checked_placeholders(names, values)
+    names, values = names or {}, values or {}
     # no key attributes for moto's validator, which refuses a key read as well as written:
     # validation_updates checks the written paths
     table = _KeyTable([], [{"AttributeName": k, "AttributeType": t} for k, t in key_types.items()])
@@ -246,11 +253,11 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
         target = _moto_item(item, keys)
         for text in list_updates.passes(expression):  # list elements updated against the original list
             # operands from the item as it was, as DynamoDB reads them (not one object for b and a)
-            checked = _Validator(_update_tree(text), expression_attribute_names=names,
-                                 expression_attribute_values=values, item=_moto_item(item, keys),
-                                 table=table).validate()
-            checked.normalize()
-            UpdateExpressionExecutor(checked, target, names).execute()
+            validated = _Validator(_update_tree(text), expression_attribute_names=names,
+                                   expression_attribute_values=values, item=_moto_item(item, keys),
+                                   table=table).validate()
+            validated.normalize()
+            UpdateExpressionExecutor(validated, target, names).execute()
         return dict(target.to_json()["Attributes"])
 
 

@@ -32,7 +32,7 @@ from ..tables.types_record import recorded, unrecorded
 from ..transactions import cells
 from ..transactions.resolve import BlindWrite, SingleWrite, Writing
 from ..transactions.steps import Finished, View
-from ..wire import WireItem, check_size, item_to_codec, item_to_wire
+from ..wire import WireItem, answer_item, changed_to_codec, check_wire_size, item_to_codec, item_to_wire
 from . import known_rows
 from .counters import counter_adds
 from .hot_rows import Deadline, one_writer
@@ -79,7 +79,8 @@ def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:
 
 async def change_item(session: Session, request: WriteRequest, new_image: Any) -> tuple[Item | None, Item | None]:
     """Read, check the ConditionExpression, compute the new image (`new_image(old wire item or
-    None) -> codec item or None`) and write it if the row is unchanged; (old, new). The
+    None, old codec item or None) -> codec item or None`) and write it if the row is unchanged;
+    (old, new). The
     model-checked SingleWrite does it (`_change` decides); its new attributes' types are
     recorded first, then it runs again."""
     table, key = request.table, request.key
@@ -89,11 +90,11 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     async with one_writer(*row, deadline):
         known = known_rows.known(row)
         known_rows.forget(row)  # whatever happens to the row now, only a write of this worker's tells it again
-        change = _change(session, request, table, new_image, view)
+        change = _change(session, request, table, row[1], new_image, view)
         machine = _first_write(row, change, known)
         while (finished := await write_row(session, table, machine, deadline)).kind == "unrecorded":
             table = await recorded(session, table, finished.value)
-            machine = _first_write(row, _change(session, request, table, new_image, view))  # the known row's: spent
+            machine = _first_write(row, _change(session, request, table, row[1], new_image, view))  # known: spent
         if finished.kind == "written":
             seen, intent = finished.value
             _found(table.name, empty=not seen)
@@ -108,20 +109,22 @@ async def change_item(session: Session, request: WriteRequest, new_image: Any) -
     return old, new
 
 
-def _change(session: Session, request: WriteRequest, table: ServedTable, new_image: Any, view: str | None) -> Any:
+def _change(session: Session, request: WriteRequest, table: ServedTable, row_key: bytes, new_image: Any,
+            view: str | None) -> Any:
     """SingleWrite's decision over the row's cells as read: the item's new image written over
     the old (an intent of plain mutations) with its stream records when the table has a
-    stream (`view`: stream_writes.py), or how the write ends without writing."""
+    stream (`view`: stream_writes.py), or how the write ends without writing. The old item's
+    wire form shares the stored item's values (`answer_item`): the condition and the update
+    read it, neither changes it (the update makes a new image)."""
     key, holds = request.key, request.condition or _always
-    row_key = table.row_key(key)
 
     def change(data: tuple[Cell, ...]) -> cells.Mutations | Finished:
         found = next((i for i in session.decode(table, cells.RowCells(row_key, data)) if same_key(i, key)), None) \
             if data else None
-        old = item_to_wire(found) if found is not None else None
+        old = answer_item(found) if found is not None else None
         if not holds(old):
             return Finished("failed", old)
-        new = new_image(old)
+        new = new_image(old, found)
         lapsed_old = lapsed(session, table, row_key, data, key) if view is not None and found is None else None
         if new is None and found is None and lapsed_old is None:
             return Finished("unchanged")
@@ -220,7 +223,7 @@ async def replace_item(session: Session, request: WriteRequest, new: Item | None
         await write_row(session, table, BlindWrite((table.name, row_key), _intent(table, mutation, (None, new))),
                         Deadline())
         return None
-    return (await change_item(session, request, lambda _old: new))[0]
+    return (await change_item(session, request, lambda _old, _found: new))[0]
 
 
 async def put_item(session: Session, request: PutItem) -> dict[str, Any]:
@@ -245,17 +248,18 @@ async def update_item(session: Session, request: UpdateItem) -> dict[str, Any]:
     table, key, expression = request.table, request.key, request.expression
     names, values = request.names, request.values
 
-    def updated(old: WireItem | None) -> Item:
+    def updated(old: WireItem | None, found: Item | None) -> Item:
         start = old if old is not None else item_to_wire(key)
         if expression is None:
             return item_to_codec(start)
-        try:
-            new = item_to_codec(expressions.update(start, expression, names, values, table.key_types), "Item")
+        try:  # names and values checked with the request (item_requests.update_item)
+            image = expressions.update(start, expression, names, values, table.key_types, checked=True)
+            new = changed_to_codec(image, old, found)
         except ServeError as error:
             if request.legacy and any(m in error.message for m in MOTO_TYPE_ERRORS):  # AttributeUpdates: DynamoDB words
                 raise validation("Type mismatch for attribute to update") from None
             raise
-        check_size(new)
+        check_wire_size(image, new)
         return new
 
     adds = None if request.capacity_wanted or await stream_view(session, table) else counter_adds(request)

@@ -15,6 +15,7 @@ from ..errors import ServeError, validation
 from ..expressions import parsing as expressions
 from ..expressions.legacy import prepared
 from ..expressions.projections import projection
+from ..expressions.validation import checked_placeholders
 from ..requests import Condition, DeleteItem, GetItem, PutItem, UpdateItem
 from ..wire import check_size, item_to_codec
 
@@ -78,6 +79,9 @@ def update_item(catalog: Catalog, body: dict[str, Any]) -> UpdateItem:
     expression = body.get("UpdateExpression")
     if expression is not None and not isinstance(expression, str):
         raise ServeError("SerializationException", "UpdateExpression must be a string")
-    return UpdateItem(table, key, condition=_condition(table, body), returns=returns, expression=expression,
-                      names=body.get("ExpressionAttributeNames"), values=body.get("ExpressionAttributeValues"),
-                      legacy=legacy, **_common(body))
+    # checked once here, where the condition's parse checked them, for the condition and the update both
+    names, values = checked_placeholders(body.get("ExpressionAttributeNames"), body.get("ExpressionAttributeValues"))
+    condition = None if body.get("ConditionExpression") is None else expressions.condition(
+        body["ConditionExpression"], names, values, table.keys, checked=True)
+    return UpdateItem(table, key, condition=condition, returns=returns, expression=expression, names=names,
+                      values=values, legacy=legacy, **_common(body))
