@@ -29,7 +29,6 @@ MAX_EXPONENT = 125  # the largest number is 9.99...E+125
 MIN_EXPONENT = -130  # the smallest positive number is 1E-130
 WireItem = dict[str, Any]
 EXACT = Context(prec=2 * MAX_DIGITS)  # normalising never rounds a number DynamoDB could hold
-ARITHMETIC = Context(prec=MAX_DIGITS)  # UpdateExpression arithmetic: DynamoDB's 38 digits (app.py sets it)
 _PLAIN_INTEGER = re.compile(rf"-?[1-9][0-9]{{0,{MAX_DIGITS - 1}}}")  # normalising leaves it as written
 
 
@@ -51,8 +50,8 @@ def number(text: Any, where: str) -> str:
     if top < MIN_EXPONENT:
         raise validation(f"Number underflow. Attempting to store a number with magnitude smaller than supported "
                          f"range ({where})")
-    value = given.normalize(EXACT)
-    if len(value.as_tuple().digits) > MAX_DIGITS:
+    value = given.normalize(EXACT)  # rounds past EXACT's digits: then no longer equal to what was given
+    if len(value.as_tuple().digits) > MAX_DIGITS or value != given:
         raise validation(f"Attempting to store more than 38 significant digits in a Number ({where})")
     return format(value, "f")
 

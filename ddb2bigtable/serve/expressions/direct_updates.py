@@ -24,6 +24,7 @@ items and expressions.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import pickle
 from dataclasses import dataclass
@@ -35,6 +36,13 @@ from moto.dynamodb.parsing import ast_nodes
 from moto.dynamodb.parsing.reserved_keywords import ReservedKeywords
 
 ast: Any = ast_nodes  # moto marks this module `# type: ignore`, so mypy knows none of its classes
+
+# The decimal context numbers are added and subtracted in, here and in moto's executor
+# (parsing.update): exact for any two DynamoDB numbers (1E-130 to 9.99...E+125: at most 257
+# digits), so a result past 38 significant digits is refused by the item's check
+# (wire.py) as DynamoDB refuses it, never rounded first. Python's default context keeps 28
+# digits: a 38-digit decimal plus 1 was stored rounded, and 38 nines plus 0.1 as 1E+38.
+EXACT = decimal.Context(prec=300)
 
 # moto's LimitedSizeDict refuses an item past 405,000 of its bytes; an item whose JSON (never
 # fewer bytes than moto counts) stays below this after every step cannot reach it
@@ -187,7 +195,8 @@ def _arithmetic(left: dict[str, Any], right: dict[str, Any], kind: str) -> str:
     is left to moto's path, which refuses the request in moto's order (a missing attribute
     elsewhere in the expression is named first)."""
     try:
-        total = DynamoType(left) + DynamoType(right) if kind == "+" else DynamoType(left) - DynamoType(right)
+        with decimal.localcontext(EXACT):
+            total = DynamoType(left) + DynamoType(right) if kind == "+" else DynamoType(left) - DynamoType(right)
     except (ValueError, ArithmeticError):
         raise _Unsupported from None
     return total.value

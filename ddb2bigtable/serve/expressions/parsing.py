@@ -17,6 +17,7 @@ no parse lives beside it: the placeholders' checks and moto's errors in DynamoDB
 
 from __future__ import annotations
 
+import decimal
 import functools
 import pickle
 import re
@@ -243,7 +244,7 @@ def update(item: WireItem, expression: str, names: Names | None, values: Values 
     validation_updates.check_text(expression)
     expression, nested = nested_functions.folded(expression, _resolver(item, names, values))
     values = {**values, **nested}
-    with dynamodb_errors():
+    with dynamodb_errors(), decimal.localcontext(direct_updates.EXACT):  # exact sums (direct_updates.EXACT)
         tree = _read_tree(expression)
         validation_updates.check_tree(tree, names, values, keys)
         validation_updates.check_targets(tree, names, item)

@@ -9,7 +9,6 @@ data client at startup (ASGI lifespan) and closes the client at shutdown.
 from __future__ import annotations
 
 import asyncio
-import decimal
 import json
 import logging
 import os
@@ -32,7 +31,7 @@ from ..session import Session
 from ..streams import stream_ops
 from ..tables import admin_ops, created_tables, ttl_ops, types_record
 from ..transactions import behind
-from ..wire import ARITHMETIC, check_text, nesting_refused
+from ..wire import check_text, nesting_refused
 from . import admin_requests, batch_requests, item_requests, query_requests, shapes, signatures, transact_requests
 
 TARGET_PREFIX = "DynamoDB_20120810."
@@ -113,7 +112,6 @@ class ServeApp:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
-                    decimal.setcontext(ARITHMETIC)  # `SET n = n + :d` (moto's Decimal sums) at 38 digits
                     built = self.build()
                     self.session = Session(built, BigtableDataClientAsync(project=built.project))
                 except Exception as error:  # noqa: BLE001 - the server refuses to start, saying why
