@@ -74,10 +74,11 @@ def clients(region: str, endpoint_url: str | None, config: Any) -> tuple[Any, An
 
 def request_body(params: dict[str, Any]) -> bytes:
     """A request's parameters as DynamoDB's JSON protocol carries them (binary in base64)."""
-    return orjson.dumps(params, default=_base64)
+    return orjson.dumps(params, default=base64_text)
 
 
-def _base64(value: Any) -> str:
+def base64_text(value: Any) -> str:
+    """orjson's `default` for DynamoDB JSON: binary as base64, anything else refused."""
     if isinstance(value, bytes | bytearray):
         return base64.b64encode(value).decode()
     raise TypeError(f"{type(value).__name__} is not a DynamoDB JSON value")

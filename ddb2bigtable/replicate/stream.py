@@ -36,6 +36,12 @@ MAX_ATTEMPTS = 10  # per throttled AWS call: the first and 9 retries, with expon
 # Still answered after MAX_ATTEMPTS: DynamoDB is overloaded or down, not the input at fault.
 TRANSIENT_CODES = ("ThrottlingException", "LimitExceededException", "ProvisionedThroughputExceededException",
                    "RequestLimitExceeded", "InternalServerError", "ServiceUnavailable")
+PAGE = 1000  # GetRecords' most records a call (API_streams_GetRecords, Limit, read 2026-12-07)
+# A shard's first page in a run is short, so the write stage starts while the next, full
+# page is read (pages.py): a full first page of serve's stream (800 Movies records, 1 MB)
+# kept the writes waiting 0.1-0.2 s after serve's scan (a tenth of a reverse run of 4,609
+# items, 2026-12-08). Only the first of each shard: later pages, visit after visit, stay full.
+FIRST_PAGE = 100
 SPREAD = 8  # `sample`: the table is cut into this many times the segments read at once
 
 
@@ -66,6 +72,7 @@ class StreamReader:
         self.table, self.where = table, f"DynamoDB table {table} ({redact_userinfo(endpoint_url or region)})"
         self._db, self._streams = clients(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
+        self._begun: set[str] = set()  # shards read since this reader was made (their first page was short)
         # what to do about a table with no stream (reverse replication reads serve's, with other advice)
         self.no_stream = f"enable one (view type NEW_AND_OLD_IMAGES), then {REEXPORT}"
 
@@ -129,7 +136,9 @@ class StreamReader:
         iterator = self._iterators.pop(shard.id, None) or self._iterator(arn, shard.id, after)
         while iterator:
             try:
-                answer = self._call(self._streams.get_records, "Records", ShardIterator=iterator, Limit=1000)
+                limit = PAGE if shard.id in self._begun else FIRST_PAGE
+                answer = self._call(self._streams.get_records, "Records", ShardIterator=iterator, Limit=limit)
+                self._begun.add(shard.id)
             except ClientError as error:
                 if error.response["Error"]["Code"] != "ExpiredIteratorException":
                     raise

@@ -12,7 +12,7 @@ from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConn
 from botocore.stub import Stubber
 
 from ddb2bigtable.replicate.lineage import Shard
-from ddb2bigtable.replicate.stream import StreamReader, Unavailable
+from ddb2bigtable.replicate.stream import FIRST_PAGE, PAGE, StreamReader, Unavailable
 from ddb2bigtable.spec.errors import InputError, ServiceError
 
 ARN = "arn:aws:dynamodb:us-west-2:123456789012:table/Movies/stream/2026-11-24T00:00:00.000"
@@ -55,15 +55,15 @@ def test_a_closed_shard_is_read_through_empty_stretches_and_an_expired_iterator_
     streams.add_response("get_shard_iterator", {"ShardIterator": "it-1"},
                          {"StreamArn": ARN, "ShardId": ONE, "ShardIteratorType": "TRIM_HORIZON"})
     streams.add_response("get_records", {"Records": [record(seq(10))], "NextShardIterator": "it-2"},
-                         {"ShardIterator": "it-1", "Limit": 1000})
+                         {"ShardIterator": "it-1", "Limit": FIRST_PAGE})  # the shard's first: short
     streams.add_response("get_records", {"Records": [], "NextShardIterator": "it-3"},
-                         {"ShardIterator": "it-2", "Limit": 1000})
+                         {"ShardIterator": "it-2", "Limit": PAGE})
     streams.add_client_error("get_records", "ExpiredIteratorException", expected_params={"ShardIterator": "it-3",
-                                                                                          "Limit": 1000})
+                                                                                          "Limit": PAGE})
     streams.add_response("get_shard_iterator", {"ShardIterator": "it-4"},
                          {"StreamArn": ARN, "ShardId": ONE, "ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
                           "SequenceNumber": seq(10)})
-    streams.add_response("get_records", {"Records": [record(seq(11))]}, {"ShardIterator": "it-4", "Limit": 1000})
+    streams.add_response("get_records", {"Records": [record(seq(11))]}, {"ShardIterator": "it-4", "Limit": PAGE})
     pages = list(reader.read(ARN, Shard(ONE, None, closed=True), None))
     assert [([r.sequence for r in p.records], p.ended) for p in pages] == [([seq(10)], False), ([seq(11)], True)]
 
@@ -74,11 +74,11 @@ def test_an_open_shards_empty_page_is_caught_up_and_the_next_poll_goes_on_from_t
                          {"StreamArn": ARN, "ShardId": ONE, "ShardIteratorType": "AFTER_SEQUENCE_NUMBER",
                           "SequenceNumber": seq(9)})
     streams.add_response("get_records", {"Records": [], "NextShardIterator": "it-2"},
-                         {"ShardIterator": "it-1", "Limit": 1000})
+                         {"ShardIterator": "it-1", "Limit": FIRST_PAGE})
     streams.add_response("get_records", {"Records": [record(seq(12))], "NextShardIterator": "it-3"},
-                         {"ShardIterator": "it-2", "Limit": 1000})
+                         {"ShardIterator": "it-2", "Limit": PAGE})
     streams.add_response("get_records", {"Records": [], "NextShardIterator": "it-4"},
-                         {"ShardIterator": "it-3", "Limit": 1000})
+                         {"ShardIterator": "it-3", "Limit": PAGE})
     shard = Shard(ONE, None, closed=False)
     assert [(p.records, p.ended) for p in reader.read(ARN, shard, seq(9))] == [([], False)]
     (applied, caught_up) = reader.read(ARN, shard, seq(9))  # the kept iterator, not a new one

