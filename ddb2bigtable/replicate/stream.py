@@ -73,6 +73,9 @@ class StreamReader:
         self._db, self._streams = clients(region, endpoint_url, config)
         self._iterators: dict[str, str] = {}
         self._begun: set[str] = set()  # shards read since this reader was made (their first page was short)
+        # Binaries of its pages' records left as base64 text (stream_records.parse_record):
+        # reverse, which writes the images to DynamoDB as they came, sets it.
+        self.binary_text = False
         # what to do about a table with no stream (reverse replication reads serve's, with other advice)
         self.no_stream = f"enable one (view type NEW_AND_OLD_IMAGES), then {REEXPORT}"
 
@@ -144,7 +147,7 @@ class StreamReader:
                     raise
                 iterator = self._iterator(arn, shard.id, after)
                 continue
-            page = Page(answer["Records"], shard.id, ended=answer.get("NextShardIterator") is None)
+            page = Page(answer["Records"], shard.id, answer.get("NextShardIterator") is None, self.binary_text)
             after = page.last_sequence or after
             iterator = answer.get("NextShardIterator")
             if not page.raw and iterator and shard.closed:

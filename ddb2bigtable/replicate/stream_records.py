@@ -35,9 +35,10 @@ class StreamRecord:
     gone: bool = False  # a KEYS_ONLY record whose item GetItem no longer finds: delete it
 
 
-def parse_record(shard: str, raw: dict[str, Any]) -> StreamRecord:
+def parse_record(shard: str, raw: dict[str, Any], binary_text: bool = False) -> StreamRecord:
     """A record as GetRecords gives it (raw JSON: epoch seconds, base64 binaries) or as
-    boto3's parser does (a datetime, bytes)."""
+    boto3's parser does (a datetime, bytes). `binary_text`: raw binaries stay base64 text,
+    the form a DynamoDB request carries them in (reverse writes the images as they came)."""
     data = raw["dynamodb"]
     kind = raw["eventName"].lower()
     if kind == "remove" and raw.get("userIdentity") == TTL_PRINCIPAL:
@@ -45,11 +46,13 @@ def parse_record(shard: str, raw: dict[str, Any]) -> StreamRecord:
     moment = data["ApproximateCreationDateTime"]
     seconds = moment.timestamp() if isinstance(moment, datetime) else float(moment)
     new, old = data.get("NewImage"), data.get("OldImage")
-    return StreamRecord(shard, data["SequenceNumber"], kind, int(seconds * 1_000_000), _binary(data["Keys"]),
-                        None if new is None else _binary(new), None if old is None else _binary(old))
+    keys = data["Keys"]
+    if not binary_text:
+        keys, new, old = (None if image is None else binaries_as_bytes(image) for image in (keys, new, old))
+    return StreamRecord(shard, data["SequenceNumber"], kind, int(seconds * 1_000_000), keys, new, old)
 
 
-def _binary(image: dict[str, Any]) -> dict[str, Any]:
+def binaries_as_bytes(image: dict[str, Any]) -> dict[str, Any]:
     """An image with its B and BS values as bytes (raw JSON has them in base64), in place."""
     for value in image.values():
         _binary_value(value)
@@ -80,10 +83,11 @@ class Page:
     raw: list[dict[str, Any]]
     shard: str
     ended: bool  # a closed shard read to its end: finished
+    binary_text: bool = False  # binaries left as base64 text (parse_record)
 
     @functools.cached_property
     def records(self) -> list[StreamRecord]:
-        return [parse_record(self.shard, r) for r in self.raw]
+        return [parse_record(self.shard, r, self.binary_text) for r in self.raw]
 
     @property
     def last_sequence(self) -> str | None:

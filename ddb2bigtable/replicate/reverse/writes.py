@@ -26,6 +26,7 @@ up to UNPROCESSED_SECONDS; past that DynamoDB is out of reach as far as the run 
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ from ...codec.items import Item
 from ..aws_clients import base64_text
 from ..pages import Prepared
 from ..stream import StreamReader, Unavailable
-from ..stream_records import StreamRecord
+from ..stream_records import StreamRecord, binaries_as_bytes
 
 BATCH = 25  # BatchWriteItem's most requests a call (API reference, BatchWriteItem, read 2026-12-07)
 IN_FLIGHT = 8  # BatchWriteItem calls at once per page
@@ -145,12 +146,13 @@ class DynamoDBSink:
         for w in batch:
             assert w.request is not None
             put = w.request.get("PutRequest")
-            try:
+            try:  # through botocore's own serializer, which takes binaries as bytes (base64 text it would encode again)
                 if put is not None:
-                    self.dynamodb.call("put_item", "ResponseMetadata", TableName=self.table, Item=put["Item"])
+                    self.dynamodb.call("put_item", "ResponseMetadata", TableName=self.table,
+                                       Item=binaries_as_bytes(copy.deepcopy(put["Item"])))
                 else:
                     self.dynamodb.call("delete_item", "ResponseMetadata", TableName=self.table,
-                                       Key=w.request["DeleteRequest"]["Key"])
+                                       Key=binaries_as_bytes(copy.deepcopy(w.request["DeleteRequest"]["Key"])))
             except ClientError as error:
                 if error.response["Error"]["Code"] not in ITEM_REFUSALS:
                     raise
