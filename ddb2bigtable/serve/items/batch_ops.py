@@ -1,11 +1,11 @@
 """BatchGetItem and BatchWriteItem.
 
 A batch is many independent requests: each write of BatchWriteItem is its own atomic
-row write, and one that Bigtable throttles or that kept meeting concurrent writers comes
-back in UnprocessedItems for the SDK to resend, as DynamoDB does. A row a transaction
-holds is read as its transaction's fate says (locked_rows.py). Every table and key was
-checked before anything is read or written (protocol/batch_requests.py). Transactions
-are transact_ops.py.
+row write, and one that Bigtable throttles, that kept meeting concurrent writers or that
+met a live transaction comes back in UnprocessedItems for the SDK to resend, as DynamoDB
+does. A row a transaction holds is read as its transaction's fate says (locked_rows.py).
+Every table and key was checked before anything is read or written
+(protocol/batch_requests.py). Transactions are transact_ops.py.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from .locked_rows import settled
 MAX_GET_KEYS = 100
 MAX_WRITES = 25
 RETRYABLE = ("ProvisionedThroughputExceededException", "InternalServerError")
+# a write meeting a live transaction's lock comes back unprocessed too: BatchWriteItem has no
+# TransactionConflictException (botocore's dynamodb model), and the items before it are written
+WRITE_RETRYABLE = (*RETRYABLE, "TransactionConflictException")
 
 
 def _listed(value: Any, what: str) -> list[Any]:
@@ -72,7 +75,7 @@ async def batch_write_item(session: Session, request: BatchWriteItem) -> dict[st
             old = await replace_item(session, WriteRequest(table, write.key, request.capacity, condition=None,
                                                            returns="NONE", old_on_failure=False), write.item)
         except ServeError as error:
-            if error.name not in RETRYABLE:
+            if error.name not in WRITE_RETRYABLE:
                 raise
             unprocessed.setdefault(table.name, []).append(write.sent)
             continue
