@@ -14,11 +14,12 @@ before it are done. Rows are taken in one order (sorted), so no two requests wai
 other: a chain of waits only goes to later rows. A turn that does not come within the
 request's deadline is answered as a conflict on that row.
 
-A writer whose turn has come reads and prewrites (locks, which change no data) while the
-readers before it finish their reads, and waits for them only before its commit or a write
-with data to one of their rows (transactions/driver.Rows.after_readers). A reader whose
-second read finds such a lock asks the worker whether its commit was sent
-(steps.Uncommitted): not yet, it reads around the lock instead of reading again.
+A writer whose turn has come reads, prewrites and, under a ClientRequestToken, commits
+(none of which changes the readers' rows' data) while the readers before it finish their
+reads, and waits for them only before a commit on one of their rows (without a token;
+transactions/driver.Rows.after_readers). A reader asks the worker between its two reads
+which transactions have not sent their commit (steps.Uncommitted) and reads around their
+locks.
 
 TransactGetItems of the same rows that arrive while one of them waits for its turn share
 that one's read (`read_together`): it starts after all of them arrived and ends before any
@@ -90,8 +91,9 @@ async def turns(rows: tuple[RowRef, ...], write: bool, conflict: Callable[[RowRe
                 ) -> AsyncIterator[Callable[[], Awaitable[None]]]:
     """This request's turn on every row (`write`: alone); `conflict(row)` when a turn does not
     come in time. A writer's turn begins once no later request can start on its rows, while
-    the readers that came before it may still be reading: it may read and prewrite too, and
-    awaits what it is given (`readers_gone`) before its commit. Past the deadline that
+    the readers that came before it may still be reading: it may read, prewrite and commit
+    on other rows too, and awaits what it is given (`readers_gone`) before it commits on one
+    of those rows. Past the deadline that
     wait ends anyway: the locks alone keep the protocol safe, turns only spare retries."""
     loop, deadline, held, passing = id(asyncio.get_running_loop()), Deadline(), list[_Turn](), True
 

@@ -98,10 +98,12 @@ class Rows:
         self.opened: set[str] = set()  # the ids this machine's prewrites put in _OPEN
 
     def after_readers(self, rows: Iterable[RowRef], ready: Callable[[], Awaitable[None]]) -> None:
-        """Commit nor write with data any of `rows` before `ready()` is done (a writer's turn in
-        its worker, whose readers that came first may still be reading them: items/turns.py).
-        Reads and prewrites never wait: a reader finding this transaction's prepared lock in its
-        second read asks whether its commit was sent (Uncommitted) and reads around it."""
+        """Commit on none of `rows` before `ready()` is done (a writer's turn in its worker, whose
+        readers that came first may still be reading them: items/turns.py). Reads, prewrites
+        and a commit on a row outside them (a token's) never wait: a reader that asked between
+        its two reads whether this transaction had sent its commit (Uncommitted) reads around
+        its locks. Nor do the applies behind the answer: a reader that came first may be
+        waiting for them (behind.clear_of); one that reads a row applied since reads again."""
         self._guarded, self._ready = frozenset(rows), ready
 
     async def place(self, table: str) -> Place | None:
@@ -166,15 +168,14 @@ class Rows:
         if isinstance(step, Pause):
             return await self._pause(step.attempt)
         if isinstance(step, Uncommitted):
-            return frozenset(step.txns & _open())
+            return frozenset(_open())
         self.prefetched.clear()  # a write: later reads must see it
         if isinstance(step, Prewrite):  # (known as open before any of its locks can be read)
             _open().add(step.lock.txn)
             self.opened.add(step.lock.txn)
             return await self._if_unchanged(step.seen, cells.lock_cells(step.lock))
-        await self._readers_gone(step.seen.row if isinstance(step, WriteIfUnchanged) else step.row,
-                                 isinstance(step, Commit))
         if isinstance(step, WriteIfUnchanged):
+            await self._readers_gone(step.seen.row)
             intent = await self.intent(step.seen.row, step.intent)
             return await self._if_unchanged(step.seen, intent + _record(step.record))
         if isinstance(step, WriteIfUnlocked):
@@ -182,6 +183,7 @@ class Rows:
             return not await self._check(table, key, cells.holds_any_lock(), [],
                                          await self.intent(step.row, step.intent), absent=True)
         if isinstance(step, Commit):  # from here on it may have committed
+            await self._readers_gone(step.row)  # (what runs behind an answer never waits: Release)
             _open().discard(step.lock.txn)
             done = [*await self.intent(step.row, step.lock.intent), *cells.lock_cells(step.lock.committed()),
                     *_record(step.record)]
@@ -190,10 +192,10 @@ class Rows:
         undo = (await self.intent(step.row, step.lock.intent) if step.apply else []) + cells.unlock_cells()
         return await self._check(*cells.split_row(step.row), cells.holds_lock(step.lock), undo, [])
 
-    async def _readers_gone(self, row: RowRef, commit: bool) -> None:
-        if self._ready is None or not (commit or row in self._guarded):
+    async def _readers_gone(self, row: RowRef) -> None:
+        if self._ready is None or row not in self._guarded:
             return
-        if self._readied is None:  # one wait, for every write of the rows (a Together's at once)
+        if self._readied is None:  # one wait, for every write of the rows
             self._readied = asyncio.ensure_future(self._ready())
         await self._readied
 
@@ -252,5 +254,6 @@ async def run(machine: Any, rows: Rows) -> Finished:
             machine = machine.after(await rows.perform(step))
         return step
     finally:  # its attempts that did not commit never will: no longer this worker's to vouch for
-        _open().difference_update(rows.opened)
-        rows.opened.clear()
+        if rows.opened:
+            _open().difference_update(rows.opened)
+            rows.opened.clear()

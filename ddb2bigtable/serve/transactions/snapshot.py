@@ -16,11 +16,14 @@ being applied there:
   between the two rounds (the PRIMARIES round, at M), held T prepared. Such a row is read
   around, as Percolator's readers read the last committed version beneath a lock; the
   read is serialized before T, and T, committing after M, after it;
-- a row the first read saw unlocked and the second locked by T, prepared, with the same
-  data (T prewrote it between them), when the worker answers, after the second read, that
-  T is its own and has not sent its commit (ASK, steps.Uncommitted): T had not committed
-  at M either. A writer of the same worker prewrites while the readers before it read, and
-  commits after them (items/turns.py), so this is what a reader mostly finds.
+- a row whose data both reads saw the same, and every lock either read saw on it a
+  prepared one of a transaction T of the reader's own worker that had not sent its commit
+  when asked between the two reads (ASK, steps.Uncommitted: at that moment, M, T had not
+  committed). T may have prewritten the row between the reads, or may commit, or abort,
+  after M: the row's data is its value at M either way (T's commit changes a secondary's
+  data only when applied, which the second read would see). A writer of the same worker
+  prewrites and commits while the readers before it read, and applies after them
+  (items/turns.py), so this is what a reader mostly finds.
 Any other lock (a committed primary, a primary without T's lock, a newer release's lock)
 is settled as any reader settles it (resolve.py), and the rows are read again from the
 start. A lock of a live transaction that cannot be read around, or rows that changed at
@@ -44,7 +47,7 @@ class Snapshot(StrEnum):
     FIRST = "first"  # the first read of every row
     PRIMARIES = "primaries"  # the primaries of the prepared locks met, outside the rows, read at M
     SECOND = "second"  # the second read of every row
-    ASK = "ask"  # rows the second read found newly locked, data unchanged: were their transactions uncommitted?
+    ASK = "ask"  # after the first read: the worker's transactions that have not sent their commit
     READ = "read"  # the reads agree: the rows as they were at M
     PAUSE = "pause"  # a lock not read around, or rows that kept changing: wait, then read every row again
     CONFLICT = "conflict"  # still so at the request's deadline
@@ -61,7 +64,7 @@ class SnapshotRead:
     blocked: RowRef | None = None
     tries: int = TRIES
     pauses: int = 0  # pauses so far (each followed by one more try)
-    asked: frozenset[str] = frozenset()  # ASK: the transactions whose locks only the second read saw
+    uncommitted: frozenset[str] = frozenset()  # ASK's answer: the worker's transactions uncommitted at M
 
     def step(self) -> Move | Finished:
         if self.sub is not None:
@@ -75,7 +78,7 @@ class SnapshotRead:
         if self.pc == Snapshot.PRIMARIES:
             return Together(tuple(Read(p) for p in self._outside()))
         if self.pc == Snapshot.ASK:
-            return Uncommitted(self.asked)
+            return Uncommitted()
         return Together(tuple(Read(r) for r in self.rows))
 
     def after(self, result: Any) -> SnapshotRead:  # noqa: PLR0911 - one branch per phase
@@ -93,22 +96,23 @@ class SnapshotRead:
             return self._first(tuple(result))
         if self.pc == Snapshot.PRIMARIES:
             return self._primaries(dict(zip(self._outside(), result, strict=True)))
-        if self.pc == Snapshot.ASK:  # every one uncommitted: each row as both reads saw its data
-            return replace(self, pc=Snapshot.READ) if result >= self.asked else self._changed()
-        changed = [(v, again) for v, again in zip(self.views, result, strict=True) if again != v]
-        if not changed:
+        if self.pc == Snapshot.ASK:  # (M): the primaries of the other transactions' locks are read next
+            done = replace(self, uncommitted=frozenset(result))
+            return replace(done, pc=Snapshot.PRIMARIES if done._outside() else Snapshot.SECOND)
+        changed = next((v.row for v, again in zip(self.views, result, strict=True)
+                        if again != v and not self._open_only(v, again)), None)
+        if changed is None:
             return replace(self, pc=Snapshot.READ)
-        blocked = replace(self, blocked=changed[0][0].row)
-        if all(_newly_prepared(v, again) for v, again in changed):
-            return replace(blocked, pc=Snapshot.ASK, asked=frozenset(again.lock.txn for _, again in changed
-                                                                      if again.lock is not None))
-        return blocked._changed()
-
-    def _changed(self) -> SnapshotRead:
-        """A row (`blocked`) changed between the two reads."""
         if self.tries > 1:  # changed between the two reads: read every row again
-            return replace(self, pc=Snapshot.FIRST, views=(), tries=self.tries - 1, asked=frozenset())
-        return replace(self, pc=Snapshot.PAUSE, asked=frozenset())
+            return replace(self, pc=Snapshot.FIRST, views=(), tries=self.tries - 1)
+        return replace(self, pc=Snapshot.PAUSE, blocked=changed)
+
+    def _open_only(self, first: View, second: View) -> bool:
+        """The two reads differ only by locks of the worker's transactions uncommitted at M
+        (prewritten, released or committed since: none of it changes the row's data)."""
+        return first.data == second.data and all(
+            lock is None or (lock.known and lock.state == PREPARED and lock.txn in self.uncommitted)
+            for lock in (first.lock, second.lock))
 
     def _first(self, views: tuple[View, ...]) -> SnapshotRead:
         by_row = {v.row: v for v in views}
@@ -119,34 +123,28 @@ class SnapshotRead:
             inside = by_row.get(lock.primary)
             if not lock.known or lock.state != PREPARED or (inside is not None and not _prepared(inside, lock.txn)):
                 return replace(self, views=views)._settle(view)
-        done = replace(self, views=views)
+        done = replace(self, views=views, uncommitted=frozenset())
         if any(v.lock is not None for v in views) or len(views) > 1:
-            return replace(done, pc=Snapshot.PRIMARIES if done._outside() else Snapshot.SECOND)
+            return replace(done, pc=Snapshot.ASK)
         return replace(done, pc=Snapshot.READ)  # one row, unlocked: its one read is a moment
 
     def _primaries(self, fates: dict[RowRef, View]) -> SnapshotRead:
         """The primaries outside the rows as read at M: each must hold its transaction prepared."""
         for view in self.views:
             lock = view.lock
-            if lock is not None and lock.primary not in self.rows and not _prepared(fates[lock.primary], lock.txn):
+            if lock is not None and lock.primary not in self.rows and lock.txn not in self.uncommitted and not \
+                    _prepared(fates[lock.primary], lock.txn):
                 return self._settle(view)  # committed, or over: settled at its fate, then read again
         return replace(self, pc=Snapshot.SECOND)
 
     def _outside(self) -> tuple[RowRef, ...]:
-        """The primaries of the locks met that are not among the rows, each once."""
-        return tuple(dict.fromkeys(v.lock.primary for v in self.views
-                                   if v.lock is not None and v.lock.primary not in self.rows))
+        """The primaries of the locks met that are not among the rows, each once, but the
+        worker's own transactions' uncommitted at M."""
+        return tuple(dict.fromkeys(v.lock.primary for v in self.views if v.lock is not None
+                                   and v.lock.primary not in self.rows and v.lock.txn not in self.uncommitted))
 
     def _settle(self, view: View) -> SnapshotRead:
         return replace(self, sub=Resolve.of(view), blocked=view.row)
-
-
-def _newly_prepared(first: View, second: View) -> bool:
-    """The second read differs from the first only by a prepared lock the first did not see (a
-    transaction prewrote the row between them, which changes no data)."""
-    lock = second.lock
-    return (first.lock is None and lock is not None and lock.known and lock.state == PREPARED
-            and first.data == second.data)
 
 
 def _prepared(primary: View, txn: str) -> bool:

@@ -149,14 +149,12 @@ class Pause:
 
 @dataclass(frozen=True)
 class Uncommitted:
-    """Which of `txns` (locks' ids) are of transactions of this worker that had not sent their
-    commit when asked (a question about the worker's own memory, no store call: the driver
-    keeps each running transaction's ids from its first prewrite until it sends its commit or
-    ends; the checker answers from the other actors' machines). A transaction named in the
-    answer had not committed at any moment before the question, so a row it holds prepared
-    reads as before it. Result: a frozenset, a subset of `txns`."""
-
-    txns: frozenset[str]
+    """The ids of this worker's transactions that have prewritten and not sent their commit
+    (a question about the worker's own memory, no store call: the driver keeps each running
+    transaction's lock ids from its first prewrite until it sends its commit or ends; the
+    checker answers from the other actors' machines). None of them had committed at any
+    moment before the question, so a row one holds prepared reads as before it. Result: a
+    frozenset."""
 
 
 Step = Read | Prewrite | Commit | Release | WriteIfUnchanged | WriteIfUnlocked | Expired | Pause | Uncommitted

@@ -286,18 +286,20 @@ def _moves(store: Store, machine: Any, machines: tuple[Any, ...]) -> Iterator[tu
         rest = _settled(machine.after(None))
         yield store, step.finished if isinstance(rest, Finished) else Replied(step.finished, rest)
     elif isinstance(step, Uncommitted):
-        yield store, _settled(machine.after(step.txns & _open(machines)))
+        yield store, _settled(machine.after(_open(machines)))
     else:
         for after, answer in _answers(store, step):
             yield after, _settled(machine.after(answer))
 
 
 def _open(machines: tuple[Any, ...]) -> frozenset[str]:
-    """What serve's driver (transactions/driver.py, _OPEN) holds: the lock ids of the running
-    transactions that have not sent their commit, their earlier attempts' too (those never
-    commit). One past its Answer, ended or crashed holds none. Every actor counts as of the
-    asking one's worker: a reader of another worker only knows fewer, and answers as without
-    the question (it reads the rows again)."""
+    """What serve's driver (transactions/driver.py, _OPEN) answers, or more: the lock ids of
+    the running transactions that have not sent their commit, their earlier attempts' too
+    (those never commit). The driver knows a transaction from its first prewrite, this from
+    its start; both only ever name transactions that have not committed. One past its
+    Answer, ended or crashed is named by neither. Every actor counts as of the asking one's
+    worker: a reader told less (another worker's transaction, one not prewritten yet) reads
+    the primaries, or every row again, as without the question."""
     held: set[str] = set()
     for m in machines:
         inner = m.machine if isinstance(m, Pending) else m

@@ -255,9 +255,10 @@ class _Counted(Rows):
 
 def test_a_transactgetitems_reads_around_its_workers_uncommitted_prewrites(tables) -> None:
     """A TransactGetItems whose second read finds rows newly prepared by a transaction of its
-    own worker that has not sent its commit answers the rows as both reads saw them, with no
-    more reads (it read them all again before); once that commit is sent, a row it finds so
-    is read again and answered as the transaction left it."""
+    own worker that had not sent its commit when asked, between the reads, answers the rows
+    as both reads saw them, with no more reads (it read them all again before); when that
+    commit was sent, a row it finds so is read again and answered as the transaction left
+    it."""
     a, b, c = ("accounts", b"a10"), ("ledger", b"b10"), ("ledger", b"c10")
 
     async def test(rows: Rows) -> None:
@@ -266,7 +267,7 @@ def test_a_transactgetitems_reads_around_its_workers_uncommitted_prewrites(table
         reader, reading = SnapshotRead((a, b)), _Counted(rows.where)
         reader = reader.after(await reading.perform(reader.step()))  # its first read
         writer = await _until(transfer("t-open", a, b, 10, expiry_micros(0) + 2**50), Rows(rows.where), Commit)
-        read = await run(reader, reading)  # the second read: both rows newly prepared, the commit not sent
+        read = await run(reader, reading)  # asked: the commit not sent; the second read: both rows newly prepared
         assert [_balance(View(k, d, None)) for k, d in zip((a, b), read.value, strict=True)] == [100, 100]
         assert reading.reads == 2
         # the commit sent: a reader of c and b (the primary a outside its rows) reads b again
