@@ -24,12 +24,11 @@ import time
 from typing import Any
 
 from google.api_core import exceptions as google_errors
-from google.cloud.bigtable.data.row import Row
 from google.cloud.bigtable_v2.services.bigtable import BigtableAsyncClient
 from google.cloud.bigtable_v2.types import FeatureFlags, ReadRowsRequest, RowRange, RowSet
 
 from ..spec.errors import Ddb2BigtableError
-from .point_calls import merged
+from .point_calls import Row, merged
 
 FEATURES = ("bigtable-features",
             base64.urlsafe_b64encode(FeatureFlags.serialize(FeatureFlags(reverse_scans=True))).decode())

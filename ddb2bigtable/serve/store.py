@@ -69,13 +69,20 @@ def now_micros() -> int:
 def live_cells(row: Any, ttl_families: frozenset[str], now: int) -> list[Cell]:
     """A row's cells as the codec reads them, without TTL cells already past their expiry
     (GC collects them lazily, so they can still be there)."""
-    return [Cell(c.family, bytes(c.qualifier), bytes(c.value), c.timestamp_micros) for c in row
-            if not (c.family in ttl_families and c.timestamp_micros < now)]
+    return [_codec_cell(c) for c in row if not (c.family in ttl_families and c.timestamp_micros < now)]
 
 
 def raw_cells(row: Any) -> list[Cell]:
     """Every cell of the row, expired or not: what the guard of a conditional write compares."""
-    return [Cell(c.family, bytes(c.qualifier), bytes(c.value), c.timestamp_micros) for c in row]
+    return [_codec_cell(c) for c in row]
+
+
+def _codec_cell(cell: Any) -> Cell:
+    """The codec's Cell as it is (serve's reads make them: point_calls.merged), any other
+    (a data client's) converted."""
+    if type(cell) is Cell:
+        return cell
+    return Cell(cell.family, bytes(cell.qualifier), bytes(cell.value), cell.timestamp_micros)
 
 
 def in_column_order(mutations: tuple[Any, ...]) -> list[Any]:
