@@ -39,7 +39,7 @@ from google.cloud.bigtable.data import mutations as bt
 from ...codec.mutations import Cell
 from ...spec.families import STREAM_FAMILY
 from ..guards import SERVER_TIME
-from ..store import RawSetCell
+from ..point_calls import RawMutation
 
 MAX_ROWS = 4096
 MAX_BYTES = 32 * 1024 * 1024
@@ -89,7 +89,7 @@ def after_write(data: Iterable[Cell], mutations: Iterable[Any]) -> tuple[Cell, .
     the server holds)."""
     cells = list(data)
     for m in mutations:
-        if isinstance(m, RawSetCell):
+        if isinstance(m, RawMutation) and m.message.HasField("set_cell"):
             made = m.message.set_cell
             cell = Cell(made.family_name, made.column_qualifier, made.value, made.timestamp_micros)
         elif isinstance(m, bt.SetCell):

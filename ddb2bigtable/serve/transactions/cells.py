@@ -11,7 +11,7 @@ A row deleted by an intent is deleted family by family, never whole: DeleteAllFr
 would take the row's lock and token cells with it.
 
 The lock's cells, its guards and an intent read back are made as the raw protobuf messages
-the lean calls send as they are (`Raw`, point_calls.py), not with the client's mutation and
+the lean calls send as they are (`RawMutation`, point_calls.py), not with the client's mutation and
 filter classes, whose proto-plus messages cost about 0.5 ms of a 3-item transaction's CPU
 (2026-12-07: 58 us to make one lock's guard, 31 us its three cells; 23 and 13 us now).
 tests/serve/transactions/test_lock_cells.py checks they are the client's, byte for byte.
@@ -33,7 +33,7 @@ from google.cloud.bigtable_v2.types import data as data_pb
 from ...codec.mutations import Cell
 from ...spec.families import TXN_FAMILY, TXN_LOCK_COLUMN
 from ..guards import RawFilter
-from ..point_calls import delete_column_message, delete_family_message
+from ..point_calls import RawMutation, delete_column_message, delete_family_message, set_cell_message
 from .steps import LOCK_VERSION, Lock, LockState, RowRef, View
 
 FAMILY = TXN_FAMILY  # every table's reserved family (plan/gc_rules.py); the codec never writes it
@@ -78,22 +78,6 @@ def lock_value(txn: str, state: LockState) -> bytes:
     return f"{txn}:{state.value}".encode()
 
 
-class Raw(bt.Mutation):
-    """A mutation as the raw protobuf message (made here, or read back from an intent), sent
-    as it is: `_to_pb` gives the message itself, which point_calls.raw passes through."""
-
-    __slots__ = ("message",)
-
-    def __init__(self, message: Any):
-        self.message = message
-
-    def _to_pb(self) -> Any:
-        return self.message
-
-    def _to_dict(self) -> dict[str, Any]:
-        return dict(data_pb.Mutation.to_dict(data_pb.Mutation.wrap(self.message)))
-
-
 def pack_intent(mutations: list[bt.Mutation]) -> bytes:
     packed = _PACKED()
     packed.true_mutations.extend(_raw(m) for m in mutations)
@@ -103,7 +87,7 @@ def pack_intent(mutations: list[bt.Mutation]) -> bytes:
 def unpack_intent(packed: bytes | None) -> list[bt.Mutation]:
     if not packed:
         return []
-    return [Raw(m) for m in _PACKED.FromString(packed).true_mutations]
+    return [RawMutation(m) for m in _PACKED.FromString(packed).true_mutations]
 
 
 def _raw(m: bt.Mutation) -> Any:
@@ -120,23 +104,20 @@ def without_row_delete(mutations: list[bt.Mutation], families: Iterable[str]) ->
 
 
 def _deletes_row(m: bt.Mutation) -> bool:
-    """A whole-row delete, built here or read back from an intent (Raw keeps the message)."""
-    return isinstance(m, bt.DeleteAllFromRow) or (isinstance(m, Raw) and m.message.HasField("delete_from_row"))
+    """A whole-row delete, built here or read back from an intent (RawMutation keeps the message)."""
+    return isinstance(m, bt.DeleteAllFromRow) or (isinstance(m, RawMutation) and m.message.HasField("delete_from_row"))
 
 
-def _delete_family(family: str) -> Raw:
-    return Raw(delete_family_message(family))
+def _delete_family(family: str) -> RawMutation:
+    return RawMutation(delete_family_message(family))
 
 
-def _set(qualifier: bytes, value: bytes) -> Raw:
-    made = _MUTATION()
-    cell = made.set_cell  # fields set one by one, as store.RawSetCell
-    cell.family_name, cell.column_qualifier, cell.timestamp_micros, cell.value = FAMILY, qualifier, FIXED_MICROS, value
-    return Raw(made)
+def _set(qualifier: bytes, value: bytes) -> RawMutation:
+    return RawMutation(set_cell_message(FAMILY, qualifier, value, FIXED_MICROS))
 
 
-def _delete_column(qualifier: bytes) -> Raw:
-    return Raw(delete_column_message(FAMILY, qualifier))  # every version
+def _delete_column(qualifier: bytes) -> RawMutation:
+    return RawMutation(delete_column_message(FAMILY, qualifier))  # every version
 
 
 def replaced(qualifier: bytes, value: bytes, micros: int) -> list[bt.Mutation]:

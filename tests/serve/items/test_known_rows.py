@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from google.cloud.bigtable.data import mutations as bt
 
-from ddb2bigtable.codec.mutations import Cell, SetCell
+from ddb2bigtable.codec.mutations import Cell
 from ddb2bigtable.serve.guards import SERVER_TIME
 from ddb2bigtable.serve.items import known_rows
-from ddb2bigtable.serve.store import RawSetCell
+from ddb2bigtable.serve.point_calls import RawMutation, set_cell_message
 from ddb2bigtable.serve.streams import records
 from ddb2bigtable.spec.families import STREAM_FAMILY, TXN_FAMILY
 
@@ -24,13 +24,13 @@ def _record(number: int, at: int) -> Cell:
 
 def test_a_write_leaves_its_cells_the_kept_families_and_its_own_record_as_newest() -> None:
     before = (Cell("cf", b"v", b"old", AT - 5000), Cell("cf", b"gone", b"x", AT - 5000), TOKEN, _record(4, AT - 5000))
-    mutations = [bt.DeleteAllFromFamily("cf"), RawSetCell(SetCell("cf", b"v", b"new", AT)),
-                 RawSetCell(SetCell(STREAM_FAMILY, records.qualifier(5), b"record 5", SERVER_TIME))]
+    mutations = [bt.DeleteAllFromFamily("cf"), RawMutation(set_cell_message("cf", b"v", b"new", AT)),
+                 RawMutation(set_cell_message(STREAM_FAMILY, records.qualifier(5), b"record 5", SERVER_TIME))]
     after = known_rows.after_write(before, mutations)
     assert after == (Cell("_ddb2bigtable_stream", records.qualifier(5), b"record 5", SERVER_TIME),
                      TOKEN, Cell("cf", b"v", b"new", AT))
     # a write that records nothing (an identical put) keeps the row's newest record as read
-    again = known_rows.after_write(after, [bt.DeleteAllFromFamily("cf"), RawSetCell(SetCell("cf", b"v", b"new",
+    again = known_rows.after_write(after, [bt.DeleteAllFromFamily("cf"), RawMutation(set_cell_message("cf", b"v", b"new",
                                                                                                AT + 1000))])
     assert again is not None and [c for c in again if c.family == STREAM_FAMILY] == [after[0]]
 
