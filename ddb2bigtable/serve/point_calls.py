@@ -26,6 +26,7 @@ import asyncio
 import os
 import time
 import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -39,6 +40,7 @@ from google.cloud.bigtable_v2.types import data as data_types
 from google.protobuf.message import Message  # type: ignore[import-untyped]
 
 from ..codec.mutations import Cell
+from .guards import RawFilter
 
 READ_SECONDS = 10.0  # as store.py's: a read's whole time, retries included
 ATTEMPT_SECONDS = 5.0
@@ -48,7 +50,7 @@ BACKOFF_SECONDS = 0.1
 HOST = "bigtable.googleapis.com:443"
 # unlimited messages both ways, as the data client's transport sets them (a wide row's cells)
 OPTIONS = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
-FILTERS = 64  # converted filters kept per table: a store's few fixed views, and room for the rest
+FILTERS = 64  # converted filters kept per table (a store's fixed views are not among them)
 _READ = bigtable_types.ReadRowsRequest.pb()
 _READ_ANSWER = bigtable_types.ReadRowsResponse.pb()
 _CHECK = bigtable_types.CheckAndMutateRowRequest.pb()
@@ -121,19 +123,29 @@ class LeanTable:
         params = {"table_name": self.name, "app_profile_id": self.profile}
         self.metadata = (gapic_v1.routing_header.to_grpc_metadata(params),
                          table.client.client_info.to_grpc_metadata())
-        self._filters: dict[int, tuple[Any, Message]] = {}  # a store's fixed views, converted once
+        # other filters converted once, the least recently used dropped first past FILTERS
+        self._filters: OrderedDict[int, tuple[Any, Message]] = OrderedDict()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.table, name)
 
     def _filter(self, row_filter: Any) -> Message | None:
+        """The filter's raw message: a store's fixed views (guards.RawFilter: made as their
+        message) as they are, never held here; any other converted once and held while
+        recently used, so a caller's filter made per call (the TTL sweep's time range, one a
+        pass) takes the place of an older one of its kind, never of a filter in use (the
+        whole dict was emptied when full)."""
         if row_filter is None:
             return None
+        if isinstance(row_filter, RawFilter):
+            return row_filter.message
         held = self._filters.get(id(row_filter))
         if held is None or held[0] is not row_filter:
-            if len(self._filters) >= FILTERS:  # a caller's filter made per call (a sweep's time range)
-                self._filters.clear()
             held = self._filters[id(row_filter)] = (row_filter, raw(row_filter._to_pb()))
+            if len(self._filters) > FILTERS:
+                self._filters.popitem(last=False)
+        else:
+            self._filters.move_to_end(id(row_filter))
         return held[1]
 
     async def read_row(self, row_key: bytes, *, row_filter: Any = None, operation_timeout: float = READ_SECONDS,

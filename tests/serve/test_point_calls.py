@@ -16,7 +16,8 @@ from google.cloud.bigtable.data.mutations import AddToCell, DeleteAllFromFamily,
 from google.cloud.bigtable_v2.types import ReadRowsResponse
 
 from ddb2bigtable.codec.mutations import Cell
-from ddb2bigtable.serve.point_calls import LeanTable, merged, mutation_message, raw
+from ddb2bigtable.serve.point_calls import FILTERS, LeanTable, merged, mutation_message, raw
+from ddb2bigtable.serve.store import item_cells
 
 PROJECT, INSTANCE, TABLE = "lean-test", "lean", "rows"
 BIG = bytes(range(256)) * 12_000  # 3 MB: the emulator sends it in several chunks
@@ -166,3 +167,21 @@ def test_mutations_are_the_messages_the_data_client_makes():
             AddToCell("c", b"q", -3, 9000)]
     for mutation in made:
         assert mutation_message(mutation).SerializeToString() == raw(mutation._to_pb()).SerializeToString(), mutation
+
+
+def test_a_stores_views_and_a_filter_in_use_outlast_filters_made_per_call(table):
+    """A store's fixed views are sent as made; a filter in use stays converted however many
+    filters made per call (a TTL sweep's time range, one a pass) come and go; the cache was
+    emptied whole when full, so a flood of per-pass filters took every converted one with it."""
+    view = item_cells(("a", "b"))
+
+    async def check(lean: LeanTable, _data) -> None:
+        kept = rf.FamilyNameRegexFilter("a")
+        converted = lean._filter(kept)
+        for n in range(3 * FILTERS):
+            lean._filter(rf.ColumnQualifierRegexFilter(b"pass-%d" % n))  # a pass's own filter
+            assert lean._filter(view) is view.message
+            assert lean._filter(kept) is converted
+        assert len(lean._filters) <= FILTERS
+
+    _run(check)
