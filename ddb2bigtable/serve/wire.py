@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ..codec.items import ALL_TYPES, AttributeValue, Item
-from ..codec.scalars import binary_from_text, is_number
+from ..codec.scalars import binary_from_text, binary_text, is_number
 from ..codec.value_forms import to_typed
 from ..spec.errors import clip
 from .errors import ServeError, validation
@@ -210,6 +210,17 @@ def answer_item(item: Item) -> WireItem:
     Movies item was 6-18 us in process, 25 of them a BatchGetItem (issue 54). Never for an item
     an update or a record changes afterwards: it would change the codec's item with it."""
     return {name: value if _binary_free(value) else to_typed(value) for name, value in item.items()}
+
+
+def wire_default(value: Any) -> str:
+    """The answer's JSON writer's `default` (orjson's and the stdlib's): bytes, a codec item's
+    binary, as DynamoDB's base64 text, so an item answered as the codec holds it (GetItem,
+    BatchGetItem, a Query or Scan page without a filter) is written as `item_to_wire` would
+    have it, in the answer's one serialization: no walk or trial serialization of each item
+    first to learn whether it holds binary (issue 54)."""
+    if isinstance(value, bytes):
+        return binary_text(value)
+    raise TypeError(f"{type(value).__name__} is not part of a DynamoDB answer")
 
 
 _SCALARS = frozenset(("S", "N", "BOOL", "NULL", "SS", "NS"))

@@ -17,7 +17,6 @@ from ..errors import ServeError
 from ..expressions.projections import project
 from ..requests import BatchGetItem, BatchWriteItem, WriteRequest
 from ..session import Session, same_key
-from ..wire import answer_item
 from .item_ops import replace_item
 from .locked_rows import settled
 
@@ -61,7 +60,7 @@ async def batch_get_item(session: Session, request: BatchGetItem) -> dict[str, A
             if sized:
                 units.table += capacity.read_item(item, wanted.consistent).table
             if item is not None:
-                found.append(project(answer_item(item), wanted.projection))
+                found.append(project(item, wanted.projection))  # binary written by the answer's JSON
         responses[name] = found
     return {"Responses": responses, "UnprocessedKeys": unprocessed} | capacity.consumed_tables(request.capacity, spent)
 

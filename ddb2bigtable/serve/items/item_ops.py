@@ -55,7 +55,7 @@ async def get_item(session: Session, request: GetItem) -> dict[str, Any]:
     spent = capacity.consumed(request.capacity, table.name, capacity.read_item(item, request.consistent))
     if item is None:
         return spent
-    return {"Item": project(answer_item(item), request.projection), **spent}  # answered as read: no copy
+    return {"Item": project(item, request.projection), **spent}  # as read: binary written by the answer's JSON
 
 
 def write_of(table: ServedTable, found: Found, new: Item | None) -> RowMutation:

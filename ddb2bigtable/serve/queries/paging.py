@@ -99,8 +99,8 @@ def page(request: Reading, items: list[Item], more: bool, position: tuple[str, .
     position (the table's key, plus an index's key attributes in `position`), and the
     capacity its items would consume in DynamoDB when asked (capacity.py)."""
     table = request.table
-    wire = [answer_item(i) for i in items]
-    matched = [w for w in wire if request.filter(w)] if request.filter is not None else wire
+    # a filter reads wire items (binary as base64); without one, items go to the answer as held
+    matched = [w for w in map(answer_item, items) if request.filter(w)] if request.filter is not None else items
     out: dict[str, Any] = {"Count": len(matched), "ScannedCount": len(items)}
     if request.select != "COUNT":
         out["Items"] = [project(w, request.projection) for w in matched]
