@@ -20,11 +20,12 @@ from google.cloud.bigtable.data import row_filters as rf
 from google.cloud.bigtable_v2.types import data as data_pb
 
 from ..codec.mutations import Cell
+from ..spec.families import TXN_FAMILY, TXN_WRITE_COLUMN
 from .errors import unsupported
 
 SERVER_TIME = -1  # a cell stamped by Bigtable's clock (a stream record as written): matched at any time
 VALUE_BUDGET = 8 * 1024  # value bytes compared inside one CheckAndMutate predicate
-VALUE_CELL_MAX = 512  # a longer value is matched by column and timestamp only
+VALUE_CELL_MAX = 512  # a longer value is matched by column and timestamp only (and the write stamp)
 FILTER_BYTES = 19 * 1024  # below Bigtable's 20 KB per filter, with room for the request around it
 
 
@@ -73,7 +74,7 @@ def _unchanged(cells: list[Cell], budget: int, view: Any) -> Any:
     repeated field is copied, so a tree built bottom up is copied once per level)."""
     columns: dict[tuple[str, bytes], list[tuple[int, bytes | None]]] = {}
     for cell in cells:
-        compared = len(cell.value) <= min(VALUE_CELL_MAX, budget)
+        compared = len(cell.value) <= min(VALUE_CELL_MAX, budget) or _is_stamp(cell)
         budget -= len(cell.value) if compared else 0
         columns.setdefault((cell.family, cell.qualifier), []).append(
             (cell.timestamp_micros, cell.value if compared else None))
@@ -101,6 +102,12 @@ def _unchanged(cells: list[Cell], budget: int, view: Any) -> Any:
     more.false_filter.pass_all_filter = True
     condition.false_filter.block_all_filter = True
     return top
+
+
+def _is_stamp(cell: Cell) -> bool:
+    """The row's write stamp (store.stamped), compared by value whatever the budget: it is
+    what tells apart two writes whose long values share their column and time."""
+    return cell.qualifier == TXN_WRITE_COLUMN and cell.family == TXN_FAMILY
 
 
 def _version(into: Any, at: int, value: bytes | None) -> None:

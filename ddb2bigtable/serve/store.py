@@ -12,8 +12,9 @@ and no other. A writer that got in between makes the predicate false, nothing is
 written, and the operation starts over from a fresh read (operations.py). Bigtable caps a
 filter at 20 KB (Google, "Quotas and limits", https://cloud.google.com/bigtable/quotas,
 read 2026-11-25), so values are compared only up to VALUE_BUDGET bytes in all; longer
-values are matched by their column and timestamp, which every writer sets anew. The guard is
-made as the protobuf message itself (guards.py).
+values are matched by their column and timestamp, and every item write sets the row's write
+stamp anew (`stamped`), which the guard always compares. The guard is made as the protobuf
+message itself (guards.py).
 
 Rows hold their items' stream records too (docs/streams.md: 24 hours of them, images
 included, in the reserved stream family), so no read of a table's items takes them all: it
@@ -27,6 +28,7 @@ matching every family but the stream's cost 5 ms a read; the families by name, 0
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -38,7 +40,7 @@ from google.cloud.bigtable.data import row_filters as rf
 
 from ..bigtable.row_views import items_and_newest_record, items_only
 from ..codec.mutations import AddToCell, Cell, DeleteCells, DeleteRow, RowMutation, SetCell
-from ..spec.families import STREAM_FAMILY
+from ..spec.families import STREAM_FAMILY, TXN_FAMILY, TXN_WRITE_COLUMN
 from .errors import ServeError, internal, not_found, throttled
 from .guards import RawFilter, raw_of, unchanged_filter
 from .point_calls import LeanTable, RawMutation, set_cell_message
@@ -114,9 +116,36 @@ def _column(cell: SetCell) -> tuple[str, bytes]:
 
 
 def client_mutations(row: RowMutation, families: tuple[str, ...] | None = None) -> list[bt.Mutation]:
-    """The row's mutations as the client sends them; with `families`, a row delete is made
-    family by family (the families the row's items use), so cells of other families (the
-    transaction family's lock and records) stay."""
+    """The row's mutations as the client sends them; with `families` (an item's row), a row
+    delete is made family by family (the families the row's items use), so cells of other
+    families (the transaction family's lock and records) stay, and the write sets the row's
+    write stamp (`stamped`)."""
+    found = _client_mutations(row, families)
+    return found if families is None else stamped(found, row)
+
+
+def stamped(found: list[bt.Mutation], row: RowMutation) -> list[bt.Mutation]:
+    """An item write with the row's write stamp: a value no other write has, in the
+    transaction family, which the guard of every conditional write compares by value
+    (guards.py). A value longer than the guard compares is matched by its column and time
+    alone, and those need not change between two writes: a TTL table stamps every cell with
+    its item's expiry (the same far future for every item without one), a spec can stamp
+    cells with an attribute's time, and two writes can fall in one millisecond. Without the
+    stamp, a worker's read-check-write passed over another's write of long values and wrote
+    over it (tests/serve/test_long_values_guard.py). A write that deletes the row's items
+    and sets none (a row delete; its stream record aside) takes the stamp away with it, so
+    the stamp does not outlive the item; a row empty again is the row as a writer read it,
+    and any write there is ordered after the delete. (A wide row's items deleted one by one
+    leave its stamp behind.) Random, so that workers and releases need no shared counter; 8 bytes, so
+    two writes share one with odds of 2**-64. Writers that bypass serve (load, replicate)
+    set none: do not run them on a table serve is writing (docs/transactions.md)."""
+    sets = any(type(m) is AddToCell or (type(m) is SetCell and m.family != STREAM_FAMILY) for m in row.mutations)
+    if not sets and any(isinstance(m, DeleteRow) for m in row.mutations):
+        return [*found, bt.DeleteRangeFromColumn(TXN_FAMILY, TXN_WRITE_COLUMN)]
+    return [*found, RawMutation(set_cell_message(TXN_FAMILY, TXN_WRITE_COLUMN, os.urandom(8), 0))]
+
+
+def _client_mutations(row: RowMutation, families: tuple[str, ...] | None) -> list[bt.Mutation]:
     found: list[bt.Mutation] = []
     for m in in_column_order(row.mutations):
         if type(m) is SetCell:

@@ -29,6 +29,9 @@ from .model import GcRule, TableSpec
 # collected by a TTL family's max_age would break a transaction in flight)
 TXN_FAMILY = "_ddb2bigtable_txn"
 TXN_LOCK_COLUMN = b"lock"  # the column a locked row holds; `verify` counts rows by it
+# every item write through serve sets it to a value of its own (serve/store.py's write stamp),
+# so a conditional write's guard tells two writes apart when their cells share column and time
+TXN_WRITE_COLUMN = b"write"
 # serve's stream records (docs/streams.md): a change's record is a cell of the item's own row
 STREAM_FAMILY = "_ddb2bigtable_stream"
 RESERVED_FAMILIES = frozenset({TXN_FAMILY, STREAM_FAMILY})  # no mapping writes them; no item is read from them
