@@ -136,9 +136,9 @@ def stamped(found: list[bt.Mutation], row: RowMutation) -> list[bt.Mutation]:
     and sets none (a row delete; its stream record aside) takes the stamp away with it, so
     the stamp does not outlive the item; a row empty again is the row as a writer read it,
     and any write there is ordered after the delete. (A wide row's items deleted one by one
-    leave its stamp behind.) Random, so that workers and releases need no shared counter; 8 bytes, so
-    two writes share one with odds of 2**-64. Writers that bypass serve (load, replicate)
-    set none: do not run them on a table serve is writing (docs/transactions.md)."""
+    leave its stamp behind.) Random, so that workers and releases need no shared counter;
+    8 bytes, so two writes share one with odds of 2**-64. Writers that bypass serve (load,
+    replicate) set none: do not run them on a table serve is writing (docs/transactions.md)."""
     sets = any(type(m) is AddToCell or (type(m) is SetCell and m.family != STREAM_FAMILY) for m in row.mutations)
     if not sets and any(isinstance(m, DeleteRow) for m in row.mutations):
         return [*found, bt.DeleteRangeFromColumn(TXN_FAMILY, TXN_WRITE_COLUMN)]

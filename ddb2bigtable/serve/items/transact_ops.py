@@ -230,8 +230,9 @@ def _recorded(session: Session, table: ServedTable, view: str | None, seen: View
     key, old, new = about
     row_key = cells.split_row(seen.row)[1]
     lapsed_old = lapsed(session, table, row_key, seen.data, key) if old is None else None
-    if lapsed_old is not None or expired(table, new):
-        change = write_of(table, Found(row_key, [], old or lapsed_old), None if expired(table, new) else new)
+    written_expired = expired(table, new)
+    if lapsed_old is not None or written_expired:
+        change = write_of(table, Found(row_key, [], old or lapsed_old), None if written_expired else new)
     return with_records(change, record_cells(table, view, numbers, old, new, lapsed_old=lapsed_old))
 
 
